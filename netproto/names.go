@@ -1,0 +1,60 @@
+package netproto
+
+import "strings"
+
+// Tool names of MCP-NET section 4.
+const (
+	ToolCLIExec      = "network.cli.exec"
+	ToolCLIConfigure = "network.cli.configure"
+	ToolYangGet      = "network.yang.get"
+	ToolYangEdit     = "network.yang.edit"
+	ToolCommit       = "network.commit"
+	ToolRollback     = "network.rollback"
+	ToolFilePull     = "network.file.pull"
+	ToolFilePush     = "network.file.push"
+)
+
+// Tool names of the troubleshooting draft (section 3.2, appendix A.1) and MCP-Diag.
+const (
+	ToolPing       = "ping"
+	ToolTraceroute = "traceroute"
+	ToolTracepath  = "tracepath"
+	ToolDNSLookup  = "dns_lookup"
+)
+
+// NetworkTools lists the eight MCP-NET tools in the draft's order.
+var NetworkTools = []string{
+	ToolCLIExec, ToolCLIConfigure, ToolYangGet, ToolYangEdit,
+	ToolCommit, ToolRollback, ToolFilePull, ToolFilePush,
+}
+
+// Prompt names of MCP-NET section 6.1.
+const (
+	PromptPingFail   = "network.troubleshoot.ping-fail"
+	PromptAddVLAN    = "network.config.add-vlan"
+	PromptSecAudit   = "network.security.audit"
+	promptNamePrefix = "network."
+)
+
+// CompatName returns the name with dots replaced by underscores, for MCP
+// hosts that only accept names matching ^[a-zA-Z0-9_-]{1,64}$
+// (network.cli.exec -> network_cli_exec).
+func CompatName(name string) string { return strings.ReplaceAll(name, ".", "_") }
+
+// IsNetworkPrompt reports whether name is in the draft's prompt namespace.
+func IsNetworkPrompt(name string) bool { return strings.HasPrefix(name, promptNamePrefix) }
+
+// Datastore names (MCP-NET section 3, configDatastore).
+const (
+	DatastoreRunning     = "running"
+	DatastoreCandidate   = "candidate"
+	DatastoreOperational = "operational"
+	DatastoreStartup     = "startup"
+)
+
+// Notification stream names (MCP-NET section 3, notificationStream).
+const (
+	StreamSyslog        = "syslog"
+	StreamNetconfStream = "netconf-stream"
+	StreamSNMPTrap      = "snmp-trap"
+)
