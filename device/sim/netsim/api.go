@@ -1,0 +1,138 @@
+// Package netsim is the network model behind the simulated driver: from a
+// topology.Topology it derives interface state, ARP/ND tables and routing
+// tables (connected, static, a link-state IGP), and it forwards simulated
+// probes hop by hop through ACLs, MTUs, link state and injected faults, so
+// ping, traceroute and interface counters tell what the modelled network
+// would really do. Outcomes are structured and also render as the text of
+// the Linux tools (iputils ping, traceroute 2.1, tracepath).
+package netsim
+
+import (
+	"errors"
+	"net/netip"
+	"sync"
+	"time"
+
+	"github.com/netmcp/netmcp/device/sim/topology"
+)
+
+var errNotYet = errors.New("netsim: not yet implemented")
+
+// Options tune a Network.
+type Options struct {
+	// Seed makes packet loss and jitter deterministic per run.
+	Seed int64
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Network is a simulated network. All methods are safe for concurrent use.
+type Network struct {
+	mu   sync.RWMutex
+	opts Options
+	topo topology.Topology
+}
+
+// Counters are an interface's traffic counters.
+type Counters struct {
+	InOctets, OutOctets     uint64
+	InPkts, OutPkts         uint64
+	InErrors, OutErrors     uint64
+	InDiscards, OutDiscards uint64
+}
+
+// IfState is the derived state of one interface.
+type IfState struct {
+	AdminUp bool
+	OperUp  bool
+	// OperReason tells why OperUp is false: "admin-down", "no-link",
+	// "link-down fault", "peer admin-down" or "lower-layer-down".
+	OperReason string
+	// MTU is the effective MTU (an "mtu" fault overrides the configured one).
+	MTU      int
+	MAC      string
+	Counters Counters
+}
+
+// Route is one entry of a routing table.
+type Route struct {
+	Prefix netip.Prefix
+	// Protocol is "direct", "static" or "igp".
+	Protocol   string
+	Preference int
+	Metric     int
+	// NextHop is the invalid Addr when the route has no next hop.
+	NextHop   netip.Addr
+	Interface string
+	// Active is false for a static route whose next hop is unresolved, or
+	// one that lost to a better-preference route.
+	Active  bool
+	Discard bool
+}
+
+// Neighbor is one ARP (IPv4) or ND (IPv6) entry.
+type Neighbor struct {
+	IP        netip.Addr
+	MAC       string
+	Interface string
+	VRF       string
+	// Dynamic is true for entries learned from connected devices, false
+	// for static entries of the topology.
+	Dynamic bool
+}
+
+// ProbeRequest asks for a ping or traceroute from a device.
+type ProbeRequest struct {
+	// From is the device that sends the probes.
+	From string
+	// VRF is the routing instance ("" = global).
+	VRF string
+	// Source is a source address or interface name of From (optional).
+	Source      string
+	Destination netip.Addr
+	// Count is the number of pings (default 5) or probes per hop for
+	// traceroute (default 3).
+	Count int
+	// Size is the ICMP payload size (default 56 for ping); for traceroute
+	// the whole packet length (default 60).
+	Size         int
+	DontFragment bool
+	// MaxHops bounds traceroute (default 30) and is the ping TTL when set.
+	MaxHops int
+	// Protocol is "icmp" (default for ping) or "udp" (default for traceroute).
+	Protocol string
+	// DstPort is the UDP destination port (traceroute default 33434, incremented per probe).
+	DstPort int
+}
+
+// New builds a Network from a topology after validating it.
+func New(t topology.Topology, opts Options) (*Network, error) { return nil, errNotYet }
+
+// Topology returns a deep copy of the current topology.
+func (n *Network) Topology() topology.Topology { return topology.Topology{} }
+
+// UpdateDevice replaces one device's configuration and recomputes state.
+func (n *Network) UpdateDevice(d topology.Device) error { return errNotYet }
+
+// SetFaults replaces the injected faults.
+func (n *Network) SetFaults(f []topology.Fault) error { return errNotYet }
+
+// Faults returns a copy of the injected faults.
+func (n *Network) Faults() []topology.Fault { return nil }
+
+// InterfaceState returns the derived state of an interface.
+func (n *Network) InterfaceState(dev, ifname string) (IfState, error) { return IfState{}, errNotYet }
+
+// Routes returns the routing table of a device's VRF for family 4 or 6.
+func (n *Network) Routes(dev, vrf string, family int) ([]Route, error) { return nil, errNotYet }
+
+// Neighbors returns the ARP/ND table of a device.
+func (n *Network) Neighbors(dev string) ([]Neighbor, error) { return nil, errNotYet }
+
+// Ping sends echo requests.
+func (n *Network) Ping(req ProbeRequest) (PingOutcome, error) { return PingOutcome{}, errNotYet }
+
+// Traceroute traces the path to a destination.
+func (n *Network) Traceroute(req ProbeRequest) (TraceOutcome, error) {
+	return TraceOutcome{}, errNotYet
+}
