@@ -1,0 +1,114 @@
+package approval
+
+import (
+	"context"
+	"crypto/ed25519"
+	"fmt"
+	"sync"
+	"time"
+)
+
+// Options configure a Gate.
+type Options struct {
+	// Modes chooses per tool; tools not listed use Default.
+	Modes map[string]Mode
+	// Default is the mode of unlisted tools; "" means Writes.
+	Default Mode
+	// TokenTTL is how long a confirmation token stays valid (default 2 minutes).
+	TokenTTL time.Duration
+	// ConsentMaxAge is how old a signed consent's timestamp may be (default 5 minutes).
+	ConsentMaxAge time.Duration
+	// TrustedKeys are the approvers' Ed25519 public keys by key id.
+	TrustedKeys map[string]ed25519.PublicKey
+	// MaxPending bounds the outstanding tokens (default 1024); the oldest go first.
+	MaxPending int
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Decision records how a call passed the gate, for the audit trail.
+type Decision struct {
+	// Method is "not-required", "consent", "token" or "elicitation".
+	Method string `json:"method"`
+	// Approver names who approved (consent user, or "operator" for elicitation).
+	Approver string `json:"approver,omitempty"`
+}
+
+// Gate decides whether a call may proceed. It is safe for concurrent use.
+type Gate struct {
+	opts Options
+
+	mu     sync.Mutex
+	tokens map[string]pendingToken
+	nonces map[string]time.Time // consent nonces seen, until they expire
+}
+
+// New returns a Gate.
+func New(opts Options) *Gate {
+	if opts.Default == "" {
+		opts.Default = Writes
+	}
+	if opts.TokenTTL <= 0 {
+		opts.TokenTTL = 2 * time.Minute
+	}
+	if opts.ConsentMaxAge <= 0 {
+		opts.ConsentMaxAge = 5 * time.Minute
+	}
+	if opts.MaxPending <= 0 {
+		opts.MaxPending = 1024
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return &Gate{opts: opts, tokens: map[string]pendingToken{}, nonces: map[string]time.Time{}}
+}
+
+// Mode returns the mode that applies to tool.
+func (g *Gate) Mode(tool string) Mode {
+	if m, ok := g.opts.Modes[tool]; ok {
+		return m
+	}
+	return g.opts.Default
+}
+
+// Needs reports whether a call of tool needs approval.
+func (g *Gate) Needs(tool string, write bool) bool { return g.Mode(tool).needs(write) }
+
+// Approve lets the call through (nil error) or refuses it. A refusal is
+// either *ApprovalRequired (repeat the call with the token) or a
+// *netproto.Error with code -32083 saying why the approval was refused.
+// Evidence is checked in this order: signed consent, token, elicitation.
+func (g *Gate) Approve(ctx context.Context, req Request, ev Evidence) (Decision, error) {
+	if !g.Needs(req.Tool, req.Write) {
+		return Decision{Method: "not-required"}, nil
+	}
+	hash, err := ArgumentsHash(req.Arguments)
+	if err != nil {
+		return Decision{}, err
+	}
+	switch {
+	case len(ev.Consent) > 0:
+		who, err := g.verifyConsent(req, hash, ev.Consent)
+		if err != nil {
+			return Decision{}, err
+		}
+		return Decision{Method: "consent", Approver: who}, nil
+	case ev.Token != "":
+		if err := g.redeem(req, hash, ev.Token); err != nil {
+			return Decision{}, err
+		}
+		return Decision{Method: "token", Approver: req.User}, nil
+	case ev.Elicitor != nil:
+		if err := elicit(ctx, ev.Elicitor, req); err != nil {
+			return Decision{}, err
+		}
+		return Decision{Method: "elicitation", Approver: "operator"}, nil
+	}
+	tok, exp := g.issue(req, hash)
+	return Decision{}, &ApprovalRequired{Tool: req.Tool, Token: tok, ExpiresAt: exp,
+		Summary: req.Summary, RollbackWindow: req.RollbackWindow}
+}
+
+func (g *Gate) String() string {
+	return fmt.Sprintf("approval gate (default %s, %d trusted keys)", g.opts.Default, len(g.opts.TrustedKeys))
+}

@@ -1,0 +1,80 @@
+package approval
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"time"
+)
+
+// pendingToken is an issued, not yet redeemed confirmation token.
+type pendingToken struct {
+	session, tool, hash string
+	expires             time.Time
+	issued              time.Time
+}
+
+// issue makes a single-use token bound to the session, tool and arguments.
+func (g *Gate) issue(req Request, hash string) (string, time.Time) {
+	var b [18]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		panic("approval: no randomness: " + err.Error()) // crypto/rand never fails on Linux
+	}
+	tok := "apv_" + base64.RawURLEncoding.EncodeToString(b[:])
+	now := g.opts.Now()
+	exp := now.Add(g.opts.TokenTTL)
+
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.purgeLocked(now)
+	if len(g.tokens) >= g.opts.MaxPending {
+		var oldest string
+		var at time.Time
+		for k, t := range g.tokens {
+			if oldest == "" || t.issued.Before(at) {
+				oldest, at = k, t.issued
+			}
+		}
+		delete(g.tokens, oldest)
+	}
+	g.tokens[tok] = pendingToken{session: req.Session, tool: req.Tool, hash: hash, expires: exp, issued: now}
+	return tok, exp
+}
+
+// redeem checks and consumes a token. A token that does not match the call
+// is refused and stays valid for the call it was issued for.
+func (g *Gate) redeem(req Request, hash, tok string) error {
+	now := g.opts.Now()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	t, ok := g.tokens[tok]
+	if !ok {
+		return denied("confirmation token is unknown or was already used (tokens are single-use); call again without it to get a new one")
+	}
+	if !now.Before(t.expires) {
+		delete(g.tokens, tok)
+		return denied("confirmation token expired at %s; call again without it to get a new one", t.expires.UTC().Format(time.RFC3339))
+	}
+	switch {
+	case t.session != req.Session:
+		return denied("confirmation token belongs to another session")
+	case t.tool != req.Tool:
+		return denied("confirmation token was issued for %s, not %s", t.tool, req.Tool)
+	case t.hash != hash:
+		return denied("confirmation token was issued for other arguments of %s; call again without it to approve these", req.Tool)
+	}
+	delete(g.tokens, tok)
+	return nil
+}
+
+func (g *Gate) purgeLocked(now time.Time) {
+	for k, t := range g.tokens {
+		if !now.Before(t.expires) {
+			delete(g.tokens, k)
+		}
+	}
+	for n, exp := range g.nonces {
+		if !now.Before(exp) {
+			delete(g.nonces, n)
+		}
+	}
+}
