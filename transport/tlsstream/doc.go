@@ -1,0 +1,16 @@
+// Package tlsstream is the MCP-NET TLS stream transport (MCP-NET section 8):
+// JSON-RPC 2.0 messages carried over TLS 1.3 on TCP, the application
+// protocol negotiated with ALPN "mcp", each message framed by a 4-byte
+// big-endian length followed by that many bytes of JSON.
+//
+// Both ends are MCP SDK transports. A server accepts connections with
+// [Listen] and [Listener.Accept] (or [Serve]) and hands each to
+// mcp.Server.Connect; a client passes a [ClientTransport] to
+// mcp.Client.Connect. TLS 1.3 is the minimum version and ALPN "mcp" is
+// mandatory on both sides: a peer that negotiates anything else is refused.
+//
+// A frame larger than the configured maximum ([DefaultMaxFrameSize] unless
+// set) is never buffered: the reader fails with a [*FrameTooLargeError],
+// a JSON-RPC error naming the limit is sent to the peer when possible, and
+// the connection is closed.
+package tlsstream
