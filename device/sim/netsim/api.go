@@ -8,15 +8,12 @@
 package netsim
 
 import (
-	"errors"
 	"net/netip"
 	"sync"
 	"time"
 
 	"github.com/netmcp/netmcp/device/sim/topology"
 )
-
-var errNotYet = errors.New("netsim: not yet implemented")
 
 // Options tune a Network.
 type Options struct {
@@ -28,9 +25,14 @@ type Options struct {
 
 // Network is a simulated network. All methods are safe for concurrent use.
 type Network struct {
-	mu   sync.RWMutex
-	opts Options
-	topo topology.Topology
+	mu    sync.RWMutex
+	opts  Options
+	topo  topology.Topology
+	state *state
+	// counters and lossSeq survive rebuilds: they are keyed by name.
+	counters map[string]*Counters
+	lossSeq  map[string]uint64
+	probes   uint64
 }
 
 // Counters are an interface's traffic counters.
@@ -103,36 +105,4 @@ type ProbeRequest struct {
 	Protocol string
 	// DstPort is the UDP destination port (traceroute default 33434, incremented per probe).
 	DstPort int
-}
-
-// New builds a Network from a topology after validating it.
-func New(t topology.Topology, opts Options) (*Network, error) { return nil, errNotYet }
-
-// Topology returns a deep copy of the current topology.
-func (n *Network) Topology() topology.Topology { return topology.Topology{} }
-
-// UpdateDevice replaces one device's configuration and recomputes state.
-func (n *Network) UpdateDevice(d topology.Device) error { return errNotYet }
-
-// SetFaults replaces the injected faults.
-func (n *Network) SetFaults(f []topology.Fault) error { return errNotYet }
-
-// Faults returns a copy of the injected faults.
-func (n *Network) Faults() []topology.Fault { return nil }
-
-// InterfaceState returns the derived state of an interface.
-func (n *Network) InterfaceState(dev, ifname string) (IfState, error) { return IfState{}, errNotYet }
-
-// Routes returns the routing table of a device's VRF for family 4 or 6.
-func (n *Network) Routes(dev, vrf string, family int) ([]Route, error) { return nil, errNotYet }
-
-// Neighbors returns the ARP/ND table of a device.
-func (n *Network) Neighbors(dev string) ([]Neighbor, error) { return nil, errNotYet }
-
-// Ping sends echo requests.
-func (n *Network) Ping(req ProbeRequest) (PingOutcome, error) { return PingOutcome{}, errNotYet }
-
-// Traceroute traces the path to a destination.
-func (n *Network) Traceroute(req ProbeRequest) (TraceOutcome, error) {
-	return TraceOutcome{}, errNotYet
 }

@@ -45,6 +45,10 @@ type PingOutcome struct {
 	Destination netip.Addr
 	// Source is the source address the probes used.
 	Source netip.Addr
+	// SourceGiven is true when the request named the source; SourceIface
+	// is the interface it named ("" for an address). They shape the header.
+	SourceGiven bool
+	SourceIface string
 	// Size is the ICMP payload size in bytes.
 	Size int
 	// Count is the number of requests sent.
@@ -56,6 +60,8 @@ type PingOutcome struct {
 	Error string
 	// Elapsed is the total time the run would take (about one second per request).
 	Elapsed time.Duration
+	// Pipe is the number of requests outstanding at once (printed when above 1).
+	Pipe int
 }
 
 // TraceProbe is one probe of a traceroute hop.
@@ -69,19 +75,6 @@ type TraceProbe struct {
 	TTL int
 	// MTU is the next-hop MTU of a frag-needed error.
 	MTU int
-}
-
-// Annotation is the traceroute mark for the probe: "!H", "!N", "!F-1400" or "".
-func (p TraceProbe) Annotation() string {
-	switch p.Kind {
-	case ResultHostUnreachable:
-		return "!H"
-	case ResultNetUnreachable:
-		return "!N"
-	case ResultFragNeeded:
-		return "!F-" + itoa(p.MTU)
-	}
-	return ""
 }
 
 // TraceHop is one TTL of a traceroute.
@@ -103,8 +96,20 @@ type TraceOutcome struct {
 	Hops     []TraceHop
 	// Reached is true when the destination answered.
 	Reached bool
-	// PMTU is the path MTU discovered (for tracepath).
-	PMTU int
+	// LocalMTU is the MTU of the first egress interface; PMTU the path MTU
+	// found by tracepath-style probing.
+	LocalMTU int
+	PMTU     int
+	// Tracepath holds what tracepath would see: one entry per answer to
+	// probes sent with DF at the current path MTU (a frag-needed answer
+	// lowers the MTU and the same TTL is probed again).
+	Tracepath []TracepathStep
 	// Error is set when no packet could be sent at all.
 	Error string
+}
+
+// TracepathStep is one line of tracepath: the answer to a probe with a TTL.
+type TracepathStep struct {
+	TTL   int
+	Probe TraceProbe
 }

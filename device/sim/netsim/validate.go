@@ -1,0 +1,283 @@
+package netsim
+
+import (
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/netmcp/netmcp/device/sim/topology"
+)
+
+// splitEnd splits a link end "device:interface" at its first colon.
+func splitEnd(s string) (dev, ifname string, ok bool) {
+	dev, ifname, ok = strings.Cut(s, ":")
+	if !ok || dev == "" || ifname == "" {
+		return "", "", false
+	}
+	return dev, ifname, true
+}
+
+// parseAddrOrPrefix accepts "any", "", an address (a host prefix) or a prefix.
+func parseAddrOrPrefix(s string) (netip.Prefix, bool, error) {
+	if s == "" || strings.EqualFold(s, "any") {
+		return netip.Prefix{}, true, nil
+	}
+	if strings.Contains(s, "/") {
+		p, err := netip.ParsePrefix(s)
+		if err != nil {
+			return netip.Prefix{}, false, err
+		}
+		return p.Masked(), false, nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Prefix{}, false, err
+	}
+	return netip.PrefixFrom(a, a.BitLen()), false, nil
+}
+
+// validateDevice checks one device's configuration on its own.
+func validateDevice(d *topology.Device) error {
+	if d.Name == "" {
+		return fmt.Errorf("netsim: a device has no name")
+	}
+	if strings.Contains(d.Name, ":") {
+		return fmt.Errorf("netsim: device %q: name must not contain ':'", d.Name)
+	}
+	switch d.Kind {
+	case "", topology.KindRouter, topology.KindSwitch, topology.KindHost:
+	default:
+		return fmt.Errorf("netsim: device %q: unknown kind %q (want router, switch or host)", d.Name, d.Kind)
+	}
+	vrfs := map[string]bool{"": true}
+	for _, v := range d.VRFs {
+		if v.Name == "" {
+			return fmt.Errorf("netsim: device %q: a VRF has no name", d.Name)
+		}
+		if vrfs[v.Name] {
+			return fmt.Errorf("netsim: device %q: duplicate VRF %q", d.Name, v.Name)
+		}
+		vrfs[v.Name] = true
+	}
+	vlans := map[int]bool{}
+	for _, v := range d.VLANs {
+		if v.ID < 1 || v.ID > 4094 {
+			return fmt.Errorf("netsim: device %q: VLAN id %d out of range 1-4094", d.Name, v.ID)
+		}
+		if vlans[v.ID] {
+			return fmt.Errorf("netsim: device %q: duplicate VLAN %d", d.Name, v.ID)
+		}
+		vlans[v.ID] = true
+	}
+	ifs := map[string]bool{}
+	for _, it := range d.Interfaces {
+		where := fmt.Sprintf("netsim: device %q interface %q", d.Name, it.Name)
+		if it.Name == "" {
+			return fmt.Errorf("netsim: device %q: an interface has no name", d.Name)
+		}
+		if ifs[it.Name] {
+			return fmt.Errorf("netsim: device %q: duplicate interface %q", d.Name, it.Name)
+		}
+		ifs[it.Name] = true
+		if it.MTU < 0 || (it.MTU > 0 && it.MTU < 68) || it.MTU > 65535 {
+			return fmt.Errorf("%s: MTU %d out of range 68-65535", where, it.MTU)
+		}
+		if !vrfs[it.VRF] {
+			return fmt.Errorf("%s: VRF %q is not defined on the device", where, it.VRF)
+		}
+		for _, a := range it.Addresses {
+			if _, err := netip.ParsePrefix(a); err != nil {
+				return fmt.Errorf("%s: bad address %q: %v", where, a, err)
+			}
+		}
+		switched := it.AccessVLAN != 0 || len(it.TrunkVLANs) > 0
+		if switched && len(it.Addresses) > 0 {
+			return fmt.Errorf("%s: a switched port (access/trunk VLAN) cannot have addresses", where)
+		}
+		if switched && it.RoutedVLAN != 0 {
+			return fmt.Errorf("%s: an interface cannot be both a switched port and a VLAN interface", where)
+		}
+		for _, v := range append([]int{it.AccessVLAN, it.RoutedVLAN}, it.TrunkVLANs...) {
+			if v < 0 || v > 4094 {
+				return fmt.Errorf("%s: VLAN %d out of range 1-4094", where, v)
+			}
+		}
+		if it.IGPCost < 0 {
+			return fmt.Errorf("%s: negative igp-cost %d", where, it.IGPCost)
+		}
+	}
+	for i, r := range d.Routes {
+		where := fmt.Sprintf("netsim: device %q static route %d (%s)", d.Name, i+1, r.Prefix)
+		p, err := netip.ParsePrefix(r.Prefix)
+		if err != nil {
+			return fmt.Errorf("%s: bad prefix: %v", where, err)
+		}
+		if r.NextHop != "" {
+			nh, err := netip.ParseAddr(r.NextHop)
+			if err != nil {
+				return fmt.Errorf("%s: bad next hop %q: %v", where, r.NextHop, err)
+			}
+			if nh.Is4() != p.Addr().Is4() {
+				return fmt.Errorf("%s: next hop %s is not of the prefix's address family", where, nh)
+			}
+		}
+		if r.Interface != "" && !ifs[r.Interface] {
+			return fmt.Errorf("%s: no interface %q on the device", where, r.Interface)
+		}
+		if r.NextHop == "" && r.Interface == "" && !r.Discard {
+			return fmt.Errorf("%s: needs a next hop, an interface or discard", where)
+		}
+		if !vrfs[r.VRF] {
+			return fmt.Errorf("%s: VRF %q is not defined on the device", where, r.VRF)
+		}
+		if r.Distance < 0 || r.Distance > 255 {
+			return fmt.Errorf("%s: distance %d out of range 0-255", where, r.Distance)
+		}
+	}
+	acls := map[string]bool{}
+	for _, a := range d.ACLs {
+		if a.Name == "" {
+			return fmt.Errorf("netsim: device %q: an ACL has no name", d.Name)
+		}
+		if acls[a.Name] {
+			return fmt.Errorf("netsim: device %q: duplicate ACL %q", d.Name, a.Name)
+		}
+		acls[a.Name] = true
+		for _, e := range a.Rules {
+			where := fmt.Sprintf("netsim: device %q ACL %q rule %d", d.Name, a.Name, e.Seq)
+			switch strings.ToLower(e.Action) {
+			case "permit", "deny":
+			default:
+				return fmt.Errorf("%s: action %q (want permit or deny)", where, e.Action)
+			}
+			switch strings.ToLower(e.Protocol) {
+			case "", "ip", "ipv6", "icmp", "icmpv6", "tcp", "udp":
+			default:
+				return fmt.Errorf("%s: protocol %q (want ip, icmp, tcp or udp)", where, e.Protocol)
+			}
+			if _, _, err := parseAddrOrPrefix(e.Source); err != nil {
+				return fmt.Errorf("%s: bad source %q: %v", where, e.Source, err)
+			}
+			if _, _, err := parseAddrOrPrefix(e.Destination); err != nil {
+				return fmt.Errorf("%s: bad destination %q: %v", where, e.Destination, err)
+			}
+			if e.DstPort < 0 || e.DstPort > 65535 {
+				return fmt.Errorf("%s: dst-port %d out of range", where, e.DstPort)
+			}
+		}
+	}
+	for _, nb := range d.Neighbors {
+		where := fmt.Sprintf("netsim: device %q neighbor %q", d.Name, nb.IP)
+		if _, err := netip.ParseAddr(nb.IP); err != nil {
+			return fmt.Errorf("%s: bad IP: %v", where, err)
+		}
+		if !ifs[nb.Interface] {
+			return fmt.Errorf("%s: no interface %q on the device", where, nb.Interface)
+		}
+	}
+	if d.RouterID != "" {
+		if _, err := netip.ParseAddr(d.RouterID); err != nil {
+			return fmt.Errorf("netsim: device %q: bad router-id %q: %v", d.Name, d.RouterID, err)
+		}
+	}
+	return nil
+}
+
+// validate checks a whole topology: devices, links and faults.
+func validate(t *topology.Topology) error {
+	devs := map[string]map[string]bool{}
+	for i := range t.Devices {
+		d := &t.Devices[i]
+		if err := validateDevice(d); err != nil {
+			return err
+		}
+		if devs[d.Name] != nil {
+			return fmt.Errorf("netsim: duplicate device %q", d.Name)
+		}
+		ifs := map[string]bool{}
+		for _, it := range d.Interfaces {
+			ifs[it.Name] = true
+		}
+		devs[d.Name] = ifs
+	}
+	checkEnd := func(what, s string) error {
+		dev, ifn, ok := splitEnd(s)
+		if !ok {
+			return fmt.Errorf("netsim: %s %q: want \"device:interface\"", what, s)
+		}
+		ifs, ok := devs[dev]
+		if !ok {
+			return fmt.Errorf("netsim: %s %q: no device %q", what, s, dev)
+		}
+		if !ifs[ifn] {
+			return fmt.Errorf("netsim: %s %q: device %q has no interface %q", what, s, dev, ifn)
+		}
+		return nil
+	}
+	used := map[string]string{}
+	ends := map[string]bool{}
+	for _, l := range t.Links {
+		name := l.A + " -- " + l.B
+		for _, e := range []string{l.A, l.B} {
+			if err := checkEnd("link "+name+" end", e); err != nil {
+				return err
+			}
+			if prev, ok := used[e]; ok {
+				return fmt.Errorf("netsim: interface %q is on two links (%s and %s)", e, prev, name)
+			}
+			used[e] = name
+			ends[e] = true
+		}
+		if l.A == l.B {
+			return fmt.Errorf("netsim: link %s joins an interface to itself", name)
+		}
+		if l.Delay < 0 {
+			return fmt.Errorf("netsim: link %s: negative delay", name)
+		}
+	}
+	return validateFaults(t.Faults, func(s string) error { return checkEnd("fault interface", s) }, ends)
+}
+
+// validateFaults checks faults against the interfaces and link ends.
+func validateFaults(fs []topology.Fault, checkIf func(string) error, linkEnds map[string]bool) error {
+	for i, f := range fs {
+		where := fmt.Sprintf("netsim: fault %d (%s)", i+1, f.Kind)
+		switch f.Kind {
+		case topology.FaultLinkDown, topology.FaultLoss, topology.FaultDelay:
+			if f.Link == "" {
+				return fmt.Errorf("%s: needs link (either end, \"device:interface\")", where)
+			}
+			if !linkEnds[f.Link] {
+				return fmt.Errorf("%s: no link has end %q", where, f.Link)
+			}
+		case topology.FaultMTU, topology.FaultACLDrop:
+			if f.Interface == "" {
+				return fmt.Errorf("%s: needs interface (\"device:interface\")", where)
+			}
+			if err := checkIf(f.Interface); err != nil {
+				return fmt.Errorf("%s: %v", where, err)
+			}
+		default:
+			return fmt.Errorf("%s: unknown fault kind %q (want link-down, loss, mtu, acl-drop or delay)", where, f.Kind)
+		}
+		switch f.Kind {
+		case topology.FaultLoss:
+			if f.Percent < 0 || f.Percent > 100 {
+				return fmt.Errorf("%s: percent %v out of range 0-100", where, f.Percent)
+			}
+		case topology.FaultMTU:
+			if f.MTU < 68 || f.MTU > 65535 {
+				return fmt.Errorf("%s: mtu %d out of range 68-65535", where, f.MTU)
+			}
+		case topology.FaultACLDrop:
+			if _, _, err := parseAddrOrPrefix(f.Destination); err != nil {
+				return fmt.Errorf("%s: bad destination %q: %v", where, f.Destination, err)
+			}
+		case topology.FaultDelay:
+			if f.DelayMS < 0 {
+				return fmt.Errorf("%s: negative delay-ms", where)
+			}
+		}
+	}
+	return nil
+}
