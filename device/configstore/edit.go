@@ -1,0 +1,193 @@
+package configstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
+)
+
+const (
+	yangSyntax   = netproto.CodeYangSyntaxError
+	incompatible = netproto.CodeConfigIncompatible
+)
+
+// lockedBy returns a *LockedError if an owner other than owner holds the
+// candidate lock.
+func (s *Store) lockedBy(owner device.Owner) error {
+	if s.holder != nil && *s.holder != owner {
+		return &LockedError{Holder: *s.holder}
+	}
+	return nil
+}
+
+// Edit applies edits to owner's candidate, all or nothing, and takes the
+// candidate lock. Errors (nothing is applied):
+//   - *LockedError when another owner holds the lock;
+//   - -32084 when there are more edits than Options.MaxBulkEdit ("request
+//     has N edits; maxBulkEdit is M": the controller should chunk them, as
+//     MCP-NET section 3.1 says), or a path names a node the schema does not
+//     know, or the result fails the schema's rules;
+//   - -32088 for a path that does not parse, an unknown operation, a create
+//     of an existing node, a delete of a missing node or a bad value.
+//
+// The error's detail starts with "edit I of N: " and its path is the edit's.
+func (s *Store) Edit(ctx context.Context, owner device.Owner, edits []device.Edit) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if err := s.lockedBy(owner); err != nil {
+		return err
+	}
+	if len(edits) > s.opts.MaxBulkEdit {
+		return netproto.Errorf(incompatible, "request has %d edits; maxBulkEdit is %d", len(edits), s.opts.MaxBulkEdit)
+	}
+	if len(edits) == 0 {
+		return nil
+	}
+	tree := s.candidateLocked(owner)
+	for i, e := range edits {
+		var err error
+		if tree, err = s.applyEdit(tree, e); err != nil {
+			return annotate(err, yangSyntax, fmt.Sprintf("edit %d of %d: ", i+1, len(edits)), e.Path)
+		}
+	}
+	if s.opts.Schema != nil {
+		if err := s.validate(tree); err != nil {
+			return annotate(err, yangSyntax, "", "")
+		}
+	}
+	s.cand, s.holder = tree, &owner
+	return nil
+}
+
+// applyEdit returns tree with edit e applied; tree is not modified.
+func (s *Store) applyEdit(tree map[string]any, e device.Edit) (map[string]any, error) {
+	op := e.Operation
+	switch op {
+	case "":
+		op = device.OpMerge
+	case device.OpMerge, device.OpReplace, device.OpCreate, device.OpDelete, device.OpRemove:
+	default:
+		return nil, fmt.Errorf("unknown operation %q (want merge, replace, create, delete or remove)", op)
+	}
+	p, err := yang.ParsePath(e.Path)
+	if err != nil {
+		return nil, err
+	}
+	if s.opts.Schema != nil {
+		if err := s.opts.Schema.Check(p); err != nil {
+			return nil, annotate(err, incompatible, "", p.String())
+		}
+	}
+	var value any
+	if op != device.OpDelete && op != device.OpRemove {
+		if value, err = yang.Normalize(e.Value); err != nil {
+			return nil, fmt.Errorf("value: %w", err)
+		}
+	}
+	return yang.Apply(tree, string(op), p, value, s.opts.Schema)
+}
+
+// ReplaceCandidate replaces owner's whole candidate with tree (whole-config
+// replace, MCP-NET section 5.3) after validating it, and takes the lock.
+// Errors are those of Edit.
+func (s *Store) ReplaceCandidate(ctx context.Context, owner device.Owner, tree map[string]any) error {
+	t, err := normalizeTree(tree)
+	if err != nil {
+		return annotate(err, yangSyntax, "candidate configuration: ", "")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if err := s.lockedBy(owner); err != nil {
+		return err
+	}
+	if s.opts.Schema != nil {
+		if err := s.validate(t); err != nil {
+			return annotate(err, yangSyntax, "", "")
+		}
+	}
+	s.cand, s.holder = t, &owner
+	return nil
+}
+
+// Diff compares owner's candidate with running.
+func (s *Store) Diff(ctx context.Context, owner device.Owner) (device.Diff, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return device.Diff{}, err
+	}
+	return s.diff(s.st.Running, s.candidateLocked(owner), "running", "candidate"), nil
+}
+
+// diff returns the difference from a to b.
+func (s *Store) diff(a, b map[string]any, aName, bName string) device.Diff {
+	changes := yang.Diff(a, b, s.opts.Schema)
+	d := device.Diff{Unified: yang.UnifiedDiff(a, b, aName, bName), Changes: make([]device.Change, len(changes))}
+	for i, c := range changes {
+		d.Changes[i] = device.Change{Op: c.Op, Path: c.Path, Old: c.Old, New: c.New}
+	}
+	return d
+}
+
+// Validate checks owner's candidate against the schema (-32088 / -32084).
+func (s *Store) Validate(ctx context.Context, owner device.Owner) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if s.opts.Schema == nil {
+		return nil
+	}
+	if err := s.validate(s.candidateLocked(owner)); err != nil {
+		return annotate(err, yangSyntax, "", "")
+	}
+	return nil
+}
+
+// Discard drops owner's uncommitted candidate and releases the lock. It
+// gives a *LockedError when another owner holds the lock.
+func (s *Store) Discard(ctx context.Context, owner device.Owner) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if err := s.lockedBy(owner); err != nil {
+		return err
+	}
+	s.cand, s.holder = nil, nil
+	return nil
+}
+
+// Release drops owner's uncommitted candidate and frees the lock if owner
+// holds it (its session ended). A pending confirmed commit is not affected.
+func (s *Store) Release(owner device.Owner) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.holder != nil && *s.holder == owner {
+		s.cand, s.holder = nil, nil
+	}
+}
+
+// validate checks a whole tree against Options.Schema (nil: no checks).
+func (s *Store) validate(tree map[string]any) error {
+	if s.opts.Schema == nil {
+		return nil
+	}
+	// TODO(configstore): call s.opts.Schema.Validate directly once package
+	// yang has it (it is being written); until then this compiles either way.
+	if v, ok := any(s.opts.Schema).(interface{ Validate(map[string]any) error }); ok {
+		return v.Validate(tree)
+	}
+	return nil
+}

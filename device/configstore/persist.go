@@ -1,0 +1,136 @@
+package configstore
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+)
+
+const (
+	stateFile   = "state.json"
+	baseFile    = "base.json"
+	startupFile = "startup.json"
+	historyDir  = "history"
+	lockFile    = "lock"
+	tmpPrefix   = ".tmp-"
+)
+
+// writeFileAtomic replaces dir/name with data: a temporary file in dir is
+// written, synced and renamed over name, then dir itself is synced so the
+// rename survives a crash.
+func writeFileAtomic(dir, name string, data []byte) error {
+	f, err := os.CreateTemp(dir, tmpPrefix+name+"-*")
+	if err != nil {
+		return fmt.Errorf("configstore: %w", err)
+	}
+	tmp := f.Name()
+	fail := func(err error) error {
+		f.Close()
+		os.Remove(tmp)
+		return fmt.Errorf("configstore: write %s: %w", filepath.Join(dir, name), err)
+	}
+	if _, err := f.Write(data); err != nil {
+		return fail(err)
+	}
+	if err := f.Sync(); err != nil {
+		return fail(err)
+	}
+	if err := f.Close(); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("configstore: write %s: %w", filepath.Join(dir, name), err)
+	}
+	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("configstore: rename %s: %w", filepath.Join(dir, name), err)
+	}
+	return syncDir(dir)
+}
+
+// writeJSONAtomic marshals v as indented JSON and writes it atomically.
+func writeJSONAtomic(dir, name string, v any) error {
+	data, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("configstore: encode %s: %w", name, err)
+	}
+	return writeFileAtomic(dir, name, append(data, '\n'))
+}
+
+// syncDir fsyncs a directory so that renames and removals in it are durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("configstore: %w", err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil {
+		return fmt.Errorf("configstore: sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// readJSON decodes dir/name into v. It reports os.ErrNotExist (wrapped) when
+// the file is absent and a clear error when it is corrupt.
+func readJSON(dir, name string, v any) error {
+	path := filepath.Join(dir, name)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("configstore: %s is corrupt: %w", path, err)
+	}
+	return nil
+}
+
+// removeTemps deletes leftover temporary files of interrupted writes.
+func removeTemps(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return fmt.Errorf("configstore: %w", err)
+	}
+	removed := false
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), tmpPrefix) {
+			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+				return fmt.Errorf("configstore: %w", err)
+			}
+			removed = true
+		}
+	}
+	if removed {
+		return syncDir(dir)
+	}
+	return nil
+}
+
+// lockDir takes an exclusive flock on dir/lock so that two processes cannot
+// open the same state directory. The lock is released when the returned
+// file is closed or the process dies.
+func lockDir(dir string) (*os.File, error) {
+	path := filepath.Join(dir, lockFile)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("configstore: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		holder := ""
+		if data, rerr := os.ReadFile(path); rerr == nil && len(data) > 0 {
+			holder = " by process " + strings.TrimSpace(string(data))
+		}
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("configstore: state directory %s is in use%s", dir, holder)
+		}
+		return nil, fmt.Errorf("configstore: lock %s: %w", path, err)
+	}
+	// The pid is informational only (for the error message above).
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
+	}
+	return f, nil
+}
