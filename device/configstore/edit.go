@@ -184,10 +184,5 @@ func (s *Store) validate(tree map[string]any) error {
 	if s.opts.Schema == nil {
 		return nil
 	}
-	// TODO(configstore): call s.opts.Schema.Validate directly once package
-	// yang has it (it is being written); until then this compiles either way.
-	if v, ok := any(s.opts.Schema).(interface{ Validate(map[string]any) error }); ok {
-		return v.Validate(tree)
-	}
-	return nil
+	return s.opts.Schema.Validate(tree)
 }

@@ -204,3 +204,54 @@ func TestMemoryOnly(t *testing.T) {
 		t.Fatal("a memory-only store kept state")
 	}
 }
+
+// TestWriteFailure: when the state directory cannot be written, the change
+// is refused, memory is unchanged and the device gets its old configuration back.
+func TestWriteFailure(t *testing.T) {
+	dir := t.TempDir()
+	e := newEnv(t, dir)
+	hdir := filepath.Join(dir, historyDir)
+	// A file where the history directory should be: writes fail even as root.
+	os.RemoveAll(hdir)
+	os.WriteFile(hdir, nil, 0o600)
+	e.edit(alice, hostnameEdit("r2"))
+	if _, err := e.s.Commit(ctx, alice, device.CommitOptions{}); err == nil {
+		t.Fatal("commit succeeded without a history directory")
+	}
+	if e.hostname() != "r1" || len(e.history()) != 0 || hostnameOf(e.lastApplied()) != "r1" {
+		t.Fatalf("failed commit: running %q, device %q", e.hostname(), hostnameOf(e.lastApplied()))
+	}
+	if hostnameOf(e.s.Candidate(alice)) != "r2" {
+		t.Fatal("failed commit lost the candidate")
+	}
+	// state.json cannot be replaced: the history file written first is removed again.
+	os.Remove(hdir)
+	os.Mkdir(hdir, 0o700)
+	os.Remove(filepath.Join(dir, stateFile))
+	os.Mkdir(filepath.Join(dir, stateFile), 0o700)
+	os.WriteFile(filepath.Join(dir, stateFile, "x"), nil, 0o600)
+	if _, err := e.s.Commit(ctx, alice, device.CommitOptions{}); err == nil {
+		t.Fatal("commit succeeded without state.json")
+	}
+	if ents, _ := os.ReadDir(hdir); len(ents) != 0 {
+		t.Errorf("history file of the failed commit left behind: %v", ents)
+	}
+	if e.hostname() != "r1" {
+		t.Fatal("failed commit changed running")
+	}
+	os.RemoveAll(filepath.Join(dir, stateFile))
+	if r := e.commit(alice, device.CommitOptions{}); r.Status != device.StatusCommitted {
+		t.Fatalf("commit after repair: %+v", r)
+	}
+	e.reopen()
+	if e.hostname() != "r2" || len(e.history()) != 1 {
+		t.Fatal("commit after repair not durable")
+	}
+}
+
+func TestLockedErrorMessage(t *testing.T) {
+	got := (&LockedError{Holder: device.Owner{Session: "abc"}}).Error()
+	if !strings.Contains(got, "session abc (user unknown)") {
+		t.Errorf("message %q", got)
+	}
+}

@@ -192,6 +192,11 @@ func Open(initial map[string]any, opts Options) (*Store, error) {
 	if s.lock, err = lockDir(opts.Dir); err != nil {
 		return nil, err
 	}
+	// Make the history directory's entry durable before files go into it.
+	if err := syncDir(opts.Dir); err != nil {
+		s.lock.Close()
+		return nil, err
+	}
 	if err := s.load(init); err != nil {
 		s.lock.Close()
 		return nil, err
