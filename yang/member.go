@@ -38,8 +38,9 @@ func effectiveModule(e PathElem, parentModule string) string {
 }
 
 // lookupMember finds e's member in m, accepting the qualified and the bare
-// spelling and, failing both, a unique member with the same local name
-// under another prefix (openconfig-if-ip:ipv4 for ipv4).
+// spelling and, failing both when the path gave no module below the top, a
+// unique member with the same local name under another prefix
+// (openconfig-if-ip:ipv4 or openconfig-vlan:switched-vlan for a bare name).
 func lookupMember(m map[string]any, e PathElem, parentModule string) (string, any, bool) {
 	name := memberName(e, parentModule)
 	if v, ok := m[name]; ok {
@@ -53,6 +54,9 @@ func lookupMember(m map[string]any, e PathElem, parentModule string) (string, an
 		if v, ok := m[em+":"+e.Name]; ok {
 			return em + ":" + e.Name, v, true
 		}
+	}
+	if e.Module != "" || parentModule == "" {
+		return "", nil, false
 	}
 	found := ""
 	for k := range m {

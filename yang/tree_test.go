@@ -55,6 +55,7 @@ func TestGet(t *testing.T) {
 		{"/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/0/1']/config/mtu", ""},
 		{"/openconfig-vlan:vlans/vlan/config/tpid", ""},
 		{"/openconfig-bgp:bgp", ""},
+		{"/ietf-interfaces:interfaces", ""},
 		{"/openconfig-system:system/config/hostname/x", ""},
 	}
 	for _, tt := range tests {
