@@ -1,0 +1,429 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// runbook is the state of one ping-failure diagnosis between prompts/get calls.
+type runbook struct {
+	src, dst, vrf string
+	step          int        // next analysis to run (1 = ARP result due)
+	calls         []toolCall // the calls whose results are due
+	arpOK         bool
+	outIf         string
+	findings      []string
+	expires       time.Time
+}
+
+// runbookStore keeps runbooks by context id for a while.
+type runbookStore struct {
+	mu sync.Mutex
+	m  map[string]*runbook
+}
+
+const runbookTTL = 30 * time.Minute
+
+func newRunbookStore() *runbookStore { return &runbookStore{m: map[string]*runbook{}} }
+
+func (st *runbookStore) put(rb *runbook) string {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	now := time.Now()
+	for id, r := range st.m {
+		if now.After(r.expires) {
+			delete(st.m, id)
+		}
+	}
+	id := "ctx-" + rand.Text()[:16]
+	rb.expires = now.Add(runbookTTL)
+	st.m[id] = rb
+	return id
+}
+
+func (st *runbookStore) take(id string) (*runbook, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	rb, ok := st.m[id]
+	delete(st.m, id)
+	return rb, ok && time.Now().Before(rb.expires)
+}
+
+// pingFailPrompt is network.troubleshoot.ping-fail: a working runbook.
+// The first call returns the ARP check of MCP-NET 8.3; each follow-up
+// (previousContextId + results) analyses the results of the previous
+// calls, reading the device itself for any result not given, and returns
+// the next calls until "Diagnosis complete" names the root cause.
+func (s *Server) pingFailPrompt(ctx context.Context, req *mcp.GetPromptRequest, args map[string]string) (*mcp.GetPromptResult, error) {
+	prev := args["previousContextId"]
+	if prev == "" {
+		prev = metaString(req.Params.Meta, "previousContextId")
+	}
+	var rb *runbook
+	if prev == "" {
+		src, dst := strings.TrimSpace(args["src"]), strings.TrimSpace(args["dst"])
+		if _, err := netip.ParseAddr(dst); err != nil {
+			return nil, invalidParams("%s: dst %q is not an IP address", netproto.PromptPingFail, dst)
+		}
+		rb = &runbook{src: src, dst: dst, vrf: strings.TrimSpace(args["vrf"]), step: 1}
+		rb.calls = []toolCall{s.call(netproto.ToolCLIExec, map[string]any{"cmd": rb.arpCommand()})}
+		md := fmt.Sprintf("## Ping failure: %s → %s%s\n\n1. Check local ARP:\n   %s", rb.src, rb.dst, rb.vrfLabel(), s.inline(rb.calls[0]))
+		return s.runbookResult(rb, md, false, "")
+	}
+	rb, ok := s.runbooks.take(prev)
+	if !ok {
+		return nil, invalidParams("%s: unknown or expired previousContextId %q; start again without it", netproto.PromptPingFail, prev)
+	}
+	results, err := parseResults(args["results"])
+	if err != nil {
+		return nil, err
+	}
+	outputs := make([]any, len(rb.calls))
+	for i, c := range rb.calls {
+		if i < len(results) && results[i] != nil {
+			outputs[i] = results[i]
+			continue
+		}
+		outputs[i] = s.readFor(ctx, c) // not given: read the device ourselves
+	}
+	return s.advance(ctx, rb, outputs)
+}
+
+func (rb *runbook) arpCommand() string {
+	if rb.vrf != "" {
+		return fmt.Sprintf("show ip arp vrf %s %s", rb.vrf, rb.dst)
+	}
+	return "show ip arp " + rb.dst
+}
+
+func (rb *runbook) vrfLabel() string {
+	if rb.vrf == "" {
+		return ""
+	}
+	return " (VRF " + rb.vrf + ")"
+}
+
+// parseResults decodes the "results" argument: a JSON array, one element
+// per tool call, each a string, a structuredContent object or a whole
+// CallToolResult.
+func parseResults(raw string) ([]any, error) {
+	if strings.TrimSpace(raw) == "" {
+		return nil, nil
+	}
+	var l []any
+	if err := json.Unmarshal([]byte(raw), &l); err != nil {
+		var one any
+		if json.Unmarshal([]byte(raw), &one) != nil {
+			return nil, invalidParams("%s: results must be a JSON array of the tool results: %v", netproto.PromptPingFail, err)
+		}
+		l = []any{one}
+	}
+	for i, r := range l {
+		if m, ok := r.(map[string]any); ok {
+			if sc, ok := m["structuredContent"]; ok {
+				r = sc
+			} else if c, ok := m["content"].([]any); ok && len(c) > 0 {
+				if t, ok := c[0].(map[string]any); ok {
+					r = t["text"]
+				}
+			}
+		}
+		if m, ok := r.(map[string]any); ok {
+			if o, ok := m["stdout"]; ok {
+				r = o
+			} else if d, ok := m["data"]; ok {
+				r = d
+			}
+		}
+		l[i] = r
+	}
+	return l, nil
+}
+
+// readFor performs a read-only tool call against the driver.
+func (s *Server) readFor(ctx context.Context, c toolCall) any {
+	switch c.Tool {
+	case s.toolName(netproto.ToolCLIExec):
+		cmd, _ := c.Arguments["cmd"].(string)
+		out, err := s.drv.Exec(ctx, cmd)
+		if err != nil {
+			return "% " + err.Error()
+		}
+		return out
+	case s.toolName(netproto.ToolYangGet):
+		path, _ := c.Arguments["path"].(string)
+		ds, _ := c.Arguments["datastore"].(string)
+		if ds == "" {
+			ds = "operational"
+		}
+		v, err := s.drv.Get(ctx, device.Datastore(ds), path)
+		if err != nil {
+			return nil
+		}
+		return v
+	}
+	return nil
+}
+
+var macRe = regexp.MustCompile(`(?i)\b([0-9a-f]{2}[:-]){5}[0-9a-f]{2}\b|\b([0-9a-f]{4}\.){2}[0-9a-f]{4}\b`)
+
+// advance analyses the outputs of the current step and returns the next.
+func (s *Server) advance(ctx context.Context, rb *runbook, out []any) (*mcp.GetPromptResult, error) {
+	dst, _ := netip.ParseAddr(rb.dst)
+	switch rb.step {
+	case 1: // ARP
+		text, _ := out[0].(string)
+		for _, line := range strings.Split(text, "\n") {
+			f := strings.Fields(line)
+			if containsField(f, rb.dst) && macRe.MatchString(line) && !strings.Contains(strings.ToLower(line), "incomplete") {
+				rb.arpOK = true
+				if last := f[len(f)-1]; !macRe.MatchString(last) && last != rb.dst {
+					rb.outIf = last
+				}
+			}
+		}
+		if rb.arpOK {
+			rb.findings = append(rb.findings, fmt.Sprintf("ARP entry for %s is present%s.", rb.dst, ifLabel(rb.outIf)))
+		} else {
+			rb.findings = append(rb.findings, fmt.Sprintf("No ARP entry for %s.", rb.dst))
+		}
+		rb.step = 2
+		rb.calls = []toolCall{s.call(netproto.ToolYangGet, map[string]any{"path": pathRIBs, "datastore": "operational"})}
+		return s.stepResult(rb, "Check the route to "+rb.dst)
+	case 2: // RIB
+		r, ok := lookupRoute(out[0], rb.vrf, dst)
+		if !ok {
+			return s.complete(rb, fmt.Sprintf("missing route: no active route to %s in %s", rb.dst, ribLabel(rb.vrf)))
+		}
+		rb.findings = append(rb.findings, fmt.Sprintf("Route %s via %s.", r.prefix, firstOf(r.nextHop, r.outIf, "(connected)")))
+		if rb.outIf == "" {
+			rb.outIf = r.outIf
+		}
+		if rb.outIf == "" {
+			return s.complete(rb, fmt.Sprintf("the route %s to %s has no outgoing interface (unresolved next hop %s)", r.prefix, rb.dst, r.nextHop))
+		}
+		rb.step = 3
+		rb.calls = []toolCall{s.call(netproto.ToolYangGet, map[string]any{
+			"path": fmt.Sprintf("%s/interface[name=%s]", pathInterfaces, quoteKey(rb.outIf)), "datastore": "operational"})}
+		return s.stepResult(rb, "Verify outbound interface status")
+	case 3: // interface
+		admin, oper := ifStatus(out[0])
+		if admin == "DOWN" {
+			return s.complete(rb, fmt.Sprintf("interface down: %s is administratively down (admin-status DOWN)", rb.outIf))
+		}
+		if oper != "" && oper != "UP" {
+			return s.complete(rb, fmt.Sprintf("interface down: %s is up administratively but oper-status is %s", rb.outIf, oper))
+		}
+		rb.findings = append(rb.findings, fmt.Sprintf("Interface %s is up (admin %s, oper %s).", rb.outIf, firstOf(admin, "?"), firstOf(oper, "?")))
+		rb.step = 4
+		rb.calls = []toolCall{s.call(netproto.ToolYangGet, map[string]any{"path": "/openconfig-acl:acl", "datastore": "running"})}
+		return s.stepResult(rb, "Check the ACLs applied to "+rb.outIf)
+	case 4: // ACL
+		src, _ := netip.ParseAddr(rb.src)
+		if acl, seq, ok := droppingACL(out[0], rb.outIf, src, dst); ok {
+			return s.complete(rb, fmt.Sprintf("ACL that drops: %s entry %v on %s discards traffic between %s and %s", acl, seq, rb.outIf, rb.src, rb.dst))
+		}
+		rb.findings = append(rb.findings, "No ACL on "+rb.outIf+" drops this traffic.")
+		if !rb.arpOK {
+			return s.complete(rb, fmt.Sprintf("no ARP entry: %s does not answer ARP on %s (host down, wrong subnet or layer-2 problem)", rb.dst, rb.outIf))
+		}
+		return s.complete(rb, fmt.Sprintf("no fault found on this device for %s → %s: ARP, route, interface and ACLs are fine; check the destination host and the return path", rb.src, rb.dst))
+	}
+	return nil, invalidParams("%s: the diagnosis is already complete", netproto.PromptPingFail)
+}
+
+func ifLabel(i string) string {
+	if i == "" {
+		return ""
+	}
+	return " on " + i
+}
+
+func ribLabel(vrf string) string {
+	if vrf == "" {
+		return "the global routing table"
+	}
+	return "VRF " + vrf
+}
+
+func containsField(f []string, v string) bool {
+	for _, x := range f {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// stepResult renders the findings so far and the next calls.
+func (s *Server) stepResult(rb *runbook, title string) (*mcp.GetPromptResult, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Ping failure: %s → %s%s\n\n", rb.src, rb.dst, rb.vrfLabel())
+	for _, f := range rb.findings {
+		fmt.Fprintf(&b, "- %s\n", f)
+	}
+	fmt.Fprintf(&b, "\n%d. %s:\n", rb.step, title)
+	for _, c := range rb.calls {
+		fmt.Fprintf(&b, "   %s\n", s.inline(c))
+	}
+	return s.runbookResult(rb, strings.TrimRight(b.String(), "\n"), false, "")
+}
+
+// complete ends the diagnosis with its root cause.
+func (s *Server) complete(rb *runbook, cause string) (*mcp.GetPromptResult, error) {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Ping failure: %s → %s%s\n\n", rb.src, rb.dst, rb.vrfLabel())
+	for _, f := range rb.findings {
+		fmt.Fprintf(&b, "- %s\n", f)
+	}
+	fmt.Fprintf(&b, "\n**Root cause:** %s\n\nDiagnosis complete.", cause)
+	rb.calls = nil
+	return s.runbookResult(rb, b.String(), true, cause)
+}
+
+func (s *Server) runbookResult(rb *runbook, md string, done bool, cause string) (*mcp.GetPromptResult, error) {
+	calls := rb.calls
+	if calls == nil {
+		calls = []toolCall{}
+	}
+	meta := mcp.Meta{"toolCalls": calls}
+	if done {
+		meta["diagnosisComplete"] = true
+		meta["rootCause"] = cause
+	} else {
+		meta["contextId"] = s.runbooks.put(rb)
+	}
+	return promptResult("Step-by-step ping failure diagnosis", md, meta), nil
+}
+
+type route struct {
+	prefix, nextHop, outIf string
+}
+
+// lookupRoute finds the longest active prefix covering dst in the RIB of
+// vrf ("<vrf>-ipv4", or "ipv4-master" for the global table).
+func lookupRoute(ribs any, vrf string, dst netip.Addr) (route, bool) {
+	want := "ipv4-master"
+	if dst.Is6() {
+		want = "ipv6-master"
+	}
+	if vrf != "" {
+		want = vrf + "-ipv" + map[bool]string{true: "6", false: "4"}[dst.Is6()]
+	}
+	best, bestLen := route{}, -1
+	for _, r := range listUnder(ribs, "ietf-routing:ribs", "rib") {
+		m, _ := r.(map[string]any)
+		if m["name"] != want {
+			continue
+		}
+		for _, e := range listUnder(m["routes"], "routes", "route") {
+			rt, _ := e.(map[string]any)
+			p, err := netip.ParsePrefix(fmt.Sprint(rt["destination-prefix"]))
+			if err != nil || !p.Contains(dst) || rt["active"] == false || p.Bits() <= bestLen {
+				continue
+			}
+			nh, _ := rt["next-hop"].(map[string]any)
+			best = route{prefix: p.String(), nextHop: str(nh["next-hop-address"]), outIf: str(nh["outgoing-interface"])}
+			bestLen = p.Bits()
+		}
+	}
+	return best, bestLen >= 0
+}
+
+func str(v any) string {
+	if s, ok := v.(string); ok {
+		return s
+	}
+	return ""
+}
+
+// ifStatus reads admin-status and oper-status from an interface entry.
+func ifStatus(v any) (admin, oper string) {
+	if l, ok := v.([]any); ok && len(l) > 0 {
+		v = l[0]
+	}
+	m, _ := v.(map[string]any)
+	if in, ok := m["openconfig-interfaces:interface"]; ok {
+		return ifStatus(in)
+	}
+	if l := listUnder(m, "openconfig-interfaces:interfaces", "interface"); len(l) > 0 && m["state"] == nil {
+		return ifStatus(l[0])
+	}
+	st, _ := m["state"].(map[string]any)
+	return strings.ToUpper(str(st["admin-status"])), strings.ToUpper(str(st["oper-status"]))
+}
+
+// droppingACL finds an ACL bound to ifname whose DROP/REJECT entry matches
+// traffic from src to dst (or back).
+func droppingACL(acl any, ifname string, src, dst netip.Addr) (string, any, bool) {
+	m, _ := acl.(map[string]any)
+	if in, ok := m["openconfig-acl:acl"]; ok {
+		m, _ = in.(map[string]any)
+	}
+	bound := map[string]bool{}
+	ifs, _ := m["interfaces"].(map[string]any)
+	for _, i := range listUnder(ifs, "interfaces", "interface") {
+		im, _ := i.(map[string]any)
+		if im["id"] != ifname {
+			continue
+		}
+		for _, dir := range []string{"ingress-acl-sets", "egress-acl-sets"} {
+			d, _ := im[dir].(map[string]any)
+			for _, set := range listUnder(d, dir, strings.TrimSuffix(dir, "s")) {
+				sm, _ := set.(map[string]any)
+				bound[str(sm["set-name"])] = true
+			}
+		}
+	}
+	sets, _ := m["acl-sets"].(map[string]any)
+	for _, set := range listUnder(sets, "acl-sets", "acl-set") {
+		sm, _ := set.(map[string]any)
+		name := str(sm["name"])
+		if !bound[name] {
+			continue
+		}
+		entries, _ := sm["acl-entries"].(map[string]any)
+		for _, e := range listUnder(entries, "acl-entries", "acl-entry") {
+			em, _ := e.(map[string]any)
+			act, _ := em["actions"].(map[string]any)
+			ac, _ := act["config"].(map[string]any)
+			if a := str(ac["forwarding-action"]); a != "DROP" && a != "REJECT" && !strings.HasSuffix(a, ":DROP") && !strings.HasSuffix(a, ":REJECT") {
+				continue
+			}
+			ip, _ := em["ipv4"].(map[string]any)
+			ic, _ := ip["config"].(map[string]any)
+			if matchPrefix(str(ic["source-address"]), src) && matchPrefix(str(ic["destination-address"]), dst) ||
+				matchPrefix(str(ic["source-address"]), dst) && matchPrefix(str(ic["destination-address"]), src) {
+				return name, em["sequence-id"], true
+			}
+		}
+	}
+	return "", nil, false
+}
+
+// matchPrefix reports whether a (possibly empty = any) prefix contains a.
+func matchPrefix(p string, a netip.Addr) bool {
+	if p == "" {
+		return true
+	}
+	pf, err := netip.ParsePrefix(p)
+	if err != nil {
+		if x, err := netip.ParseAddr(p); err == nil {
+			return !a.IsValid() || x == a
+		}
+		return false
+	}
+	return !a.IsValid() || pf.Contains(a)
+}

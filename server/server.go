@@ -1,0 +1,217 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// DefaultPageSize is the number of list entries (interfaces, routes) in one
+// page of a paginated resource.
+const DefaultPageSize = 100
+
+// Options configure New.
+type Options struct {
+	// Name and Version are the serverInfo of the initialize result
+	// (default "netmcp" and the driver's software version).
+	Name, Version string
+	// CompatNames serves tools as network_cli_exec etc. instead of the
+	// draft's dotted names, for hosts that only accept ^[a-zA-Z0-9_-]{1,64}$.
+	CompatNames bool
+	// Logger receives server logs (never secrets); nil discards them.
+	Logger *slog.Logger
+	// PageSize is the page size of paginated resources (default DefaultPageSize).
+	PageSize int
+	// ReadOnly refuses every state-changing call with -32083.
+	ReadOnly bool
+	// Gate approves state-changing calls. Nil means AllowAll, which is
+	// temporary (see AllowAll).
+	Gate Gate
+}
+
+// Server is one device served over MCP.
+type Server struct {
+	drv   device.Driver
+	cfg   device.Configurer // nil when the driver cannot change configuration
+	files device.FileStore  // nil without configuration files
+	tel   device.Telemetry  // nil without telemetry
+	diag  device.Diagnoser  // nil without diagnostics
+	info  device.Info
+	opts  Options
+	log   *slog.Logger
+	mcp   *mcp.Server
+
+	cursorKey []byte
+
+	mu            sync.Mutex
+	sessions      map[*mcp.ServerSession]*session
+	subs          map[string]int // subscribed URI -> number of subscribers
+	runbooks      *runbookStore
+	promptSchemas map[string][]argSchema
+	editSeq       int
+
+	unsubscribe func()
+}
+
+// session is what the server keeps per MCP session.
+type session struct {
+	owner device.Owner
+}
+
+// New builds the MCP server of a device. The driver's optional interfaces
+// decide which tools are available and which resources exist.
+func New(drv device.Driver, opts Options) (*Server, error) {
+	if drv == nil {
+		return nil, errors.New("server: nil driver")
+	}
+	if opts.PageSize < 0 {
+		return nil, fmt.Errorf("server: page size %d is negative", opts.PageSize)
+	}
+	if opts.PageSize == 0 {
+		opts.PageSize = DefaultPageSize
+	}
+	if opts.Gate == nil {
+		opts.Gate = AllowAll
+	}
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	info := drv.Info()
+	if opts.Name == "" {
+		opts.Name = "netmcp"
+	}
+	if opts.Version == "" {
+		opts.Version = info.SoftwareVersion
+	}
+	if opts.Version == "" {
+		opts.Version = "0"
+	}
+	s := &Server{drv: drv, info: info, opts: opts, log: log,
+		sessions: map[*mcp.ServerSession]*session{}, subs: map[string]int{},
+		runbooks: newRunbookStore()}
+	s.cfg, _ = drv.(device.Configurer)
+	s.files, _ = drv.(device.FileStore)
+	s.tel, _ = drv.(device.Telemetry)
+	s.diag, _ = drv.(device.Diagnoser)
+	s.cursorKey = make([]byte, 32)
+	if _, err := rand.Read(s.cursorKey); err != nil {
+		return nil, fmt.Errorf("server: cursor key: %w", err)
+	}
+
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: opts.Name, Title: info.Name, Version: opts.Version}, &mcp.ServerOptions{
+		Logger:             log,
+		Instructions:       instructions(info),
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribeHandler,
+		Capabilities: &mcp.ServerCapabilities{
+			Logging:   &mcp.LoggingCapabilities{},
+			Tools:     &mcp.ToolCapabilities{ListChanged: false},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: false},
+			Resources: &mcp.ResourceCapabilities{Subscribe: true, ListChanged: false},
+		},
+	})
+	if err := s.addTools(); err != nil {
+		return nil, err
+	}
+	s.addResources()
+	s.addPrompts()
+	if err := s.addCustomMethods(); err != nil {
+		return nil, err
+	}
+	// Middleware order: the first listed runs first (outermost).
+	s.mcp.AddReceivingMiddleware(s.sessionMiddleware, s.wireMiddleware)
+	Install(s.mcp, Capability(info))
+	if s.tel != nil {
+		s.unsubscribe = s.tel.Subscribe(s.onEvent)
+	}
+	return s, nil
+}
+
+// MCP returns the MCP server, to be served by package transport.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// Close stops event delivery. It does not close the driver.
+func (s *Server) Close() error {
+	if s.unsubscribe != nil {
+		s.unsubscribe()
+	}
+	return nil
+}
+
+func instructions(info device.Info) string {
+	return fmt.Sprintf("MCP-NET server for device %s (%s %s, CLI dialect %s). "+
+		"Read network:/// resources for state; change configuration with network.yang.edit or "+
+		"network.cli.configure on the candidate, then network.commit (prefer confirmed commits).",
+		info.Name, info.Vendor, info.Platform, info.CLIDialect)
+}
+
+// sessionMiddleware registers each new session: it gets a device owner
+// identity, and when it ends its candidate locks are released.
+func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+			s.session(ss)
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// session returns the state of ss, creating it on first use.
+func (s *Server) session(ss *mcp.ServerSession) *session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.sessions[ss]; ok {
+		return st
+	}
+	id := ss.ID()
+	if id == "" {
+		id = rand.Text()
+	}
+	st := &session{owner: device.Owner{Session: id}}
+	s.sessions[ss] = st
+	go func() {
+		_ = ss.Wait()
+		s.endSession(ss)
+	}()
+	return st
+}
+
+// endSession forgets a session and releases its locks on the device.
+func (s *Server) endSession(ss *mcp.ServerSession) {
+	s.mu.Lock()
+	st, ok := s.sessions[ss]
+	delete(s.sessions, ss)
+	s.mu.Unlock()
+	if ok && s.cfg != nil {
+		s.cfg.Release(st.owner)
+		s.log.Info("session ended, locks released", "session", st.owner.Session)
+	}
+}
+
+// owner returns the device owner of the session of req.
+func (s *Server) owner(ss *mcp.ServerSession) device.Owner {
+	if ss == nil {
+		return device.Owner{Session: "local"}
+	}
+	return s.session(ss).owner
+}
+
+// hasYang reports whether the device serves YANG data.
+func (s *Server) hasYang() bool { return len(s.info.YangModules) > 0 }
+
+// toolName returns the name under which a draft tool is served.
+func (s *Server) toolName(name string) string {
+	if s.opts.CompatNames {
+		return netproto.CompatName(name)
+	}
+	return name
+}

@@ -1,0 +1,154 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolDef is one tool: its schemas, whether it changes state, why it may be
+// unavailable, and its implementation.
+type toolDef struct {
+	name        string // the draft's name
+	title       string
+	description string
+	input       string // JSON Schema of the arguments
+	output      string // JSON Schema of structuredContent
+	write       bool   // changes device state: ReadOnly and Gate apply
+	// missing returns why the device cannot serve the tool, or "".
+	missing func() string
+	// run executes a call whose arguments were validated (defaults applied).
+	run func(ctx context.Context, c *call) (any, error)
+}
+
+// call is one tools/call being served.
+type call struct {
+	req  *mcp.CallToolRequest
+	args json.RawMessage // validated, defaults applied
+	tool string          // the draft's name
+}
+
+// bind unmarshals the arguments into v.
+func (c *call) bind(v any) error {
+	if err := json.Unmarshal(c.args, v); err != nil {
+		return invalidParams("%s arguments: %v", c.tool, err)
+	}
+	return nil
+}
+
+// textResult is implemented by outputs that have a better text fallback
+// than their JSON (network.cli.exec: the command's output itself).
+type textResult interface{ Text() string }
+
+func mustSchema(name, src string) *jsonschema.Schema {
+	var s jsonschema.Schema
+	if err := json.Unmarshal([]byte(src), &s); err != nil {
+		panic(fmt.Sprintf("schema of %s: %v", name, err))
+	}
+	return &s
+}
+
+// addTool registers d with the MCP server.
+func (s *Server) addTool(d toolDef) error {
+	in := mustSchema(d.name, d.input)
+	resolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		return fmt.Errorf("server: input schema of %s: %w", d.name, err)
+	}
+	t := &mcp.Tool{
+		Name:         s.toolName(d.name),
+		Title:        d.title,
+		Description:  d.description,
+		InputSchema:  in,
+		OutputSchema: mustSchema(d.name, d.output),
+		Annotations: &mcp.ToolAnnotations{
+			Title:           d.title,
+			ReadOnlyHint:    !d.write,
+			DestructiveHint: ptr(d.write),
+			IdempotentHint:  !d.write,
+			OpenWorldHint:   ptr(false),
+		},
+	}
+	why := ""
+	if d.missing != nil {
+		why = d.missing()
+	}
+	t.Meta = mcp.Meta{"available": why == ""}
+	if why != "" {
+		t.Meta["unavailableReason"] = why
+	}
+	if d.write {
+		t.Meta["approval"] = "required"
+	}
+	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if why != "" {
+			return nil, unavailable(d.name, why)
+		}
+		if d.write && s.opts.ReadOnly {
+			return nil, accessDenied(d.name)
+		}
+		args, err := validateArgs(resolved, d.name, req.Params.Arguments)
+		if err != nil {
+			return nil, err
+		}
+		out, err := d.run(ctx, &call{req: req, args: args, tool: d.name})
+		if err != nil {
+			if e := RPCError(err); e != nil {
+				return nil, e
+			}
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			res := &mcp.CallToolResult{}
+			res.SetError(err)
+			return res, nil
+		}
+		return toolResult(out)
+	})
+	return nil
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// validateArgs checks raw arguments against the tool's schema, applies
+// defaults and returns them as JSON.
+func validateArgs(rs *jsonschema.Resolved, tool string, raw json.RawMessage) (json.RawMessage, error) {
+	var m map[string]any
+	if len(raw) == 0 || string(raw) == "null" {
+		m = map[string]any{}
+	} else if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, invalidParams("%s: arguments must be a JSON object: %v", tool, err)
+	}
+	if err := rs.ApplyDefaults(&m); err != nil {
+		return nil, invalidParams("%s: %v", tool, err)
+	}
+	if err := rs.Validate(m); err != nil {
+		return nil, invalidParams("%s: invalid arguments: %s", tool, strings.TrimPrefix(err.Error(), "validating root: "))
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, invalidParams("%s: %v", tool, err)
+	}
+	return b, nil
+}
+
+// toolResult makes the result of a successful call: structuredContent is
+// out, and the text fallback is its JSON (or its Text()).
+func toolResult(out any) (*mcp.CallToolResult, error) {
+	b, err := marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("encoding tool output: %w", err)
+	}
+	text := string(b)
+	if t, ok := out.(textResult); ok {
+		text = t.Text()
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: text}},
+		StructuredContent: json.RawMessage(b),
+	}, nil
+}

@@ -1,0 +1,335 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// addTools registers the eight MCP-NET tools and the diagnostics tools.
+func (s *Server) addTools() error {
+	noConfig := func() string {
+		if s.cfg == nil {
+			return "the device's configuration cannot be changed through this driver"
+		}
+		return ""
+	}
+	noYang := func() string {
+		if !s.hasYang() {
+			return "the device advertises no YANG modules; use network.cli.exec"
+		}
+		return ""
+	}
+	noFiles := func() string {
+		if s.files == nil {
+			return "the device has no configuration files through this driver"
+		}
+		return ""
+	}
+	defs := []toolDef{
+		{name: netproto.ToolCLIExec, title: "Run a show command",
+			description: "Execute one operational (show/display) CLI command and return its output.",
+			input:       `{"type":"object","properties":{"cmd":{"type":"string","minLength":1,"maxLength":1024,"description":"the show/display command, e.g. \"show ip arp vrf mgmt 10.0.0.5\""}},"required":["cmd"],"additionalProperties":false}`,
+			output:      `{"type":"object","properties":{"stdout":{"type":"string"}},"required":["stdout"]}`,
+			run:         s.cliExec},
+		{name: netproto.ToolCLIConfigure, title: "Configure with CLI lines", write: true, missing: noConfig,
+			description: "Enter configuration mode and apply CLI configuration lines to the candidate (all or nothing). Commit with network.commit.",
+			input:       `{"type":"object","properties":{"commands":{"type":"array","items":{"type":"string"},"minItems":1,"description":"configuration lines in the device's dialect"},"lines":{"type":"string","minLength":1,"description":"the same, as one newline-separated text"}},"additionalProperties":false}`,
+			output:      `{"type":"object","properties":{"status":{"type":"string"},"target":{"type":"string"},"lines":{"type":"integer"},"changes":{"type":"array"},"diff":{"type":"string"}},"required":["status","target"]}`,
+			run:         s.cliConfigure},
+		{name: netproto.ToolYangGet, title: "Read a YANG data node", missing: noYang,
+			description: "Retrieve the RFC 7951 JSON of a YANG instance path from a datastore.",
+			input:       `{"type":"object","properties":{"path":{"type":"string","minLength":1,"description":"YANG instance path, e.g. /openconfig-interfaces:interfaces/interface[name='Gi0/0/0/0']"},"datastore":{"enum":["running","candidate","operational"],"default":"operational"}},"required":["path"],"additionalProperties":false}`,
+			output:      `{"type":"object","properties":{"data":{}},"required":["data"]}`,
+			run:         s.yangGet},
+		{name: netproto.ToolYangEdit, title: "Edit the candidate datastore", write: true,
+			missing:     func() string { return firstOf(noConfig(), noYang()) },
+			description: "Apply YANG edits to the candidate datastore, all or nothing. Commit with network.commit.",
+			input:       `{"type":"object","properties":{"target":{"const":"candidate","default":"candidate"},"edit":{"type":"array","minItems":1,"items":{"type":"object","properties":{"path":{"type":"string","minLength":1},"value":{},"operation":{"enum":["merge","replace","create","delete","remove"],"default":"merge"}},"required":["path"],"additionalProperties":false}}},"required":["edit"],"additionalProperties":false}`,
+			output:      `{"type":"object","properties":{"commit-id":{"type":"string"},"changes":{"type":"array"},"diff":{"type":"string"}},"required":["commit-id"]}`,
+			run:         s.yangEdit},
+		{name: netproto.ToolCommit, title: "Commit the candidate", write: true, missing: noConfig,
+			description: "Commit the candidate to running. {\"confirmed\":N} arms an N-second automatic rollback unless {\"confirm\":true} follows; {\"cancel\":true} rolls a pending confirmed commit back; {\"dryRun\":true} only validates and diffs.",
+			input:       `{"type":"object","properties":{"confirmed":{"type":["integer","boolean"],"minimum":1,"maximum":86400,"description":"seconds of the rollback window (true: the device default)"},"confirm":{"type":"boolean"},"cancel":{"type":"boolean"},"dryRun":{"type":"boolean"},"comment":{"type":"string","maxLength":256}},"additionalProperties":false}`,
+			output:      commitOutput,
+			run:         s.commit},
+		{name: netproto.ToolRollback, title: "Roll back to a previous commit", write: true, missing: noConfig,
+			description: "Make running the configuration of an earlier commit (default: the one before the last), as a new commit.",
+			input:       `{"type":"object","properties":{"commit-id":{"type":"string"}},"additionalProperties":false}`,
+			output:      commitOutput,
+			run:         s.rollback},
+		{name: netproto.ToolFilePull, title: "Back up a configuration file", missing: noFiles,
+			description: "Return a configuration file's content with its SHA-256.",
+			input:       `{"type":"object","properties":{"name":{"enum":["running-config","startup-config","candidate-config"]}},"required":["name"],"additionalProperties":false}`,
+			output:      `{"type":"object","properties":{"name":{"type":"string"},"content":{"type":"string"},"sha256":{"type":"string"},"size":{"type":"integer"}},"required":["name","content","sha256","size"]}`,
+			run:         s.filePull},
+		{name: netproto.ToolFilePush, title: "Restore a configuration file", write: true, missing: noFiles,
+			description: "Replace the candidate or startup configuration with the given text after checking its syntax (and its SHA-256 when given).",
+			input:       `{"type":"object","properties":{"name":{"enum":["candidate-config","startup-config"]},"content":{"type":"string"},"sha256":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["name","content"],"additionalProperties":false}`,
+			output:      `{"type":"object","properties":{"name":{"type":"string"},"status":{"type":"string"},"sha256":{"type":"string"},"size":{"type":"integer"}},"required":["name","status","sha256","size"]}`,
+			run:         s.filePush},
+	}
+	defs = append(defs, s.diagTools()...)
+	for _, d := range defs {
+		if err := s.addTool(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const commitOutput = `{"type":"object","properties":{"status":{"type":"string"},"commit-id":{"type":"string"},"rollbackTimeout":{"type":"integer"},"deadline":{"type":"string"},"diff":{"type":"object"}},"required":["status"]}`
+
+func firstOf(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+type execOut struct {
+	Stdout string `json:"stdout"`
+}
+
+func (o execOut) Text() string { return o.Stdout }
+
+func (s *Server) cliExec(ctx context.Context, c *call) (any, error) {
+	var in struct {
+		Cmd string `json:"cmd"`
+	}
+	if err := c.bind(&in); err != nil {
+		return nil, err
+	}
+	out, err := s.drv.Exec(ctx, in.Cmd)
+	if err != nil {
+		return nil, err
+	}
+	return execOut{Stdout: out}, nil
+}
+
+func (s *Server) cliConfigure(ctx context.Context, c *call) (any, error) {
+	var in struct {
+		Commands []string `json:"commands"`
+		Lines    string   `json:"lines"`
+	}
+	if err := c.bind(&in); err != nil {
+		return nil, err
+	}
+	lines := in.Commands
+	if len(lines) == 0 && in.Lines != "" {
+		lines = strings.Split(strings.ReplaceAll(in.Lines, "\r\n", "\n"), "\n")
+	}
+	if len(lines) == 0 {
+		return nil, invalidParams("%s: give \"commands\" (an array of lines) or \"lines\" (text)", c.tool)
+	}
+	ss := c.req.Session
+	if err := s.approve(ctx, ss, c.tool, c.args, "apply to the candidate:\n"+strings.Join(lines, "\n")); err != nil {
+		return nil, err
+	}
+	owner := s.owner(ss)
+	if err := s.cfg.Configure(ctx, owner, lines); err != nil {
+		return nil, err
+	}
+	d, err := s.cfg.Diff(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"status": "applied", "target": "candidate", "lines": len(lines),
+		"changes": nonNil(d.Changes), "diff": d.Unified}, nil
+}
+
+func nonNil(c []device.Change) []device.Change {
+	if c == nil {
+		return []device.Change{}
+	}
+	return c
+}
+
+func (s *Server) yangGet(ctx context.Context, c *call) (any, error) {
+	var in struct {
+		Path      string `json:"path"`
+		Datastore string `json:"datastore"`
+	}
+	if err := c.bind(&in); err != nil {
+		return nil, err
+	}
+	data, err := s.drv.Get(ctx, device.Datastore(in.Datastore), in.Path)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"data": data}, nil
+}
+
+func (s *Server) yangEdit(ctx context.Context, c *call) (any, error) {
+	var in struct {
+		Target string        `json:"target"`
+		Edit   []device.Edit `json:"edit"`
+	}
+	if err := c.bind(&in); err != nil {
+		return nil, err
+	}
+	if max := s.info.MaxBulkEdit; max > 0 && len(in.Edit) > max {
+		return nil, invalidParams("%s: %d edits exceed maxBulkEdit %d; split the change into smaller requests", c.tool, len(in.Edit), max)
+	}
+	ss := c.req.Session
+	var sum strings.Builder
+	sum.WriteString("edit the candidate:")
+	for _, e := range in.Edit {
+		fmt.Fprintf(&sum, "\n%s %s", e.Operation, e.Path)
+	}
+	if err := s.approve(ctx, ss, c.tool, c.args, sum.String()); err != nil {
+		return nil, err
+	}
+	owner := s.owner(ss)
+	if err := s.cfg.Edit(ctx, owner, in.Edit); err != nil {
+		return nil, err
+	}
+	d, err := s.cfg.Diff(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"commit-id": s.nextEditID(), "changes": nonNil(d.Changes), "diff": d.Unified}, nil
+}
+
+// nextEditID names a candidate change in the draft's commit-id format
+// (section 8.4: "2025-10-19-03-27-00"), made unique with a sequence suffix.
+func (s *Server) nextEditID() string {
+	s.mu.Lock()
+	s.editSeq++
+	n := s.editSeq
+	s.mu.Unlock()
+	id := time.Now().UTC().Format("2006-01-02-15-04-05")
+	if n > 1 {
+		id = fmt.Sprintf("%s-%d", id, n)
+	}
+	return id
+}
+
+func (s *Server) commit(ctx context.Context, c *call) (any, error) {
+	var in struct {
+		Confirmed any    `json:"confirmed"`
+		Confirm   bool   `json:"confirm"`
+		Cancel    bool   `json:"cancel"`
+		DryRun    bool   `json:"dryRun"`
+		Comment   string `json:"comment"`
+	}
+	if err := c.bind(&in); err != nil {
+		return nil, err
+	}
+	confirmed := 0
+	switch v := in.Confirmed.(type) {
+	case float64:
+		confirmed = int(v)
+	case bool:
+		if v {
+			confirmed = s.info.RollbackTimeout
+			if confirmed <= 0 {
+				confirmed = 300
+			}
+		}
+	}
+	modes := 0
+	for _, b := range []bool{in.Confirm, in.Cancel, in.DryRun} {
+		if b {
+			modes++
+		}
+	}
+	if modes > 1 || modes == 1 && confirmed > 0 && !in.DryRun {
+		return nil, invalidParams("%s: confirm, cancel, dryRun and confirmed exclude each other", c.tool)
+	}
+	if confirmed > 0 && !s.info.SupportsRollback {
+		return nil, RPCError(netproto.Errorf(netproto.CodeRollbackNotSupported, "the device cannot roll a confirmed commit back automatically"))
+	}
+	ss := c.req.Session
+	owner := s.owner(ss)
+	switch {
+	case in.Confirm:
+		if err := s.approve(ctx, ss, c.tool, c.args, "confirm the pending confirmed commit (make it permanent)"); err != nil {
+			return nil, err
+		}
+		return s.cfg.Confirm(ctx, owner)
+	case in.Cancel:
+		if err := s.approve(ctx, ss, c.tool, c.args, "cancel the pending confirmed commit (roll back now)"); err != nil {
+			return nil, err
+		}
+		return s.cfg.CancelCommit(ctx, owner)
+	}
+	opts := device.CommitOptions{Confirmed: confirmed, Comment: in.Comment, DryRun: in.DryRun}
+	if !in.DryRun {
+		d, err := s.cfg.Diff(ctx, owner)
+		if err != nil {
+			return nil, err
+		}
+		sum := "commit the candidate to running"
+		if confirmed > 0 {
+			sum += fmt.Sprintf(" with automatic rollback after %d s unless confirmed", confirmed)
+		}
+		if d.Unified != "" {
+			sum += ":\n" + d.Unified
+		}
+		if err := s.approve(ctx, ss, c.tool, c.args, sum); err != nil {
+			return nil, err
+		}
+	}
+	return s.cfg.Commit(ctx, owner, opts)
+}
+
+func (s *Server) rollback(ctx context.Context, c *call) (any, error) {
+	var in struct {
+		ID string `json:"commit-id"`
+	}
+	if err := c.bind(&in); err != nil {
+		return nil, err
+	}
+	target := in.ID
+	if target == "" {
+		target = "the commit before the last"
+	}
+	if err := s.approve(ctx, c.req.Session, c.tool, c.args, "roll running back to "+target); err != nil {
+		return nil, err
+	}
+	return s.cfg.Rollback(ctx, s.owner(c.req.Session), in.ID)
+}
+
+func (s *Server) filePull(ctx context.Context, c *call) (any, error) {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := c.bind(&in); err != nil {
+		return nil, err
+	}
+	b, err := s.files.ReadFile(ctx, in.Name)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	return map[string]any{"name": in.Name, "content": string(b), "sha256": hex.EncodeToString(sum[:]), "size": len(b)}, nil
+}
+
+func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
+	var in struct {
+		Name    string `json:"name"`
+		Content string `json:"content"`
+		SHA256  string `json:"sha256"`
+	}
+	if err := c.bind(&in); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(in.Content))
+	got := hex.EncodeToString(sum[:])
+	if in.SHA256 != "" && !strings.EqualFold(in.SHA256, got) {
+		return nil, invalidParams("%s: content has sha256 %s, not the %s given; nothing was written", c.tool, got, in.SHA256)
+	}
+	if err := s.writeFile(ctx, c.req.Session, c.tool, c.args, in.Name, []byte(in.Content)); err != nil {
+		return nil, err
+	}
+	return map[string]any{"name": in.Name, "status": "written", "sha256": got, "size": len(in.Content)}, nil
+}
