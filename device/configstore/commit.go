@@ -125,7 +125,8 @@ func (s *Store) extendLocked(owner device.Owner, confirmed int, now time.Time) (
 // Confirm makes the pending confirmed commit permanent (status
 // "confirmed"). After its timer fired and rolled it back it gives -32086
 // Network.ConfirmedCommitTimeout, until the next commit; with nothing
-// pending it gives -32084 ("no confirmed commit is pending").
+// pending it gives -32084 ("no confirmed commit is pending"). Any owner may
+// confirm (the MCP layer decides who is allowed).
 func (s *Store) Confirm(ctx context.Context, owner device.Owner) (device.CommitResult, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

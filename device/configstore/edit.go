@@ -170,7 +170,10 @@ func (s *Store) Discard(ctx context.Context, owner device.Owner) error {
 }
 
 // Release drops owner's uncommitted candidate and frees the lock if owner
-// holds it (its session ended). A pending confirmed commit is not affected.
+// holds it (its session ended). A pending confirmed commit is not affected:
+// unlike RFC 6241 section 8.4.1 without <persist>, the end of the session
+// does not roll it back, because an MCP controller may confirm over a new
+// session (MCP-NET section 8.4); its timer still does.
 func (s *Store) Release(owner device.Owner) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -192,3 +192,11 @@ func code(err error) int {
 func equalTrees(a, b map[string]any) bool {
 	return len(yang.Diff(a, b, nil)) == 0 && reflect.DeepEqual(a, b)
 }
+
+// withConfigure is a Store plus a driver's Configure: it must be a
+// device.Configurer.
+type withConfigure struct{ *Store }
+
+func (withConfigure) Configure(context.Context, device.Owner, []string) error { return nil }
+
+var _ device.Configurer = withConfigure{}
