@@ -19,7 +19,7 @@ import (
 type Options struct {
 	// Seed makes packet loss and jitter deterministic per run.
 	Seed int64
-	// Now is the clock (time.Now when nil).
+	// Now is the clock that stamps probe outcomes (time.Now when nil).
 	Now func() time.Time
 }
 

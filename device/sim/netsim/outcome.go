@@ -62,6 +62,8 @@ type PingOutcome struct {
 	Elapsed time.Duration
 	// Pipe is the number of requests outstanding at once (printed when above 1).
 	Pipe int
+	// Start is when the run began (Options.Now).
+	Start time.Time
 }
 
 // TraceProbe is one probe of a traceroute hop.
@@ -106,6 +108,8 @@ type TraceOutcome struct {
 	Tracepath []TracepathStep
 	// Error is set when no packet could be sent at all.
 	Error string
+	// Start is when the run began (Options.Now).
+	Start time.Time
 }
 
 // TracepathStep is one line of tracepath: the answer to a probe with a TTL.

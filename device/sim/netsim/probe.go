@@ -185,7 +185,7 @@ func (n *Network) Ping(req ProbeRequest) (PingOutcome, error) {
 		return PingOutcome{}, err
 	}
 	o := PingOutcome{Destination: pr.dst, Source: pr.src, SourceGiven: pr.given, SourceIface: pr.iface,
-		Size: req.Size, Count: req.Count}
+		Size: req.Size, Count: req.Count, Start: n.opts.Now()}
 	if o.Size <= 0 {
 		o.Size = defaultPingSize
 	}
@@ -242,7 +242,7 @@ func (n *Network) Traceroute(req ProbeRequest) (TraceOutcome, error) {
 	if err != nil {
 		return TraceOutcome{}, err
 	}
-	o := TraceOutcome{Destination: pr.dst, Source: pr.src, MaxHops: req.MaxHops, PacketSize: req.Size, Protocol: req.Protocol}
+	o := TraceOutcome{Destination: pr.dst, Source: pr.src, MaxHops: req.MaxHops, PacketSize: req.Size, Protocol: req.Protocol, Start: n.opts.Now()}
 	if o.MaxHops <= 0 {
 		o.MaxHops = defaultTraceHops
 	}

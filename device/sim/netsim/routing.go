@@ -254,7 +254,7 @@ func (s *state) igp(fam int) {
 		for _, p := range adverts[src] {
 			own[p] = true
 		}
-		best := map[netip.Prefix]*route{}
+		best := map[netip.Prefix]int{} // index in list
 		var list []*route
 		for q := range routers {
 			if q == src || dist[q] == inf || first[q] == nil {
@@ -264,22 +264,19 @@ func (s *state) igp(fam int) {
 				if own[p] {
 					continue
 				}
-				if b, ok := best[p]; ok && b.Metric <= dist[q] {
+				i, seen := best[p]
+				if seen && list[i].Metric <= dist[q] {
 					continue
 				}
 				f := first[q]
 				r := &route{Route: Route{Prefix: p, Protocol: "igp", Preference: prefIGP, Metric: dist[q],
 					NextHop: f.nh, Interface: f.outIf.name}, outIf: f.outIf, gw: f.nh}
-				if _, ok := best[p]; !ok {
-					list = append(list, r)
+				if seen {
+					list[i] = r
 				} else {
-					for i := range list {
-						if list[i].Prefix == p {
-							list[i] = r
-						}
-					}
+					best[p] = len(list)
+					list = append(list, r)
 				}
-				best[p] = r
 			}
 		}
 		k := ribKey{"", fam}
