@@ -133,7 +133,8 @@ func (s *Store) diff(a, b map[string]any, aName, bName string) device.Diff {
 	changes := yang.Diff(a, b, s.opts.Schema)
 	d := device.Diff{Unified: yang.UnifiedDiff(a, b, aName, bName), Changes: make([]device.Change, len(changes))}
 	for i, c := range changes {
-		d.Changes[i] = device.Change{Op: c.Op, Path: c.Path, Old: c.Old, New: c.New}
+		// Copies: the values may be subtrees of the store's trees.
+		d.Changes[i] = device.Change{Op: c.Op, Path: c.Path, Old: yang.Clone(c.Old), New: yang.Clone(c.New)}
 	}
 	return d
 }

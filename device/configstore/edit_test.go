@@ -234,3 +234,27 @@ func TestReplaceCandidate(t *testing.T) {
 		t.Fatalf("failed replace changed the candidate: %q", got)
 	}
 }
+
+func TestDiffDoesNotAlias(t *testing.T) {
+	e := newEnv(t, "")
+	e.edit(alice, vlanEdit(100, "users"))
+	d, err := e.s.Diff(ctx, alice)
+	if err != nil || len(d.Changes) != 1 {
+		t.Fatalf("diff %+v %v", d, err)
+	}
+	// Scribbling over the returned values must not reach the store.
+	clear(d.Changes[0].New.(map[string]any))
+	if d2, _ := e.s.Diff(ctx, alice); len(d2.Changes) != 1 || len(d2.Changes[0].New.(map[string]any)) == 0 {
+		t.Fatal("diff values alias the candidate")
+	}
+	c := e.s.Candidate(alice)
+	clear(c)
+	r := e.s.Running()
+	clear(r)
+	if len(e.s.Candidate(alice)) == 0 || len(e.s.Running()) == 0 {
+		t.Fatal("returned trees alias the store's")
+	}
+	if mb, rt := e.s.Limits(); mb != 1000 || rt != 300 {
+		t.Errorf("Limits = %d, %d", mb, rt)
+	}
+}

@@ -417,6 +417,12 @@ func (s *Store) candidateLocked(owner device.Owner) map[string]any {
 	return s.st.Running
 }
 
+// Limits returns the effective maxBulkEdit and rollbackTimeout (seconds),
+// for the device's Info and the MCP-NET capability object.
+func (s *Store) Limits() (maxBulkEdit, rollbackTimeout int) {
+	return s.opts.MaxBulkEdit, s.opts.DefaultConfirmTimeout
+}
+
 // LockHolder returns the owner of the candidate lock, if any.
 func (s *Store) LockHolder() (device.Owner, bool) {
 	s.mu.Lock()
