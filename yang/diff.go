@@ -29,6 +29,7 @@ const (
 // order). List entries are matched by their keys (from s when not nil, else
 // by common key names); an added or deleted container or list entry is one
 // change; leaf-lists and lists without keys are compared as whole values.
+// Secret values (see Redact) appear only as redaction tags.
 func Diff(a, b map[string]any, s *Schema) []Change {
 	d := differ{s: s}
 	d.maps(a, b, nil)
@@ -41,6 +42,15 @@ type differ struct {
 }
 
 func (d *differ) add(op string, p Path, old, new any) {
+	if len(p) > 0 && IsSecret(p[len(p)-1].Name) {
+		if old != nil {
+			old = redactValue(old)
+		}
+		if new != nil {
+			new = redactValue(new)
+		}
+	}
+	old, new = Redact(old), Redact(new)
 	d.changes = append(d.changes, Change{Op: op, Path: p.String(), Old: old, New: new})
 }
 
@@ -75,6 +85,9 @@ func (d *differ) maps(a, b map[string]any, p Path) {
 }
 
 func (d *differ) values(a, b any, p Path) {
+	if sameRef(a, b) {
+		return // a subtree Apply left unchanged is shared, hence equal
+	}
 	switch x := a.(type) {
 	case map[string]any:
 		if y, ok := b.(map[string]any); ok {
@@ -141,6 +154,19 @@ func (d *differ) lists(a, b []any, p Path) bool {
 		d.add(ChangeAdd, ep, nil, b[j])
 	}
 	return true
+}
+
+// sameRef reports whether a and b are the same map or the same slice.
+func sameRef(a, b any) bool {
+	switch x := a.(type) {
+	case map[string]any:
+		y, ok := b.(map[string]any)
+		return ok && reflect.ValueOf(x).UnsafePointer() == reflect.ValueOf(y).UnsafePointer()
+	case []any:
+		y, ok := b.([]any)
+		return ok && len(x) == len(y) && (len(x) == 0 || &x[0] == &y[0])
+	}
+	return false
 }
 
 func keyString(keys []Key) string {

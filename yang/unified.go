@@ -1,6 +1,7 @@
 package yang
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -14,9 +15,12 @@ const contextLines = 3
 const maxEditDistance = 1000
 
 // UnifiedDiff returns a unified diff (---/+++/@@) from a to b, both rendered
-// as indented JSON with sorted keys, or "" when they are equal.
+// as indented JSON with sorted keys, or "" when they are equal. Secret
+// values are shown as redaction tags (see Redact).
 func UnifiedDiff(a, b map[string]any, fromName, toName string) string {
-	la, lb := jsonLines(a), jsonLines(b)
+	ra, _ := Redact(a).(map[string]any)
+	rb, _ := Redact(b).(map[string]any)
+	la, lb := jsonLines(ra), jsonLines(rb)
 	ops := diffLines(la, lb)
 	changed := false
 	for _, o := range ops {
@@ -38,11 +42,14 @@ func jsonLines(m map[string]any) []string {
 	if m == nil {
 		m = map[string]any{}
 	}
-	b, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		b = []byte(fmt.Sprintf("%q", err.Error()))
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(m); err != nil {
+		return []string{fmt.Sprintf("%q", err.Error())}
 	}
-	return strings.Split(string(b), "\n")
+	return strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 }
 
 // lineOp is one line of an edit script: ' ' kept, '-' deleted, '+' inserted.

@@ -1,0 +1,95 @@
+package yang
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+)
+
+// secretMembers are the leaves whose values are secrets (openconfig-system
+// user passwords, SNMP community strings). Diff, UnifiedDiff and Redact
+// never show their values.
+var secretMembers = map[string]bool{"password": true, "password-hashed": true, "community-string": true}
+
+// redactKey keys the tags of redacted values: random per process, so a tag
+// shows whether a secret changed without allowing offline guessing.
+var redactKey = func() []byte {
+	k := make([]byte, 32)
+	if _, err := rand.Read(k); err != nil {
+		panic("yang: no randomness for the redaction key: " + err.Error())
+	}
+	return k
+}()
+
+// IsSecret reports whether a member name (optionally module-qualified) is
+// a secret leaf whose value must not be shown.
+func IsSecret(member string) bool {
+	if i := strings.IndexByte(member, ':'); i >= 0 {
+		member = member[i+1:]
+	}
+	return secretMembers[member]
+}
+
+// Redact returns v with the value of every secret leaf (user passwords,
+// SNMP community strings) replaced by "[redacted:TAG]", where TAG is the
+// same for equal secrets within this process and says nothing else. The
+// input is not modified; unchanged subtrees are shared.
+func Redact(v any) any {
+	out, _ := redact(v)
+	return out
+}
+
+func redactValue(v any) string {
+	s, ok := scalarString(v)
+	if !ok {
+		s = jsonText(v)
+	}
+	m := hmac.New(sha256.New, redactKey)
+	m.Write([]byte(s))
+	return "[redacted:" + hex.EncodeToString(m.Sum(nil)[:4]) + "]"
+}
+
+// redact returns the redacted value and whether it differs from v.
+func redact(v any) (any, bool) {
+	switch x := v.(type) {
+	case map[string]any:
+		var out map[string]any
+		for k, e := range x {
+			var r any
+			changed := false
+			if IsSecret(k) {
+				if _, isObj := e.(map[string]any); !isObj {
+					r, changed = redactValue(e), true
+				}
+			}
+			if !changed {
+				r, changed = redact(e)
+			}
+			if changed {
+				if out == nil {
+					out = copyMap(x)
+				}
+				out[k] = r
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, e := range x {
+			if r, changed := redact(e); changed {
+				if out == nil {
+					out = append([]any(nil), x...)
+				}
+				out[i] = r
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
+}
