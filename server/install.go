@@ -122,6 +122,16 @@ func withNetwork(res any, network netproto.NetworkCapability) ([]byte, error) {
 	if caps == nil {
 		caps = map[string]json.RawMessage{}
 	}
+	// MCP-NET 8.1 shows "listChanged":false, which the SDK omits as empty.
+	for _, k := range []string{"prompts", "tools"} {
+		var c map[string]any
+		if raw, ok := caps[k]; ok && json.Unmarshal(raw, &c) == nil && c != nil {
+			if _, has := c["listChanged"]; !has {
+				c["listChanged"] = false
+				caps[k], _ = json.Marshal(c)
+			}
+		}
+	}
 	if caps[netproto.CapabilityKey], err = json.Marshal(network); err != nil {
 		return nil, err
 	}
