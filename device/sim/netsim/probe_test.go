@@ -348,3 +348,39 @@ func TestCountersMove(t *testing.T) {
 		t.Errorf("in discards +%d, want +2", d)
 	}
 }
+
+func TestACLProtocolAndPort(t *testing.T) {
+	topo := lineLab()
+	for i := range topo.Devices {
+		d := &topo.Devices[i]
+		if d.Name != "r2" {
+			continue
+		}
+		d.ACLs = []topology.ACL{{Name: "EDGE", Rules: []topology.ACLEntry{
+			{Seq: 10, Action: "permit", Protocol: "icmp"},
+			{Seq: 20, Action: "permit", Protocol: "udp", DstPort: 33434},
+			{Seq: 30, Action: "deny", Protocol: "udp"},
+		}}}
+		d.Interfaces[0].IngressACL = "EDGE"
+	}
+	n := newLab(t, topo)
+	// Default UDP probes use ports 33434, 33435, ...: those reaching r2
+	// (from hop 2 on, ports 33437 and up) are denied.
+	udp, _ := n.Traceroute(ProbeRequest{From: "h1", Destination: addr("3.3.3.3"), MaxHops: 3})
+	if udp.Hops[1].Probes[0].Kind != ResultLost || udp.Reached {
+		t.Errorf("UDP traceroute passed the ACL:\n%s", udp.Render())
+	}
+	// One probe per hop from port 33432: hop 2 uses 33433 (denied), hop 3
+	// uses 33434 (permitted) and reaches the destination.
+	one, _ := n.Traceroute(ProbeRequest{From: "h1", Destination: addr("3.3.3.3"), Count: 1, DstPort: 33432, MaxHops: 3})
+	if k := one.Hops[1].Probes[0].Kind; k != ResultLost {
+		t.Errorf("port 33433 at hop 2 = %s, want lost\n%s", k, one.Render())
+	}
+	if !one.Reached {
+		t.Errorf("port 33434 at hop 3 did not reach:\n%s", one.Render())
+	}
+	icmp, _ := n.Traceroute(ProbeRequest{From: "h1", Destination: addr("3.3.3.3"), Protocol: "icmp"})
+	if !icmp.Reached {
+		t.Errorf("ICMP traceroute blocked:\n%s", icmp.Render())
+	}
+}
