@@ -222,7 +222,7 @@ func applyAt(m map[string]any, parentModule string, p Path, i int, op string, va
 					return fmt.Errorf("yang: create %s: %w", here, ErrExists)
 				}
 			}
-			entry, err := entryValue(value, keys, here, s)
+			entry, err := entryValue(value, keys, here, s, l)
 			if err != nil {
 				return err
 			}
@@ -333,12 +333,27 @@ func applyAt(m map[string]any, parentModule string, p Path, i int, op string, va
 
 // entryValue checks a list entry value against the path keys and returns
 // it with the keys filled in.
-func entryValue(value any, keys []Key, here Path, s *Schema) (any, error) {
-	if keys[0].Name == "." { // leaf-list instance
-		if value == nil {
-			return keys[0].Value, nil
+func entryValue(value any, keys []Key, here Path, s *Schema, list []any) (any, error) {
+	if keys[0].Name == "." { // leaf-list instance: the value is the key
+		v := any(keys[0].Value)
+		numeric := false
+		if n := s.find(here); n != nil && n.typ != nil {
+			numeric = n.typ.isJSONNumber() || (n.typ.base == baseUnion && n.typ.union[0].isJSONNumber())
+		} else {
+			for _, x := range list {
+				_, numeric = x.(float64)
+			}
 		}
-		return value, nil
+		if f, err := strconv.ParseFloat(keys[0].Value, 64); numeric && err == nil {
+			v = f
+		}
+		if value != nil {
+			if sv, ok := scalarString(value); !ok || sv != keys[0].Value {
+				return nil, netproto.Errorf(netproto.CodeYangSyntaxError, "leaf-list value %s differs from the path's %q", jsonText(value), keys[0].Value).WithPath(here.String())
+			}
+			return value, nil
+		}
+		return v, nil
 	}
 	var em map[string]any
 	switch x := value.(type) {

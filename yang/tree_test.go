@@ -164,6 +164,16 @@ func TestApply(t *testing.T) {
 			check: "/ietf-interfaces:interfaces/interface[name='eth0']", want: `{"name": "eth0", "description": "uplink"}`},
 		{name: "unknown list keys cannot create", op: "merge", path: "/openconfig-bgp:bgp/neighbors/neighbor=1.1.1.1/config", value: `{}`,
 			err: "key names are unknown"},
+		{name: "replace entry drops members", op: "replace", path: "/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/0/0']",
+			value: `{"config": {"type": "iana-if-type:ethernetCsmacd"}}`,
+			check: "/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/0/0']",
+			want:  `{"name": "GigabitEthernet0/0/0/0", "config": {"name": "GigabitEthernet0/0/0/0", "type": "iana-if-type:ethernetCsmacd"}}`},
+		{name: "leaf-list instance create typed by schema", op: "create", s: DefaultSchema(),
+			path:  "/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/0/2']/openconfig-vlan:switched-vlan/config/trunk-vlans[.='300']",
+			check: "/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/0/2']/openconfig-vlan:switched-vlan/config/trunk-vlans", want: `[300]`},
+		{name: "leaf-list value contradicts path", op: "merge", value: `"400"`,
+			path: "/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/0/2']/openconfig-vlan:switched-vlan/config/trunk-vlans[.='300']",
+			err:  "differs from the path"},
 		{name: "leaf-list merge unites", op: "merge",
 			path:  "/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/0/2']/openconfig-vlan:switched-vlan/config/trunk-vlans",
 			value: `[100, 200]`,
@@ -252,4 +262,41 @@ func TestNormalizeAndClone(t *testing.T) {
 	if orig["l"].([]any)[0].(map[string]any)["k"] != "v" {
 		t.Error("Clone shares nested maps")
 	}
+}
+
+// FuzzApply checks that Apply never panics nor changes its input, whatever
+// the path, operation and value, and that a successful result validates or
+// fails with a *netproto.Error.
+func FuzzApply(f *testing.F) {
+	f.Add("/openconfig-interfaces:interfaces/interface[name='Loopback100']", uint8(0), `{"config": {"mtu": 1500}}`)
+	f.Add("/openconfig-vlan:vlans/vlan=100/config", uint8(1), `{"name": "x"}`)
+	f.Add("/openconfig-vlan:vlans", uint8(2), `{"vlan": [{"vlan-id": 1}]}`)
+	f.Add("/openconfig-acl:acl/acl-sets/acl-set[name='BLOCK-ICMP'][type='ACL_IPV4']", uint8(3), ``)
+	f.Add("/", uint8(4), `{}`)
+	f.Add("/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/0/2']/openconfig-vlan:switched-vlan/config/trunk-vlans[.='7']", uint8(0), ``)
+	ops := []string{"merge", "replace", "create", "delete", "remove", ""}
+	base := loadTree(f, "running.json")
+	f.Fuzz(func(t *testing.T, path string, op uint8, value string) {
+		p, err := ParsePath(path)
+		if err != nil {
+			return
+		}
+		var v any
+		if value != "" {
+			if json.Unmarshal([]byte(value), &v) != nil {
+				return
+			}
+		}
+		tree := Clone(base).(map[string]any)
+		out, err := Apply(tree, ops[int(op)%len(ops)], p, v, DefaultSchema())
+		if !reflect.DeepEqual(tree, base) {
+			t.Fatal("Apply changed its input")
+		}
+		if err != nil {
+			return
+		}
+		_ = DefaultSchema().Validate(out)
+		_ = Diff(base, out, DefaultSchema())
+		_, _ = Get(out, p)
+	})
 }
