@@ -16,7 +16,7 @@ import (
 // argSchema is a prompt argument with the JSON Schema keywords of
 // MCP-NET 6.3, as served by prompts/list.
 type argSchema struct {
-	Name        string     `json:"name"`
+	Name        string     `json:"name,omitempty"`
 	Description string     `json:"description,omitempty"`
 	Required    bool       `json:"required,omitempty"`
 	Type        string     `json:"type,omitempty"`
@@ -95,7 +95,8 @@ func checkPromptArgs(prompt string, schemas []argSchema, args map[string]string)
 	known := map[string]argSchema{}
 	for _, a := range schemas {
 		known[a.Name] = a
-		if _, ok := args[a.Name]; a.Required && !ok {
+		_, cont := args["previousContextId"] // a follow-up step carries only its context
+		if _, ok := args[a.Name]; a.Required && !ok && !cont {
 			return invalidParams("%s: missing required argument %q", prompt, a.Name)
 		}
 	}

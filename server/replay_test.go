@@ -115,14 +115,14 @@ func TestReplaySection8(t *testing.T) {
 	  "clientInfo":{"name":"ACME-NetCtrl","version":"4.7.0"}}}`)
 	r := w.response(1)
 	checks := map[string]string{
-		"protocolVersion":                        `"2025-06-18"`,
-		"capabilities.prompts":                   `{"listChanged":false}`,
-		"capabilities.resources":                 `{"subscribe":true}`,
-		"capabilities.tools":                     `{"listChanged":false}`,
-		"capabilities.network":                   `{"cliDialect":"huawei-vrp","configDatastore":["running","candidate","operational"],"maxBulkEdit":1000,"notificationStream":["syslog","netconf-stream"],"rollbackTimeout":300,"supportsRollback":true,"yangModules":["ietf-interfaces","openconfig-interfaces"]}`,
+		"protocolVersion":                          `"2025-06-18"`,
+		"capabilities.prompts":                     `{"listChanged":false}`,
+		"capabilities.resources":                   `{"subscribe":true}`,
+		"capabilities.tools":                       `{"listChanged":false}`,
+		"capabilities.network":                     `{"cliDialect":"huawei-vrp","configDatastore":["running","candidate","operational"],"maxBulkEdit":1000,"notificationStream":["syslog","netconf-stream"],"rollbackTimeout":300,"supportsRollback":true,"yangModules":["ietf-interfaces","openconfig-interfaces"]}`,
 		"capabilities.extensions.ietf.org/mcp-net": "", // compared with network below
-		"serverInfo.name":                        `"IOS-XR-MCP"`,
-		"serverInfo.version":                     `"7.5.3"`,
+		"serverInfo.name":                          `"IOS-XR-MCP"`,
+		"serverInfo.version":                       `"7.5.3"`,
 	}
 	res := r["result"].(map[string]any)
 	for k, want := range checks {
