@@ -9,9 +9,6 @@ import (
 	"github.com/netmcp/netmcp/netproto"
 )
 
-// retryDelay is how long a failed automatic rollback waits before retrying.
-const retryDelay = 10 * time.Second
-
 // Commit copies owner's candidate to running after validating it, records
 // the commit in the history with its full configuration, and releases the
 // lock. Outcomes:
@@ -282,43 +279,6 @@ func (s *Store) addCommit(next *state, rec *record) {
 	next.Head, next.Running, next.Expired = rec.ID, rec.Config, nil
 }
 
-// newRecord returns a history record for a commit made now.
-func (s *Store) newRecord(owner device.Owner, now time.Time, comment string, confirmed int, cfg map[string]any) *record {
-	return &record{
-		CommitInfo: device.CommitInfo{ID: s.newID(now), Time: now.UTC(), User: owner.User,
-			Session: owner.Session, Comment: comment, Status: device.StatusCommitted, Confirmed: confirmed},
-		Parent: s.st.Head,
-		Config: cfg,
-	}
-}
-
-// newID returns the MCP-NET commit id for now: "2025-10-19-03-27-00" in
-// UTC, with "-2", "-3"... appended when the id is taken.
-func (s *Store) newID(now time.Time) string {
-	base := now.UTC().Format("2006-01-02-15-04-05")
-	id := base
-	for n := 2; s.records[id] != nil; n++ {
-		id = fmt.Sprintf("%s-%d", base, n)
-	}
-	return id
-}
-
-// configOf returns the configuration of commit id ("" = the initial one).
-func (s *Store) configOf(id string) map[string]any {
-	if id == "" {
-		return s.base
-	}
-	return s.records[id].Config
-}
-
-// nameOf names commit id in messages.
-func nameOf(id string) string {
-	if id == "" {
-		return "the initial configuration"
-	}
-	return "commit " + id
-}
-
 // apply gives cfg to Options.Apply.
 func (s *Store) apply(cfg map[string]any) error {
 	if s.opts.Apply == nil {
@@ -340,94 +300,4 @@ func (s *Store) dropCandidate(owner device.Owner) {
 	if s.holder != nil && *s.holder == owner {
 		s.cand, s.holder = nil, nil
 	}
-}
-
-// arm (re)starts the confirmed-commit timer to fire after d.
-func (s *Store) arm(d time.Duration) {
-	s.stopTimer()
-	gen := s.gen
-	s.timer = s.opts.AfterFunc(d, func() { s.fire(gen) })
-}
-
-// stopTimer stops the confirmed-commit timer; a callback already running
-// sees a newer generation and does nothing.
-func (s *Store) stopTimer() {
-	s.gen++
-	if s.timer != nil {
-		s.timer.Stop()
-		s.timer = nil
-	}
-}
-
-// fire is the timer callback: it rolls back the pending confirmed commit.
-func (s *Store) fire(gen uint64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed || gen != s.gen || s.st.Pending == nil {
-		return
-	}
-	s.timer = nil
-	p := s.st.Pending.clone()
-	if err := s.rollbackPending(device.StatusRolledBack, true); err != nil {
-		s.log(3, "ROLLBACK_FAILED", fmt.Sprintf("confirmed commit %s expired but could not be rolled back: %v; retrying in %s",
-			p.ID, err, retryDelay))
-		s.arm(retryDelay)
-		return
-	}
-	s.gen++
-	s.logExpired(p)
-}
-
-// logExpired logs the automatic rollback of p.
-func (s *Store) logExpired(p *Pending) {
-	s.log(4, "ROLLBACK", fmt.Sprintf("confirmed commit %s was not confirmed by %s; configuration rolled back to %s",
-		p.ID, p.Deadline.UTC().Format(time.RFC3339), nameOf(p.Before)))
-}
-
-// log sends a syslog event to Options.Log.
-func (s *Store) log(severity int, name, msg string) {
-	if s.opts.Log == nil {
-		return
-	}
-	mn := fmt.Sprintf("CONFIG-%d-%s", severity, name)
-	s.opts.Log(device.LogEntry{Time: s.opts.Now(), Severity: severity, Facility: "CONFIG",
-		Mnemonic: mn, Message: msg, Text: "%" + mn + ": " + msg})
-}
-
-// who names an owner in messages.
-func who(o device.Owner) string {
-	u := o.User
-	if u == "" {
-		u = "unknown"
-	}
-	return fmt.Sprintf("user %s (session %s)", u, o.Session)
-}
-
-// History lists the commits, newest first.
-func (s *Store) History(ctx context.Context) ([]device.CommitInfo, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if ctx != nil && ctx.Err() != nil {
-		return nil, ctx.Err()
-	}
-	out := make([]device.CommitInfo, 0, len(s.st.Commits))
-	for i := len(s.st.Commits) - 1; i >= 0; i-- {
-		c := s.st.Commits[i]
-		info := s.records[c.ID].CommitInfo
-		info.Status = c.Status
-		out = append(out, info)
-	}
-	return out, nil
-}
-
-// Config returns a copy of the full configuration of commit id, whatever
-// its status; "" gives the initial configuration. An unknown id gives
-// -32085.
-func (s *Store) Config(id string) (map[string]any, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if id != "" && s.records[id] == nil {
-		return nil, netproto.Errorf(netproto.CodeRollbackFailed, "unknown commit id %q", id)
-	}
-	return cloneTree(s.configOf(id)), nil
 }
