@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# install-deps.sh installs everything netmcp's tests need, from Debian's
+# packages, the npm registry and the Go module proxy only. It is idempotent
+# and returns in about a second when everything is already in place.
+#
+#   apt:  the real network software the tests drive (see APT_PACKAGES)
+#   npm:  Node 22 (the `node` package, linux-x64 binary) into .tools/node22,
+#         the MCP conformance suite and MCP Inspector, pinned by
+#         scripts/npm/package-lock.json, into .tools/mcp
+#   go:   go mod download
+#
+# Source it or run it; afterwards put "$(scripts/install-deps.sh --print-path)"
+# (or .tools/node22/node_modules/.bin) first on PATH to use Node 22.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+tools="$root/.tools"
+node_version=22.23.3
+node_bin="$tools/node22/node_modules/.bin"
+
+if [ "${1:-}" = "--print-path" ]; then
+	echo "$node_bin"
+	exit 0
+fi
+
+log() { printf 'install-deps: %s\n' "$*" >&2; }
+
+APT_PACKAGES=(
+	iproute2 iputils-ping traceroute iputils-tracepath bind9-dnsutils mtr-tiny
+	unbound nftables frr rsyslog bsdextrautils openssh-server snmpd snmp lldpd
+	jc hyperfine
+)
+
+install_apt() {
+	local missing=() p
+	for p in "${APT_PACKAGES[@]}"; do
+		if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+			missing+=("$p")
+		fi
+	done
+	if [ ${#missing[@]} -eq 0 ]; then
+		return
+	fi
+	if [ "$(id -u)" -ne 0 ]; then
+		log "not root: cannot apt-get install ${missing[*]}; tests that need them will skip"
+		return
+	fi
+	log "apt-get install ${missing[*]}"
+	# Packages such as frr, snmpd and lldpd start daemons from their
+	# maintainer scripts; the tests start their own instances, in network
+	# namespaces, so keep the packaged ones from starting if nothing else does.
+	local made_policy=""
+	if [ ! -e /usr/sbin/policy-rc.d ]; then
+		printf '#!/bin/sh\nexit 101\n' >/usr/sbin/policy-rc.d
+		chmod 755 /usr/sbin/policy-rc.d
+		made_policy=1
+	fi
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+	if [ -n "$made_policy" ]; then
+		rm -f /usr/sbin/policy-rc.d
+	fi
+}
+
+install_node22() {
+	if [ -x "$node_bin/node" ] && [ "$("$node_bin/node" --version 2>/dev/null)" = "v$node_version" ]; then
+		return
+	fi
+	log "npm install node@$node_version into .tools/node22"
+	rm -rf "$tools/node22"
+	mkdir -p "$tools/node22"
+	npm install --no-save --no-audit --no-fund --loglevel=error \
+		--prefix "$tools/node22" "node@$node_version" >/dev/null
+	if [ "$("$node_bin/node" --version 2>/dev/null)" != "v$node_version" ]; then
+		log "node@$node_version did not install a working binary at $node_bin/node"
+		exit 1
+	fi
+}
+
+install_npm_tools() {
+	local dir="$tools/mcp" lock="$root/scripts/npm/package-lock.json" want have=""
+	want=$(sha256sum "$root/scripts/npm/package.json" "$lock" | sha256sum | cut -d' ' -f1)
+	[ -f "$dir/.installed" ] && have=$(cat "$dir/.installed")
+	if [ "$want" = "$have" ] && [ -x "$dir/node_modules/.bin/conformance" ] && [ -x "$dir/node_modules/.bin/mcp-inspector" ]; then
+		return
+	fi
+	log "npm ci: MCP conformance suite and MCP Inspector into .tools/mcp"
+	mkdir -p "$dir"
+	cp "$root/scripts/npm/package.json" "$lock" "$dir/"
+	(cd "$dir" && PATH="$node_bin:$PATH" npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+	echo "$want" >"$dir/.installed"
+}
+
+install_go_modules() {
+	(cd "$root" && go mod download)
+}
+
+install_apt
+install_node22
+install_npm_tools
+install_go_modules

@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# test.sh is netmcp's one test command, the one CI runs (.ci/run):
+#   1. scripts/install-deps.sh (apt packages, Node 22, MCP conformance suite
+#      and MCP Inspector, Go modules);
+#   2. go vet ./...
+#   3. go test -count=1 ./... (unit, integration, conformance, Inspector);
+#   4. bounded fuzzing of every Fuzz target found in the repo's _test.go files.
+# It exits non-zero on the first failing stage. Stays well under 30 minutes on
+# 2 cores: the test stage has a hard timeout, and each fuzz target runs
+# FUZZTIME (default 10s).
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+: "${FUZZTIME:=10s}"
+: "${TEST_TIMEOUT:=15m}"
+export CI="${CI:-}"
+export GOFLAGS="${GOFLAGS:-}"
+export NO_COLOR=1 NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
+
+stage() { printf '\n=== %s\n' "$*"; }
+
+stage "install dependencies"
+scripts/install-deps.sh
+# Node 22 first on PATH: the conformance suite and Inspector need it.
+PATH="$(scripts/install-deps.sh --print-path):$PATH"
+export PATH
+node --version
+
+stage "go vet ./..."
+go vet ./...
+
+stage "go test -count=1 ./..."
+go test -count=1 -timeout "$TEST_TIMEOUT" ./...
+
+stage "fuzz (each target ${FUZZTIME})"
+# Every `func FuzzX(` in a _test.go file outside .tools/, node_modules/ and
+# testdata/, as "package-dir FuzzX".
+mapfile -t targets < <(
+	grep -rE --include='*_test.go' -o '^func Fuzz[A-Za-z0-9_]*\(' . \
+		--exclude-dir=.tools --exclude-dir=node_modules --exclude-dir=testdata --exclude-dir=.git |
+		sed -E 's#^\./(.*)/[^/]+_test\.go:func (Fuzz[A-Za-z0-9_]*)\($#\1 \2#; s#^\./[^/]+_test\.go:func (Fuzz[A-Za-z0-9_]*)\($#. \1#' |
+		sort -u
+)
+if [ ${#targets[@]} -eq 0 ]; then
+	echo "no fuzz targets"
+fi
+for t in "${targets[@]}"; do
+	dir=${t% *}
+	fn=${t#* }
+	echo "--- fuzz ./$dir $fn"
+	go test -count=1 -run='^$' -fuzz="^${fn}\$" -fuzztime="$FUZZTIME" "./$dir"
+done
+
+stage "all stages passed"
