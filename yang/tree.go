@@ -29,6 +29,7 @@ const (
 // members and the rest of the path (entries without that data are left out),
 // so /openconfig-interfaces:interfaces/interface/config/mtu gives
 // [{"name": "eth0", "config": {"mtu": 1500}}, ...].
+// The result shares data with tree: do not modify it (Clone it first).
 func Get(tree any, p Path) (any, error) {
 	return get(tree, p, "")
 }
