@@ -70,7 +70,7 @@ func TreeToDevice(tree map[string]any, base topology.Device) (topology.Device, e
 			Role: strOf(at(u, "config", "role")), Password: strOf(at(u, "config", "password"))})
 	}
 	for _, c := range list(at(tree, memSystem, "snmp", "communities", "community")) {
-		d.SNMPCommunities = append(d.SNMPCommunities, strOf(at(c, "name")))
+		d.SNMPCommunities = append(d.SNMPCommunities, strOf(at(c, "config", "community-string")))
 	}
 	return d, nil
 }
@@ -170,7 +170,9 @@ func staticFromTree(tree map[string]any) ([]topology.StaticRoute, error) {
 				if !sr.Discard && sr.NextHop == "" && sr.Interface == "" {
 					return nil, fmt.Errorf("static route %s has no next hop", pfx)
 				}
-				sr.Distance, _ = intOf(at(r, "route-preference"))
+				if desc, ok := strings.CutPrefix(strOf(at(r, "description")), preferencePrefix); ok {
+					sr.Distance, _ = strconv.Atoi(desc)
+				}
 				out = append(out, sr)
 			}
 		}

@@ -2,7 +2,7 @@ package sim
 
 import (
 	"net/netip"
-	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/netmcp/netmcp/device/sim/topology"
@@ -23,6 +23,9 @@ const (
 	identStatic   = "ietf-routing:static"
 	identL3VRF    = "openconfig-network-instance-types:L3VRF"
 	globalStatic  = "static" // name of the global static-routes protocol instance
+	// preferencePrefix starts a static route's description that carries its
+	// administrative distance (ietf-routing has no leaf for it).
+	preferencePrefix = "preference "
 )
 
 // obj is a JSON object of a tree.
@@ -34,8 +37,10 @@ func num(i int) float64 { return float64(i) }
 // DeviceToTree builds the RFC 7951 configuration tree of a device
 // (docs/datamodel.md): interfaces, VLANs, VRFs (one network-instance
 // each), static routes (ietf-routing; the global table is the static
-// protocol named "static", a VRF's table the one named after the VRF), ACLs
-// and their bindings, the hostname, local users and SNMP communities.
+// protocol named "static", a VRF's table the one named after the VRF; a
+// route's administrative distance is written as description
+// "preference N"), ACLs and their bindings, the hostname, local users and
+// SNMP communities (named community1, community2, ...).
 func DeviceToTree(d topology.Device) map[string]any {
 	return deviceToTree(d, d.Name)
 }
@@ -190,7 +195,9 @@ func staticToTree(routes []topology.StaticRoute) []any {
 		}
 		e := obj{"destination-prefix": p.Masked().String(), "next-hop": nh}
 		if r.Distance > 0 {
-			e["route-preference"] = num(r.Distance)
+			// ietf-routing has no preference for a static route; netmcp
+			// keeps the administrative distance in the description.
+			e["description"] = preferencePrefix + strconv.Itoa(r.Distance)
 		}
 		name := globalStatic
 		if r.VRF != "" {
@@ -311,11 +318,10 @@ func systemToTree(d topology.Device, hostname string) obj {
 		sys["aaa"] = obj{"authentication": obj{"users": obj{"user": us}}}
 	}
 	if len(d.SNMPCommunities) > 0 {
-		cs := append([]string(nil), d.SNMPCommunities...)
-		sort.Strings(cs)
 		var l []any
-		for _, c := range cs {
-			l = append(l, obj{"name": c, "config": obj{"name": c, "access": "READ_ONLY"}})
+		for i, c := range d.SNMPCommunities {
+			name := "community" + strconv.Itoa(i+1)
+			l = append(l, obj{"name": name, "config": obj{"name": name, "community-string": c, "access": "READ_ONLY"}})
 		}
 		sys["snmp"] = obj{"communities": obj{"community": l}}
 	}

@@ -1,0 +1,239 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/netmcp/netmcp/device/sim/netsim"
+	"github.com/netmcp/netmcp/device/sim/topology"
+)
+
+// DefaultTelemetryInterval is how often CPU and memory events fire (the
+// MCP-NET draft's "updated every 30 s").
+const DefaultTelemetryInterval = 30 * time.Second
+
+// LabOptions tune a Lab.
+type LabOptions struct {
+	// StateDir holds one state directory per device (StateDir/<device>);
+	// "" keeps everything in memory.
+	StateDir string
+	// Seed makes packet loss and jitter deterministic.
+	Seed int64
+	// TelemetryInterval is the period of EventCPU/EventMemory (default 30 s).
+	TelemetryInterval time.Duration
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// Lab is a running simulated network: the network model and one Driver per
+// router or switch. Hosts are part of the model but serve no driver.
+type Lab struct {
+	opts LabOptions
+	net  *netsim.Network
+
+	mu      sync.Mutex // serialises model changes and the interface-state diff
+	drivers map[string]*Driver
+	routers []string
+	last    map[string]map[string]ifSnap // device -> interface -> last state seen
+	booting bool                         // NewLab is loading saved configurations: log nothing
+	closed  bool
+}
+
+// ifSnap is the state of an interface as last reported in the log.
+type ifSnap struct {
+	admin, oper bool
+}
+
+// NewLab builds the network model from topo and opens a driver for every
+// router and switch. A device whose state directory holds a configuration
+// committed earlier starts from that configuration.
+func NewLab(topo topology.Topology, opts LabOptions) (*Lab, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.TelemetryInterval <= 0 {
+		opts.TelemetryInterval = DefaultTelemetryInterval
+	}
+	for i := range topo.Devices {
+		if topo.Devices[i].Kind == "" {
+			topo.Devices[i].Kind = topology.KindRouter
+		}
+	}
+	n, err := netsim.New(topo, netsim.Options{Seed: opts.Seed, Now: opts.Now})
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	l := &Lab{opts: opts, net: n, drivers: map[string]*Driver{}, last: map[string]map[string]ifSnap{}, booting: true}
+	for _, d := range topo.Devices {
+		if d.Kind == topology.KindHost {
+			continue
+		}
+		dir := ""
+		if opts.StateDir != "" {
+			dir = filepath.Join(opts.StateDir, d.Name)
+		}
+		drv, err := newDriver(l, d, dir)
+		if err != nil {
+			l.Close()
+			return nil, err
+		}
+		l.drivers[d.Name] = drv
+		l.routers = append(l.routers, d.Name)
+	}
+	// Configure the model from every device's running configuration (it
+	// differs from the topology when a state directory kept commits).
+	for _, name := range l.routers {
+		if err := l.drivers[name].loadRunning(); err != nil {
+			l.Close()
+			return nil, err
+		}
+	}
+	l.mu.Lock()
+	l.diffStates(true)
+	l.booting = false
+	l.mu.Unlock()
+	for _, name := range l.routers {
+		l.drivers[name].start()
+	}
+	return l, nil
+}
+
+// Device returns the driver of a router or switch.
+func (l *Lab) Device(name string) (*Driver, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if d, ok := l.drivers[name]; ok {
+		return d, nil
+	}
+	return nil, fmt.Errorf("sim: no router or switch %q in the lab (have %v)", name, l.routers)
+}
+
+// Routers lists the devices that serve MCP (routers and switches), in
+// topology order.
+func (l *Lab) Routers() []string { return slices.Clone(l.routers) }
+
+// Network returns the network model.
+func (l *Lab) Network() *netsim.Network { return l.net }
+
+// InjectFault adds a fault to the network.
+func (l *Lab) InjectFault(f topology.Fault) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	faults := append(l.net.Faults(), f)
+	if err := l.net.SetFaults(faults); err != nil {
+		return fmt.Errorf("sim: fault %s: %w", f.Kind, err)
+	}
+	l.logFault(f, true)
+	l.diffStates(false)
+	return nil
+}
+
+// ClearFaults removes every injected fault.
+func (l *Lab) ClearFaults() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	old := l.net.Faults()
+	if err := l.net.SetFaults(nil); err != nil {
+		return
+	}
+	for _, f := range old {
+		l.logFault(f, false)
+	}
+	l.diffStates(false)
+}
+
+// Close closes every driver.
+func (l *Lab) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	drivers := make([]*Driver, 0, len(l.drivers))
+	for _, d := range l.drivers {
+		drivers = append(drivers, d)
+	}
+	l.mu.Unlock()
+	var errs []error
+	for _, d := range drivers {
+		errs = append(errs, d.shutdown())
+	}
+	return errors.Join(errs...)
+}
+
+// applyDevice reconfigures one device in the model (called from the
+// device's commit) and reports the interface changes it causes.
+func (l *Lab) applyDevice(dev topology.Device) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if err := l.net.UpdateDevice(dev); err != nil {
+		return err
+	}
+	l.diffStates(l.booting)
+	return nil
+}
+
+// diffStates compares every router's interface states with those last
+// seen and tells the drivers about the changes (quiet: just record them).
+func (l *Lab) diffStates(quiet bool) {
+	now := l.opts.Now()
+	for _, d := range l.net.Topology().Devices {
+		drv := l.drivers[d.Name]
+		if drv == nil {
+			continue
+		}
+		prev := l.last[d.Name]
+		cur := map[string]ifSnap{}
+		for _, it := range d.Interfaces {
+			st, err := l.net.InterfaceState(d.Name, it.Name)
+			if err != nil {
+				continue
+			}
+			s := ifSnap{admin: st.AdminUp, oper: st.OperUp}
+			cur[it.Name] = s
+			old, seen := prev[it.Name]
+			if quiet || (seen && old == s) || (!seen && !s.admin) {
+				continue
+			}
+			drv.interfaceChanged(now, it.Name, old, s, seen)
+		}
+		l.last[d.Name] = cur
+	}
+}
+
+// logFault writes what a device would log about a fault on its interface:
+// error-rate alarms for loss, an MTU change; delay and ACL drops are silent.
+func (l *Lab) logFault(f topology.Fault, injected bool) {
+	ends := []string{f.Link, f.Interface}
+	for _, lk := range l.net.Topology().Links {
+		if lk.A == f.Link || lk.B == f.Link {
+			ends = append(ends, lk.A, lk.B)
+		}
+	}
+	seen := map[string]bool{}
+	for _, e := range ends {
+		dev, ifn, ok := cutEnd(e)
+		if !ok || seen[e] {
+			continue
+		}
+		seen[e] = true
+		if drv := l.drivers[dev]; drv != nil {
+			drv.faultLogged(l.opts.Now(), f, ifn, injected)
+		}
+	}
+}
+
+// cutEnd splits "device:interface".
+func cutEnd(s string) (dev, ifn string, ok bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == ':' {
+			return s[:i], s[i+1:], i > 0 && i < len(s)-1
+		}
+	}
+	return "", "", false
+}
