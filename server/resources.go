@@ -141,7 +141,10 @@ func (s *Server) read(ctx context.Context, uri, cur string) (*readResult, error)
 
 func textResult1(uri, mime, text string, meta mcp.Meta) *readResult {
 	return &readResult{ReadResourceResult: &mcp.ReadResourceResult{
-		Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: text, Meta: meta}},
+		// Device state changes at any time and may be confidential:
+		// immediately stale, never cached by shared intermediaries.
+		Cacheable: mcp.Cacheable{TTLMs: 0, CacheScope: "private"},
+		Contents:  []*mcp.ResourceContents{{URI: uri, MIMEType: mime, Text: text, Meta: meta}},
 	}}
 }
 
