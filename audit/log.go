@@ -1,0 +1,260 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// FileName is the audit log's name inside a state directory.
+const FileName = "audit.jsonl"
+
+// HeadSuffix is appended to a log's path to name its head file.
+const HeadSuffix = ".head"
+
+// PathIn returns the audit log path inside stateDir.
+func PathIn(stateDir string) string { return filepath.Join(stateDir, FileName) }
+
+// SyncPolicy says when records are forced to stable storage.
+type SyncPolicy int
+
+// Sync policies.
+const (
+	// SyncEveryRecord fsyncs after each record (the default): nothing
+	// acknowledged is lost on power failure.
+	SyncEveryRecord SyncPolicy = iota
+	// SyncInterval fsyncs at most every Options.SyncInterval (default 1 s).
+	SyncInterval
+	// SyncNever leaves flushing to the operating system.
+	SyncNever
+)
+
+// ParseSyncPolicy parses "always", "interval" or "never".
+func ParseSyncPolicy(s string) (SyncPolicy, error) {
+	switch s {
+	case "always", "":
+		return SyncEveryRecord, nil
+	case "interval":
+		return SyncInterval, nil
+	case "never":
+		return SyncNever, nil
+	}
+	return 0, fmt.Errorf("audit: unknown fsync policy %q (want always, interval or never)", s)
+}
+
+// Sink receives every record after it is written, e.g. a [*Syslog] exporter.
+// Export must not block for long.
+type Sink interface {
+	Export(Record) error
+}
+
+// Options configure a Log.
+type Options struct {
+	// Sync is the fsync policy.
+	Sync SyncPolicy
+	// SyncInterval is the period of SyncInterval (default 1 s).
+	SyncInterval time.Duration
+	// Sinks receive each record after it is written.
+	Sinks []Sink
+	// OnSinkError, when set, is told of sink failures (the record stays in the log).
+	OnSinkError func(error)
+	// Now replaces time.Now (tests).
+	Now func() time.Time
+}
+
+// Log is an append-only, hash-chained audit log; it is safe for
+// concurrent use.
+type Log struct {
+	opts Options
+
+	mu       sync.Mutex
+	f        *os.File
+	path     string
+	seq      uint64
+	prev     string
+	lastSync time.Time
+	dirty    bool
+	closed   bool
+}
+
+// Open opens (creating with mode 0600) the log at path and continues its
+// chain after the last complete record. A trailing partial line (a write
+// cut by a crash) is removed first.
+func Open(path string, opts Options) (*Log, error) {
+	if opts.SyncInterval <= 0 {
+		opts.SyncInterval = time.Second
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	seq, prev, err := lastRecord(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("audit: %s: %w", path, err)
+	}
+	return &Log{opts: opts, f: f, path: path, seq: seq, prev: prev, lastSync: opts.Now()}, nil
+}
+
+// lastRecord scans f for the last complete line, truncating a partial
+// tail, and returns its seq and hash (0, Genesis for an empty log).
+func lastRecord(f *os.File) (uint64, string, error) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return 0, "", err
+	}
+	r := bufio.NewReaderSize(f, 64<<10)
+	var last []byte
+	var good int64
+	for {
+		line, err := r.ReadBytes('\n')
+		if err == io.EOF {
+			if len(line) > 0 { // partial record from an interrupted write
+				if terr := f.Truncate(good); terr != nil {
+					return 0, "", terr
+				}
+			}
+			break
+		}
+		if err != nil {
+			return 0, "", err
+		}
+		good += int64(len(line))
+		if len(bytes.TrimSpace(line)) > 0 {
+			last = line
+		}
+	}
+	if last == nil {
+		return 0, Genesis, nil
+	}
+	var r0 struct {
+		Seq  uint64 `json:"seq"`
+		Hash string `json:"hash"`
+	}
+	if err := json.Unmarshal(last, &r0); err != nil || r0.Hash == "" {
+		return 0, "", fmt.Errorf("last record is unreadable (%v); run `netmcp audit verify`", err)
+	}
+	return r0.Seq, r0.Hash, nil
+}
+
+// Path returns the log's file path.
+func (l *Log) Path() string { return l.path }
+
+// Append seals r into the chain, writes it as one line, updates the head
+// file, applies the sync policy and hands the record to the sinks. It
+// returns the record as written.
+func (l *Log) Append(r Record) (Record, error) {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return r, errors.New("audit: log is closed")
+	}
+	if r.Time.IsZero() {
+		r.Time = l.opts.Now()
+	}
+	r.Time = r.Time.UTC()
+	r.Seq = l.seq + 1
+	line, err := seal(&r, l.prev)
+	if err != nil {
+		l.mu.Unlock()
+		return r, err
+	}
+	if _, err := l.f.Write(line); err != nil {
+		l.mu.Unlock()
+		return r, fmt.Errorf("audit: writing record %d: %w", r.Seq, err)
+	}
+	l.seq, l.prev = r.Seq, r.Hash
+	err = l.writeHead()
+	if err == nil {
+		err = l.maybeSync()
+	}
+	l.mu.Unlock()
+	if err != nil {
+		return r, err
+	}
+	for _, s := range l.opts.Sinks {
+		if serr := s.Export(r); serr != nil && l.opts.OnSinkError != nil {
+			l.opts.OnSinkError(serr)
+		}
+	}
+	return r, nil
+}
+
+// head is the content of the head file.
+type head struct {
+	Seq  uint64 `json:"seq"`
+	Hash string `json:"hash"`
+}
+
+func (l *Log) writeHead() error {
+	b, _ := json.Marshal(head{l.seq, l.prev})
+	if err := os.WriteFile(l.path+HeadSuffix, append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("audit: writing head: %w", err)
+	}
+	return nil
+}
+
+func (l *Log) maybeSync() error {
+	l.dirty = true
+	switch l.opts.Sync {
+	case SyncNever:
+		return nil
+	case SyncInterval:
+		if now := l.opts.Now(); now.Sub(l.lastSync) < l.opts.SyncInterval {
+			return nil
+		}
+	}
+	return l.syncLocked()
+}
+
+func (l *Log) syncLocked() error {
+	if !l.dirty {
+		return nil
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("audit: fsync: %w", err)
+	}
+	l.dirty, l.lastSync = false, l.opts.Now()
+	return nil
+}
+
+// Sync forces written records to stable storage.
+func (l *Log) Sync() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	return l.syncLocked()
+}
+
+// Seq returns the sequence number of the last record written.
+func (l *Log) Seq() uint64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.seq
+}
+
+// Close syncs and closes the log; later Appends fail.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return nil
+	}
+	l.closed = true
+	err := l.syncLocked()
+	return errors.Join(err, l.f.Close())
+}

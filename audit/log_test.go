@@ -1,0 +1,242 @@
+package audit
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// fixedClock returns a clock advancing one second per call from a fixed start.
+func fixedClock() func() time.Time {
+	t := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	return func() time.Time { t = t.Add(time.Second); return t }
+}
+
+// sampleLog writes n records to a new log and returns its path and lines.
+func sampleLog(t *testing.T, n int) (string, [][]byte) { return sampleLogFor(t, n, "s1") }
+
+// sampleLogFor is sampleLog with the records' session id.
+func sampleLogFor(t *testing.T, n int, session string) (string, [][]byte) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), FileName)
+	l, err := Open(path, Options{Now: fixedClock(), Sync: SyncNever})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= n; i++ {
+		r := Record{Session: session, Identity: "alice", Kind: KindRequest, ID: fmt.Sprint(i),
+			Method: "tools/call", Tool: "network.yang.get", Arguments: json.RawMessage(fmt.Sprintf(`{"path":"/if%d","n":%d.50}`, i, i))}
+		if i%2 == 0 {
+			r.Kind, r.Outcome, r.DurationMS, r.Arguments = KindResponse, OutcomeOK, float64(i)/3, nil
+		}
+		if _, err := l.Append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path, bytes.SplitAfter(bytes.TrimSuffix(b, []byte("\n")), []byte("\n"))
+}
+
+func writeLines(t *testing.T, path string, lines [][]byte) {
+	t.Helper()
+	var b []byte
+	for _, l := range lines {
+		b = append(b, l...)
+		if !bytes.HasSuffix(l, []byte("\n")) {
+			b = append(b, '\n')
+		}
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestVerifyIntact(t *testing.T) {
+	path, lines := sampleLog(t, 6)
+	rep, err := Verify(path)
+	if err != nil || rep.Records != 6 || rep.LastSeq != 6 || !rep.HeadChecked {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+	var last Record
+	if err := json.Unmarshal(lines[5], &last); err != nil || last.Hash != rep.LastHash {
+		t.Fatalf("last hash %s vs %s (%v)", last.Hash, rep.LastHash, err)
+	}
+	// Golden: the first record as written (canonical JSON, deterministic hash).
+	golden := filepath.Join("testdata", "first-record.golden")
+	if *update {
+		os.WriteFile(golden, lines[0], 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil || !bytes.Equal(want, lines[0]) {
+		t.Fatalf("first record\n got %s\nwant %s (%v)", lines[0], want, err)
+	}
+}
+
+func TestVerifyTampering(t *testing.T) {
+	_, foreign := sampleLogFor(t, 3, "s9") // another log: another chain
+	foreignRec := foreign[2]
+	tests := []struct {
+		name   string
+		mutate func(lines [][]byte) [][]byte
+		head   bool // keep the head file
+	}{
+		{"edit a field of record 3", func(l [][]byte) [][]byte {
+			l[2] = bytes.Replace(l[2], []byte(`"alice"`), []byte(`"mallory"`), 1)
+			return l
+		}, true},
+		{"edit a number keeping its value", func(l [][]byte) [][]byte {
+			l[0] = bytes.Replace(l[0], []byte(`1.50`), []byte(`1.5`), 1)
+			return l
+		}, true},
+		{"delete record 3", func(l [][]byte) [][]byte { return append(l[:2:2], l[3:]...) }, true},
+		{"delete the first record", func(l [][]byte) [][]byte { return l[1:] }, true},
+		{"delete the last record", func(l [][]byte) [][]byte { return l[:5] }, true},
+		{"delete the last two records and the head file", func(l [][]byte) [][]byte { return l[:4] }, false},
+		{"insert a copy of record 2 after record 4", func(l [][]byte) [][]byte {
+			return append(l[:4:4], append([][]byte{l[1]}, l[4:]...)...)
+		}, true},
+		{"insert a self-consistent foreign record", func(l [][]byte) [][]byte {
+			return append(l[:2:2], append([][]byte{resealed(t, foreignRec, 3)}, l[2:]...)...)
+		}, true},
+		{"swap records 3 and 4", func(l [][]byte) [][]byte { l[2], l[3] = l[3], l[2]; return l }, true},
+		{"empty line inserted", func(l [][]byte) [][]byte {
+			return append(l[:1:1], append([][]byte{[]byte("\n")}, l[1:]...)...)
+		}, true},
+		{"garbage line", func(l [][]byte) [][]byte { l[4] = []byte("{not json\n"); return l }, true},
+	}
+	var report strings.Builder
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path, lines := sampleLog(t, 6)
+			writeLines(t, path, tt.mutate(lines))
+			if !tt.head {
+				os.Remove(path + HeadSuffix)
+			}
+			_, err := Verify(path)
+			var te *TamperError
+			if !tt.head && err == nil {
+				fmt.Fprintf(&report, "%s: OK (undetectable without the head file)\n", tt.name)
+				return
+			}
+			if !errors.As(err, &te) {
+				t.Fatalf("Verify = %v, want a TamperError", err)
+			}
+			fmt.Fprintf(&report, "%s: %v\n", tt.name, err)
+		})
+	}
+	golden := filepath.Join("testdata", "tamper.golden")
+	if *update {
+		os.WriteFile(golden, []byte(report.String()), 0o644)
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := report.String(); got != string(want) {
+		t.Errorf("tamper report differs from %s:\n%s", golden, got)
+	}
+}
+
+// resealed rewrites a record line with the given seq and a correct own hash
+// but a prev that belongs to another chain.
+func resealed(t *testing.T, line []byte, seq uint64) []byte {
+	t.Helper()
+	obj, err := decodeObject(line)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj["seq"] = json.Number(fmt.Sprint(seq))
+	h, _ := canonicalHash(obj)
+	obj["hash"] = h
+	b, _ := canonicalJSON(obj)
+	return append(b, '\n')
+}
+
+func TestConcurrentAppendAndReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state", FileName)
+	l, err := Open(path, Options{Sync: SyncInterval, SyncInterval: 10 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := 0; g < 8; g++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < 50; i++ {
+				if _, err := l.Append(Record{Kind: KindRequest, Session: fmt.Sprint(g), Method: "tools/list"}); err != nil {
+					t.Error(err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if l.Seq() != 400 {
+		t.Fatalf("seq %d", l.Seq())
+	}
+	l.Close()
+	if _, err := l.Append(Record{}); err == nil {
+		t.Fatal("append after close")
+	}
+	// A crash left half a record: reopening drops it and continues the chain.
+	f, _ := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	f.WriteString(`{"seq":401,"kind":"req`)
+	f.Close()
+	l2, err := Open(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := l2.Append(Record{Kind: KindResponse, Outcome: OutcomeOK})
+	if err != nil || r.Seq != 401 {
+		t.Fatalf("after reopen: %+v %v", r, err)
+	}
+	l2.Close()
+	rep, err := Verify(path)
+	if err != nil || rep.Records != 401 {
+		t.Fatalf("Verify = %+v, %v", rep, err)
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o600 {
+		t.Fatalf("log mode %v", st.Mode().Perm())
+	}
+}
+
+func TestParseSyncPolicy(t *testing.T) {
+	for in, want := range map[string]SyncPolicy{"": SyncEveryRecord, "always": SyncEveryRecord, "interval": SyncInterval, "never": SyncNever} {
+		if got, err := ParseSyncPolicy(in); err != nil || got != want {
+			t.Errorf("%q: %v %v", in, got, err)
+		}
+	}
+	if _, err := ParseSyncPolicy("sometimes"); err == nil {
+		t.Error("bad policy accepted")
+	}
+}
+
+func TestAppendRejectsBadArguments(t *testing.T) {
+	l, err := Open(filepath.Join(t.TempDir(), FileName), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	if _, err := l.Append(Record{Kind: KindRequest, Arguments: json.RawMessage(`{bad`)}); err == nil {
+		t.Fatal("invalid JSON arguments accepted")
+	}
+	if r, err := l.Append(Record{Kind: KindRequest}); err != nil || r.Seq != 1 || r.Prev != Genesis {
+		t.Fatalf("first good record after a rejected one: %+v %v", r, err)
+	}
+}

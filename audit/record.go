@@ -1,0 +1,130 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Genesis is the "prev" of the first record of a log.
+const Genesis = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// Record kinds.
+const (
+	KindRequest      = "request"
+	KindResponse     = "response"
+	KindNotification = "notification"
+)
+
+// Outcomes of a response.
+const (
+	OutcomeOK    = "ok"
+	OutcomeError = "error"
+)
+
+// Record is one audit entry. The caller fills the descriptive fields; Append
+// sets Seq, Prev and Hash, and Time when it is zero.
+type Record struct {
+	// Seq is the record's position in the log, from 1.
+	Seq uint64 `json:"seq"`
+	// Time is when the message was seen (UTC).
+	Time time.Time `json:"time"`
+	// Session is the MCP session id (for cross-device correlation).
+	Session string `json:"session,omitempty"`
+	// Identity is who made the call: an mTLS subject, a JWT subject, or "anonymous".
+	Identity string `json:"identity,omitempty"`
+	// Kind is request, response or notification.
+	Kind string `json:"kind"`
+	// ID is the JSON-RPC id as text ("" for notifications).
+	ID string `json:"id,omitempty"`
+	// Method is the JSON-RPC method ("tools/call", "resources/read"...).
+	Method string `json:"method,omitempty"`
+	// Tool is the tool name of a tools/call, or the URI of a resources/read.
+	Tool string `json:"tool,omitempty"`
+	// Arguments are the call's arguments, already redacted by the caller.
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	// Outcome is ok or error, for responses.
+	Outcome string `json:"outcome,omitempty"`
+	// ErrorCode is the JSON-RPC error code of an error response.
+	ErrorCode int `json:"errorCode,omitempty"`
+	// DurationMS is how long the call took, for responses.
+	DurationMS float64 `json:"durationMs,omitempty"`
+	// Prev is the hash of the previous record (Genesis for the first).
+	Prev string `json:"prev"`
+	// Hash is SHA-256 over the canonical JSON of the record without Hash.
+	Hash string `json:"hash"`
+}
+
+// canonicalHash returns the chain hash of a decoded record object: SHA-256
+// of its canonical JSON without the "hash" member.
+func canonicalHash(obj map[string]any) (string, error) {
+	rest := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if k != "hash" {
+			rest[k] = v
+		}
+	}
+	b, err := canonicalJSON(rest)
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:]), nil
+}
+
+// canonicalJSON encodes v with sorted object members and no white space;
+// numbers keep their literal text (v must come from decodeObject).
+func canonicalJSON(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// decodeObject decodes one JSON object, keeping numbers as json.Number.
+func decodeObject(line []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(line))
+	dec.UseNumber()
+	var obj map[string]any
+	if err := dec.Decode(&obj); err != nil {
+		return nil, err
+	}
+	if obj == nil {
+		return nil, errors.New("not a JSON object")
+	}
+	if dec.More() {
+		return nil, errors.New("trailing data after the JSON object")
+	}
+	return obj, nil
+}
+
+// seal sets r.Prev and r.Hash and returns the line to write (with "\n").
+func seal(r *Record, prev string) ([]byte, error) {
+	r.Prev, r.Hash = prev, ""
+	raw, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("audit: encoding record: %w", err)
+	}
+	obj, err := decodeObject(raw)
+	if err != nil {
+		return nil, err
+	}
+	h, err := canonicalHash(obj)
+	if err != nil {
+		return nil, err
+	}
+	r.Hash = h
+	obj["hash"] = h
+	line, err := canonicalJSON(obj)
+	if err != nil {
+		return nil, err
+	}
+	return append(line, '\n'), nil
+}

@@ -1,0 +1,169 @@
+package audit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+)
+
+// Report is the result of Verify.
+type Report struct {
+	// Records is the number of records that verified (all of them when OK).
+	Records int
+	// LastSeq and LastHash are those of the last good record.
+	LastSeq  uint64
+	LastHash string
+	// HeadChecked tells whether a head file was found and compared.
+	HeadChecked bool
+}
+
+// TamperError names the first bad record found by Verify.
+type TamperError struct {
+	// Line is the 1-based line number in the log (the line after the last
+	// record when records were cut from the end).
+	Line int
+	// Seq is the record's "seq" member when it could be read.
+	Seq uint64
+	// Reason says what is wrong: edited, deleted, inserted, reordered...
+	Reason string
+}
+
+// Error implements the error interface.
+func (e *TamperError) Error() string {
+	return fmt.Sprintf("audit: line %d: %s", e.Line, e.Reason)
+}
+
+// Verify reads the log at path and checks every record's hash, sequence
+// number and link to the previous record, then the head file when present.
+// It returns the count of good records and, for the first bad record, a
+// *TamperError; other errors are I/O failures.
+func Verify(path string) (Report, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Report{}, fmt.Errorf("audit: %w", err)
+	}
+	defer f.Close()
+	rep := Report{LastHash: Genesis}
+	r := bufio.NewReaderSize(f, 64<<10)
+	line := 0
+	for {
+		b, err := r.ReadBytes('\n')
+		if len(b) == 0 && err == io.EOF {
+			break
+		}
+		if err != nil && err != io.EOF {
+			return rep, fmt.Errorf("audit: %w", err)
+		}
+		line++
+		if err == io.EOF {
+			return rep, &TamperError{Line: line, Reason: "incomplete last line (no newline): truncated or appended by hand"}
+		}
+		if terr := checkLine(b, line, &rep); terr != nil {
+			if terr.Seq > rep.LastSeq+1 {
+				explainJump(path, terr, rep.LastSeq+1)
+			}
+			return rep, terr
+		}
+	}
+	return rep, checkHead(path, line, &rep)
+}
+
+// checkLine verifies one record against the chain state in rep and
+// advances rep when it is good.
+func checkLine(b []byte, line int, rep *Report) *TamperError {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return &TamperError{Line: line, Reason: "empty line inserted"}
+	}
+	obj, err := decodeObject(b)
+	if err != nil {
+		return &TamperError{Line: line, Reason: "not a JSON record: " + err.Error()}
+	}
+	seq, serr := numberMember(obj, "seq")
+	hash, _ := obj["hash"].(string)
+	prev, _ := obj["prev"].(string)
+	if serr != nil || hash == "" || prev == "" {
+		return &TamperError{Line: line, Seq: seq, Reason: "record lacks seq, prev or hash"}
+	}
+	want, err := canonicalHash(obj)
+	if err != nil {
+		return &TamperError{Line: line, Seq: seq, Reason: "cannot canonicalise record: " + err.Error()}
+	}
+	if want != hash {
+		return &TamperError{Line: line, Seq: seq, Reason: fmt.Sprintf("record %d was edited: its content hashes to %.12s…, not its recorded hash %.12s…", seq, want, hash)}
+	}
+	expect := rep.LastSeq + 1
+	switch {
+	case seq > expect:
+		return &TamperError{Line: line, Seq: seq, Reason: fmt.Sprintf("sequence jumps from %d to %d: %d record(s) deleted before this line", rep.LastSeq, seq, seq-expect)}
+	case seq < expect:
+		return &TamperError{Line: line, Seq: seq, Reason: fmt.Sprintf("sequence goes back from %d to %d: record moved, duplicated or inserted", rep.LastSeq, seq)}
+	case prev != rep.LastHash:
+		return &TamperError{Line: line, Seq: seq, Reason: fmt.Sprintf("record %d does not chain to the record before it (prev %.12s…, want %.12s…): record inserted or replaced", seq, prev, rep.LastHash)}
+	}
+	rep.Records++
+	rep.LastSeq, rep.LastHash = seq, hash
+	return nil
+}
+
+// checkHead compares the end of the chain with the head file, if any.
+func checkHead(path string, lines int, rep *Report) error {
+	b, err := os.ReadFile(path + HeadSuffix)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("audit: %w", err)
+	}
+	var h head
+	if err := json.Unmarshal(b, &h); err != nil {
+		return &TamperError{Line: lines + 1, Reason: "head file " + path + HeadSuffix + " is unreadable: " + err.Error()}
+	}
+	rep.HeadChecked = true
+	switch {
+	case h.Seq > rep.LastSeq:
+		return &TamperError{Line: lines + 1, Seq: rep.LastSeq + 1, Reason: fmt.Sprintf("log ends at record %d but its head file records %d: %d record(s) deleted from the end", rep.LastSeq, h.Seq, h.Seq-rep.LastSeq)}
+	case h.Seq == rep.LastSeq && h.Hash != rep.LastHash:
+		return &TamperError{Line: lines, Seq: rep.LastSeq, Reason: "last record differs from the one recorded in the head file: replaced"}
+	}
+	// h.Seq < LastSeq: a crash between writing a record and its head; the
+	// chain itself is intact.
+	return nil
+}
+
+// numberMember reads a non-negative integer member of obj.
+func numberMember(obj map[string]any, name string) (uint64, error) {
+	n, ok := obj[name].(json.Number)
+	if !ok {
+		return 0, fmt.Errorf("%s is not a number", name)
+	}
+	return strconv.ParseUint(n.String(), 10, 64)
+}
+
+// explainJump looks for the missing record further down the log: when it
+// is there the records were reordered, not deleted.
+func explainJump(path string, terr *TamperError, missing uint64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 64<<20)
+	for line := 1; sc.Scan(); line++ {
+		if line <= terr.Line {
+			continue
+		}
+		var r struct {
+			Seq uint64 `json:"seq"`
+		}
+		if json.Unmarshal(sc.Bytes(), &r) == nil && r.Seq == missing {
+			terr.Reason = fmt.Sprintf("records reordered: line %d holds record %d but record %d, expected here, is at line %d", terr.Line, terr.Seq, missing, line)
+			return
+		}
+	}
+}
