@@ -12,7 +12,7 @@ import (
 	"github.com/netmcp/netmcp/netproto"
 )
 
-// addTools registers the eight MCP-NET tools and the diagnostics tools.
+// addTools registers the eight MCP-NET tools.
 func (s *Server) addTools() error {
 	noConfig := func() string {
 		if s.cfg == nil {
@@ -75,7 +75,6 @@ func (s *Server) addTools() error {
 			output:      `{"type":"object","properties":{"name":{"type":"string"},"status":{"type":"string"},"sha256":{"type":"string"},"size":{"type":"integer"}},"required":["name","status","sha256","size"]}`,
 			run:         s.filePush},
 	}
-	defs = append(defs, s.diagTools()...)
 	for _, d := range defs {
 		if err := s.addTool(d); err != nil {
 			return err
