@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -84,3 +85,5 @@ func commitLines(t *testing.T, d *Driver, lines ...string) {
 		t.Fatalf("Commit: %v", err)
 	}
 }
+
+func fmtValue(v any) string { return fmt.Sprint(v) }

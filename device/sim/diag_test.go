@@ -1,0 +1,88 @@
+package sim
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/netmcp/netmcp/device"
+)
+
+// TestDiagnose checks each tool's text, exit code and streaming.
+func TestDiagnose(t *testing.T) {
+	lab, _ := newTestLab(t)
+	r1 := mustDevice(t, lab, "r1")
+	tests := []struct {
+		req  device.DiagRequest
+		code int
+		want []string
+	}{
+		{device.DiagRequest{Tool: "ping", Destination: "10.3.0.10", Count: 3}, 0,
+			[]string{"PING 10.3.0.10 (10.3.0.10) 56(84) bytes of data.", "icmp_seq=3", "3 packets transmitted, 3 received, 0% packet loss"}},
+		{device.DiagRequest{Tool: "ping", Destination: "r3.lab.example", Count: 1}, 0, []string{"PING 10.255.0.3"}},
+		{device.DiagRequest{Tool: "ping", Destination: "10.0.0.5", VRF: "mgmt", Source: "192.168.1.1", Count: 2}, 0, []string{"from 192.168.1.1"}},
+		{device.DiagRequest{Tool: "ping", Destination: "10.0.0.5", Count: 2}, 2, []string{"unreachable"}},
+		{device.DiagRequest{Tool: "ping", Destination: "nosuchhost", Count: 1}, 2, []string{"Name or service not known"}},
+		{device.DiagRequest{Tool: "traceroute", Destination: "10.3.0.10"}, 0,
+			[]string{"traceroute to 10.3.0.10 (10.3.0.10), 30 hops max", " 1  10.0.12.2 (10.0.12.2)", " 3  10.3.0.10 (10.3.0.10)"}},
+		{device.DiagRequest{Tool: "tracepath", Destination: "10.3.0.10"}, 0, []string{"pmtu 1500", "reached"}},
+		{device.DiagRequest{Tool: "dig", Destination: "r3.lab.example"}, 0,
+			[]string{"status: NOERROR", "r3.lab.example.\t\t300\tIN\tA\t10.255.0.3", ";; SERVER: 10.3.0.10#53(10.3.0.10)"}},
+		{device.DiagRequest{Tool: "dig", Destination: "r2.lab.example", QueryType: "AAAA", Server: "10.3.0.10"}, 0,
+			[]string{"@10.3.0.10", "IN\tAAAA\t2001:db8:255::2"}},
+		{device.DiagRequest{Tool: "dig", Destination: "nope.lab.example"}, 0, []string{"status: NXDOMAIN", "AUTHORITY SECTION"}},
+		{device.DiagRequest{Tool: "dig", Destination: "r1.lab.example", Server: "192.0.2.53"}, 9,
+			[]string{";; connection timed out; no servers could be reached"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.req.Tool+" "+tc.req.Destination, func(t *testing.T) {
+			tc.req.Interval = time.Millisecond
+			var lines []string
+			r, err := r1.Diagnose(context.Background(), tc.req, func(l string) { lines = append(lines, l) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.ExitCode != tc.code {
+				t.Errorf("exit %d, want %d:\n%s", r.ExitCode, tc.code, r.Output)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(r.Output, w) {
+					t.Errorf("output lacks %q:\n%s", w, r.Output)
+				}
+			}
+			if strings.Join(lines, "\n")+"\n" != r.Output {
+				t.Errorf("streamed lines differ from the output")
+			}
+		})
+	}
+}
+
+// TestDiagnosePacingAndCancel checks that lines are paced and that a
+// cancelled run stops at once.
+func TestDiagnosePacingAndCancel(t *testing.T) {
+	lab, _ := newTestLab(t)
+	r1 := mustDevice(t, lab, "r1")
+	start := time.Now()
+	_, err := r1.Diagnose(context.Background(), device.DiagRequest{Tool: "ping", Destination: "10.255.0.2", Count: 4, Interval: 30 * time.Millisecond}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if el := time.Since(start); el < 90*time.Millisecond {
+		t.Errorf("4 pings at 30 ms took %v: not paced", el)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	var n int
+	start = time.Now()
+	r, err := r1.Diagnose(ctx, device.DiagRequest{Tool: "ping", Destination: "10.255.0.2", Count: 100, Interval: 20 * time.Millisecond}, func(string) {
+		if n++; n == 3 {
+			cancel()
+		}
+	})
+	if err == nil || time.Since(start) > time.Second {
+		t.Errorf("cancelled run: err %v after %v", err, time.Since(start))
+	}
+	if strings.Count(r.Output, "icmp_seq=") != 2 {
+		t.Errorf("partial output:\n%s", r.Output)
+	}
+}
