@@ -484,7 +484,7 @@ func (d *demo) approvedCall(ctx context.Context, st *demoStep, tool string, args
 		return nil, fmt.Errorf("tools/call %s: %w", tool, err)
 	}
 	if res.IsError {
-		return nil, fmt.Errorf("tools/call %s: %s", tool, summarize(res))
+		return nil, fmt.Errorf("tools/call %s: %s", tool, toolText(res))
 	}
 	return res, nil
 }
@@ -499,7 +499,7 @@ func approvalToken(res *mcp.CallToolResult, err error) string {
 	case err != nil:
 		text = err.Error()
 	case res != nil && res.IsError:
-		text = summarize(res) + mustJSON(res.StructuredContent)
+		text = toolText(res) + mustJSON(res.StructuredContent)
 	}
 	if m := approvalTokenRe.FindStringSubmatch(text); m != nil {
 		return m[1]
@@ -588,15 +588,20 @@ func promptText(res *mcp.GetPromptResult) string {
 	return strings.Join(parts, "\n")
 }
 
-// summarize renders a tool result's text content on a few lines.
-func summarize(r *mcp.CallToolResult) string {
+// toolText joins the text content of a tool result.
+func toolText(r *mcp.CallToolResult) string {
 	var parts []string
 	for _, c := range r.Content {
 		if t, ok := c.(*mcp.TextContent); ok {
 			parts = append(parts, t.Text)
 		}
 	}
-	s := strings.TrimSpace(strings.Join(parts, "\n"))
+	return strings.TrimSpace(strings.Join(parts, "\n"))
+}
+
+// summarize renders a tool result on one short line.
+func summarize(r *mcp.CallToolResult) string {
+	s := toolText(r)
 	if r.IsError {
 		s = "tool error: " + s
 	}
@@ -604,9 +609,9 @@ func summarize(r *mcp.CallToolResult) string {
 	if s == "" {
 		s = "(no output)"
 	}
-	const max = 160
+	const max = 120
 	if len(s) > max {
-		s = s[:max] + " …"
+		s = fmt.Sprintf("%s … (%d bytes)", s[:max], len(s))
 	}
 	return s
 }

@@ -171,8 +171,14 @@ func (e sessionElicitor) Elicit(ctx context.Context, msg string, schema map[stri
 func TestLabDemoElicitation(t *testing.T) {
 	g := approval.New(approval.Options{})
 	gate := server.GateFunc(func(ctx context.Context, req server.ApprovalRequest) error {
+		var args struct {
+			Confirmed any `json:"confirmed"`
+		}
+		_ = json.Unmarshal(req.Arguments, &args)
+		window, _ := args.Confirmed.(float64)
 		_, err := g.Approve(ctx, approval.Request{Session: req.Session, Tool: req.Tool, Arguments: req.Arguments,
-			Write: true, Summary: req.Summary}, approval.Evidence{Elicitor: sessionElicitor{req.MCPSession}})
+			Write: true, Summary: req.Summary, RollbackWindow: int(window)},
+			approval.Evidence{Elicitor: sessionElicitor{req.MCPSession}})
 		return err
 	})
 	var out bytes.Buffer
@@ -183,7 +189,11 @@ func TestLabDemoElicitation(t *testing.T) {
 	if n := strings.Count(s, "elicitation/create shown to the operator:"); n != 3 {
 		t.Errorf("want 3 elicitations (edit, commit, confirm), got %d:\n%s", n, s)
 	}
-	for _, want := range []string{"Approve network.yang.edit?", "Approve network.commit?", "status committed", "status confirmed"} {
+	if testing.Verbose() {
+		t.Log(s)
+	}
+	for _, want := range []string{"Approve network.yang.edit?", "Approve network.commit?", "Rollback window: 120 s",
+		"status committed", "status confirmed"} {
 		if !strings.Contains(s, want) {
 			t.Errorf("output lacks %q:\n%s", want, s)
 		}
