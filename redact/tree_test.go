@@ -1,0 +1,74 @@
+package redact
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestTreeGolden(t *testing.T) {
+	in, err := os.ReadFile(filepath.Join("testdata", "tree.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(in))
+	dec.UseNumber()
+	var tree any
+	if err := dec.Decode(&tree); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := json.Marshal(tree)
+	r := New(Options{})
+	out := r.Tree(tree)
+	after, _ := json.Marshal(tree)
+	if !bytes.Equal(before, after) {
+		t.Fatal("Tree modified its input")
+	}
+	got, err := json.MarshalIndent(out, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Adm1nPass!", "$6$salt$hash", "TacKey123", "public-ro", "AuthKey0x11", "PrivKey0x22",
+		"KeyChainSecret", "123456789", "psk-one", "psk-two"} {
+		if strings.Contains(string(got), s) {
+			t.Errorf("secret %q left", s)
+		}
+	}
+	for _, k := range []string{`"readers"`, `"hmac-sha-256"`, `"key-id": 1`, `"retries": 3`, `"mtu": 1500`, `"SYSTEM_ROLE_ADMIN"`} {
+		if !strings.Contains(string(got), k) {
+			t.Errorf("non-secret %s masked", k)
+		}
+	}
+	golden(t, "tree.golden.json", string(got)+"\n")
+}
+
+func TestJSONAndString(t *testing.T) {
+	r := New(Options{Secrets: []string{"hunter22", "abc"}, ExtraLeaves: []string{"token-value"},
+		ExtraPaths: []string{"/m:top/list[name='x']/note"}})
+	tests := []struct{ in, want string }{
+		{`{"m:top":{"list":[{"name":"x","note":"n1"}],"token-value":"t"}}`, `{"m:top":{"list":[{"name":"x","note":"******"}],"token-value":"******"}}`},
+		{`{"cmd":"show run | i hunter22"}`, `{"cmd":"show run | i ******"}`},
+		{`{"n": 1.50}`, `{"n":1.50}`},
+		{`not json hunter22`, `not json ******`},
+		{`{"a":1} trailing hunter22`, `{"a":1} trailing ******`},
+	}
+	for _, tt := range tests {
+		if got := string(r.JSON([]byte(tt.in))); got != tt.want {
+			t.Errorf("JSON(%s) = %s, want %s", tt.in, got, tt.want)
+		}
+	}
+	if got := r.String("abc hunter22hunter22"); got != "abc ************" {
+		t.Errorf("String = %q (short secrets are not known, long ones all masked)", got)
+	}
+	if r.Known() != 1 {
+		t.Errorf("Known() = %d", r.Known())
+	}
+	// A replacement that reveals a new occurrence across its edge is masked too.
+	r2 := New(Options{Secrets: []string{"*bbb"}})
+	if got := r2.String("**bbbbbb"); strings.Contains(got, "*bbb") && strings.Trim(got, "*") != "" {
+		t.Errorf("fixpoint: %q", got)
+	}
+}
