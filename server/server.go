@@ -11,6 +11,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -35,6 +36,10 @@ type Options struct {
 	// Gate approves state-changing calls. Nil means AllowAll, which is
 	// temporary (see AllowAll).
 	Gate Gate
+	// DiagLimiter bounds the diagnostics (ping, traceroute, ...) running
+	// at once, overall and per session. Nil means DefaultDiagMax and
+	// DefaultDiagPerSession.
+	DiagLimiter *diag.Limiter
 }
 
 // Server is one device served over MCP.
