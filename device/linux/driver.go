@@ -1,0 +1,127 @@
+package linux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+
+	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// Scheme is the URL scheme of the driver.
+const Scheme = "linux"
+
+// Dialect is the CLI dialect the driver advertises.
+const Dialect = "linux"
+
+// NetnsDir is where iproute2 keeps named network namespaces.
+var NetnsDir = "/run/netns"
+
+func init() { device.Register(Scheme, open) }
+
+// Driver is a Linux host or one of its network namespaces.
+type Driver struct {
+	netns   string // "" for the host itself
+	name    string
+	limiter *diag.Limiter
+}
+
+var (
+	_ device.Driver    = (*Driver)(nil)
+	_ device.Diagnoser = (*Driver)(nil)
+)
+
+// Open returns the driver of this host (netns "") or of the named network
+// namespace, which must exist in NetnsDir.
+func Open(netns string) (*Driver, error) {
+	if netns != "" {
+		if !validNetns(netns) {
+			return nil, fmt.Errorf("linux: namespace name %q: use 1..64 letters, digits, '_', '-' or '.', not starting with '-' or '.'", netns)
+		}
+		if _, err := os.Stat(filepath.Join(NetnsDir, netns)); err != nil {
+			if errors.Is(err, os.ErrNotExist) {
+				return nil, fmt.Errorf("linux: no network namespace %q (ip netns list; it should be in %s)", netns, NetnsDir)
+			}
+			return nil, fmt.Errorf("linux: namespace %q: %w", netns, err)
+		}
+	}
+	name := netns
+	if name == "" {
+		name, _ = os.Hostname()
+		if name == "" {
+			name = "localhost"
+		}
+	}
+	// Concurrency is bounded first by the MCP layer (per session and
+	// overall); this limit protects the host from every caller together.
+	return &Driver{netns: netns, name: name, limiter: diag.NewLimiter(32, 32)}, nil
+}
+
+// open is the registry's OpenFunc: "linux://" or "linux:///" is the host,
+// "linux://NETNS" a namespace.
+func open(_ context.Context, u *url.URL, _ device.Options) (device.Driver, error) {
+	if u.User != nil || u.Port() != "" || u.RawQuery != "" || u.Fragment != "" || strings.Trim(u.Path, "/") != "" {
+		return nil, fmt.Errorf("linux: device URL %q: want linux:// (this host) or linux://NETNS (a network namespace)", u.Redacted())
+	}
+	return Open(u.Hostname())
+}
+
+func validNetns(s string) bool {
+	if len(s) == 0 || len(s) > 64 || s[0] == '-' || s[0] == '.' {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// Netns returns the namespace name, "" for the host.
+func (d *Driver) Netns() string { return d.netns }
+
+// prefix is prepended to every argument vector run by the driver.
+func (d *Driver) prefix() []string {
+	if d.netns == "" {
+		return nil
+	}
+	return []string{"ip", "netns", "exec", d.netns}
+}
+
+// Info describes the host: dialect "linux", the kernel release, no YANG
+// modules and no datastores (yet).
+func (d *Driver) Info() device.Info {
+	release, _ := os.ReadFile("/proc/sys/kernel/osrelease")
+	platform := "Linux " + runtime.GOARCH
+	if d.netns != "" {
+		platform += " network namespace"
+	}
+	return device.Info{
+		Name:                d.name,
+		Vendor:              "Linux",
+		Platform:            platform,
+		SoftwareVersion:     strings.TrimSpace(string(release)),
+		CLIDialect:          Dialect,
+		YangModules:         []string{},
+		Datastores:          []device.Datastore{},
+		NotificationStreams: []string{},
+	}
+}
+
+// Get reports that the driver serves no YANG data yet (-32084).
+func (d *Driver) Get(_ context.Context, _ device.Datastore, path string) (any, error) {
+	return nil, netproto.Errorf(netproto.CodeConfigIncompatible,
+		"the linux driver serves no YANG data yet; use network.cli.exec with one of: %s", strings.Join(ExecCommands(), ", ")).WithPath(path)
+}
+
+// Close releases nothing: the driver holds no resources between calls.
+func (d *Driver) Close() error { return nil }

@@ -1,0 +1,102 @@
+package linux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// execCommands maps the command names Exec accepts to the argument
+// vectors it runs. User text never reaches an argument vector: it only
+// selects one of these.
+var execCommands = map[string][]string{
+	"ip -j addr":     {"ip", "-j", "address", "show"},
+	"ip -j route":    {"ip", "-j", "route", "show"},
+	"ip -j -6 route": {"ip", "-j", "-6", "route", "show"},
+	"ip -j link":     {"ip", "-j", "link", "show"},
+	"ip -j neigh":    {"ip", "-j", "neighbour", "show"},
+}
+
+// ExecTimeout bounds one Exec command; ExecMaxOutput bounds its output.
+const (
+	ExecTimeout   = 10 * time.Second
+	ExecMaxOutput = 4 << 20
+)
+
+// ExecCommands lists the commands Exec accepts, sorted.
+func ExecCommands() []string {
+	out := make([]string, 0, len(execCommands))
+	for c := range execCommands {
+		out = append(out, c)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// Exec runs one of the read-only commands of ExecCommands (words separated
+// by any white space) in the host or namespace and returns its output
+// (iproute2's JSON). Any other command is refused with -32084.
+func (d *Driver) Exec(ctx context.Context, command string) (string, error) {
+	argv, ok := execCommands[strings.Join(strings.Fields(command), " ")]
+	if !ok {
+		return "", netproto.Errorf(netproto.CodeConfigIncompatible,
+			"command %q is not supported by the linux driver (read-only commands: %s)", truncate(command, 80), strings.Join(ExecCommands(), ", "))
+	}
+	full := append(d.prefix(), argv...)
+	ctx, cancel := context.WithTimeout(ctx, ExecTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, full[0], full[1:]...)
+	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = time.Second
+	var stdout, stderr capped
+	stdout.max, stderr.max = ExecMaxOutput, 64<<10
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "", netproto.Errorf(netproto.CodeTimeout, "%s did not finish within %s", command, ExecTimeout).Retryable()
+	case ctx.Err() != nil:
+		return "", ctx.Err()
+	case stdout.over:
+		return "", fmt.Errorf("linux: %s: output larger than %d bytes", command, ExecMaxOutput)
+	case err != nil:
+		return "", fmt.Errorf("linux: %s: %v: %s", strings.Join(full, " "), err, strings.TrimSpace(stderr.String()))
+	}
+	return stdout.String(), nil
+}
+
+// capped keeps the first max bytes written to it and notes an overflow.
+type capped struct {
+	bytes.Buffer
+	max  int
+	over bool
+}
+
+func (b *capped) Write(p []byte) (int, error) {
+	room := b.max - b.Len()
+	if len(p) > room {
+		b.over = true
+		if room > 0 {
+			b.Buffer.Write(p[:room])
+		}
+		return len(p), nil
+	}
+	return b.Buffer.Write(p)
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "..."
+}
