@@ -3,26 +3,68 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/approval"
 )
 
-// approve is the one path of every state-changing call to the Gate. It
-// refuses everything on a read-only server.
+// MethodResourcesWrite is the custom method of MCP-NET 5.3; its approval
+// refusals are JSON-RPC errors since it has no tool result.
+const MethodResourcesWrite = "resources/write"
+
+// approve is the path of a state-changing call to the Gate, with the
+// summary the operator reviews. args are the arguments as received.
 func (s *Server) approve(ctx context.Context, ss *mcp.ServerSession, tool string, args json.RawMessage, summary string) error {
-	if s.opts.ReadOnly {
-		return accessDenied(tool)
+	return s.approveRequest(ctx, ApprovalRequest{MCPSession: ss, Tool: tool, Arguments: args, Summary: summary, Write: true})
+}
+
+// approveRequest sends req to the Gate after filling in the session and
+// user. A read-only server refuses every write (-32083) without asking. An
+// *approval.ApprovalRequired is returned as is for a tool (the tool layer
+// turns it into an "approval-required" result) and as a -32083 error with
+// the token in data for resources/write.
+func (s *Server) approveRequest(ctx context.Context, req ApprovalRequest) error {
+	if req.Write && s.opts.ReadOnly {
+		return accessDenied(req.Tool)
 	}
-	err := s.opts.Gate.Approve(ctx, ApprovalRequest{
-		Session:    s.owner(ss).Session,
-		Tool:       tool,
-		Arguments:  args,
-		Summary:    summary,
-		MCPSession: ss,
-	})
-	if err != nil {
-		s.log.Info("call refused by the approval gate", "tool", tool, "error", err)
-		return rpc(err)
+	if len(req.Arguments) == 0 || string(req.Arguments) == "null" {
+		req.Arguments = json.RawMessage("{}")
 	}
-	return nil
+	owner := s.owner(req.MCPSession)
+	req.Session, req.User = owner.Session, owner.User
+	err := s.opts.Gate.Approve(ctx, req)
+	if err == nil {
+		return nil
+	}
+	var ar *approval.ApprovalRequired
+	if errors.As(err, &ar) {
+		s.log.Info("approval required", "tool", req.Tool, "session", req.Session, "expires", ar.ExpiresAt)
+		if req.Tool == MethodResourcesWrite {
+			return approvalRequiredError(ar)
+		}
+		return ar
+	}
+	s.log.Info("call refused by the approval gate", "tool", req.Tool, "error", err)
+	return rpc(err)
+}
+
+// rawArgs returns the call's arguments exactly as the client sent them.
+func (c *call) rawArgs() json.RawMessage {
+	if c.req == nil || c.req.Params == nil || len(c.req.Params.Arguments) == 0 {
+		return json.RawMessage("{}")
+	}
+	return c.req.Params.Arguments
+}
+
+// approveRead passes a read-only tool's call through the Gate when its
+// policy says the tool needs approval (mode "always").
+func (s *Server) approveRead(ctx context.Context, c *call) error {
+	p, ok := s.opts.Gate.(ToolPolicy)
+	if !ok || !p.Needs(c.tool, false) {
+		return nil
+	}
+	return s.approveRequest(ctx, ApprovalRequest{MCPSession: c.req.Session, Tool: c.tool, Arguments: c.rawArgs(),
+		Summary: "run " + c.tool + " (read-only; the approval policy asks for every call of this tool)"})
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/device/configstore"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -26,9 +27,12 @@ import (
 func RPCError(err error) *jsonrpc.Error {
 	var ne *netproto.Error
 	var je *jsonrpc.Error
+	var le *configstore.LockedError
 	switch {
 	case err == nil:
 		return nil
+	case errors.As(err, &le):
+		return lockedError(le)
 	case errors.As(err, &je):
 		return je
 	case errors.As(err, &ne):

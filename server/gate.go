@@ -7,28 +7,48 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Gate approves or refuses a state-changing call. Every such call
+// Gate approves or refuses a call. Every state-changing call
 // (network.cli.configure, network.yang.edit, network.commit,
 // network.rollback, network.file.push, resources/write) passes through
-// Server.approve and so through exactly one Gate. A non-nil error refuses
-// the call and is returned to the client as is (a *netproto.Error becomes
-// its JSON-RPC error; an *jsonrpc.Error passes unchanged).
+// Server.approve and so through exactly one Gate; a read-only tool passes
+// through it too when the Gate also implements ToolPolicy and says the tool
+// needs approval. A non-nil error refuses the call: an
+// *approval.ApprovalRequired becomes an "approval-required" tool result (or
+// a -32083 error for resources/write, see docs/configuration.md), a
+// *netproto.Error its JSON-RPC error, an *jsonrpc.Error passes unchanged.
 type Gate interface {
 	Approve(ctx context.Context, req ApprovalRequest) error
 }
 
-// ApprovalRequest describes one state-changing call.
+// ToolPolicy is implemented by Gates that decide per tool. The server asks
+// it which read-only tools need approval and which tools accept the
+// approval arguments (approvalToken, consent) in their input schema.
+type ToolPolicy interface {
+	// Needs reports whether a call of tool needs approval; write tells
+	// whether the call changes state.
+	Needs(tool string, write bool) bool
+}
+
+// ApprovalRequest describes one call waiting at the gate.
 type ApprovalRequest struct {
 	// Session identifies the MCP session asking.
 	Session string
+	// User is the session's user, when known.
+	User string
 	// Tool is the tool name as the draft spells it ("network.commit"), or
 	// "resources/write" for a resource write.
 	Tool string
-	// Arguments are the call's arguments as received.
+	// Arguments are the call's arguments exactly as received (approval
+	// evidence included; defaults not applied), so that a signed consent
+	// covers what the client sent.
 	Arguments json.RawMessage
+	// Write tells whether the call changes state.
+	Write bool
 	// Summary tells a human what will change: the candidate diff, the
 	// confirmed-commit rollback window, or the file written.
 	Summary string
+	// RollbackWindow is the confirmed-commit window in seconds (0: none).
+	RollbackWindow int
 	// MCPSession is the session itself, for gates that ask the operator
 	// through MCP elicitation. It may be nil (e.g. in unit tests).
 	MCPSession *mcp.ServerSession
@@ -40,8 +60,9 @@ type GateFunc func(ctx context.Context, req ApprovalRequest) error
 // Approve implements Gate.
 func (f GateFunc) Approve(ctx context.Context, req ApprovalRequest) error { return f(ctx, req) }
 
-// AllowAll approves every call. It is TEMPORARY: New uses it only when
-// Options.Gate is nil, until the approval mechanism (elicitation,
-// single-use tokens, signed consent) is wired in. Do not rely on it in a
-// deployment; pass a real Gate, or Options.ReadOnly to refuse all writes.
+// AllowAll approves every call without asking anyone. It exists for tests
+// of other layers and for deployments that enforce approval elsewhere; it
+// must be chosen explicitly (Options.Gate). New's default is
+// NewApprovalGate(approval.New(approval.Options{})): every write needs
+// approval.
 var AllowAll Gate = GateFunc(func(context.Context, ApprovalRequest) error { return nil })

@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
@@ -33,9 +34,13 @@ type Options struct {
 	PageSize int
 	// ReadOnly refuses every state-changing call with -32083.
 	ReadOnly bool
-	// Gate approves state-changing calls. Nil means AllowAll, which is
-	// temporary (see AllowAll).
+	// Gate approves state-changing calls. Nil means
+	// NewApprovalGate(approval.New(approval.Options{})): every write needs
+	// approval (elicitation, confirmation token or signed consent).
 	Gate Gate
+	// User names the user behind every session (e.g. the OS user of a
+	// stdio server); it is recorded with commits and lock holders.
+	User string
 	// DiagLimiter bounds the diagnostics (ping, traceroute, ...) running
 	// at once, overall and per session. Nil means DefaultDiagMax and
 	// DefaultDiagPerSession.
@@ -83,12 +88,12 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	if opts.PageSize == 0 {
 		opts.PageSize = DefaultPageSize
 	}
-	if opts.Gate == nil {
-		opts.Gate = AllowAll
-	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Gate == nil {
+		opts.Gate = NewApprovalGate(approval.New(approval.Options{}), log)
 	}
 	info := drv.Info()
 	if opts.Name == "" {
@@ -181,7 +186,7 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 	if id == "" {
 		id = rand.Text()
 	}
-	st := &session{owner: device.Owner{Session: id}}
+	st := &session{owner: device.Owner{Session: id, User: s.opts.User}}
 	s.sessions[ss] = st
 	go func() {
 		_ = ss.Wait()

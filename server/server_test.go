@@ -21,6 +21,11 @@ import (
 // in-memory transport.
 func connect(t testing.TB, drv device.Driver, opts server.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *server.Server) {
 	t.Helper()
+	if opts.Gate == nil {
+		// These tests exercise the tools, not the approval gate (see
+		// config_test.go): let every call through.
+		opts.Gate = server.AllowAll
+	}
 	s, err := server.New(drv, opts)
 	if err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/netproto"
 )
 
 // toolDef is one tool: its schemas, whether it changes state, why it may be
@@ -21,6 +23,9 @@ type toolDef struct {
 	write       bool   // changes device state: ReadOnly and Gate apply
 	// missing returns why the device cannot serve the tool, or "".
 	missing func() string
+	// missingCode is the error code of a call when missing says why the
+	// tool is unavailable (default -32084 Network.ConfigIncompatible).
+	missingCode int
 	// run executes a call whose arguments were validated (defaults applied).
 	run func(ctx context.Context, c *call) (any, error)
 }
@@ -55,6 +60,11 @@ func mustSchema(name, src string) *jsonschema.Schema {
 // addTool registers d with the MCP server.
 func (s *Server) addTool(d toolDef) error {
 	in := mustSchema(d.name, d.input)
+	out := mustSchema(d.name, d.output)
+	if s.mayNeedApproval(d.name, d.write) {
+		addEvidenceArgs(in)
+		out = withApprovalOutput(out)
+	}
 	resolved, err := in.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
 	if err != nil {
 		return fmt.Errorf("server: input schema of %s: %w", d.name, err)
@@ -64,7 +74,7 @@ func (s *Server) addTool(d toolDef) error {
 		Title:        d.title,
 		Description:  d.description,
 		InputSchema:  in,
-		OutputSchema: mustSchema(d.name, d.output),
+		OutputSchema: out,
 		Annotations: &mcp.ToolAnnotations{
 			Title:           d.title,
 			ReadOnlyHint:    !d.write,
@@ -86,6 +96,9 @@ func (s *Server) addTool(d toolDef) error {
 	}
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if why != "" {
+			if d.missingCode != 0 {
+				return nil, RPCError(netproto.Errorf(d.missingCode, "%s is not available on this device: %s", d.name, why))
+			}
 			return nil, unavailable(d.name, why)
 		}
 		if d.write && s.opts.ReadOnly {
@@ -95,8 +108,20 @@ func (s *Server) addTool(d toolDef) error {
 		if err != nil {
 			return nil, err
 		}
-		out, err := d.run(ctx, &call{req: req, args: args, tool: d.name})
+		c := &call{req: req, args: args, tool: d.name}
+		if !d.write {
+			if err := s.approveRead(ctx, c); err != nil {
+				if res := approvalRequiredToolResult(err); res != nil {
+					return res, nil
+				}
+				return nil, err
+			}
+		}
+		out, err := d.run(ctx, c)
 		if err != nil {
+			if res := approvalRequiredToolResult(err); res != nil {
+				return res, nil
+			}
 			if e := RPCError(err); e != nil {
 				return nil, e
 			}

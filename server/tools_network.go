@@ -60,6 +60,7 @@ func (s *Server) addTools() error {
 			output:      commitOutput,
 			run:         s.commit},
 		{name: netproto.ToolRollback, title: "Roll back to a previous commit", write: true, missing: noConfig,
+			missingCode: netproto.CodeRollbackNotSupported,
 			description: "Make running the configuration of an earlier commit (default: the one before the last), as a new commit.",
 			input:       `{"type":"object","properties":{"commit-id":{"type":"string"}},"additionalProperties":false}`,
 			output:      commitOutput,
@@ -130,7 +131,7 @@ func (s *Server) cliConfigure(ctx context.Context, c *call) (any, error) {
 		return nil, invalidParams("%s: give \"commands\" (an array of lines) or \"lines\" (text)", c.tool)
 	}
 	ss := c.req.Session
-	if err := s.approve(ctx, ss, c.tool, c.args, "apply to the candidate:\n"+strings.Join(lines, "\n")); err != nil {
+	if err := s.approve(ctx, ss, c.tool, c.rawArgs(), "apply to the candidate:\n"+strings.Join(lines, "\n")); err != nil {
 		return nil, err
 	}
 	owner := s.owner(ss)
@@ -176,15 +177,15 @@ func (s *Server) yangEdit(ctx context.Context, c *call) (any, error) {
 		return nil, err
 	}
 	if max := s.info.MaxBulkEdit; max > 0 && len(in.Edit) > max {
-		return nil, invalidParams("%s: %d edits exceed maxBulkEdit %d; split the change into smaller requests", c.tool, len(in.Edit), max)
+		return nil, RPCError(netproto.Errorf(netproto.CodeConfigIncompatible, "%s: %d edits exceed maxBulkEdit %d; nothing was applied; split the change into requests of at most %d edits", c.tool, len(in.Edit), max, max))
 	}
 	ss := c.req.Session
 	var sum strings.Builder
 	sum.WriteString("edit the candidate:")
 	for _, e := range in.Edit {
-		fmt.Fprintf(&sum, "\n%s %s", e.Operation, e.Path)
+		fmt.Fprintf(&sum, "\n%s", editSummary(e))
 	}
-	if err := s.approve(ctx, ss, c.tool, c.args, sum.String()); err != nil {
+	if err := s.approve(ctx, ss, c.tool, c.rawArgs(), sum.String()); err != nil {
 		return nil, err
 	}
 	owner := s.owner(ss)
@@ -251,12 +252,12 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 	owner := s.owner(ss)
 	switch {
 	case in.Confirm:
-		if err := s.approve(ctx, ss, c.tool, c.args, "confirm the pending confirmed commit (make it permanent)"); err != nil {
+		if err := s.approve(ctx, ss, c.tool, c.rawArgs(), "confirm the pending confirmed commit (make it permanent)"); err != nil {
 			return nil, err
 		}
 		return s.cfg.Confirm(ctx, owner)
 	case in.Cancel:
-		if err := s.approve(ctx, ss, c.tool, c.args, "cancel the pending confirmed commit (roll back now)"); err != nil {
+		if err := s.approve(ctx, ss, c.tool, c.rawArgs(), "cancel the pending confirmed commit (roll back now)"); err != nil {
 			return nil, err
 		}
 		return s.cfg.CancelCommit(ctx, owner)
@@ -274,7 +275,8 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 		if d.Unified != "" {
 			sum += ":\n" + d.Unified
 		}
-		if err := s.approve(ctx, ss, c.tool, c.args, sum); err != nil {
+		if err := s.approveRequest(ctx, ApprovalRequest{MCPSession: ss, Tool: c.tool, Arguments: c.rawArgs(), Write: true,
+			Summary: sum, RollbackWindow: confirmed}); err != nil {
 			return nil, err
 		}
 	}
@@ -292,7 +294,10 @@ func (s *Server) rollback(ctx context.Context, c *call) (any, error) {
 	if target == "" {
 		target = "the commit before the last"
 	}
-	if err := s.approve(ctx, c.req.Session, c.tool, c.args, "roll running back to "+target); err != nil {
+	if !s.info.SupportsRollback {
+		return nil, RPCError(netproto.Errorf(netproto.CodeRollbackNotSupported, "the device cannot roll back to an earlier commit; restore a configuration file with %s instead", netproto.ToolFilePush))
+	}
+	if err := s.approve(ctx, c.req.Session, c.tool, c.rawArgs(), "roll running back to "+target+s.rollbackSummary(ctx, in.ID)); err != nil {
 		return nil, err
 	}
 	return s.cfg.Rollback(ctx, s.owner(c.req.Session), in.ID)
@@ -327,7 +332,7 @@ func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
 	if in.SHA256 != "" && !strings.EqualFold(in.SHA256, got) {
 		return nil, invalidParams("%s: content has sha256 %s, not the %s given; nothing was written", c.tool, got, in.SHA256)
 	}
-	if err := s.writeFile(ctx, c.req.Session, c.tool, c.args, in.Name, []byte(in.Content)); err != nil {
+	if err := s.writeFile(ctx, c.req.Session, c.tool, c.rawArgs(), in.Name, []byte(in.Content)); err != nil {
 		return nil, err
 	}
 	return map[string]any{"name": in.Name, "status": "written", "sha256": got, "size": len(in.Content)}, nil

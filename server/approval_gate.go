@@ -1,0 +1,90 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/approval"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// ApprovalGate is the server's Gate over an *approval.Gate: the evidence
+// comes from the call's arguments (approvalToken, consent) and, when the
+// client declared the elicitation capability, from the operator through
+// elicitation/create on the calling session. It implements ToolPolicy.
+type ApprovalGate struct {
+	g   *approval.Gate
+	log *slog.Logger
+}
+
+var (
+	_ Gate       = (*ApprovalGate)(nil)
+	_ ToolPolicy = (*ApprovalGate)(nil)
+)
+
+// NewApprovalGate returns the Gate over g. Decisions are logged to log
+// (nil discards them).
+func NewApprovalGate(g *approval.Gate, log *slog.Logger) *ApprovalGate {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &ApprovalGate{g: g, log: log}
+}
+
+// Needs implements ToolPolicy.
+func (a *ApprovalGate) Needs(tool string, write bool) bool { return a.g.Needs(tool, write) }
+
+// Approve implements Gate. It returns nil, an *approval.ApprovalRequired
+// (repeat the call with the token), or a -32083 *netproto.Error saying why
+// the approval was refused.
+func (a *ApprovalGate) Approve(ctx context.Context, req ApprovalRequest) error {
+	ev, err := approval.EvidenceFromArguments(req.Arguments)
+	if err != nil {
+		return netproto.Errorf(netproto.CodeAccessDenied, "%v", err)
+	}
+	if req.MCPSession != nil && canElicit(req.MCPSession) {
+		ev.Elicitor = sessionElicitor{req.MCPSession}
+	}
+	d, err := a.g.Approve(ctx, approval.Request{
+		Session: req.Session, Tool: req.Tool, Arguments: req.Arguments, Write: req.Write,
+		Summary: req.Summary, RollbackWindow: req.RollbackWindow, User: req.User,
+	}, ev)
+	if err != nil {
+		var ar *approval.ApprovalRequired
+		if !errors.As(err, &ar) {
+			a.log.Warn("approval refused", "tool", req.Tool, "session", req.Session, "error", err)
+		}
+		return err
+	}
+	a.log.Info("approved", "tool", req.Tool, "session", req.Session, "method", d.Method, "approver", d.Approver)
+	return nil
+}
+
+// canElicit reports whether the client of ss declared form elicitation.
+func canElicit(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
+		return false
+	}
+	e := p.Capabilities.Elicitation
+	return e.Form != nil || e.URL == nil
+}
+
+// sessionElicitor adapts an MCP server session to approval.Elicitor.
+type sessionElicitor struct{ ss *mcp.ServerSession }
+
+// Elicit sends elicitation/create and returns the operator's answer.
+func (e sessionElicitor) Elicit(ctx context.Context, message string, schema map[string]any) (string, map[string]any, error) {
+	res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
+	if err != nil {
+		return "", nil, err
+	}
+	if res == nil {
+		return "", nil, fmt.Errorf("empty elicitation result")
+	}
+	return res.Action, res.Content, nil
+}
