@@ -8,11 +8,15 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/user"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/transport"
@@ -24,6 +28,8 @@ type serveFlags struct {
 	topology    string
 	listen      string
 	stateDir    string
+	noState     bool
+	policy      string
 	compatNames bool
 	readOnly    bool
 	pageSize    int
@@ -46,7 +52,9 @@ func init() {
 	fl.StringVar(&f.device, "device", "", "device URL, e.g. sim://r1 (required)")
 	fl.StringVar(&f.topology, "topology", "", "topology YAML for sim:// devices (default: the built-in lab)")
 	fl.StringVar(&f.listen, "listen", "", "serve Streamable HTTP on this address (e.g. 127.0.0.1:8080) instead of stdio")
-	fl.StringVar(&f.stateDir, "state-dir", "", "directory for state that must survive a crash (commit history, pending confirmed commits)")
+	fl.StringVar(&f.stateDir, "state-dir", "", "directory for state that must survive a crash: commit history, pending confirmed commits\n(default $XDG_STATE_HOME/netmcp/<device> or ~/.local/state/netmcp/<device>)")
+	fl.BoolVar(&f.noState, "no-state", false, "keep configuration state in memory only (lost when the process ends)")
+	fl.StringVar(&f.policy, "policy", "", "policy YAML: approval modes per tool (always, writes, never) and trustedKeys of approvers (see docs/configuration.md)")
 	fl.BoolVar(&f.compatNames, "compat-names", false, "serve tools as network_cli_exec etc. (for hosts that reject dots in tool names)")
 	fl.BoolVar(&f.readOnly, "read-only", false, "refuse every state-changing call with -32083")
 	fl.IntVar(&f.pageSize, "page-size", server.DefaultPageSize, "entries per page of paginated resources")
@@ -66,13 +74,22 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	if f.topology != "" {
 		params["topology"] = f.topology
 	}
-	drv, err := device.Open(ctx, f.device, device.Options{StateDir: f.stateDir, Params: params})
+	stateDir, err := resolveStateDir(f)
+	if err != nil {
+		return withExit(2, err)
+	}
+	gate, err := approvalGate(f.policy, logger)
+	if err != nil {
+		return withExit(2, err)
+	}
+	drv, err := device.Open(ctx, f.device, device.Options{StateDir: stateDir, Params: params})
 	if err != nil {
 		return withExit(2, err)
 	}
 	defer drv.Close()
+	logger.Info("serving", "device", f.device, "stateDir", stateDir)
 	srv, err := server.New(drv, server.Options{Version: version, CompatNames: f.compatNames, ReadOnly: f.readOnly,
-		PageSize: f.pageSize, Logger: logger})
+		PageSize: f.pageSize, Logger: logger, Gate: gate, User: osUser()})
 	if err != nil {
 		return err
 	}
@@ -107,4 +124,74 @@ func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
 		}
 		return err
 	}
+}
+
+// resolveStateDir returns the state directory of `netmcp serve`: the
+// --state-dir flag, "" with --no-state, or the per-user default
+// $XDG_STATE_HOME/netmcp/<device> (~/.local/state/netmcp/<device>), one per
+// device URL so that two servers never share (and lock) one directory.
+func resolveStateDir(f serveFlags) (string, error) {
+	switch {
+	case f.noState && f.stateDir != "":
+		return "", fmt.Errorf("--no-state and --state-dir exclude each other")
+	case f.noState:
+		return "", nil
+	case f.stateDir != "":
+		return f.stateDir, nil
+	}
+	base := os.Getenv("XDG_STATE_HOME")
+	if base == "" || !filepath.IsAbs(base) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", fmt.Errorf("no --state-dir and no home directory for the default one: %w", err)
+		}
+		base = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(base, "netmcp", deviceDirName(f.device, f.topology)), nil
+}
+
+// deviceDirName turns a device URL into one safe path element:
+// "sim://r1" -> "sim_r1". A --topology file is part of the name, since the
+// same device name in another topology is another device.
+func deviceDirName(device, topology string) string {
+	name := device
+	if topology != "" {
+		name += "@" + filepath.Base(topology)
+	}
+	name = strings.ReplaceAll(name, "://", "_")
+	var b strings.Builder
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '.', r == '-', r == '_', r == '@':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	out := strings.Trim(b.String(), "._")
+	if out == "" {
+		out = "device"
+	}
+	return out
+}
+
+// approvalGate builds the server's approval gate from a policy file (""
+// = the defaults: every write needs approval, no trusted approver keys).
+func approvalGate(policyFile string, logger *slog.Logger) (server.Gate, error) {
+	var opts approval.Options
+	if policyFile != "" {
+		var err error
+		if opts, err = server.LoadApprovalPolicy(policyFile); err != nil {
+			return nil, err
+		}
+	}
+	return server.NewApprovalGate(approval.New(opts), logger), nil
+}
+
+// osUser names the user running the server, recorded with its commits.
+func osUser() string {
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return os.Getenv("USER")
 }
