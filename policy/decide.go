@@ -81,7 +81,7 @@ func (p *Policy) Decide(id Identity, a Action) error {
 	for _, r := range id.Roles {
 		roleScopes = append(roleScopes, p.roles[r]...)
 	}
-	who := fmt.Sprintf("role %s of %s", strings.Join(id.Roles, ","), id)
+	who := fmt.Sprintf("the roles (%s) of %s", strings.Join(id.Roles, ","), id)
 	if err := p.check(roleScopes, a, path, who); err != nil {
 		return err
 	}

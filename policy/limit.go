@@ -111,4 +111,6 @@ func (l *SessionLimiter) Active(session string) int {
 }
 
 // String describes the limiter.
-func (l *SessionLimiter) String() string { return fmt.Sprintf("%d concurrent calls per session", l.max) }
+func (l *SessionLimiter) String() string {
+	return fmt.Sprintf("%d concurrent calls per session", l.max)
+}

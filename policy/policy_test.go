@@ -1,0 +1,158 @@
+package policy
+
+import (
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"strings"
+	"testing"
+)
+
+func TestLoadPolicyFile(t *testing.T) {
+	p, err := Load("testdata/policy.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(p.RoleNames(), ","); got != "admin,noc,operator,viewer" {
+		t.Errorf("roles %s", got)
+	}
+	tests := []struct {
+		subject, source string
+		roles           string
+	}{
+		{"alice", SourceMTLS, "operator"},
+		{"alice", SourceJWT, ""}, // mapping is mtls-only; jwt default is none
+		{"root-ops", SourceJWT, "admin"},
+		{"root-ops", SourceMTLS, "admin"},
+		{"svc-monitor", SourceJWT, "noc"},
+		{"carol", SourceMTLS, "viewer"},
+		{"", SourceAnonymous, ""},
+	}
+	for _, tt := range tests {
+		if id := p.Resolve(tt.subject, tt.source, nil); strings.Join(id.Roles, ",") != tt.roles {
+			t.Errorf("%s/%s: roles %v, want %s", tt.source, tt.subject, id.Roles, tt.roles)
+		}
+	}
+	noc := p.Resolve("svc-monitor", SourceJWT, []string{"tool:*", "yang:*"})
+	if err := p.Decide(noc, Action{Kind: CallTool, Tool: "ping"}); err != nil {
+		t.Errorf("noc ping: %v", err)
+	}
+	if err := p.Decide(noc, Action{Kind: CallTool, Tool: "network.commit"}); err == nil {
+		t.Error("noc may commit")
+	}
+	approvals := []struct {
+		tool string
+		mode ApprovalMode
+		need bool
+	}{
+		{"network.yang.get", ApprovalNever, false},
+		{"network.cli.exec", ApprovalAlways, true},
+		{"network.commit", ApprovalAlways, true},
+		{"network_commit", ApprovalAlways, true},
+		{"network.rollback", ApprovalNever, false},
+		{"network.yang.edit", ApprovalWrites, true},
+		{"network.file.push", ApprovalWrites, true},
+		{"ping", ApprovalWrites, false},
+	}
+	for _, a := range approvals {
+		if m := p.ApprovalMode(a.tool); m != a.mode || p.NeedsApproval(a.tool) != a.need {
+			t.Errorf("%s: mode %s need %v; want %s %v", a.tool, m, p.NeedsApproval(a.tool), a.mode, a.need)
+		}
+	}
+	def, tools := p.ApprovalModes()
+	if def != ApprovalWrites || len(tools) != 4 {
+		t.Errorf("ApprovalModes = %s %v", def, tools)
+	}
+	f := p.File()
+	if f.RateLimit.PerSecond != 5 || f.RateLimit.Burst != 10 || f.MaxConcurrentPerSession != 4 {
+		t.Errorf("limits %+v %d", f.RateLimit, f.MaxConcurrentPerSession)
+	}
+}
+
+func TestParseErrors(t *testing.T) {
+	tests := []struct{ yaml, want string }{
+		{"identities: [{subject: a, roles: [superuser]}]", `unknown role "superuser"`},
+		{"identities: [{subject: a, source: ssh, roles: [admin]}]", `source "ssh"`},
+		{"identities: [{roles: [admin]}]", "empty subject"},
+		{"approval: {default: sometimes}", `approval.default "sometimes"`},
+		{"approval: {tools: {ping: maybe}}", `approval.tools.ping: "maybe"`},
+		{"roles: {x: [tool:a*b]}", "'*' may only end"},
+		{"roles: {x: [yang:no-module]}", "no module prefix"},
+		{"roles: {x: [disk:/]}", `unknown kind "disk"`},
+		{"defaultRoles: {ssh: [viewer]}", `unknown source "ssh"`},
+		{"secretPaths: [bad]", "secretPaths"},
+		{"rateLimit: {perSecond: 0, burst: 1}", "perSecond > 0"},
+		{"maxConcurrentPerSession: -1", "negative"},
+		{"rolez: {}", "field rolez not found"},
+	}
+	for _, tt := range tests {
+		if _, err := Parse([]byte(tt.yaml)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: %v, want %q", tt.yaml, err, tt.want)
+		}
+	}
+	if p, err := Parse(nil); err != nil || p.ApprovalMode("x") != ApprovalWrites {
+		t.Errorf("empty policy: %v", err)
+	}
+}
+
+func TestIdentityFromTLS(t *testing.T) {
+	p, err := Parse([]byte("identities: [{subject: alice, roles: [operator]}]\ndefaultRoles: {anonymous: [viewer]}"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert := &x509.Certificate{Subject: pkix.Name{CommonName: "alice"}}
+	id := p.IdentityFromTLS(tls.ConnectionState{PeerCertificates: []*x509.Certificate{cert}, VerifiedChains: [][]*x509.Certificate{{cert}}})
+	if id.Subject != "alice" || id.Source != SourceMTLS || strings.Join(id.Roles, ",") != "operator" || id.String() != "mtls:alice" {
+		t.Errorf("verified peer: %+v", id)
+	}
+	// An unverified certificate (no chain) is not an identity.
+	id = p.IdentityFromTLS(tls.ConnectionState{PeerCertificates: []*x509.Certificate{cert}})
+	if id.Source != SourceAnonymous || id.Subject != "" || strings.Join(id.Roles, ",") != "viewer" || id.String() != "anonymous" {
+		t.Errorf("unverified peer: %+v", id)
+	}
+}
+
+func TestScopes(t *testing.T) {
+	tests := []struct {
+		scope, path string
+		covers      bool
+	}{
+		{"yang:/ietf-interfaces:interfaces", "/ietf-interfaces:interfaces/interface[name='eth0']/enabled", true},
+		{"yang:/ietf-interfaces:interfaces", "/ietf-interfaces:interfaces", true},
+		{"yang:/ietf-interfaces:interfaces/interface", "/ietf-interfaces:interfaces/interface=eth0", true},
+		{"yang:/ietf-interfaces:interfaces/interface[name='eth0']", "/ietf-interfaces:interfaces/interface[name='eth0']/mtu", true},
+		{"yang:/ietf-interfaces:interfaces/interface[name='eth0']", "/ietf-interfaces:interfaces/interface[name='eth1']/mtu", false},
+		{"yang:/ietf-interfaces:interfaces/interface[name='eth0']", "/ietf-interfaces:interfaces/interface", false},
+		{"yang:/ietf-interfaces:interfaces/interface[name='eth0']", "/ietf-interfaces:interfaces/interface=eth0", true},
+		{"yang:/ietf-interfaces:interfaces", "/ietf-interfaces:interfaces-state", false},
+		{"yang:/ietf-interfaces:interfaces", "/openconfig-interfaces:interfaces", false},
+		{"yang:/ietf-interfaces:interfaces/interface", "/ietf-interfaces:interfaces", false},
+		{"yang:/ietf-routing:routing", "/ietf-routing:routing/ribs/rib[name='ipv4-master']", true},
+		{"yang:*", "/", true},
+		{"yang:/", "/anything:x", true},
+	}
+	for _, tt := range tests {
+		sc, err := ParseScope(tt.scope)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := Default()
+		id := Identity{Subject: "s", Roles: []string{RoleViewer}, Source: SourceJWT, Scopes: []string{tt.scope}}
+		err = p.Decide(id, Action{Kind: ReadPath, Path: tt.path})
+		if (err == nil) != tt.covers {
+			t.Errorf("%s over %s: %v, want covers=%v", sc, tt.path, err, tt.covers)
+		}
+	}
+	for _, tt := range []struct {
+		pattern, name string
+		want          bool
+	}{{"network.yang.*", "network.yang.get", true}, {"network.yang.*", "network.cli.exec", false},
+		{"*", "anything", true}, {"ping", "ping", true}, {"ping", "pingx", false}} {
+		if matchPattern(tt.pattern, tt.name) != tt.want {
+			t.Errorf("matchPattern(%s, %s)", tt.pattern, tt.name)
+		}
+	}
+	if _, err := ParseScope("tool:"); err == nil {
+		t.Error("empty tool scope accepted")
+	}
+}
