@@ -47,7 +47,7 @@ const demoEdit = `[{"path":"/openconfig-interfaces:interfaces/interface[name='Lo
 
 func init() {
 	var topoFile string
-	var asJSON bool
+	var asJSON, noElicit bool
 	cmd := &cobra.Command{
 		Use:   "demo",
 		Short: "Walk through MCP-NET section 8 against an in-process lab, as an MCP client",
@@ -64,11 +64,12 @@ func init() {
 					return withExit(2, err)
 				}
 			}
-			return runDemo(cmd.Context(), demoOptions{Topology: topo, Out: cmd.OutOrStdout(), JSON: asJSON})
+			return runDemo(cmd.Context(), demoOptions{Topology: topo, Out: cmd.OutOrStdout(), JSON: asJSON, NoElicitation: noElicit})
 		},
 	}
 	cmd.Flags().StringVar(&topoFile, "topology", "", "topology YAML (default: the built-in lab; the demo expects its device names)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per step instead of text")
+	cmd.Flags().BoolVar(&noElicit, "no-elicitation", false, "do not advertise elicitation: approve changes with the refusal's approvalToken instead")
 	subcommand(rootCmd, "lab").AddCommand(cmd)
 }
 
@@ -97,7 +98,7 @@ type runningLab struct {
 // startLab builds the lab of topo and serves each router as its own MCP
 // server on a free 127.0.0.1 port, with the same packages and options as
 // runLab (`netmcp lab up`), and returns without blocking.
-func startLab(ctx context.Context, topo topology.Topology, gate server.Gate, logger *slog.Logger) (*runningLab, error) {
+func startLab(ctx context.Context, topo topology.Topology, logger *slog.Logger) (*runningLab, error) {
 	lab, err := sim.NewLab(topo, sim.LabOptions{})
 	if err != nil {
 		return nil, err
@@ -110,7 +111,7 @@ func startLab(ctx context.Context, topo topology.Topology, gate server.Gate, log
 			rl.stop()
 			return nil, err
 		}
-		srv, err := server.New(drv, server.Options{Version: version, Gate: gate, Logger: logger.With("device", name)})
+		srv, err := server.New(drv, server.Options{Version: version, Logger: logger.With("device", name)})
 		if err != nil {
 			rl.stop()
 			return nil, err
@@ -175,19 +176,20 @@ type demoOptions struct {
 	Topology topology.Topology
 	Out      io.Writer
 	JSON     bool // one JSON object per step
-	// Gate is the routers' approval gate (nil: the server's default, as
-	// `netmcp lab up` runs them).
-	Gate server.Gate
+	// NoElicitation makes the client not advertise elicitation, so that
+	// changes are approved with the refusal's single-use approvalToken.
+	NoElicitation bool
 }
 
 // demo is one run of `netmcp lab demo`.
 type demo struct {
-	out     io.Writer
-	json    bool
-	rl      *runningLab
-	httpc   *http.Client
-	cs      *mcp.ClientSession
-	updates chan *mcp.ResourceUpdatedNotificationParams
+	out      io.Writer
+	json     bool
+	noElicit bool
+	rl       *runningLab
+	httpc    *http.Client
+	cs       *mcp.ClientSession
+	updates  chan *mcp.ResourceUpdatedNotificationParams
 
 	mu       sync.Mutex
 	cur      *demoStep // the step running (the elicitation handler writes to it)
@@ -200,9 +202,9 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
-	d := &demo{out: o.Out, json: o.JSON, updates: make(chan *mcp.ResourceUpdatedNotificationParams, 64),
+	d := &demo{out: o.Out, json: o.JSON, noElicit: o.NoElicitation, updates: make(chan *mcp.ResourceUpdatedNotificationParams, 64),
 		httpc: &http.Client{Transport: &http.Transport{}}}
-	d.rl, err = startLab(ctx, o.Topology, o.Gate, logger)
+	d.rl, err = startLab(ctx, o.Topology, logger)
 	if err != nil {
 		return withExit(2, err)
 	}
@@ -286,10 +288,13 @@ func (d *demo) connect(ctx context.Context, st *demoStep) error {
 	for _, name := range d.rl.lab.Routers() {
 		st.say("  %s  %s", name, d.rl.urls[name])
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "netmcp-lab-demo", Version: version}, &mcp.ClientOptions{
-		ElicitationHandler:     d.elicit,
+	opts := &mcp.ClientOptions{
 		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { d.updates <- r.Params },
-	})
+	}
+	if !d.noElicit {
+		opts.ElicitationHandler = d.elicit
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "netmcp-lab-demo", Version: version}, opts)
 	if err := mcp.AddSendingCustomMethod[*server.CloseParams, *server.CloseResult](client, "close"); err != nil {
 		return err
 	}
@@ -465,7 +470,10 @@ func (d *demo) approvedCall(ctx context.Context, st *demoStep, tool string, args
 	d.mu.Unlock()
 	res, err := d.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if tok := approvalToken(res, err); tok != "" {
-		st.say("gate: %s refused pending approval; repeating the identical call with its approvalToken", tool)
+		first, _, _ := strings.Cut(toolText(res), "\n")
+		st.say("<- %s\n   the operator approves: repeating the identical call with its approvalToken", first)
+		n, _ := st.Facts["approvalTokens"].(int)
+		st.fact("approvalTokens", n+1)
 		with := map[string]any{"approvalToken": tok}
 		for k, v := range args {
 			with[k] = v

@@ -17,7 +17,6 @@ import (
 
 	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/server"
 )
 
 // TestLabDemoText runs `netmcp lab demo` in-process and checks that every
@@ -42,8 +41,11 @@ func TestLabDemoText(t *testing.T) {
 		{"fault injected", `injected fault link-down on the link of r1:GigabitEthernet0/0/0`},
 		{"fault diagnosed", `Diagnosis complete\.`},
 		{"fault named as root cause", `root cause names the injected fault: GigabitEthernet0/0/0`},
+		{"8.4 edit approved", `elicitation/create shown to the operator:\s+Approve network\.yang\.edit\?`},
 		{"8.4 diff", `\+\s+"name": "Loopback100"`},
+		{"8.4 commit approved", `Approve network\.commit\?(?s:.*)Rollback window: 120 s`},
 		{"8.4 confirmed commit", `network\.commit \{"confirmed":120\}: status committed`},
+		{"8.4 confirm approved", `Approve network\.commit\?`},
 		{"8.4 confirm", `network\.commit \{"confirm":true\}: status confirmed`},
 		{"8.5 subscribe", `resources/subscribe network:///log/syslog/last200: ok`},
 		{"8.5 update", `<- notifications/resources/updated network:///log/syslog/last200 .*GigabitEthernet0/0/0`},
@@ -60,16 +62,13 @@ func TestLabDemoText(t *testing.T) {
 		}
 		rest = rest[loc[1]:]
 	}
-	for _, bad := range []string{"ERROR:", "SKIPPED:", "MISMATCH:"} {
+	for _, bad := range []string{"ERROR:", "SKIPPED:", "MISMATCH:", "NOTE: the server applied"} {
 		if strings.Contains(out, bad) {
 			t.Errorf("output has %q", bad)
 		}
 	}
 	if t.Failed() {
 		t.Logf("output:\n%s", out)
-	}
-	if strings.Contains(out, "NOTE: the server applied") {
-		t.Log("the lab's routers applied changes without an approval gate (server.Options.Gate nil = AllowAll)")
 	}
 	checkReleased(t, out, before)
 }
@@ -129,6 +128,7 @@ func TestLabDemoJSON(t *testing.T) {
 		{4, "rootCauseNamesFault", `true`},
 		{5, `status:{"confirmed":120}`, `"committed"`},
 		{5, `status:{"confirm":true}`, `"confirmed"`},
+		{5, "elicitations", `3`},
 		{7, "close", `"ok"`},
 	}
 	for _, tc := range tests {
@@ -153,53 +153,32 @@ func TestLabDemoJSON(t *testing.T) {
 	}
 }
 
-// sessionElicitor asks the operator through the MCP session of the call,
-// as a server wiring the approval package to elicitation would.
-type sessionElicitor struct{ ss *mcp.ServerSession }
-
-func (e sessionElicitor) Elicit(ctx context.Context, msg string, schema map[string]any) (string, map[string]any, error) {
-	res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{Message: msg, RequestedSchema: schema})
-	if err != nil {
-		return "", nil, err
-	}
-	return res.Action, res.Content, nil
-}
-
-// TestLabDemoElicitation runs the demo against routers whose gate is the
-// approval package asking through elicitation: the demo must show the
-// operator's message for each change and accept it.
-func TestLabDemoElicitation(t *testing.T) {
-	g := approval.New(approval.Options{})
-	gate := server.GateFunc(func(ctx context.Context, req server.ApprovalRequest) error {
-		var args struct {
-			Confirmed any `json:"confirmed"`
-		}
-		_ = json.Unmarshal(req.Arguments, &args)
-		window, _ := args.Confirmed.(float64)
-		_, err := g.Approve(ctx, approval.Request{Session: req.Session, Tool: req.Tool, Arguments: req.Arguments,
-			Write: true, Summary: req.Summary, RollbackWindow: int(window)},
-			approval.Evidence{Elicitor: sessionElicitor{req.MCPSession}})
-		return err
-	})
+// TestLabDemoApprovalToken runs the demo as a client without elicitation:
+// each change is refused pending approval and repeated with the token.
+func TestLabDemoApprovalToken(t *testing.T) {
 	var out bytes.Buffer
-	if err := runDemo(context.Background(), demoOptions{Topology: sim.DefaultTopology(), Out: &out, Gate: gate}); err != nil {
+	if err := runDemo(context.Background(), demoOptions{Topology: sim.DefaultTopology(), Out: &out, NoElicitation: true}); err != nil {
 		t.Fatalf("demo: %v\n%s", err, out.String())
 	}
 	s := out.String()
-	if n := strings.Count(s, "elicitation/create shown to the operator:"); n != 3 {
-		t.Errorf("want 3 elicitations (edit, commit, confirm), got %d:\n%s", n, s)
+	if n := strings.Count(s, "APPROVAL REQUIRED:"); n != 3 {
+		t.Errorf("want 3 approval-required refusals (edit, commit, confirm), got %d", n)
 	}
-	if testing.Verbose() {
-		t.Log(s)
+	if n := strings.Count(s, "repeating the identical call with its approvalToken"); n != 3 {
+		t.Errorf("want 3 calls repeated with the token, got %d", n)
 	}
-	for _, want := range []string{"Approve network.yang.edit?", "Approve network.commit?", "Rollback window: 120 s",
-		"status committed", "status confirmed"} {
-		if !strings.Contains(s, want) {
-			t.Errorf("output lacks %q:\n%s", want, s)
+	for _, bad := range []string{"elicitation/create", "NOTE: the server applied"} {
+		if strings.Contains(s, bad) {
+			t.Errorf("output has %q", bad)
 		}
 	}
-	if strings.Contains(s, "NOTE: the server applied") {
-		t.Errorf("a change passed without approval:\n%s", s)
+	for _, want := range []string{"status committed", "status confirmed"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("output lacks %q", want)
+		}
+	}
+	if t.Failed() {
+		t.Logf("output:\n%s", s)
 	}
 }
 
