@@ -522,7 +522,7 @@ func (d *demo) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitRes
 	defer d.mu.Unlock()
 	d.elicited++
 	if d.cur != nil {
-		d.cur.say("elicitation/create shown to the operator:\n%s\n(operator accepts: approve=true)", indent(req.Params.Message))
+		d.cur.say("elicitation/create shown to the operator:\n%s\n(operator accepts: approve=true)", indent(elide(req.Params.Message, 10, 3)))
 		d.cur.fact("elicitations", d.elicited)
 	}
 	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
@@ -622,6 +622,16 @@ func summarize(r *mcp.CallToolResult) string {
 		s = fmt.Sprintf("%s … (%d bytes)", s[:max], len(s))
 	}
 	return s
+}
+
+// elide keeps the first head and last tail lines of a long text.
+func elide(s string, head, tail int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) <= head+tail+1 {
+		return s
+	}
+	kept := append(lines[:head:head], fmt.Sprintf("… (%d lines omitted)", len(lines)-head-tail))
+	return strings.Join(append(kept, lines[len(lines)-tail:]...), "\n")
 }
 
 func indent(s string) string {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"regexp"
 	"runtime"
@@ -207,6 +208,28 @@ func TestApprovalToken(t *testing.T) {
 	for _, tc := range tests {
 		if got := approvalToken(tc.res, tc.err); got != tc.want {
 			t.Errorf("%s: token %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestElide(t *testing.T) {
+	lines := func(n int) string {
+		var l []string
+		for i := 1; i <= n; i++ {
+			l = append(l, fmt.Sprint(i))
+		}
+		return strings.Join(l, "\n")
+	}
+	tests := []struct {
+		in, want string
+	}{
+		{lines(3), lines(3)},
+		{lines(4), lines(4)}, // eliding one line saves nothing
+		{lines(6), "1\n2\n… (3 lines omitted)\n6"},
+	}
+	for _, tc := range tests {
+		if got := elide(tc.in, 2, 1); got != tc.want {
+			t.Errorf("elide(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
