@@ -76,6 +76,7 @@ type Log struct {
 
 	mu       sync.Mutex
 	f        *os.File
+	headF    *os.File
 	path     string
 	seq      uint64
 	prev     string
@@ -106,7 +107,23 @@ func Open(path string, opts Options) (*Log, error) {
 		f.Close()
 		return nil, fmt.Errorf("audit: %s: %w", path, err)
 	}
-	return &Log{opts: opts, f: f, path: path, seq: seq, prev: prev, lastSync: opts.Now()}, nil
+	headF, err := os.OpenFile(path+HeadSuffix, os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	if err := checkOpenHead(headF, seq, prev); err != nil {
+		f.Close()
+		headF.Close()
+		return nil, fmt.Errorf("audit: %s: %w; run `netmcp audit verify` and move the log aside to start a new one", path, err)
+	}
+	l := &Log{opts: opts, f: f, headF: headF, path: path, seq: seq, prev: prev, lastSync: opts.Now()}
+	if err := l.writeHead(); err != nil {
+		l.f.Close()
+		headF.Close()
+		return nil, err
+	}
+	return l, nil
 }
 
 // lastRecord scans f for the last complete line, truncating a partial
@@ -198,9 +215,40 @@ type head struct {
 	Hash string `json:"hash"`
 }
 
+// checkOpenHead refuses to continue a log whose head file records more
+// than the log holds (records cut from the end): rewriting the head would
+// erase the evidence.
+func checkOpenHead(headF *os.File, seq uint64, prev string) error {
+	b, err := io.ReadAll(headF)
+	if err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil
+	}
+	var h head
+	if err := json.Unmarshal(b, &h); err != nil {
+		return fmt.Errorf("head file unreadable: %v", err)
+	}
+	if h.Seq > seq || (h.Seq == seq && h.Hash != prev) {
+		return fmt.Errorf("log ends at record %d but its head file records %d (%.12s…): records deleted or replaced", seq, h.Seq, h.Hash)
+	}
+	return nil
+}
+
+// headSize is the fixed length of the head file, so that it is rewritten
+// in place (no truncation) on every append.
+const headSize = 128
+
 func (l *Log) writeHead() error {
 	b, _ := json.Marshal(head{l.seq, l.prev})
-	if err := os.WriteFile(l.path+HeadSuffix, append(b, '\n'), 0o600); err != nil {
+	buf := make([]byte, headSize)
+	for i := range buf {
+		buf[i] = ' '
+	}
+	copy(buf, b)
+	buf[headSize-1] = '\n'
+	if _, err := l.headF.WriteAt(buf, 0); err != nil {
 		return fmt.Errorf("audit: writing head: %w", err)
 	}
 	return nil
@@ -225,6 +273,9 @@ func (l *Log) syncLocked() error {
 	}
 	if err := l.f.Sync(); err != nil {
 		return fmt.Errorf("audit: fsync: %w", err)
+	}
+	if err := l.headF.Sync(); err != nil {
+		return fmt.Errorf("audit: fsync head: %w", err)
 	}
 	l.dirty, l.lastSync = false, l.opts.Now()
 	return nil
@@ -256,5 +307,5 @@ func (l *Log) Close() error {
 	}
 	l.closed = true
 	err := l.syncLocked()
-	return errors.Join(err, l.f.Close())
+	return errors.Join(err, l.f.Close(), l.headF.Close())
 }

@@ -240,3 +240,38 @@ func TestAppendRejectsBadArguments(t *testing.T) {
 		t.Fatalf("first good record after a rejected one: %+v %v", r, err)
 	}
 }
+
+// BenchmarkAppend measures one record appended under each fsync policy.
+func BenchmarkAppend(b *testing.B) {
+	for _, pol := range []struct {
+		name string
+		p    SyncPolicy
+	}{{"always", SyncEveryRecord}, {"interval", SyncInterval}, {"never", SyncNever}} {
+		b.Run(pol.name, func(b *testing.B) {
+			l, err := Open(filepath.Join(b.TempDir(), FileName), Options{Sync: pol.p})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer l.Close()
+			r := Record{Session: "s1", Identity: "mtls:alice", Kind: KindRequest, Method: "tools/call",
+				Tool: "network.yang.get", Arguments: json.RawMessage(`{"path":"/ietf-interfaces:interfaces"}`)}
+			for b.Loop() {
+				if _, err := l.Append(r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func TestOpenRefusesTruncatedLog(t *testing.T) {
+	path, lines := sampleLog(t, 4)
+	writeLines(t, path, lines[:3])
+	if _, err := Open(path, Options{}); err == nil || !strings.Contains(err.Error(), "log ends at record 3 but its head file records 4") {
+		t.Fatalf("Open of a truncated log: %v", err)
+	}
+	// The evidence is still there for Verify.
+	if _, err := Verify(path); err == nil {
+		t.Fatal("Verify passed a truncated log")
+	}
+}
