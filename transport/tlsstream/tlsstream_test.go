@@ -312,3 +312,34 @@ func TestManyConcurrentSessions(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// BenchmarkCallTool measures one tools/call round trip over an established
+// mutual-TLS stream session on loopback.
+func BenchmarkCallTool(b *testing.B) {
+	ca, _ := pki.NewCA("bench CA")
+	sc, sk, _ := ca.Issue("r1", pki.KindServer, 0)
+	cc, ck, _ := ca.Issue("alice", pki.KindClient, 0)
+	srvCfg, _ := pki.ServerTLSConfig(sc, sk, ca.CertPEM)
+	cliCfg, _ := pki.ClientTLSConfig(ca.CertPEM, cc, ck, "")
+	l, err := tlsstream.Listen("127.0.0.1:0", srvCfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go tlsstream.Serve(ctx, l, func(tls.ConnectionState) *mcp.Server { return echoServer() })
+	start := time.Now()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "b", Version: "1"}, nil).
+		Connect(ctx, tlsstream.ClientTransport{Addr: l.Addr().String(), Config: cliCfg}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	b.Logf("TLS 1.3 mTLS handshake + MCP initialize: %s", time.Since(start))
+	params := &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}
+	for b.Loop() {
+		if _, err := cs.CallTool(ctx, params); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
