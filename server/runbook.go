@@ -24,6 +24,8 @@ type runbook struct {
 	calls         []toolCall // the calls whose results are due
 	arpOK         bool
 	outIf         string
+	nextHop       string // set when the outgoing interface must be found from the next hop
+	remote        bool   // the route has a next hop: dst is not on a connected subnet
 	findings      []string
 	expires       time.Time
 }
@@ -203,23 +205,50 @@ func (s *Server) advance(ctx context.Context, rb *runbook, out []any) (*mcp.GetP
 		rb.calls = []toolCall{s.call(netproto.ToolYangGet, map[string]any{"path": pathRIBs, "datastore": "operational"})}
 		return s.stepResult(rb, "Check the route to "+rb.dst)
 	case 2: // RIB
-		r, ok := lookupRoute(out[0], rb.vrf, dst)
+		r, ok := lookupRoute(out[0], rb.vrf, dst, true)
 		if !ok {
-			return s.complete(rb, fmt.Sprintf("missing route: no active route to %s in %s", rb.dst, ribLabel(rb.vrf)))
+			// An inactive route tells why there is none: its next hop is
+			// behind an interface that went down, for one.
+			ir, found := lookupRoute(out[0], rb.vrf, dst, false)
+			if !found || ir.nextHop == "" {
+				return s.complete(rb, fmt.Sprintf("missing route: no active route to %s in %s", rb.dst, ribLabel(rb.vrf)))
+			}
+			rb.findings = append(rb.findings, fmt.Sprintf("Route %s via %s is inactive: its next hop is not reachable.", ir.prefix, ir.nextHop))
+			r = ir
+		} else {
+			if r.special != "" && r.special != "receive" {
+				return s.complete(rb, fmt.Sprintf("missing route: traffic to %s matches the discard route %s (%s) in %s", rb.dst, r.prefix, r.special, ribLabel(rb.vrf)))
+			}
+			rb.findings = append(rb.findings, fmt.Sprintf("Route %s via %s.", r.prefix, firstOf(r.nextHop, r.outIf, "(connected)")))
 		}
-		rb.findings = append(rb.findings, fmt.Sprintf("Route %s via %s.", r.prefix, firstOf(r.nextHop, r.outIf, "(connected)")))
+		rb.remote = r.nextHop != ""
 		if rb.outIf == "" {
 			rb.outIf = r.outIf
 		}
-		if rb.outIf == "" {
-			return s.complete(rb, fmt.Sprintf("the route %s to %s has no outgoing interface (unresolved next hop %s)", r.prefix, rb.dst, r.nextHop))
-		}
 		rb.step = 3
+		if rb.outIf == "" {
+			if r.nextHop == "" {
+				return s.complete(rb, fmt.Sprintf("the route %s to %s has neither an outgoing interface nor a next hop", r.prefix, rb.dst))
+			}
+			rb.nextHop = r.nextHop
+			rb.calls = []toolCall{s.call(netproto.ToolYangGet, map[string]any{"path": pathInterfaces, "datastore": "operational"})}
+			return s.stepResult(rb, "Find the interface toward next hop "+r.nextHop)
+		}
 		rb.calls = []toolCall{s.call(netproto.ToolYangGet, map[string]any{
 			"path": fmt.Sprintf("%s/interface[name=%s]", pathInterfaces, quoteKey(rb.outIf)), "datastore": "operational"})}
 		return s.stepResult(rb, "Verify outbound interface status")
 	case 3: // interface
-		admin, oper := ifStatus(out[0])
+		entry := out[0]
+		if rb.outIf == "" {
+			nh, _ := netip.ParseAddr(rb.nextHop)
+			name, e, ok := interfaceForAddress(out[0], nh)
+			if !ok {
+				return s.complete(rb, fmt.Sprintf("missing route: next hop %s is on no connected subnet of this device", rb.nextHop))
+			}
+			rb.outIf, entry = name, e
+			rb.findings = append(rb.findings, fmt.Sprintf("Next hop %s is on the subnet of %s.", rb.nextHop, name))
+		}
+		admin, oper := ifStatus(entry)
 		if admin == "DOWN" {
 			return s.complete(rb, fmt.Sprintf("interface down: %s is administratively down (admin-status DOWN)", rb.outIf))
 		}
@@ -236,7 +265,7 @@ func (s *Server) advance(ctx context.Context, rb *runbook, out []any) (*mcp.GetP
 			return s.complete(rb, fmt.Sprintf("ACL that drops: %s entry %v on %s discards traffic between %s and %s", acl, seq, rb.outIf, rb.src, rb.dst))
 		}
 		rb.findings = append(rb.findings, "No ACL on "+rb.outIf+" drops this traffic.")
-		if !rb.arpOK {
+		if !rb.arpOK && !rb.remote {
 			return s.complete(rb, fmt.Sprintf("no ARP entry: %s does not answer ARP on %s (host down, wrong subnet or layer-2 problem)", rb.dst, rb.outIf))
 		}
 		return s.complete(rb, fmt.Sprintf("no fault found on this device for %s → %s: ARP, route, interface and ACLs are fine; check the destination host and the return path", rb.src, rb.dst))
@@ -310,11 +339,15 @@ func (s *Server) runbookResult(rb *runbook, md string, done bool, cause string) 
 
 type route struct {
 	prefix, nextHop, outIf string
+	special                string // special-next-hop: blackhole, unreachable, prohibit, receive
 }
 
-// lookupRoute finds the longest active prefix covering dst in the RIB of
-// vrf ("<vrf>-ipv4", or "ipv4-master" for the global table).
-func lookupRoute(ribs any, vrf string, dst netip.Addr) (route, bool) {
+// lookupRoute finds the longest prefix covering dst in the RIB of vrf
+// ("<vrf>-ipv4", or "ipv4-master" for the global table) among the active
+// routes (active true) or the inactive ones (active false). RFC 7951 encodes
+// ietf-routing's "active" empty leaf as [null] when set and leaves it out
+// otherwise; a RIB in which no route carries the leaf is taken as all active.
+func lookupRoute(ribs any, vrf string, dst netip.Addr, active bool) (route, bool) {
 	want := "ipv4-master"
 	if dst.Is6() {
 		want = "ipv6-master"
@@ -328,18 +361,67 @@ func lookupRoute(ribs any, vrf string, dst netip.Addr) (route, bool) {
 		if m["name"] != want {
 			continue
 		}
-		for _, e := range listUnder(m["routes"], "routes", "route") {
+		routes := listUnder(m["routes"], "routes", "route")
+		marked := false
+		for _, e := range routes {
+			if rt, _ := e.(map[string]any); rt != nil {
+				if _, ok := rt["active"]; ok {
+					marked = true
+					break
+				}
+			}
+		}
+		for _, e := range routes {
 			rt, _ := e.(map[string]any)
 			p, err := netip.ParsePrefix(fmt.Sprint(rt["destination-prefix"]))
-			if err != nil || !p.Contains(dst) || rt["active"] == false || p.Bits() <= bestLen {
+			if err != nil || !p.Contains(dst) || p.Bits() <= bestLen || routeActive(rt, marked) != active {
 				continue
 			}
 			nh, _ := rt["next-hop"].(map[string]any)
-			best = route{prefix: p.String(), nextHop: str(nh["next-hop-address"]), outIf: str(nh["outgoing-interface"])}
+			best = route{prefix: p.String(), nextHop: str(nh["next-hop-address"]), outIf: str(nh["outgoing-interface"]), special: str(nh["special-next-hop"])}
 			bestLen = p.Bits()
 		}
 	}
 	return best, bestLen >= 0
+}
+
+// routeActive reads the "active" leaf of a RIB route.
+func routeActive(rt map[string]any, marked bool) bool {
+	v, ok := rt["active"]
+	if !marked {
+		return true
+	}
+	return ok && v != false
+}
+
+// interfaceForAddress finds the interface whose IPv4 or IPv6 subnet holds
+// addr in an openconfig-interfaces tree, and returns its name and entry.
+func interfaceForAddress(ifs any, addr netip.Addr) (string, any, bool) {
+	for _, i := range listUnder(ifs, "openconfig-interfaces:interfaces", "interface") {
+		im, _ := i.(map[string]any)
+		subs, _ := im["subinterfaces"].(map[string]any)
+		for _, sub := range listUnder(subs, "subinterfaces", "subinterface") {
+			sm, _ := sub.(map[string]any)
+			cfg, _ := sm["config"].(map[string]any)
+			for _, fam := range []any{sm["ipv4"], sm["ipv6"], sm["openconfig-if-ip:ipv4"], sm["openconfig-if-ip:ipv6"], cfg["ipv4"]} {
+				fm, _ := fam.(map[string]any)
+				addrs, _ := fm["addresses"].(map[string]any)
+				for _, a := range listUnder(addrs, "addresses", "address") {
+					am, _ := a.(map[string]any)
+					ac, _ := am["config"].(map[string]any)
+					ip, err := netip.ParseAddr(str(ac["ip"]))
+					length, ok := ac["prefix-length"].(float64)
+					if err != nil || !ok {
+						continue
+					}
+					if p, err := ip.Prefix(int(length)); err == nil && p.Contains(addr) {
+						return str(im["name"]), im, true
+					}
+				}
+			}
+		}
+	}
+	return "", nil, false
 }
 
 func str(v any) string {
