@@ -27,7 +27,7 @@ log() { printf 'install-deps: %s\n' "$*" >&2; }
 
 APT_PACKAGES=(
 	iproute2 iputils-ping traceroute iputils-tracepath bind9-dnsutils mtr-tiny
-	unbound nftables frr rsyslog bsdextrautils openssh-server snmpd snmp lldpd
+	unbound nftables frr rsyslog rsyslog-openssl bsdextrautils openssh-server snmpd snmp lldpd
 	jc hyperfine
 )
 
