@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -19,8 +20,10 @@ import (
 	"github.com/netmcp/netmcp/transport"
 )
 
+// labCmd groups the simulated-lab commands (up, demo).
+var labCmd = &cobra.Command{Use: "lab", Short: "Run a simulated network whose devices are MCP servers"}
+
 func init() {
-	labCmd := &cobra.Command{Use: "lab", Short: "Run a simulated network whose devices are MCP servers"}
 	var topoFile, stateDir string
 	var basePort int
 	up := &cobra.Command{
@@ -31,12 +34,9 @@ func init() {
 			"device, CLI dialect and URL. Runs until interrupted.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			topo := sim.DefaultTopology()
-			if topoFile != "" {
-				var err error
-				if topo, err = sim.LoadTopology(topoFile); err != nil {
-					return withExit(2, err)
-				}
+			topo, err := loadTopology(topoFile)
+			if err != nil {
+				return withExit(2, err)
 			}
 			return runLab(cmd.Context(), topo, sim.LabOptions{StateDir: stateDir}, basePort, cmd)
 		},
@@ -48,48 +48,106 @@ func init() {
 	rootCmd.AddCommand(labCmd)
 }
 
+// loadTopology reads a topology file, or returns the built-in lab for "".
+func loadTopology(file string) (topology.Topology, error) {
+	if file == "" {
+		return sim.DefaultTopology(), nil
+	}
+	return sim.LoadTopology(file)
+}
+
 // runLab serves every router of topo until ctx is done.
 func runLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, basePort int, cmd *cobra.Command) error {
-	lab, err := sim.NewLab(topo, opts)
+	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	rl, err := startLab(ctx, topo, opts, basePort, logger)
 	if err != nil {
 		return withExit(2, err)
 	}
-	defer lab.Close()
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	errc := make(chan error, len(lab.Routers()))
-	for i, name := range lab.Routers() {
-		drv, err := lab.Device(name)
-		if err != nil {
-			return err
-		}
-		srv, err := server.New(drv, server.Options{Version: version, Logger: logger.With("device", name)})
-		if err != nil {
-			return err
-		}
-		defer srv.Close()
-		port := 0
-		if basePort > 0 {
-			port = basePort + i
-		}
-		ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-		if err != nil {
-			return withExit(2, fmt.Errorf("device %s: %w", name, err))
-		}
-		fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\thttp://%s%s\n", name, drv.Info().CLIDialect, ln.Addr(), transport.Path)
-		h := transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{Logger: logger})
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := serveHTTP(ctx, ln, h); err != nil {
-				errc <- fmt.Errorf("device %s: %w", name, err)
-				cancel()
-			}
-		}()
+	for _, name := range rl.lab.Routers() {
+		drv, _ := rl.lab.Device(name)
+		fmt.Fprintf(cmd.OutOrStdout(), "%s\t%s\t%s\n", name, drv.Info().CLIDialect, rl.urls[name])
 	}
-	wg.Wait()
-	close(errc)
-	return <-errc
+	select {
+	case <-ctx.Done():
+	case <-rl.failed:
+	}
+	return rl.stop()
+}
+
+// runningLab is a simulated lab whose routers are served over HTTP.
+type runningLab struct {
+	lab    *sim.Lab
+	urls   map[string]string // device -> MCP endpoint
+	srvs   []*server.Server
+	cancel context.CancelFunc
+	failed chan struct{} // closed when a device's HTTP server fails
+	once   sync.Once
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	errs   []error
+}
+
+// startLab builds the lab of topo and serves each router as its own MCP
+// server over Streamable HTTP on 127.0.0.1 (port basePort+i, or a free one
+// when basePort is 0), and returns without blocking. Stop it with stop.
+func startLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, basePort int, logger *slog.Logger) (*runningLab, error) {
+	lab, err := sim.NewLab(topo, opts)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	rl := &runningLab{lab: lab, urls: map[string]string{}, cancel: cancel, failed: make(chan struct{})}
+	for i, name := range lab.Routers() {
+		if err := rl.serve(ctx, name, i, basePort, logger); err != nil {
+			_ = rl.stop()
+			return nil, err
+		}
+	}
+	return rl, nil
+}
+
+// serve starts the MCP server of one device.
+func (rl *runningLab) serve(ctx context.Context, name string, i, basePort int, logger *slog.Logger) error {
+	drv, err := rl.lab.Device(name)
+	if err != nil {
+		return err
+	}
+	srv, err := server.New(drv, server.Options{Version: version, Logger: logger.With("device", name)})
+	if err != nil {
+		return err
+	}
+	rl.srvs = append(rl.srvs, srv)
+	port := 0
+	if basePort > 0 {
+		port = basePort + i
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("device %s: %w", name, err)
+	}
+	rl.urls[name] = "http://" + ln.Addr().String() + transport.Path
+	h := transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{Logger: logger})
+	rl.wg.Add(1)
+	go func() {
+		defer rl.wg.Done()
+		if err := serveHTTP(ctx, ln, h); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			rl.mu.Lock()
+			rl.errs = append(rl.errs, fmt.Errorf("device %s: %w", name, err))
+			rl.mu.Unlock()
+			rl.once.Do(func() { close(rl.failed) })
+		}
+	}()
+	return nil
+}
+
+// stop shuts the HTTP servers down, waits for them and closes the lab.
+func (rl *runningLab) stop() error {
+	rl.cancel()
+	rl.wg.Wait()
+	for _, s := range rl.srvs {
+		_ = s.Close()
+	}
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	return errors.Join(append(rl.errs, rl.lab.Close())...)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"regexp"
@@ -23,7 +22,6 @@ import (
 	"github.com/netmcp/netmcp/device/sim/topology"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
-	"github.com/netmcp/netmcp/transport"
 )
 
 // The facts of the built-in lab the demo relies on (device/sim/default.yaml).
@@ -57,12 +55,9 @@ func init() {
 			"through the approval gate, a syslog subscription, and a graceful close. Then stop the lab.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			topo := sim.DefaultTopology()
-			if topoFile != "" {
-				var err error
-				if topo, err = sim.LoadTopology(topoFile); err != nil {
-					return withExit(2, err)
-				}
+			topo, err := loadTopology(topoFile)
+			if err != nil {
+				return withExit(2, err)
 			}
 			return runDemo(cmd.Context(), demoOptions{Topology: topo, Out: cmd.OutOrStdout(), JSON: asJSON, NoElicitation: noElicit})
 		},
@@ -70,83 +65,7 @@ func init() {
 	cmd.Flags().StringVar(&topoFile, "topology", "", "topology YAML (default: the built-in lab; the demo expects its device names)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per step instead of text")
 	cmd.Flags().BoolVar(&noElicit, "no-elicitation", false, "do not advertise elicitation: approve changes with the refusal's approvalToken instead")
-	subcommand(rootCmd, "lab").AddCommand(cmd)
-}
-
-// subcommand returns the child of parent named name (registered by an
-// earlier file's init).
-func subcommand(parent *cobra.Command, name string) *cobra.Command {
-	for _, c := range parent.Commands() {
-		if c.Name() == name {
-			return c
-		}
-	}
-	panic("netmcp: no command " + name + " under " + parent.Name())
-}
-
-// runningLab is a simulated lab whose routers are served over HTTP.
-type runningLab struct {
-	lab    *sim.Lab
-	urls   map[string]string // device -> MCP endpoint
-	srvs   []*server.Server
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	errs   []error
-}
-
-// startLab builds the lab of topo and serves each router as its own MCP
-// server on a free 127.0.0.1 port, with the same packages and options as
-// runLab (`netmcp lab up`), and returns without blocking.
-func startLab(ctx context.Context, topo topology.Topology, logger *slog.Logger) (*runningLab, error) {
-	lab, err := sim.NewLab(topo, sim.LabOptions{})
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	rl := &runningLab{lab: lab, urls: map[string]string{}, cancel: cancel}
-	for _, name := range lab.Routers() {
-		drv, err := lab.Device(name)
-		if err != nil {
-			rl.stop()
-			return nil, err
-		}
-		srv, err := server.New(drv, server.Options{Version: version, Logger: logger.With("device", name)})
-		if err != nil {
-			rl.stop()
-			return nil, err
-		}
-		rl.srvs = append(rl.srvs, srv)
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			rl.stop()
-			return nil, fmt.Errorf("device %s: %w", name, err)
-		}
-		rl.urls[name] = "http://" + ln.Addr().String() + transport.Path
-		h := transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{Logger: logger})
-		rl.wg.Add(1)
-		go func() {
-			defer rl.wg.Done()
-			if err := serveHTTP(ctx, ln, h); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				rl.mu.Lock()
-				rl.errs = append(rl.errs, fmt.Errorf("device %s: %w", name, err))
-				rl.mu.Unlock()
-			}
-		}()
-	}
-	return rl, nil
-}
-
-// stop shuts the HTTP servers down, waits for them and closes the lab.
-func (rl *runningLab) stop() error {
-	rl.cancel()
-	rl.wg.Wait()
-	for _, s := range rl.srvs {
-		_ = s.Close()
-	}
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	return errors.Join(append(rl.errs, rl.lab.Close())...)
+	labCmd.AddCommand(cmd)
 }
 
 // demoStep is what one step prints: text lines, or with --json one object.
@@ -204,7 +123,7 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	d := &demo{out: o.Out, json: o.JSON, noElicit: o.NoElicitation, updates: make(chan *mcp.ResourceUpdatedNotificationParams, 64),
 		httpc: &http.Client{Transport: &http.Transport{}}}
-	d.rl, err = startLab(ctx, o.Topology, logger)
+	d.rl, err = startLab(ctx, o.Topology, sim.LabOptions{}, 0, logger)
 	if err != nil {
 		return withExit(2, err)
 	}
