@@ -1,0 +1,195 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/approval"
+	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/policy"
+)
+
+// MethodApproval is the method of the audit records of approval decisions.
+const MethodApproval = "netmcp/approval"
+
+// auditCall records one request and its response. The record's "id" is a
+// server-assigned call number ("#17") that pairs them: the SDK does not
+// show middleware the JSON-RPC id.
+type auditCall struct {
+	sec      *Security
+	session  string
+	identity string
+	method   string
+	tool     string
+	args     json.RawMessage
+	id       string
+	kind     string
+}
+
+// newAuditCall describes req for the audit trail; its arguments are
+// masked whoever the caller is.
+func (sec *Security) newAuditCall(ss *mcp.ServerSession, id policy.Identity, method string, req mcp.Request) *auditCall {
+	c := &auditCall{sec: sec, identity: id.String(), method: method, kind: audit.KindRequest}
+	if sec.opts.Audit == nil {
+		return c
+	}
+	if ss != nil {
+		c.session = sec.s.owner(ss).Session
+	}
+	if strings.HasPrefix(method, "notifications/") {
+		c.kind = audit.KindNotification
+	} else {
+		c.id = "#" + strconv.FormatUint(sec.seq.Add(1), 10)
+	}
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParamsRaw:
+		c.tool = p.Name
+		c.args = sec.mask.raw(p.Arguments)
+		return c
+	case *mcp.ReadResourceParams:
+		c.tool = p.URI
+	case *mcp.SubscribeParams:
+		c.tool = p.URI
+	case *mcp.UnsubscribeParams:
+		c.tool = p.URI
+	case *WriteParams:
+		c.tool = p.URI
+	case *mcp.GetPromptParams:
+		c.tool = p.Name
+	}
+	if p := req.GetParams(); p != nil {
+		if b, err := json.Marshal(p); err == nil && string(b) != "{}" && string(b) != "null" {
+			c.args = sec.mask.raw(b)
+		}
+	}
+	return c
+}
+
+// request appends the request record; an error means it was not recorded.
+func (c *auditCall) request() error {
+	if c.sec.opts.Audit == nil {
+		return nil
+	}
+	_, err := c.sec.opts.Audit.Append(audit.Record{Session: c.session, Identity: c.identity, Kind: c.kind,
+		ID: c.id, Method: c.method, Tool: c.tool, Arguments: c.args})
+	if err != nil {
+		c.sec.s.log.Error("audit record not written; request refused", "method", c.method, "error", err)
+	}
+	return err
+}
+
+// response appends the response record (none for a notification).
+func (c *auditCall) response(res mcp.Result, err error, d time.Duration) {
+	if c.sec.opts.Audit == nil || c.kind == audit.KindNotification {
+		return
+	}
+	r := audit.Record{Session: c.session, Identity: c.identity, Kind: audit.KindResponse, ID: c.id,
+		Method: c.method, Tool: c.tool, Outcome: audit.OutcomeOK, DurationMS: float64(d.Microseconds()) / 1000}
+	if err != nil {
+		r.Outcome = audit.OutcomeError
+		if e := RPCError(err); e != nil {
+			r.ErrorCode = int(e.Code)
+		}
+	} else if tr, ok := res.(*mcp.CallToolResult); ok && tr.IsError {
+		r.Outcome = audit.OutcomeError
+	}
+	if _, err := c.sec.opts.Audit.Append(r); err != nil {
+		c.sec.s.log.Error("audit record not written", "method", c.method, "error", err)
+	}
+}
+
+// sendingMiddleware records the server's requests to the client
+// (elicitation of an approval, sampling, roots) and their answers, so the
+// human decision behind a change is in the trail. Notifications the
+// server sends (progress, log lines, resource updates) are not recorded.
+func (sec *Security) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if sec.opts.Audit == nil || strings.HasPrefix(method, "notifications/") {
+			return next(ctx, method, req)
+		}
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		id, _ := sec.boundIdentity(ss)
+		c := &auditCall{sec: sec, identity: id.String(), method: method, kind: audit.KindRequest,
+			id: "#" + strconv.FormatUint(sec.seq.Add(1), 10)}
+		if ss != nil {
+			c.session = sec.s.owner(ss).Session
+		}
+		if b, err := json.Marshal(req.GetParams()); err == nil {
+			c.args = sec.mask.raw(b)
+		}
+		start := time.Now()
+		_ = c.request()
+		res, err := next(ctx, method, req)
+		c.response(res, err, time.Since(start))
+		if er, ok := res.(*mcp.ElicitResult); ok && err == nil {
+			sec.recordEvent(c.session, c.identity, method, "", map[string]any{"action": er.Action, "content": er.Content}, nil)
+		}
+		return res, err
+	}
+}
+
+// recordEvent appends a notification record (an approval decision, an
+// elicitation answer) with masked details.
+func (sec *Security) recordEvent(session, identity, method, tool string, details any, err error) {
+	if sec.opts.Audit == nil {
+		return
+	}
+	r := audit.Record{Session: session, Identity: identity, Kind: audit.KindNotification, Method: method, Tool: tool, Outcome: audit.OutcomeOK}
+	if b, e := json.Marshal(details); e == nil {
+		r.Arguments = sec.mask.raw(b)
+	}
+	if err != nil {
+		r.Outcome = audit.OutcomeError
+		if e := RPCError(err); e != nil {
+			r.ErrorCode = int(e.Code)
+		}
+	}
+	if _, e := sec.opts.Audit.Append(r); e != nil {
+		sec.s.log.Error("audit record not written", "method", method, "error", e)
+	}
+}
+
+// auditGate records every decision of the approval gate: approved,
+// approval required (a token was issued) or refused.
+type auditGate struct {
+	inner Gate
+	sec   *Security
+}
+
+// Approve implements Gate.
+func (g *auditGate) Approve(ctx context.Context, req ApprovalRequest) error {
+	err := g.inner.Approve(ctx, req)
+	decision := "approved"
+	var ar *approval.ApprovalRequired
+	switch {
+	case errors.As(err, &ar):
+		decision = "approval-required"
+	case err != nil:
+		decision = "refused"
+	}
+	identity := ""
+	if id, ok := policy.IdentityFrom(ctx); ok {
+		identity = id.String()
+	}
+	var recErr error
+	if decision == "refused" {
+		recErr = err
+	}
+	g.sec.recordEvent(req.Session, identity, MethodApproval, req.Tool,
+		map[string]any{"decision": decision, "write": req.Write, "summary": req.Summary, "rollbackWindow": req.RollbackWindow}, recErr)
+	return err
+}
+
+// Needs implements ToolPolicy when the wrapped gate does.
+func (g *auditGate) Needs(tool string, write bool) bool {
+	if p, ok := g.inner.(ToolPolicy); ok {
+		return p.Needs(tool, write)
+	}
+	return write
+}

@@ -1,0 +1,137 @@
+package server
+
+import (
+	"crypto/rand"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+
+	"github.com/netmcp/netmcp/policy"
+)
+
+// identityRefHeader carries, from HTTPHandler to the MCP middleware, a
+// one-request reference to the identity HTTPHandler authenticated. Any
+// value a client sends is removed first; a reference is random and lives
+// only while its request is served.
+const identityRefHeader = "Netmcp-Identity-Ref"
+
+// sessionHeader is the Streamable HTTP session header.
+const sessionHeader = "Mcp-Session-Id"
+
+// HTTPHandler authenticates every HTTP request before next (the
+// Streamable HTTP handler of package transport) sees it:
+//
+//   - "Authorization: Bearer JWT" is verified with SecurityOptions.Verifier
+//     (401 with WWW-Authenticate when invalid, or when no verifier is set);
+//   - otherwise a client certificate verified by the TLS layer (mutual TLS)
+//     names the caller (policy.IdentityFromTLS);
+//   - otherwise, when bearer tokens are configured, 401 with
+//     `WWW-Authenticate: Bearer resource_metadata=".../.well-known/oauth-protected-resource"`;
+//   - otherwise the caller is anonymous: the policy's default roles for
+//     anonymous callers, or the local role for a peer on loopback.
+//
+// A request naming a session (Mcp-Session-Id) bound to another identity
+// gets 403. The RFC 9728 protected-resource metadata is served at
+// policy.WellKnownPath (and that path followed by /mcp) when the policy
+// has a jwt section.
+func (sec *Security) HTTPHandler(next http.Handler) http.Handler {
+	var meta http.Handler
+	if md, err := sec.pol.ResourceMetadata(); err == nil && sec.opts.Verifier != nil {
+		meta = policy.MetadataHandler(md)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del(identityRefHeader)
+		if strings.HasPrefix(r.URL.Path, policy.WellKnownPath) {
+			if meta != nil && (r.URL.Path == policy.WellKnownPath || r.URL.Path == policy.WellKnownPath+"/mcp") {
+				meta.ServeHTTP(w, r)
+				return
+			}
+			http.NotFound(w, r)
+			return
+		}
+		id, status, why := sec.authenticateHTTP(r)
+		if status != 0 {
+			if status == http.StatusUnauthorized {
+				challenge := fmt.Sprintf("Bearer resource_metadata=%q", metadataURL(r))
+				if why != errTokenRequired {
+					challenge += `, error="invalid_token"`
+				}
+				w.Header().Set("WWW-Authenticate", challenge)
+			}
+			sec.s.log.Info("HTTP request refused", "status", status, "remote", r.RemoteAddr, "reason", why)
+			http.Error(w, why, status)
+			return
+		}
+		if sid := r.Header.Get(sessionHeader); sid != "" {
+			if owner, ok := sec.sessionOwner(sid); ok && owner != id.String() {
+				sec.s.log.Info("HTTP request refused: session of another identity", "identity", id.String(), "remote", r.RemoteAddr)
+				http.Error(w, fmt.Sprintf("Forbidden: this session belongs to another identity than %s", id), http.StatusForbidden)
+				return
+			}
+		}
+		ref := rand.Text()
+		sec.mu.Lock()
+		sec.pending[ref] = id
+		sec.mu.Unlock()
+		defer func() {
+			sec.mu.Lock()
+			delete(sec.pending, ref)
+			sec.mu.Unlock()
+		}()
+		r.Header.Set(identityRefHeader, ref)
+		next.ServeHTTP(w, r)
+	})
+}
+
+const errTokenRequired = "bearer token required"
+
+// authenticateHTTP returns the identity of r, or an HTTP status and why.
+func (sec *Security) authenticateHTTP(r *http.Request) (policy.Identity, int, string) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, token, ok := strings.Cut(h, " ")
+		token = strings.TrimSpace(token)
+		if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+			return policy.Identity{}, http.StatusUnauthorized, "the Authorization header must be \"Bearer TOKEN\""
+		}
+		if sec.opts.Verifier == nil {
+			return policy.Identity{}, http.StatusUnauthorized, "bearer tokens are not accepted: the policy has no jwt section"
+		}
+		id, err := sec.pol.Authenticate(sec.opts.Verifier, token)
+		if err != nil {
+			return policy.Identity{}, http.StatusUnauthorized, err.Error()
+		}
+		return id, 0, ""
+	}
+	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
+		return sec.pol.IdentityFromTLS(*r.TLS), 0, ""
+	}
+	if sec.opts.Verifier != nil {
+		return policy.Identity{}, http.StatusUnauthorized, errTokenRequired
+	}
+	id := sec.pol.Resolve("", policy.SourceAnonymous, nil)
+	if isLoopbackAddr(r.RemoteAddr) {
+		id = sec.withLocalRole(id)
+	}
+	return id, 0, ""
+}
+
+// metadataURL is the absolute URL of the protected-resource metadata of
+// the server r reached.
+func metadataURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + policy.WellKnownPath
+}
+
+// isLoopbackAddr reports whether a host:port names a loopback address.
+func isLoopbackAddr(hostport string) bool {
+	host, _, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host = hostport
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

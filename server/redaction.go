@@ -1,0 +1,227 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/redact"
+)
+
+// secretMasker masks passwords, secrets, keys and SNMP communities (MCP-NET
+// section 9) in what leaves the server: tool results, resource contents,
+// prompt messages, error messages, audit arguments and log lines. It wraps
+// a *redact.Redactor, whose known secrets are shared by every session, and
+// knows the device's CLI dialect for configuration text.
+type secretMasker struct {
+	r       *redact.Redactor
+	dialect string // huawei-vrp, cisco-iosxr or "" (both)
+}
+
+// newSecretMasker returns a masker over r (a new one when nil) for
+// configuration text of dialect; dialects the redactor does not know are
+// read with the rules of all known dialects.
+func newSecretMasker(r *redact.Redactor, dialect string) *secretMasker {
+	if r == nil {
+		r = redact.New(redact.Options{})
+	}
+	if dialect != redact.DialectHuaweiVRP && dialect != redact.DialectCiscoIOSXR {
+		dialect = ""
+	}
+	return &secretMasker{r: r, dialect: dialect}
+}
+
+// config masks configuration text (or any text: the secrets its lines show
+// by syntax, then every known secret).
+func (m *secretMasker) config(s string) string {
+	out, err := m.r.Config(s, m.dialect)
+	if err != nil { // unreachable: the dialect was checked
+		return m.r.String(s)
+	}
+	return out
+}
+
+// text masks a text that may be a JSON document (the text fallback of a
+// structured tool result) or free text (CLI output, configuration, logs).
+func (m *secretMasker) text(s string) string {
+	t := strings.TrimSpace(s)
+	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
+		if v, ok := decodeJSON([]byte(t)); ok {
+			if b, err := marshal(m.value(v)); err == nil {
+				return string(b)
+			}
+		}
+	}
+	return m.config(s)
+}
+
+// value returns a masked copy of a JSON value (as decoded with UseNumber):
+// leaves whose names or schema paths are secret are masked, and every
+// string is read as configuration text. Secrets found anywhere in v are
+// learnt first, so a secret is masked in every string of v, wherever it
+// was found.
+func (m *secretMasker) value(v any) any {
+	eachString(v, func(s string) { m.config(s) }) // learn what configuration lines show
+	v = m.r.Tree(v)                               // secret leaves masked (and learnt), known values masked
+	return mapStrings(v, m.config)
+}
+
+// raw masks a JSON document; text that is not JSON is masked as text.
+func (m *secretMasker) raw(b json.RawMessage) json.RawMessage {
+	if len(b) == 0 {
+		return b
+	}
+	v, ok := decodeJSON(b)
+	if !ok {
+		s, _ := json.Marshal(m.config(string(b)))
+		return s
+	}
+	out, err := marshal(m.value(v))
+	if err != nil {
+		return json.RawMessage(`"` + redact.Mask + `"`)
+	}
+	return out
+}
+
+// any masks a value of any Go type by its JSON form.
+func (m *secretMasker) any(v any) any {
+	switch t := v.(type) {
+	case nil:
+		return nil
+	case json.RawMessage:
+		return m.raw(t)
+	case []byte:
+		return m.raw(t)
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return redact.Mask
+	}
+	return m.raw(b)
+}
+
+// learn records the secrets of a configuration text or tree without
+// masking anything (priming the redactor with the device's configuration).
+func (m *secretMasker) learn(v any) {
+	switch t := v.(type) {
+	case string:
+		m.config(t)
+	default:
+		m.value(t)
+	}
+}
+
+// toolResult masks a tools/call result in place (the result is the
+// call's own, never shared).
+func (m *secretMasker) toolResult(r *mcp.CallToolResult) {
+	if r == nil {
+		return
+	}
+	if r.StructuredContent != nil {
+		r.StructuredContent = m.any(r.StructuredContent)
+	}
+	m.contents(r.Content)
+}
+
+// contents masks the text of MCP content blocks in place.
+func (m *secretMasker) contents(cs []mcp.Content) {
+	for _, c := range cs {
+		switch t := c.(type) {
+		case *mcp.TextContent:
+			t.Text = m.text(t.Text)
+		case *mcp.EmbeddedResource:
+			if t.Resource != nil {
+				t.Resource.Text = m.text(t.Resource.Text)
+			}
+		}
+	}
+}
+
+// resourceContents masks the contents of a resources/read result in place.
+func (m *secretMasker) resourceContents(cs []*mcp.ResourceContents) {
+	for _, c := range cs {
+		if c != nil && c.Text != "" {
+			c.Text = m.text(c.Text)
+		}
+	}
+}
+
+// prompt masks the messages of a prompts/get result in place.
+func (m *secretMasker) prompt(r *mcp.GetPromptResult) {
+	if r == nil {
+		return
+	}
+	for _, msg := range r.Messages {
+		if msg != nil && msg.Content != nil {
+			m.contents([]mcp.Content{msg.Content})
+		}
+	}
+}
+
+// rpcError returns err with known secrets masked in its message and data.
+func (m *secretMasker) rpcError(err error) error {
+	e := RPCError(err)
+	if e == nil {
+		if err == nil {
+			return nil
+		}
+		// A plain error becomes -32603 with its text; mask that text.
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: m.r.String(err.Error())}
+	}
+	out := &jsonrpc.Error{Code: e.Code, Message: m.r.String(e.Message)}
+	if len(e.Data) > 0 {
+		out.Data = m.raw(e.Data)
+	}
+	return out
+}
+
+// decodeJSON decodes one JSON value keeping numbers as written.
+func decodeJSON(b []byte) (any, bool) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return nil, false
+	}
+	return v, true
+}
+
+// eachString calls fn for every string value in a JSON tree.
+func eachString(v any, fn func(string)) {
+	switch t := v.(type) {
+	case string:
+		fn(t)
+	case map[string]any:
+		for _, c := range t {
+			eachString(c, fn)
+		}
+	case []any:
+		for _, c := range t {
+			eachString(c, fn)
+		}
+	}
+}
+
+// mapStrings returns a copy of a JSON tree with fn applied to every string.
+func mapStrings(v any, fn func(string) string) any {
+	switch t := v.(type) {
+	case string:
+		return fn(t)
+	case map[string]any:
+		out := make(map[string]any, len(t))
+		for k, c := range t {
+			out[k] = mapStrings(c, fn)
+		}
+		return out
+	case []any:
+		out := make([]any, len(t))
+		for i, c := range t {
+			out[i] = mapStrings(c, fn)
+		}
+		return out
+	}
+	return v
+}
