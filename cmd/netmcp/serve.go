@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/netmcp/netmcp/approval"
@@ -60,6 +59,7 @@ func init() {
 	fl.IntVar(&f.pageSize, "page-size", server.DefaultPageSize, "entries per page of paginated resources")
 	fl.DurationVar(&f.timeout, "session-timeout", transport.DefaultSessionTimeout, "close HTTP sessions idle for this long")
 	fl.BoolVar(&f.verbose, "verbose", false, "log server activity to stderr")
+	bindSecurityFlags(fl, &serveSec)
 	_ = cmd.MarkFlagRequired("device")
 	rootCmd.AddCommand(cmd)
 }
@@ -69,7 +69,7 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	if f.verbose {
 		level = slog.LevelInfo
 	}
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
+	logger := serveSec.wrapLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	params := map[string]string{}
 	if f.topology != "" {
 		params["topology"] = f.topology
@@ -94,17 +94,9 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 		return err
 	}
 	defer srv.Close()
-	if f.listen == "" {
-		return transport.ServeStdio(ctx, srv.MCP())
-	}
-	ln, err := net.Listen("tcp", f.listen)
-	if err != nil {
-		return withExit(2, err)
-	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "netmcp: serving %s (%s) at http://%s%s\n", f.device, drv.Info().CLIDialect, ln.Addr(), transport.Path)
-	h := transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() },
-		transport.HTTPOptions{SessionTimeout: f.timeout, Logger: logger})
-	return serveHTTP(ctx, ln, h)
+	return serveSecure(ctx, &serveSec, srv, serveArgs{listen: f.listen, policyFile: f.policy, stateDir: stateDir,
+		httpOpts: transport.HTTPOptions{SessionTimeout: f.timeout}, logger: logger, stderr: cmd.ErrOrStderr(),
+		deviceURL: f.device, dialect: drv.Info().CLIDialect})
 }
 
 // serveHTTP serves h on ln until ctx is done, then shuts down gracefully.
