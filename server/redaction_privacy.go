@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // Privacy levels of resources (troubleshooting draft section 7.5).
@@ -78,7 +79,10 @@ func ClassifyResource(uri string) ResourceClass {
 	case strings.HasPrefix(uri, netproto.URIInterfacePrefix):
 		c := ResourceClass{Kind: "interface", PrivacyLevel: PrivacyOperational, Path: pathInterfaces + "/interface"}
 		if name, err := url.PathUnescape(strings.TrimPrefix(uri, netproto.URIInterfacePrefix)); err == nil && validKeyValue(name) {
-			c.Path = fmt.Sprintf("%s/interface[name=%s]", pathInterfaces, quoteKey(name))
+			p := fmt.Sprintf("%s/interface[name=%s]", pathInterfaces, quoteKey(name))
+			if _, err := yang.ParsePath(p); err == nil {
+				c.Path = p
+			}
 		}
 		return c
 	case strings.HasPrefix(uri, netproto.URISyslogPrefix):
