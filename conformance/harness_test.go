@@ -1,0 +1,184 @@
+package conformance
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// npmTools are the Node 22 binary and the npm packages that
+// scripts/install-deps.sh installs into .tools/.
+type npmTools struct {
+	nodeDir     string // directory of the node binary, put first on PATH
+	node        string
+	conformance string // @modelcontextprotocol/conformance CLI script
+	inspector   string // @modelcontextprotocol/inspector launcher script
+}
+
+// repoRoot is the module root (the directory holding go.mod).
+func repoRoot(t testing.TB) string {
+	t.Helper()
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(filepath.Dir(file))
+}
+
+// inCI reports whether the tests run under CI, where missing tools fail
+// the test instead of skipping it.
+func inCI() bool {
+	v := strings.ToLower(os.Getenv("CI"))
+	return v != "" && v != "false" && v != "0"
+}
+
+// requireTools returns the npm tools, or skips (fails under CI) when they
+// are not installed.
+func requireTools(t *testing.T) npmTools {
+	t.Helper()
+	root := repoRoot(t)
+	mcp := filepath.Join(root, ".tools", "mcp", "node_modules", "@modelcontextprotocol")
+	tl := npmTools{
+		nodeDir:     filepath.Join(root, ".tools", "node22", "node_modules", ".bin"),
+		conformance: filepath.Join(mcp, "conformance", "dist", "index.js"),
+		inspector:   filepath.Join(mcp, "inspector", "clients", "launcher", "build", "index.js"),
+	}
+	tl.node = filepath.Join(tl.nodeDir, "node")
+	missing := func(format string, args ...any) {
+		msg := fmt.Sprintf(format, args...) + "; run scripts/install-deps.sh"
+		if inCI() {
+			t.Fatal(msg + " (CI is set: the conformance tests must run)")
+		}
+		t.Skip(msg)
+	}
+	out, err := exec.Command(tl.node, "--version").Output()
+	if err != nil {
+		missing("Node 22 not installed at %s", tl.node)
+	}
+	if v := strings.TrimSpace(string(out)); !strings.HasPrefix(v, "v22.") {
+		missing("%s is Node %s, want v22.x", tl.node, v)
+	}
+	for _, f := range []string{tl.conformance, tl.inspector} {
+		if _, err := os.Stat(f); err != nil {
+			missing("npm tool missing: %v", err)
+		}
+	}
+	return tl
+}
+
+// command returns a node command running script with args; PATH starts
+// with Node 22 so that whatever the tool spawns uses it too.
+func (tl npmTools) command(ctx context.Context, dir, script string, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, tl.node, append([]string{script}, args...)...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+tl.nodeDir+string(os.PathListSeparator)+os.Getenv("PATH"),
+		"NO_COLOR=1", "FORCE_COLOR=0", "HOME="+dir)
+	cmd.WaitDelay = 5 * time.Second
+	return cmd
+}
+
+var (
+	buildOnce sync.Once
+	binPath   string
+	buildErr  error
+	buildDir  string
+)
+
+// netmcpBinary builds cmd/netmcp once per test binary and returns its path.
+func netmcpBinary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "netmcp-conformance-")
+		if buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(buildDir, "netmcp")
+		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/netmcp")
+		cmd.Dir = repoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = fmt.Errorf("go build ./cmd/netmcp: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return binPath
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}
+
+// listenURL matches the address line netmcp prints on stderr when it serves HTTP.
+var listenURL = regexp.MustCompile(`http://(\S+)/mcp`)
+
+// startNetmcp runs `netmcp args...` (a command that serves HTTP on
+// 127.0.0.1:0) and returns the MCP endpoint URL it printed. The process is
+// stopped when the test ends.
+func startNetmcp(t *testing.T, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	cmd := exec.CommandContext(ctx, netmcpBinary(t), args...)
+	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
+	cmd.WaitDelay = 5 * time.Second
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	urls := make(chan string, 1)
+	var logMu sync.Mutex
+	var logs strings.Builder
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			logMu.Lock()
+			logs.WriteString(line + "\n")
+			logMu.Unlock()
+			if m := listenURL.FindStringSubmatch(line); m != nil {
+				select {
+				case urls <- "http://" + m[1] + "/mcp":
+				default:
+				}
+			}
+		}
+		io.Copy(io.Discard, stderr)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) && !errors.Is(err, context.Canceled) {
+			t.Logf("netmcp %s: %v", args[0], err)
+		}
+		if t.Failed() {
+			logMu.Lock()
+			t.Logf("netmcp %s stderr:\n%s", strings.Join(args, " "), logs.String())
+			logMu.Unlock()
+		}
+	})
+	select {
+	case u := <-urls:
+		return u
+	case <-time.After(30 * time.Second):
+		logMu.Lock()
+		defer logMu.Unlock()
+		t.Fatalf("netmcp %s printed no listen address within 30s; stderr:\n%s", strings.Join(args, " "), logs.String())
+		return ""
+	}
+}
