@@ -1,0 +1,164 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"os"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/server"
+	"github.com/netmcp/netmcp/transport"
+)
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestServeAuditVerify serves sim://r1 over HTTP as `netmcp serve` does,
+// runs a real MCP session, and checks the audit log it produced with
+// `netmcp audit verify`: intact, then edited (FAIL, exit 1).
+func TestServeAuditVerify(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	drv, err := device.Open(ctx, "sim://r1", device.Options{StateDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drv.Close()
+	var logs, stderr lockedBuffer
+	sf := &securityFlags{localRole: "viewer", maxRequestBytes: transport.DefaultMaxBodyBytes, auditFsync: "always",
+		rate: server.DefaultRatePerSecond, burst: server.DefaultRateBurst, maxConcurrent: server.DefaultMaxConcurrentPerSession}
+	logger := sf.wrapLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
+	srv, err := server.New(drv, server.Options{Logger: logger})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		done <- serveSecure(ctx, sf, srv, serveArgs{listen: "127.0.0.1:0", stateDir: dir, logger: logger, stderr: &stderr,
+			deviceURL: "sim://r1", dialect: "huawei-vrp"})
+	}()
+	addr := regexp.MustCompile(`at (http://[0-9.:]+/mcp)`)
+	var url string
+	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := addr.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+		}
+	}
+	if url == "" {
+		t.Fatalf("no address announced: %q", stderr.String())
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: netproto.ToolCLIExec, Arguments: map[string]any{"cmd": "display current-configuration"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: netproto.ToolCommit, Arguments: map[string]any{}}); err == nil {
+		t.Fatal("a viewer committed")
+	}
+	cs.Close()
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(audit.PathIn(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, secret := range []string{"Huawei@123", "N3tOps!2025", "s3cr3t-ro"} {
+		if strings.Contains(string(b), secret) || strings.Contains(logs.String(), secret) {
+			t.Errorf("secret %q in the audit log or the server log", secret)
+		}
+	}
+	verify := func() (string, error) {
+		var out bytes.Buffer
+		rootCmd.SetOut(&out)
+		rootCmd.SetArgs([]string{"audit", "verify", "--state-dir", dir})
+		err := rootCmd.Execute()
+		if c, _, ferr := rootCmd.Find([]string{"audit", "verify"}); ferr == nil {
+			c.Flags().Lookup("state-dir").Changed = false
+		}
+		return out.String(), err
+	}
+	out, err := verify()
+	if err != nil || !strings.HasPrefix(out, "OK ") {
+		t.Fatalf("intact log: %q %v", out, err)
+	}
+	if n := strings.Count(string(b), "\n"); n < 6 {
+		t.Fatalf("only %d records:\n%s", n, b)
+	}
+	tampered := strings.Replace(string(b), `"identity":"anonymous"`, `"identity":"jwt:admin"`, 1)
+	if tampered == string(b) {
+		t.Fatalf("no anonymous record to edit:\n%s", b)
+	}
+	if err := os.WriteFile(audit.PathIn(dir), []byte(tampered), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err = verify()
+	var ee *exitError
+	if !strings.HasPrefix(out, "FAIL ") || !errors.As(err, &ee) || ee.code != 1 {
+		t.Fatalf("tampered log: %q %v", out, err)
+	}
+}
+
+// TestLoadPolicyWithTrustedKeys reads one policy file for both the
+// approval gate (trustedKeys) and package policy.
+func TestLoadPolicyWithTrustedKeys(t *testing.T) {
+	f := t.TempDir() + "/policy.yaml"
+	os.WriteFile(f, []byte("identities:\n  - {subject: alice, source: mtls, roles: [operator]}\ntrustedKeys:\n  alice: MCowBQYDK2VwAyEA\napproval: {default: writes}\n"), 0o600)
+	p, err := loadPolicy(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if id := p.Resolve("alice", "mtls", nil); len(id.Roles) != 1 || id.Roles[0] != "operator" {
+		t.Fatalf("alice: %+v", id)
+	}
+	os.WriteFile(f, []byte("identitees: []\n"), 0o600)
+	if _, err := loadPolicy(f); err == nil {
+		t.Fatal("a misspelt member was accepted")
+	}
+}
+
+// TestServeSecurityFlagErrors checks the flag combinations refused before serving.
+func TestServeSecurityFlagErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sf   securityFlags
+		want string
+	}{
+		{"stream without certificate", securityFlags{tlsStreamListen: "127.0.0.1:0"}, "needs --tls-cert"},
+		{"certificate without listener", securityFlags{tlsCert: "x", tlsKey: "y"}, "TLS certificate"},
+	} {
+		err := serveSecure(context.Background(), &tc.sf, nil, serveArgs{logger: slog.New(slog.DiscardHandler)})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
