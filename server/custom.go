@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"strings"
 	"time"
 
@@ -22,6 +21,10 @@ type WriteParams struct {
 	URI      string                  `json:"uri"`
 	Text     *string                 `json:"text,omitempty"`
 	Contents []*mcp.ResourceContents `json:"contents,omitempty"`
+	// ApprovalToken and Consent carry approval evidence, as the arguments
+	// of a state-changing tool do (see docs/configuration.md).
+	ApprovalToken string          `json:"approvalToken,omitempty"`
+	Consent       json.RawMessage `json:"consent,omitempty"`
 }
 
 // WriteResult is the result of resources/write.
@@ -80,7 +83,7 @@ func (s *Server) resourcesWrite(ctx context.Context, ss *mcp.ServerSession, p *W
 	default:
 		return nil, invalidParams("resources/write needs \"text\" or exactly one element in \"contents\"")
 	}
-	args, _ := json.Marshal(p)
+	args, _ := json.Marshal(map[string]any{"uri": p.URI, "text": text, "approvalToken": p.ApprovalToken, "consent": p.Consent})
 	if err := s.writeFile(ctx, ss, "resources/write", args, name, []byte(text)); err != nil {
 		return nil, err
 	}
@@ -97,13 +100,3 @@ func (s *Server) knownURI(ctx context.Context, uri string) error {
 	return nil
 }
 
-// writeFile replaces a configuration file through the Gate. The driver
-// checks the syntax before it changes anything (MCP-NET 5.3).
-func (s *Server) writeFile(ctx context.Context, ss *mcp.ServerSession, tool string, args json.RawMessage, name string, data []byte) error {
-	sum := sha256.Sum256(data)
-	summary := fmt.Sprintf("replace %s with %d bytes (sha256 %x)", name, len(data), sum[:8])
-	if err := s.approve(ctx, ss, tool, args, summary); err != nil {
-		return err
-	}
-	return rpc(s.files.WriteFile(ctx, s.owner(ss), name, data))
-}

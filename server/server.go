@@ -67,6 +67,7 @@ type Server struct {
 	runbooks      *runbookStore
 	promptSchemas map[string][]argSchema
 	editSeq       int
+	uploads       uploads // chunked network.file.push in progress
 
 	unsubscribe func()
 }
@@ -133,6 +134,7 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 		return nil, err
 	}
 	s.addResources()
+	s.addConfigResources()
 	s.addPrompts()
 	if err := s.addCustomMethods(); err != nil {
 		return nil, err

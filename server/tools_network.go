@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"strings"
 	"time"
@@ -66,14 +64,14 @@ func (s *Server) addTools() error {
 			output:      commitOutput,
 			run:         s.rollback},
 		{name: netproto.ToolFilePull, title: "Back up a configuration file", missing: noFiles,
-			description: "Return a configuration file's content with its SHA-256.",
-			input:       `{"type":"object","properties":{"name":{"enum":["running-config","startup-config","candidate-config"]}},"required":["name"],"additionalProperties":false}`,
-			output:      `{"type":"object","properties":{"name":{"type":"string"},"content":{"type":"string"},"sha256":{"type":"string"},"size":{"type":"integer"}},"required":["name","content","sha256","size"]}`,
+			description: "Return a configuration file (or one chunk of it: offset, length; follow nextOffset) with the SHA-256 of the whole file.",
+			input:       filePullInput,
+			output:      filePullOutput,
 			run:         s.filePull},
 		{name: netproto.ToolFilePush, title: "Restore a configuration file", write: true, missing: noFiles,
-			description: "Replace the candidate or startup configuration with the given text after checking its syntax (and its SHA-256 when given).",
-			input:       `{"type":"object","properties":{"name":{"enum":["candidate-config","startup-config"]},"content":{"type":"string"},"sha256":{"type":"string","pattern":"^[0-9a-fA-F]{64}$"}},"required":["name","content"],"additionalProperties":false}`,
-			output:      `{"type":"object","properties":{"name":{"type":"string"},"status":{"type":"string"},"sha256":{"type":"string"},"size":{"type":"integer"}},"required":["name","status","sha256","size"]}`,
+			description: "Replace the candidate or startup configuration with the given text after checking its syntax (and its SHA-256 when given). Large files go in chunks: offset and more=true, the last chunk with the sha256 of the whole file.",
+			input:       filePushInput,
+			output:      filePushOutput,
 			run:         s.filePush},
 	}
 	for _, d := range defs {
@@ -303,37 +301,3 @@ func (s *Server) rollback(ctx context.Context, c *call) (any, error) {
 	return s.cfg.Rollback(ctx, s.owner(c.req.Session), in.ID)
 }
 
-func (s *Server) filePull(ctx context.Context, c *call) (any, error) {
-	var in struct {
-		Name string `json:"name"`
-	}
-	if err := c.bind(&in); err != nil {
-		return nil, err
-	}
-	b, err := s.files.ReadFile(ctx, in.Name)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(b)
-	return map[string]any{"name": in.Name, "content": string(b), "sha256": hex.EncodeToString(sum[:]), "size": len(b)}, nil
-}
-
-func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
-	var in struct {
-		Name    string `json:"name"`
-		Content string `json:"content"`
-		SHA256  string `json:"sha256"`
-	}
-	if err := c.bind(&in); err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256([]byte(in.Content))
-	got := hex.EncodeToString(sum[:])
-	if in.SHA256 != "" && !strings.EqualFold(in.SHA256, got) {
-		return nil, invalidParams("%s: content has sha256 %s, not the %s given; nothing was written", c.tool, got, in.SHA256)
-	}
-	if err := s.writeFile(ctx, c.req.Session, c.tool, c.rawArgs(), in.Name, []byte(in.Content)); err != nil {
-		return nil, err
-	}
-	return map[string]any{"name": in.Name, "status": "written", "sha256": got, "size": len(in.Content)}, nil
-}

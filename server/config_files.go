@@ -1,0 +1,192 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Limits of network.file.pull and network.file.push.
+const (
+	// MaxFileChunk is the largest chunk one pull returns or one push carries.
+	MaxFileChunk = 256 << 10
+	// MaxFileSize is the largest file a chunked push may assemble.
+	MaxFileSize = 16 << 20
+	// uploadTTL is how long a partial upload waits for its next chunk.
+	uploadTTL = 10 * time.Minute
+)
+
+// Schemas of the file tools (chunked transfer, see docs/configuration.md).
+const (
+	filePullInput = `{"type":"object","properties":{
+"name":{"enum":["running-config","startup-config","candidate-config"]},
+"offset":{"type":"integer","minimum":0,"default":0,"description":"first byte to return"},
+"length":{"type":"integer","minimum":1,"maximum":262144,"description":"most bytes to return (default and maximum 262144)"}},
+"required":["name"],"additionalProperties":false}`
+	filePullOutput = `{"type":"object","properties":{"name":{"type":"string"},"content":{"type":"string"},
+"sha256":{"type":"string","description":"SHA-256 of the whole file"},"size":{"type":"integer","description":"size of the whole file"},
+"offset":{"type":"integer"},"length":{"type":"integer"},"chunkSha256":{"type":"string"},
+"nextOffset":{"type":"integer","description":"offset of the next chunk; absent at the end"},"eof":{"type":"boolean"}},
+"required":["name","content","sha256","size"]}`
+	filePushInput = `{"type":"object","properties":{
+"name":{"enum":["candidate-config","startup-config"]},
+"content":{"type":"string","description":"the file, or one chunk of at most 262144 bytes"},
+"sha256":{"type":"string","pattern":"^[0-9a-fA-F]{64}$","description":"SHA-256 of the whole file; required on the last chunk of a chunked push"},
+"offset":{"type":"integer","minimum":0,"default":0,"description":"position of this chunk; must equal the bytes received so far"},
+"more":{"type":"boolean","default":false,"description":"true: more chunks follow; nothing is written until the last one"}},
+"required":["name","content"],"additionalProperties":false}`
+	filePushOutput = `{"type":"object","properties":{"name":{"type":"string"},"status":{"type":"string"},"sha256":{"type":"string"},
+"size":{"type":"integer"},"nextOffset":{"type":"integer"}},"required":["name","status","sha256","size"]}`
+)
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// filePull returns a file or one chunk of it, with the SHA-256 of the whole
+// file so that the client can check the assembled chunks.
+func (s *Server) filePull(ctx context.Context, c *call) (any, error) {
+	var in struct {
+		Name   string `json:"name"`
+		Offset int    `json:"offset"`
+		Length int    `json:"length"`
+	}
+	if err := c.bind(&in); err != nil {
+		return nil, err
+	}
+	b, err := s.files.ReadFile(ctx, in.Name)
+	if err != nil {
+		return nil, err
+	}
+	if in.Offset > len(b) {
+		return nil, invalidParams("%s: offset %d is past the end of %s (%d bytes)", c.tool, in.Offset, in.Name, len(b))
+	}
+	n := in.Length
+	if n <= 0 || n > MaxFileChunk {
+		n = MaxFileChunk
+	}
+	end := min(in.Offset+n, len(b))
+	chunk := b[in.Offset:end]
+	out := map[string]any{"name": in.Name, "content": string(chunk), "sha256": sha256Hex(b), "size": len(b),
+		"offset": in.Offset, "length": len(chunk), "chunkSha256": sha256Hex(chunk), "eof": end == len(b)}
+	if end < len(b) {
+		out["nextOffset"] = end
+	}
+	return out, nil
+}
+
+// upload is a chunked push being assembled.
+type upload struct {
+	data    []byte
+	updated time.Time
+}
+
+// uploads holds the partial pushes of every session, by session and file.
+type uploads struct {
+	mu sync.Mutex
+	m  map[string]*upload
+}
+
+func uploadKey(session, name string) string { return session + "\x00" + name }
+
+// filePush replaces candidate-config or startup-config. A large file comes
+// in chunks: every chunk but the last has more=true and is only staged;
+// the last one (with the sha256 of the whole file) is checked, approved
+// and written. The driver validates the syntax before anything changes.
+func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
+	var in struct {
+		Name    string `json:"name"`
+		Content string `json:"content"`
+		SHA256  string `json:"sha256"`
+		Offset  int    `json:"offset"`
+		More    bool   `json:"more"`
+	}
+	if err := c.bind(&in); err != nil {
+		return nil, err
+	}
+	if len(in.Content) > MaxFileChunk && (in.More || in.Offset > 0) {
+		return nil, invalidParams("%s: a chunk has at most %d bytes, this one %d", c.tool, MaxFileChunk, len(in.Content))
+	}
+	owner := s.owner(c.req.Session)
+	key := uploadKey(owner.Session, in.Name)
+	now := time.Now()
+	s.uploads.mu.Lock()
+	if s.uploads.m == nil {
+		s.uploads.m = map[string]*upload{}
+	}
+	for k, u := range s.uploads.m {
+		if now.Sub(u.updated) > uploadTTL {
+			delete(s.uploads.m, k)
+		}
+	}
+	up := s.uploads.m[key]
+	have := 0
+	if up != nil {
+		have = len(up.data)
+	}
+	if in.Offset != have {
+		s.uploads.mu.Unlock()
+		return nil, invalidParams("%s: chunk offset %d, but %d bytes of %s were received so far; send offset %d (or offset 0 to start over)",
+			c.tool, in.Offset, have, in.Name, have)
+	}
+	if in.Offset == 0 {
+		up = nil // offset 0 starts a new upload
+	}
+	if have+len(in.Content) > MaxFileSize {
+		delete(s.uploads.m, key)
+		s.uploads.mu.Unlock()
+		return nil, invalidParams("%s: %s would exceed %d bytes; upload abandoned", c.tool, in.Name, MaxFileSize)
+	}
+	var data []byte
+	if up != nil {
+		data = append(up.data, in.Content...)
+	} else {
+		data = []byte(in.Content)
+	}
+	if in.More {
+		s.uploads.m[key] = &upload{data: data, updated: now}
+		s.uploads.mu.Unlock()
+		return map[string]any{"name": in.Name, "status": "staged", "sha256": sha256Hex(data), "size": len(data), "nextOffset": len(data)}, nil
+	}
+	delete(s.uploads.m, key)
+	s.uploads.mu.Unlock()
+
+	got := sha256Hex(data)
+	if in.Offset > 0 && in.SHA256 == "" {
+		return nil, invalidParams("%s: the last chunk of a chunked push needs \"sha256\" of the whole file; nothing was written", c.tool)
+	}
+	if in.SHA256 != "" && !strings.EqualFold(in.SHA256, got) {
+		return nil, invalidParams("%s: content has sha256 %s, not the %s given; nothing was written", c.tool, got, in.SHA256)
+	}
+	if err := s.writeFile(ctx, c.req.Session, c.tool, c.rawArgs(), in.Name, data); err != nil {
+		if in.Offset > 0 {
+			// Keep the chunks so that the last one can be repeated with
+			// an approval token or consent.
+			s.uploads.mu.Lock()
+			s.uploads.m[key] = &upload{data: data[:in.Offset], updated: now}
+			s.uploads.mu.Unlock()
+		}
+		return nil, err
+	}
+	return map[string]any{"name": in.Name, "status": "written", "sha256": got, "size": len(data)}, nil
+}
+
+// writeFile replaces a configuration file through the Gate. The driver
+// checks the syntax before it changes anything (MCP-NET 5.3).
+func (s *Server) writeFile(ctx context.Context, ss *mcp.ServerSession, tool string, args []byte, name string, data []byte) error {
+	summary := fmt.Sprintf("replace %s with %d bytes (sha256 %s)", name, len(data), sha256Hex(data))
+	if cur, err := s.files.ReadFile(ctx, name); err == nil {
+		summary += fmt.Sprintf("; it now has %d bytes (sha256 %s)", len(cur), sha256Hex(cur))
+	}
+	if err := s.approve(ctx, ss, tool, args, summary); err != nil {
+		return err
+	}
+	return rpc(s.files.WriteFile(ctx, s.owner(ss), name, data))
+}
