@@ -17,8 +17,9 @@ import (
 // client declared the elicitation capability, from the operator through
 // elicitation/create on the calling session. It implements ToolPolicy.
 type ApprovalGate struct {
-	g   *approval.Gate
-	log *slog.Logger
+	g    *approval.Gate
+	log  *slog.Logger
+	mrtr *mrtrApprover
 }
 
 var (
@@ -32,7 +33,7 @@ func NewApprovalGate(g *approval.Gate, log *slog.Logger) *ApprovalGate {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &ApprovalGate{g: g, log: log}
+	return &ApprovalGate{g: g, log: log, mrtr: newMRTRApprover()}
 }
 
 // Needs implements ToolPolicy.
@@ -46,16 +47,37 @@ func (a *ApprovalGate) Approve(ctx context.Context, req ApprovalRequest) error {
 	if err != nil {
 		return netproto.Errorf(netproto.CodeAccessDenied, "%v", err)
 	}
-	if req.MCPSession != nil && canElicit(req.MCPSession) {
-		ev.Elicitor = sessionElicitor{req.MCPSession}
-	}
-	d, err := a.g.Approve(ctx, approval.Request{
+	areq := approval.Request{
 		Session: req.Session, Tool: req.Tool, Arguments: req.Arguments, Write: req.Write,
 		Summary: req.Summary, RollbackWindow: req.RollbackWindow, User: req.User,
-	}, ev)
+	}
+	if req.MCPSession != nil && canElicit(req.MCPSession) && ev.Token == "" && len(ev.Consent) == 0 {
+		switch {
+		case !usesMRTR(req.MCPSession):
+			ev.Elicitor = sessionElicitor{req.MCPSession}
+		case req.Tool != MethodResourcesWrite && a.g.Needs(req.Tool, req.Write):
+			// Protocol 2026-07-28: an input-required result, then the
+			// repeated call with the operator's answer.
+			hash, err := approval.ArgumentsHash(req.Arguments)
+			if err != nil {
+				return netproto.Errorf(netproto.CodeAccessDenied, "%v", err)
+			}
+			r, ok := ctx.Value(retryKey{}).(retry)
+			if !ok {
+				return a.mrtr.ask(areq, hash)
+			}
+			if err := a.mrtr.check(areq, hash, r); err != nil {
+				a.log.Warn("approval refused", "tool", req.Tool, "session", req.Session, "error", err)
+				return err
+			}
+			a.log.Info("approved", "tool", req.Tool, "session", req.Session, "method", "elicitation", "approver", "operator")
+			return nil
+		}
+	}
+	d, err := a.g.Approve(ctx, areq, ev)
 	if err != nil {
 		var ar *approval.ApprovalRequired
-		if !errors.As(err, &ar) {
+		if !errors.As(err, &ar) && !errors.As(err, new(*elicitationRequired)) {
 			a.log.Warn("approval refused", "tool", req.Tool, "session", req.Session, "error", err)
 		}
 		return err

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -44,6 +45,9 @@ func newApprovalRequiredResult(ar *approval.ApprovalRequired) ApprovalRequiredRe
 // approvalRequiredToolResult returns the isError tool result of a call
 // refused pending approval, or nil if err is no *approval.ApprovalRequired.
 func approvalRequiredToolResult(err error) *mcp.CallToolResult {
+	if res := inputRequiredResult(err); res != nil {
+		return res
+	}
 	var ar *approval.ApprovalRequired
 	if !errors.As(err, &ar) {
 		return nil
@@ -52,7 +56,7 @@ func approvalRequiredToolResult(err error) *mcp.CallToolResult {
 	b, _ := marshal(out)
 	text := fmt.Sprintf("APPROVAL REQUIRED: %s was not run; nothing was changed.\n\n%s\n\nNext: %s.\n\n%s",
 		ar.Tool, ar.Summary, out.Next, b)
-	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: b}
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: text}}, StructuredContent: json.RawMessage(b)}
 }
 
 // approvalRequiredError is the -32083 error of resources/write refused

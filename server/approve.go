@@ -38,6 +38,9 @@ func (s *Server) approveRequest(ctx context.Context, req ApprovalRequest) error 
 	if err == nil {
 		return nil
 	}
+	if _, ok := err.(*elicitationRequired); ok {
+		return err // the tool layer answers input-required
+	}
 	var ar *approval.ApprovalRequired
 	if errors.As(err, &ar) {
 		s.log.Info("approval required", "tool", req.Tool, "session", req.Session, "expires", ar.ExpiresAt)

@@ -19,7 +19,8 @@ type historyContents struct {
 	Commits []device.CommitInfo `json:"commits"`
 }
 
-// addConfigResources registers the commit history of a configurable device.
+// addConfigResources lists the commit history of a configurable device;
+// wireMiddleware serves its reads through Server.read.
 func (s *Server) addConfigResources() {
 	if s.cfg == nil {
 		return
@@ -28,17 +29,22 @@ func (s *Server) addConfigResources() {
 		Description: "Commit history, newest first: commit-id (for network.rollback), time, user, session, comment, status (committed, confirmed, rolled-back...).",
 		Meta:        mcp.Meta{"readOnly": true}},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-			hist, err := s.cfg.History(ctx)
-			if err != nil {
-				return nil, rpc(err)
-			}
-			if hist == nil {
-				hist = []device.CommitInfo{}
-			}
-			b, err := marshal(historyContents{Commits: hist})
+			res, err := s.readHistory(ctx)
 			if err != nil {
 				return nil, err
 			}
-			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: URICommitHistory, MIMEType: netproto.MIMEJSON, Text: string(b)}}}, nil
+			return res.ReadResourceResult, nil
 		})
+}
+
+// readHistory reads URICommitHistory.
+func (s *Server) readHistory(ctx context.Context) (*readResult, error) {
+	hist, err := s.cfg.History(ctx)
+	if err != nil {
+		return nil, rpc(err)
+	}
+	if hist == nil {
+		hist = []device.CommitInfo{}
+	}
+	return s.jsonResult(URICommitHistory, netproto.MIMEJSON, historyContents{Commits: hist}, nil, mcp.Meta{}, "")
 }

@@ -129,6 +129,8 @@ func (s *Server) read(ctx context.Context, uri, cur string) (*readResult, error)
 			recs = []device.CrashRecord{}
 		}
 		return s.jsonResult(uri, netproto.MIMEJSON, recs, err, mcp.Meta{}, slot)
+	case s.cfg != nil && uri == URICommitHistory:
+		return s.readHistory(ctx)
 	case s.files != nil && (uri == netproto.URIRunningConfig || uri == netproto.URIStartupConfig || uri == netproto.URICandidateConfig):
 		b, err := s.files.ReadFile(ctx, strings.TrimPrefix(uri, netproto.URIFilePrefix))
 		if err != nil {

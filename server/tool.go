@@ -109,6 +109,7 @@ func (s *Server) addTool(d toolDef) error {
 			return nil, err
 		}
 		c := &call{req: req, args: args, tool: d.name}
+		ctx = withRetry(ctx, req)
 		if !d.write {
 			if err := s.approveRead(ctx, c); err != nil {
 				if res := approvalRequiredToolResult(err); res != nil {
