@@ -133,6 +133,9 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	if err := s.addTools(); err != nil {
 		return nil, err
 	}
+	if err := s.addDiagTools(); err != nil {
+		return nil, err
+	}
 	s.addResources()
 	s.addConfigResources()
 	s.addPrompts()
