@@ -8,7 +8,6 @@ import (
 	"maps"
 	"strings"
 
-
 	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 )
