@@ -3,8 +3,10 @@ package conformance
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -85,8 +87,12 @@ func runSuite(t *testing.T, tl npmTools, url, outDir string, args ...string) str
 	if ctx.Err() != nil {
 		t.Fatalf("conformance %s: timed out\n%s", strings.Join(args, " "), out)
 	}
-	// A non-zero exit means a failed check; the checks themselves decide below.
-	_ = err
+	// Exit status 1 means a failed check, which the checks themselves
+	// report (see judge); anything else means the suite did not run.
+	var ee *exec.ExitError
+	if err != nil && !(errors.As(err, &ee) && ee.ExitCode() == 1) {
+		t.Fatalf("conformance %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
 	return string(out)
 }
 
@@ -101,7 +107,9 @@ func serverScenarios(t *testing.T, tl npmTools) []string {
 	}
 	var names []string
 	for _, line := range strings.Split(string(out), "\n") {
-		if f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "- ")); strings.HasPrefix(strings.TrimSpace(line), "- ") && len(f) > 0 {
+		// "  - server-initialize [2025-06-18,2025-11-25]"
+		item, ok := strings.CutPrefix(strings.TrimSpace(line), "- ")
+		if f := strings.Fields(item); ok && len(f) > 0 {
 			names = append(names, f[0])
 		}
 	}

@@ -31,10 +31,10 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Capability is the MCP-NET capability the fixture server advertises: a
+// capability is the MCP-NET capability the fixture server advertises: a
 // device with no YANG modules and no datastores. It is there so that the
 // suite also exercises netmcp's capability middleware on initialize.
-var Capability = netproto.NetworkCapability{
+var capability = netproto.NetworkCapability{
 	YangModules:        []string{},
 	CLIDialect:         "none",
 	ConfigDatastore:    []string{},
@@ -72,7 +72,7 @@ func NewServer(ctx context.Context, opts Options) *mcp.Server {
 	addTools(s)
 	addResources(s)
 	addPrompts(s)
-	server.Install(s, Capability)
+	server.Install(s, capability)
 	go updateWatched(ctx, s, opts.UpdateInterval)
 	return s
 }

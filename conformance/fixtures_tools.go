@@ -10,32 +10,41 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// toolDef is one fixture tool: its name, description and handler.
+// toolDef is one fixture tool: its name, description, input schema (nil:
+// no arguments) and handler.
 type toolDef struct {
 	name, desc string
+	input      json.RawMessage
 	handler    mcp.ToolHandlerFor[map[string]any, any]
 }
 
+// Input schemas of the fixture tools.
+var (
+	noArgs     = json.RawMessage(`{"type":"object"}`)
+	promptArg  = json.RawMessage(`{"type":"object","properties":{"prompt":{"type":"string","description":"The prompt to send to the LLM"}},"required":["prompt"]}`)
+	messageArg = json.RawMessage(`{"type":"object","properties":{"message":{"type":"string","description":"The message to show the user"}},"required":["message"]}`)
+)
+
 // fixtureTools are the tools named by the suite's server scenarios.
 var fixtureTools = []toolDef{
-	{"test_simple_text", "Returns one text content item", content(&mcp.TextContent{Text: "This is a simple text response for testing."})},
-	{"test_image_content", "Returns one image content item (PNG)", content(&mcp.ImageContent{Data: pngData, MIMEType: "image/png"})},
-	{"test_audio_content", "Returns one audio content item (WAV)", content(&mcp.AudioContent{Data: wavData, MIMEType: "audio/wav"})},
-	{"test_embedded_resource", "Returns one embedded text resource", content(&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
+	{"test_simple_text", "Returns one text content item", nil, content(&mcp.TextContent{Text: "This is a simple text response for testing."})},
+	{"test_image_content", "Returns one image content item (PNG)", nil, content(&mcp.ImageContent{Data: pngData, MIMEType: "image/png"})},
+	{"test_audio_content", "Returns one audio content item (WAV)", nil, content(&mcp.AudioContent{Data: wavData, MIMEType: "audio/wav"})},
+	{"test_embedded_resource", "Returns one embedded text resource", nil, content(&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
 		URI: "test://embedded-resource", MIMEType: "text/plain", Text: "This is an embedded resource content."}})},
-	{"test_multiple_content_types", "Returns text, image and an embedded resource", content(
+	{"test_multiple_content_types", "Returns text, image and an embedded resource", nil, content(
 		&mcp.TextContent{Text: "Multiple content types test:"},
 		&mcp.ImageContent{Data: pngData, MIMEType: "image/png"},
 		&mcp.EmbeddedResource{Resource: &mcp.ResourceContents{
 			URI: "test://mixed-content-resource", MIMEType: "application/json", Text: `{"test":"data","value":123}`}})},
-	{"test_tool_with_logging", "Sends three log notifications while it runs", withLogging},
-	{"test_tool_with_progress", "Sends progress notifications 0, 50 and 100 of 100", withProgress},
-	{"test_error_handling", "Always fails with a tool error (isError true)", failing},
-	{"test_sampling", "Asks the client for an LLM completion of the prompt argument", sampling},
-	{"test_elicitation", "Asks the user for a username and an email", elicitBasic},
-	{"test_elicitation_sep1034_defaults", "Elicitation whose fields carry defaults (SEP-1034)", elicitDefaults},
-	{"test_elicitation_sep1330_enums", "Elicitation with the enum forms of SEP-1330", elicitEnums},
-	{"test_reconnection", "Closes its SSE stream mid-call; the result arrives after the client reconnects (SEP-1699)", reconnection},
+	{"test_tool_with_logging", "Sends three log notifications while it runs", nil, withLogging},
+	{"test_tool_with_progress", "Sends progress notifications 0, 50 and 100 of 100", nil, withProgress},
+	{"test_error_handling", "Always fails with a tool error (isError true)", nil, failing},
+	{"test_sampling", "Asks the client for an LLM completion of the prompt argument", promptArg, sampling},
+	{"test_elicitation", "Asks the user for a username and an email", messageArg, elicitBasic},
+	{"test_elicitation_sep1034_defaults", "Elicitation whose fields carry defaults (SEP-1034)", nil, elicitDefaults},
+	{"test_elicitation_sep1330_enums", "Elicitation with the enum forms of SEP-1330", nil, elicitEnums},
+	{"test_reconnection", "Closes its SSE stream mid-call; the result arrives after the client reconnects (SEP-1699)", nil, reconnection},
 }
 
 // schema2020Tool is the tool of the json-schema-2020-12 scenario; its
@@ -59,9 +68,12 @@ var schema2020 = json.RawMessage(`{
 }`)
 
 func addTools(s *mcp.Server) {
-	open := json.RawMessage(`{"type":"object","properties":{"prompt":{"type":"string"},"message":{"type":"string"}}}`)
 	for _, t := range fixtureTools {
-		mcp.AddTool(s, &mcp.Tool{Name: t.name, Description: t.desc, InputSchema: open}, t.handler)
+		in := t.input
+		if in == nil {
+			in = noArgs
+		}
+		mcp.AddTool(s, &mcp.Tool{Name: t.name, Description: t.desc, InputSchema: in}, t.handler)
 	}
 	mcp.AddTool(s, &mcp.Tool{Name: schema2020Tool, Description: "Input schema with JSON Schema 2020-12 keywords ($schema, $defs, $ref)",
 		InputSchema: schema2020}, func(_ context.Context, _ *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, any, error) {
@@ -138,10 +150,7 @@ func elicit(ctx context.Context, req *mcp.CallToolRequest, message string, schem
 }
 
 func elicitBasic(ctx context.Context, req *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, any, error) {
-	msg, _ := in["message"].(string)
-	if msg == "" {
-		msg = "Please provide your information"
-	}
+	msg, _ := in["message"].(string) // required by messageArg
 	return elicit(ctx, req, msg, json.RawMessage(`{
 		"type": "object",
 		"properties": {
