@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,7 +19,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/device"
+	_ "github.com/netmcp/netmcp/device/linux" // linux://
 	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/device/sim/netsim"
 	"github.com/netmcp/netmcp/device/sim/topology"
@@ -685,4 +690,161 @@ func TestToolFailure(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "tool error: ") || !strings.Contains(err.Error(), "Name or service not known") {
 		t.Fatalf("unknown host: %v", err)
 	}
+}
+
+// recordGate asks for every tool and records what it was shown.
+type recordGate struct {
+	mu     sync.Mutex
+	reqs   []server.ApprovalRequest
+	refuse bool
+}
+
+func (g *recordGate) Needs(string, bool) bool { return true }
+
+func (g *recordGate) Approve(_ context.Context, req server.ApprovalRequest) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.reqs = append(g.reqs, req)
+	if g.refuse {
+		return netproto.Errorf(netproto.CodeAccessDenied, "the operator declined")
+	}
+	return nil
+}
+
+// TestDiagApproval: diagnostics pass the same gate as writes, marked
+// read-only; by default they run without asking, a policy asking for every
+// tool stops them until approved.
+func TestDiagApproval(t *testing.T) {
+	lab := newLab(t)
+	args := map[string]any{"destination": h3, "count": 1}
+
+	// The gate sees a read-only call and can refuse it; nothing runs.
+	g := &recordGate{refuse: true}
+	obs := observe(labDevice(t, lab, "r1"))
+	c := dial(t, obs, server.Options{Gate: g}, "memory", protoOld)
+	if _, err := c.call(context.Background(), "ping", args, nil); code(err) != netproto.CodeAccessDenied {
+		t.Fatalf("refused by the gate: %v, want -32083", err)
+	}
+	if len(g.reqs) != 1 || g.reqs[0].Tool != "ping" || g.reqs[0].Write || obs.calls.Load() != 0 {
+		t.Fatalf("gate saw %+v; driver ran %d times", g.reqs, obs.calls.Load())
+	}
+	g.refuse = false
+	if _, err := c.call(context.Background(), "ping", args, nil); err != nil || obs.calls.Load() != 1 {
+		t.Fatalf("approved: %v, ran %d", err, obs.calls.Load())
+	}
+
+	// The real gate: default policy (writes only) never asks for ping;
+	// "default: always" asks the operator through elicitation.
+	for _, tc := range []struct {
+		mode   approval.Mode
+		answer string // the operator's elicitation action, "" = never asked
+		ran    bool
+	}{
+		{"", "", true},
+		{approval.Always, "accept", true},
+		{approval.Always, "decline", false},
+	} {
+		var asked atomic.Int32
+		obs := observe(labDevice(t, lab, "r1"))
+		gate := server.NewApprovalGate(approval.New(approval.Options{Default: tc.mode}), nil)
+		s, err := server.New(obs, server.Options{Gate: gate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ct, st := mcp.NewInMemoryTransports()
+		if _, err := s.MCP().Connect(context.Background(), st, nil); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, &mcp.ClientOptions{
+			ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+				asked.Add(1)
+				if !strings.Contains(r.Params.Message, "ping") {
+					t.Errorf("elicitation message %q does not name the tool", r.Params.Message)
+				}
+				return &mcp.ElicitResult{Action: tc.answer, Content: map[string]any{"approve": tc.answer == "accept"}}, nil
+			},
+		}).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: protoOld})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "ping", Arguments: args})
+		ran := err == nil && !res.IsError
+		if ran != tc.ran || obs.calls.Load() != map[bool]int32{true: 1, false: 0}[tc.ran] || (asked.Load() > 0) != (tc.answer != "") {
+			t.Errorf("mode %q answer %q: ran %v (err %v), driver calls %d, asked %d", tc.mode, tc.answer, ran, err, obs.calls.Load(), asked.Load())
+		}
+		cs.Close()
+		s.Close()
+	}
+}
+
+// TestLinuxNamespaceOverMCP runs the real ping and traceroute in a network
+// namespace through linux://NETNS and MCP, streamed.
+func TestLinuxNamespaceOverMCP(t *testing.T) {
+	ns := newNetns(t)
+	drv, err := device.Open(context.Background(), "linux://"+ns, device.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := dial(t, drv, server.Options{}, "http", protoOld)
+	got, err := c.call(context.Background(), "ping", map[string]any{"destination": "198.51.100.2", "count": 2, "intervalMs": 200}, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := got["result"].(map[string]any)
+	if got["loss"] != float64(0) || res["packets_received"] != float64(2) || got["rtt"].(map[string]any)["avg"] == nil {
+		t.Fatalf("real ping in %s: %v", ns, got)
+	}
+	checkWire(t, c, 7, 2) // header, 2 replies, blank, 3 statistics lines; 2 probes
+	got, err = c.call(context.Background(), "ping", map[string]any{"destination": "192.0.2.1", "count": 1}, nil)
+	if err == nil || !strings.Contains(err.Error(), "Network is unreachable") {
+		t.Fatalf("no route in %s: %v %v", ns, got, err)
+	}
+	if _, err := exec.LookPath("traceroute"); err == nil {
+		got, err := c.call(context.Background(), "traceroute", map[string]any{"destination": "198.51.100.2", "maxHops": 3}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		hops := got["hops"].([]any)
+		if len(hops) != 1 || hops[0].(map[string]any)["probes"].([]any)[0].(map[string]any)["ip"] != "198.51.100.2" {
+			t.Fatalf("real traceroute: %v", got)
+		}
+	}
+	// Exec maps fixed names; Get is -32084.
+	ex, err := c.call(context.Background(), netproto.ToolCLIExec, map[string]any{"cmd": "ip -j addr"}, nil)
+	if err != nil || !strings.Contains(ex["stdout"].(string), "198.51.100.1") {
+		t.Fatalf("network.cli.exec ip -j addr: %v %v", err, ex)
+	}
+}
+
+// newNetns creates a namespace with a veth to a peer namespace,
+// 198.51.100.1/30 — 198.51.100.2/30, and returns the first one's name.
+func newNetns(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to create network namespaces (run the tests as root, as CI does)")
+	}
+	if _, err := exec.LookPath("ping"); err != nil {
+		t.Skip("needs ping (apt-get install iputils-ping)")
+	}
+	a, b := fmt.Sprintf("sda%d", os.Getpid()), fmt.Sprintf("sdb%d", os.Getpid())
+	if out, err := exec.Command("ip", "netns", "add", a).CombinedOutput(); err != nil {
+		t.Skipf("ip netns add failed (no namespace support?): %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		_ = exec.Command("ip", "netns", "del", a).Run()
+		_ = exec.Command("ip", "netns", "del", b).Run()
+	})
+	for _, args := range [][]string{
+		{"netns", "add", b},
+		{"link", "add", "va", "netns", a, "type", "veth", "peer", "name", "vb", "netns", b},
+		{"-n", a, "addr", "add", "198.51.100.1/30", "dev", "va"},
+		{"-n", b, "addr", "add", "198.51.100.2/30", "dev", "vb"},
+		{"-n", a, "link", "set", "va", "up"}, {"-n", b, "link", "set", "vb", "up"},
+		{"-n", a, "link", "set", "lo", "up"}, {"-n", b, "link", "set", "lo", "up"},
+	} {
+		if out, err := exec.Command("ip", args...).CombinedOutput(); err != nil {
+			t.Fatalf("ip %s: %v: %s", strings.Join(args, " "), err, out)
+		}
+	}
+	return a
 }
