@@ -83,6 +83,9 @@ type File struct {
 	RateLimit *RateLimitConfig `yaml:"rateLimit"`
 	// MaxConcurrentPerSession limits calls in progress per session (0: no limit).
 	MaxConcurrentPerSession int `yaml:"maxConcurrentPerSession"`
+	// TrustedKeys are the approvers' Ed25519 public keys (base64) by key id,
+	// read by the approval gate (server.LoadApprovalPolicy) from the same file.
+	TrustedKeys map[string]string `yaml:"trustedKeys"`
 }
 
 // IdentityMapping gives roles to one subject.
