@@ -141,9 +141,11 @@ func startNetmcp(t *testing.T, args ...string) string {
 		t.Fatal(err)
 	}
 	urls := make(chan string, 1)
+	exited := make(chan struct{}) // closed when stderr closes: the process ended
 	var logMu sync.Mutex
 	var logs strings.Builder
 	go func() {
+		defer close(exited)
 		sc := bufio.NewScanner(stderr)
 		for sc.Scan() {
 			line := sc.Text()
@@ -175,10 +177,15 @@ func startNetmcp(t *testing.T, args ...string) string {
 	select {
 	case u := <-urls:
 		return u
+	case <-exited:
 	case <-time.After(30 * time.Second):
-		logMu.Lock()
-		defer logMu.Unlock()
-		t.Fatalf("netmcp %s printed no listen address within 30s; stderr:\n%s", strings.Join(args, " "), logs.String())
-		return ""
 	}
+	select {
+	case u := <-urls: // printed just before stderr closed
+		return u
+	default:
+	}
+	// The cleanup above prints stderr.
+	t.Fatalf("netmcp %s printed no listen address (it exited, or 30s passed)", strings.Join(args, " "))
+	return ""
 }
