@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // DigResult is a parsed dig run: one DigQuery per answer dig printed
@@ -252,12 +253,12 @@ func digRecord(line string) (DigRecord, bool) {
 	}
 	data := ""
 	if len(f) > 4 {
-		// the rest of the line after the fourth field, as split(maxsplit=4)
+		// the rest of the line after the fourth field, as split(maxsplit=4);
+		// fields end at the same white space strings.Fields splits on.
 		rest := line
 		for i := 0; i < 4; i++ {
-			rest = strings.TrimLeft(rest, " \t")
-			j := strings.IndexAny(rest, " \t")
-			rest = rest[j:]
+			rest = strings.TrimLeftFunc(rest, unicode.IsSpace)
+			rest = rest[strings.IndexFunc(rest, unicode.IsSpace):]
 		}
 		data = strings.TrimSpace(rest)
 	}
