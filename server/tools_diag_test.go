@@ -848,3 +848,11 @@ func newNetns(t *testing.T) string {
 	}
 	return a
 }
+
+// The troubleshooting draft's ping: destination required, count default 5.
+func ExampleDiagInputSchema() {
+	sch := server.DiagInputSchema("ping")
+	props := sch["properties"].(map[string]any)
+	fmt.Println(sch["required"], props["count"].(map[string]any)["default"], props["source"].(map[string]any)["type"])
+	// Output: [destination] 5 string
+}
