@@ -300,4 +300,3 @@ func (s *Server) rollback(ctx context.Context, c *call) (any, error) {
 	}
 	return s.cfg.Rollback(ctx, s.owner(c.req.Session), in.ID)
 }
-
