@@ -99,4 +99,3 @@ func (s *Server) knownURI(ctx context.Context, uri string) error {
 	}
 	return nil
 }
-
