@@ -41,7 +41,7 @@ func TestInspectorCLI(t *testing.T) {
 		target func(t *testing.T) []string
 	}{
 		{"stdio", func(t *testing.T) []string {
-			return []string{bin, "serve", "--device", "sim://r1", "--local-role", "admin", "--state-dir", t.TempDir()}
+			return []string{bin, "serve", "--device", "sim://r1", "--stdio-role", "admin", "--state-dir", t.TempDir()}
 		}},
 		{"http", func(t *testing.T) []string {
 			return []string{startNetmcp(t, "serve", "--device", "sim://r1", "--local-role", "admin", "--listen", "127.0.0.1:0", "--state-dir", t.TempDir())}

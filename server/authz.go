@@ -30,10 +30,15 @@ type SecurityOptions struct {
 	Verifier *policy.Verifier
 	// LocalUser is the subject of the stdio identity (the OS user).
 	LocalUser string
-	// LocalRole is the role of callers no certificate or token
-	// authenticates and the policy does not map: the stdio user and HTTP
-	// peers on loopback. "" means viewer; NoRole gives them none.
+	// LocalRole is the role of HTTP peers on loopback that no certificate
+	// or token authenticates and the policy does not map. "" means viewer;
+	// NoRole gives them none.
 	LocalRole string
+	// StdioRole is the role of the stdio user (the OS user who started the
+	// server) when the policy does not map it. "" means operator: that user
+	// already controls the process, and every change still passes the
+	// approval gate. NoRole gives it none.
+	StdioRole string
 	// Audit receives a record of every request and response; nil disables
 	// the audit trail.
 	Audit *audit.Log
@@ -79,13 +84,15 @@ func (s *Server) Secure(opts SecurityOptions) (*Security, error) {
 	if pol == nil {
 		pol = policy.Default()
 	}
-	switch opts.LocalRole {
-	case "":
+	if opts.LocalRole == "" {
 		opts.LocalRole = policy.RoleViewer
-	case NoRole:
-	default:
-		if pol.RoleScopes(opts.LocalRole) == nil {
-			return nil, fmt.Errorf("server: local role %q is not a role of the policy (known: %v)", opts.LocalRole, pol.RoleNames())
+	}
+	if opts.StdioRole == "" {
+		opts.StdioRole = policy.RoleOperator
+	}
+	for _, r := range []struct{ what, role string }{{"local", opts.LocalRole}, {"stdio", opts.StdioRole}} {
+		if r.role != NoRole && pol.RoleScopes(r.role) == nil {
+			return nil, fmt.Errorf("server: %s role %q is not a role of the policy (known: %v)", r.what, r.role, pol.RoleNames())
 		}
 	}
 	if opts.Redactor == nil {
@@ -98,7 +105,10 @@ func (s *Server) Secure(opts SecurityOptions) (*Security, error) {
 	if user == "" {
 		user = "local"
 	}
-	sec.local = sec.withLocalRole(pol.Resolve(user, SourceStdio, nil))
+	sec.local = pol.Resolve(user, SourceStdio, nil)
+	if len(sec.local.Roles) == 0 && opts.StdioRole != NoRole {
+		sec.local.Roles = []string{opts.StdioRole}
+	}
 	sec.learnDeviceSecrets()
 	s.opts.Gate = &auditGate{inner: s.opts.Gate, sec: sec}
 	s.mcp.AddReceivingMiddleware(sec.middleware)

@@ -55,7 +55,7 @@ type child struct {
 
 func startChild(t *testing.T, dir string) *child {
 	t.Helper()
-	cmd := exec.Command(netmcpBinary(t), "serve", "--device", "sim://r1", "--state-dir", dir, "--local-role", "operator")
+	cmd := exec.Command(netmcpBinary(t), "serve", "--device", "sim://r1", "--state-dir", dir)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "crashtest", Version: "1"}, nil).
 		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: time.Second}, nil)
 	if err != nil {

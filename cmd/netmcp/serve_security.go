@@ -18,7 +18,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
-	"gopkg.in/yaml.v3"
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/policy"
@@ -34,6 +33,7 @@ type securityFlags struct {
 	tlsCert, tlsKey, clientCA string
 	tlsStreamListen           string
 	localRole                 string
+	stdioRole                 string
 	maxRequestBytes           int
 	rate                      float64
 	burst                     int
@@ -54,7 +54,8 @@ func bindSecurityFlags(fl *pflag.FlagSet, sf *securityFlags) {
 	fl.StringVar(&sf.tlsKey, "tls-key", "", "private key (PEM) of --tls-cert")
 	fl.StringVar(&sf.clientCA, "client-ca", "", "CA bundle (PEM): require client certificates it signed (mutual TLS); the certificate's CN names the caller")
 	fl.StringVar(&sf.tlsStreamListen, "tls-stream-listen", "", "serve the MCP-NET TLS stream (ALPN \"mcp\", length-prefixed JSON-RPC) on this address; needs --tls-cert")
-	fl.StringVar(&sf.localRole, "local-role", policy.RoleViewer, "role of callers no certificate or token authenticates and the policy does not map: the stdio user and HTTP peers on loopback (\"none\": no role)")
+	fl.StringVar(&sf.localRole, "local-role", policy.RoleViewer, "role of HTTP peers on loopback that no certificate or token authenticates and the policy does not map (\"none\": no role)")
+	fl.StringVar(&sf.stdioRole, "stdio-role", policy.RoleOperator, "role of the stdio user when the policy does not map it; changes still need approval (\"none\": no role)")
 	fl.IntVar(&sf.maxRequestBytes, "max-request-bytes", transport.DefaultMaxBodyBytes, "largest JSON-RPC message accepted (HTTP body, stdio line, TLS stream frame)")
 	fl.Float64Var(&sf.rate, "rate", server.DefaultRatePerSecond, "calls per second per identity, sustained (0: no limit; the policy's rateLimit wins)")
 	fl.IntVar(&sf.burst, "burst", server.DefaultRateBurst, "burst of calls per identity")
@@ -170,7 +171,7 @@ func (sf *securityFlags) securityOptions(pol *policy.Policy, a serveArgs) (serve
 	if sf.redactor == nil {
 		sf.redactor = redact.New(redact.Options{})
 	}
-	opts := server.SecurityOptions{Policy: pol, LocalUser: osUser(), LocalRole: sf.localRole, Redactor: sf.redactor}
+	opts := server.SecurityOptions{Policy: pol, LocalUser: osUser(), LocalRole: sf.localRole, StdioRole: sf.stdioRole, Redactor: sf.redactor}
 	if pol.File().JWT != nil {
 		v, err := pol.Verifier()
 		if err != nil {
@@ -262,33 +263,13 @@ func (sf *securityFlags) syslogSink(logger *slog.Logger) (*audit.Syslog, error) 
 }
 
 // loadPolicy reads the --policy file with package policy ("" = the
-// built-in roles). The approval gate's own member (trustedKeys) is
-// removed first: the same file serves both.
+// built-in roles). The same file configures the approval gate
+// (approval modes and trustedKeys), read by server.LoadApprovalPolicy.
 func loadPolicy(path string) (*policy.Policy, error) {
 	if path == "" {
 		return policy.Default(), nil
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("policy: %w", err)
-	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(b, &doc); err != nil {
-		return nil, fmt.Errorf("policy %s: %w", path, err)
-	}
-	if len(doc.Content) == 1 && doc.Content[0].Kind == yaml.MappingNode {
-		m := doc.Content[0]
-		for i := 0; i+1 < len(m.Content); i += 2 {
-			if m.Content[i].Value == "trustedKeys" {
-				m.Content = append(m.Content[:i], m.Content[i+2:]...)
-				break
-			}
-		}
-		if b, err = yaml.Marshal(&doc); err != nil {
-			return nil, fmt.Errorf("policy %s: %w", path, err)
-		}
-	}
-	p, err := policy.Parse(b)
+	p, err := policy.Load(path)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
