@@ -38,8 +38,31 @@ type stdioChild struct {
 	out *bufio.Reader
 }
 
-func startStdio(b *testing.B, bin string) *stdioChild {
-	cmd := exec.Command(bin, "serve", "--device", "sim://r1")
+// benchConfigs are the server configurations the round-trip benchmarks
+// measure: the audit trail's fsync policy is the dominant cost, so each is
+// reported on its own. The per-identity rate limit is off (--rate 0): it
+// would measure the limiter, not the server.
+var benchConfigs = []struct {
+	name string
+	args []string
+}{
+	{"audit-fsync-always", []string{"--audit-fsync", "always"}}, // the default
+	{"audit-fsync-interval", []string{"--audit-fsync", "interval"}},
+	{"no-state", []string{"--no-state"}}, // no state dir: no audit log, no commit history
+	// An admin may read secrets, so nothing is masked: the bare server stack.
+	{"no-state-admin", []string{"--no-state", "--stdio-role", "admin", "--local-role", "admin"}},
+}
+
+func serveArgs(b *testing.B, extra ...string) []string {
+	args := []string{"serve", "--device", "sim://r1", "--rate", "0"}
+	if !slices.Contains(extra, "--no-state") {
+		args = append(args, "--state-dir", b.TempDir())
+	}
+	return append(args, extra...)
+}
+
+func startStdio(b *testing.B, bin string, extra ...string) *stdioChild {
+	cmd := exec.Command(bin, serveArgs(b, extra...)...)
 	in, _ := cmd.StdinPipe()
 	outp, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
@@ -91,7 +114,13 @@ func report(b *testing.B, lat []time.Duration) {
 // on stdio, and the child's RSS idle and after the calls (at least 10,000).
 func BenchmarkYangGetStdio(b *testing.B) {
 	bin := buildNetmcp(b)
-	c := startStdio(b, bin)
+	for _, cfg := range benchConfigs {
+		b.Run(cfg.name, func(b *testing.B) { benchStdio(b, bin, cfg.args) })
+	}
+}
+
+func benchStdio(b *testing.B, bin string, extra []string) {
+	c := startStdio(b, bin, extra...)
 	time.Sleep(200 * time.Millisecond)
 	idle := vmRSS(b, c.cmd.Process.Pid)
 	n := max(b.N, 10000)
@@ -116,18 +145,30 @@ func BenchmarkYangGetStdio(b *testing.B) {
 // with the SDK client.
 func BenchmarkYangGetHTTP(b *testing.B) {
 	bin := buildNetmcp(b)
-	cmd := exec.Command(bin, "serve", "--device", "sim://r1", "--listen", "127.0.0.1:0")
+	for _, cfg := range benchConfigs {
+		b.Run(cfg.name, func(b *testing.B) { benchHTTP(b, bin, cfg.args) })
+	}
+}
+
+func benchHTTP(b *testing.B, bin string, extra []string) {
+	cmd := exec.Command(bin, serveArgs(b, append([]string{"--listen", "127.0.0.1:0"}, extra...)...)...)
 	stderr, _ := cmd.StderrPipe()
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	line, err := bufio.NewReader(stderr).ReadString('\n')
-	if err != nil {
-		b.Fatal(err)
+	// The first stderr line naming http://... is the listen address; any
+	// warning before it (e.g. --no-state) is skipped.
+	errs := bufio.NewReader(stderr)
+	url := ""
+	for url == "" {
+		line, err := errs.ReadString('\n')
+		if err != nil {
+			b.Fatalf("no listen address on stderr: %v", err)
+		}
+		url = regexp.MustCompile(`http://\S+`).FindString(line)
 	}
-	url := regexp.MustCompile(`http://\S+`).FindString(line)
-	go io.Copy(io.Discard, stderr)
+	go io.Copy(io.Discard, errs)
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {

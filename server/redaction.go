@@ -37,6 +37,12 @@ func newSecretMasker(r *redact.Redactor, dialect string) *secretMasker {
 // config masks configuration text (or any text: the secrets its lines show
 // by syntax, then every known secret).
 func (m *secretMasker) config(s string) string {
+	if !strings.ContainsAny(s, " \t\n") {
+		// One token: no configuration syntax can mark it secret (a secret
+		// follows its keyword), so only known secrets apply. Most leaves of
+		// a YANG tree are such strings.
+		return m.r.String(s)
+	}
 	out, err := m.r.Config(s, m.dialect)
 	if err != nil { // unreachable: the dialect was checked
 		return m.r.String(s)
@@ -115,15 +121,25 @@ func (m *secretMasker) learn(v any) {
 }
 
 // toolResult masks a tools/call result in place (the result is the
-// call's own, never shared).
+// call's own, never shared). A text block that is the structured content's
+// own JSON (the text fallback) gets the masked JSON without a second pass.
 func (m *secretMasker) toolResult(r *mcp.CallToolResult) {
 	if r == nil {
 		return
 	}
+	var orig, masked json.RawMessage
 	if r.StructuredContent != nil {
+		orig, _ = r.StructuredContent.(json.RawMessage)
 		r.StructuredContent = m.any(r.StructuredContent)
+		masked, _ = r.StructuredContent.(json.RawMessage)
 	}
-	m.contents(r.Content)
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok && orig != nil && masked != nil && t.Text == string(orig) {
+			t.Text = string(masked)
+			continue
+		}
+		m.contents([]mcp.Content{c})
+	}
 }
 
 // contents masks the text of MCP content blocks in place.
