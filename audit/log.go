@@ -34,11 +34,17 @@ const (
 	SyncInterval
 	// SyncNever leaves flushing to the operating system.
 	SyncNever
+	// SyncWrites fsyncs each Durable record at once (and what came before
+	// it), and the others as SyncInterval does: a change and its approval
+	// are never lost, reads cost no fsync each.
+	SyncWrites
 )
 
-// ParseSyncPolicy parses "always", "interval" or "never".
+// ParseSyncPolicy parses "always", "writes", "interval" or "never".
 func ParseSyncPolicy(s string) (SyncPolicy, error) {
 	switch s {
+	case "writes":
+		return SyncWrites, nil
 	case "always", "":
 		return SyncEveryRecord, nil
 	case "interval":
@@ -46,7 +52,7 @@ func ParseSyncPolicy(s string) (SyncPolicy, error) {
 	case "never":
 		return SyncNever, nil
 	}
-	return 0, fmt.Errorf("audit: unknown fsync policy %q (want always, interval or never)", s)
+	return 0, fmt.Errorf("audit: unknown fsync policy %q (want always, writes, interval or never)", s)
 }
 
 // Sink receives every record after it is written, e.g. a [*Syslog] exporter.
@@ -195,7 +201,7 @@ func (l *Log) Append(r Record) (Record, error) {
 	l.seq, l.prev = r.Seq, r.Hash
 	err = l.writeHead()
 	if err == nil {
-		err = l.maybeSync()
+		err = l.maybeSync(r.Durable)
 	}
 	l.mu.Unlock()
 	if err != nil {
@@ -254,11 +260,16 @@ func (l *Log) writeHead() error {
 	return nil
 }
 
-func (l *Log) maybeSync() error {
+func (l *Log) maybeSync(durable bool) error {
 	l.dirty = true
 	switch l.opts.Sync {
 	case SyncNever:
 		return nil
+	case SyncWrites:
+		if durable {
+			break
+		}
+		fallthrough
 	case SyncInterval:
 		if now := l.opts.Now(); now.Sub(l.lastSync) < l.opts.SyncInterval {
 			return nil

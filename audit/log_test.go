@@ -217,7 +217,7 @@ func TestConcurrentAppendAndReopen(t *testing.T) {
 }
 
 func TestParseSyncPolicy(t *testing.T) {
-	for in, want := range map[string]SyncPolicy{"": SyncEveryRecord, "always": SyncEveryRecord, "interval": SyncInterval, "never": SyncNever} {
+	for in, want := range map[string]SyncPolicy{"": SyncEveryRecord, "always": SyncEveryRecord, "writes": SyncWrites, "interval": SyncInterval, "never": SyncNever} {
 		if got, err := ParseSyncPolicy(in); err != nil || got != want {
 			t.Errorf("%q: %v %v", in, got, err)
 		}
@@ -246,7 +246,7 @@ func BenchmarkAppend(b *testing.B) {
 	for _, pol := range []struct {
 		name string
 		p    SyncPolicy
-	}{{"always", SyncEveryRecord}, {"interval", SyncInterval}, {"never", SyncNever}} {
+	}{{"always", SyncEveryRecord}, {"writes", SyncWrites}, {"interval", SyncInterval}, {"never", SyncNever}} {
 		b.Run(pol.name, func(b *testing.B) {
 			l, err := Open(filepath.Join(b.TempDir(), FileName), Options{Sync: pol.p})
 			if err != nil {
@@ -273,5 +273,40 @@ func TestOpenRefusesTruncatedLog(t *testing.T) {
 	// The evidence is still there for Verify.
 	if _, err := Verify(path); err == nil {
 		t.Fatal("Verify passed a truncated log")
+	}
+}
+
+// TestSyncWrites: under SyncWrites a durable record (a change, an approval)
+// is forced to disk with everything before it, while reads wait for the
+// interval.
+func TestSyncWrites(t *testing.T) {
+	now := time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
+	l, err := Open(filepath.Join(t.TempDir(), FileName), Options{Sync: SyncWrites, SyncInterval: time.Second, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	steps := []struct {
+		durable   bool
+		advance   time.Duration
+		wantDirty bool
+	}{
+		{false, 0, true}, // a read: not synced yet
+		{false, 0, true}, // another read
+		{true, 0, false}, // a write: synced at once, with the reads before it
+		{false, 500 * time.Millisecond, true},
+		{false, 600 * time.Millisecond, false}, // the interval has passed
+	}
+	for i, st := range steps {
+		now = now.Add(st.advance)
+		if _, err := l.Append(Record{Kind: KindRequest, Method: "tools/call", Durable: st.durable}); err != nil {
+			t.Fatal(err)
+		}
+		l.mu.Lock()
+		dirty := l.dirty
+		l.mu.Unlock()
+		if dirty != st.wantDirty {
+			t.Fatalf("step %d (durable=%v): dirty = %v, want %v", i, st.durable, dirty, st.wantDirty)
+		}
 	}
 }

@@ -57,6 +57,10 @@ type Record struct {
 	Prev string `json:"prev"`
 	// Hash is SHA-256 over the canonical JSON of the record without Hash.
 	Hash string `json:"hash"`
+	// Durable asks, under SyncWrites, that this record reach stable storage
+	// before Append returns (a state-changing call, an approval). It is not
+	// part of the record.
+	Durable bool `json:"-"`
 }
 
 // canonicalHash returns the chain hash of a decoded record object: SHA-256

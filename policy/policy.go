@@ -32,8 +32,9 @@ var writeTools = map[string]bool{
 	netproto.ToolRollback: true, netproto.ToolFilePush: true,
 }
 
-// IsWriteTool reports whether the tool changes device state.
-func IsWriteTool(name string) bool { return writeTools[name] }
+// IsWriteTool reports whether the tool changes device state; compat names
+// (network_cli_configure) count as their dotted form.
+func IsWriteTool(name string) bool { return writeTools[canonicalTool(name)] }
 
 // BuiltinRoles are the roles every policy starts with; a policy file may
 // redefine them or add others.

@@ -156,3 +156,14 @@ func TestScopes(t *testing.T) {
 		t.Error("empty tool scope accepted")
 	}
 }
+
+func TestIsWriteTool(t *testing.T) {
+	for name, want := range map[string]bool{
+		"network.commit": true, "network_commit": true, "network.cli.configure": true,
+		"network_file_push": true, "network.cli.exec": false, "network_yang_get": false, "ping": false,
+	} {
+		if got := IsWriteTool(name); got != want {
+			t.Errorf("IsWriteTool(%q) = %v, want %v", name, got, want)
+		}
+	}
+}

@@ -30,6 +30,7 @@ type auditCall struct {
 	args     json.RawMessage
 	id       string
 	kind     string
+	durable  bool // a state-changing call: its records are synced at once (audit.SyncWrites)
 }
 
 // newAuditCall describes req for the audit trail; its arguments are
@@ -51,6 +52,7 @@ func (sec *Security) newAuditCall(ss *mcp.ServerSession, id policy.Identity, met
 	case *mcp.CallToolParamsRaw:
 		c.tool = p.Name
 		c.args = sec.mask.raw(p.Arguments)
+		c.durable = policy.IsWriteTool(p.Name)
 		return c
 	case *mcp.ReadResourceParams:
 		c.tool = p.URI
@@ -60,6 +62,7 @@ func (sec *Security) newAuditCall(ss *mcp.ServerSession, id policy.Identity, met
 		c.tool = p.URI
 	case *WriteParams:
 		c.tool = p.URI
+		c.durable = true
 	case *mcp.GetPromptParams:
 		c.tool = p.Name
 	}
@@ -77,7 +80,7 @@ func (c *auditCall) request() error {
 		return nil
 	}
 	_, err := c.sec.opts.Audit.Append(audit.Record{Session: c.session, Identity: c.identity, Kind: c.kind,
-		ID: c.id, Method: c.method, Tool: c.tool, Arguments: c.args})
+		ID: c.id, Method: c.method, Tool: c.tool, Arguments: c.args, Durable: c.durable})
 	if err != nil {
 		c.sec.s.log.Error("audit record not written; request refused", "method", c.method, "error", err)
 	}
@@ -90,7 +93,8 @@ func (c *auditCall) response(res mcp.Result, err error, d time.Duration) {
 		return
 	}
 	r := audit.Record{Session: c.session, Identity: c.identity, Kind: audit.KindResponse, ID: c.id,
-		Method: c.method, Tool: c.tool, Outcome: audit.OutcomeOK, DurationMS: float64(d.Microseconds()) / 1000}
+		Method: c.method, Tool: c.tool, Outcome: audit.OutcomeOK, DurationMS: float64(d.Microseconds()) / 1000,
+		Durable: c.durable}
 	if err != nil {
 		r.Outcome = audit.OutcomeError
 		if e := RPCError(err); e != nil {
@@ -116,7 +120,7 @@ func (sec *Security) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 		ss, _ := req.GetSession().(*mcp.ServerSession)
 		id, _ := sec.boundIdentity(ss)
 		c := &auditCall{sec: sec, identity: id.String(), method: method, kind: audit.KindRequest,
-			id: "#" + strconv.FormatUint(sec.seq.Add(1), 10)}
+			id: "#" + strconv.FormatUint(sec.seq.Add(1), 10), durable: true} // an operator's decision
 		if ss != nil {
 			c.session = sec.s.owner(ss).Session
 		}
@@ -140,7 +144,8 @@ func (sec *Security) recordEvent(session, identity, method, tool string, details
 	if sec.opts.Audit == nil {
 		return
 	}
-	r := audit.Record{Session: session, Identity: identity, Kind: audit.KindNotification, Method: method, Tool: tool, Outcome: audit.OutcomeOK}
+	r := audit.Record{Session: session, Identity: identity, Kind: audit.KindNotification, Method: method, Tool: tool,
+		Outcome: audit.OutcomeOK, Durable: true} // approval decisions and elicitation answers
 	if b, e := json.Marshal(details); e == nil {
 		r.Arguments = sec.mask.raw(b)
 	}

@@ -62,7 +62,7 @@ func bindSecurityFlags(fl *pflag.FlagSet, sf *securityFlags) {
 	fl.IntVar(&sf.maxConcurrent, "max-concurrent", server.DefaultMaxConcurrentPerSession, "calls in progress per session (0: no limit; the policy's maxConcurrentPerSession wins)")
 	fl.StringVar(&sf.auditSyslog, "audit-syslog", "", "also export audit records as RFC 5424 syslog to tcp://HOST:PORT or tls://HOST:PORT")
 	fl.StringVar(&sf.auditSyslogCA, "audit-syslog-ca", "", "CA bundle (PEM) trusted for tls:// syslog (default: the system roots)")
-	fl.StringVar(&sf.auditFsync, "audit-fsync", "always", "when audit records reach the disk: always (every record), interval (every second) or never")
+	fl.StringVar(&sf.auditFsync, "audit-fsync", "writes", "when audit records reach the disk: writes (records of changes and approvals at once, others every second), always (every record), interval (every second) or never")
 }
 
 // wrapLogger returns logger with secrets masked in every record.
