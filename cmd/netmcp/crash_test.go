@@ -27,7 +27,7 @@ var (
 )
 
 // netmcpBinary builds this command once per test run.
-func netmcpBinary(t *testing.T) string {
+func netmcpBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
 		dir, err := filepath.Abs(filepath.Join("..", "..", ".tools"))
