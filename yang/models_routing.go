@@ -17,11 +17,14 @@ func ietfRouting() *node {
 	))
 }
 
-// staticRoute is the route list of an address family.
+// staticRoute is the route list of an address family. Its preference leaf
+// (the administrative distance, 1..255) is netmcp's augmentation: RFC 8349
+// gives a static route no preference (docs/datamodel.md).
 func staticRoute(prefix, addr *leafType) *node {
 	return list("route", keys("destination-prefix"),
 		leaf("destination-prefix", prefix),
 		leaf("description", tString),
+		leaf("preference", rangeType(tUint8, 1, 255)),
 		container("next-hop",
 			leaf("outgoing-interface", tIfName, ref(refInterface)),
 			leaf("next-hop-address", addr),
