@@ -35,10 +35,8 @@ func (s *Store) Commit(ctx context.Context, owner device.Owner, opts device.Comm
 		return device.CommitResult{}, err
 	}
 	cand := s.candidateLocked(owner)
-	if s.opts.Schema != nil {
-		if err := s.validate(cand); err != nil {
-			return device.CommitResult{}, annotate(err, yangSyntax, "", "")
-		}
+	if err := s.validate(cand); err != nil {
+		return device.CommitResult{}, err
 	}
 	confirmed := opts.Confirmed
 	if confirmed < 0 {

@@ -56,10 +56,8 @@ func (s *Store) Edit(ctx context.Context, owner device.Owner, edits []device.Edi
 			return annotate(err, yangSyntax, fmt.Sprintf("edit %d of %d: ", i+1, len(edits)), e.Path)
 		}
 	}
-	if s.opts.Schema != nil {
-		if err := s.validate(tree); err != nil {
-			return annotate(err, yangSyntax, "", "")
-		}
+	if err := s.validate(tree); err != nil {
+		return err
 	}
 	s.cand, s.holder = tree, &owner
 	return nil
@@ -109,10 +107,8 @@ func (s *Store) ReplaceCandidate(ctx context.Context, owner device.Owner, tree m
 	if err := s.lockedBy(owner); err != nil {
 		return err
 	}
-	if s.opts.Schema != nil {
-		if err := s.validate(t); err != nil {
-			return annotate(err, yangSyntax, "", "")
-		}
+	if err := s.validate(t); err != nil {
+		return err
 	}
 	s.cand, s.holder = t, &owner
 	return nil
@@ -146,13 +142,7 @@ func (s *Store) Validate(ctx context.Context, owner device.Owner) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
-	if s.opts.Schema == nil {
-		return nil
-	}
-	if err := s.validate(s.candidateLocked(owner)); err != nil {
-		return annotate(err, yangSyntax, "", "")
-	}
-	return nil
+	return s.validate(s.candidateLocked(owner))
 }
 
 // Discard drops owner's uncommitted candidate and releases the lock. It
@@ -183,10 +173,14 @@ func (s *Store) Release(owner device.Owner) {
 	}
 }
 
-// validate checks a whole tree against Options.Schema (nil: no checks).
+// validate checks a whole tree against Options.Schema (nil: no checks) and
+// returns the problem as a *netproto.Error (-32088 unless it has a code).
 func (s *Store) validate(tree map[string]any) error {
 	if s.opts.Schema == nil {
 		return nil
 	}
-	return s.opts.Schema.Validate(tree)
+	if err := s.opts.Schema.Validate(tree); err != nil {
+		return annotate(err, yangSyntax, "", "")
+	}
+	return nil
 }

@@ -449,10 +449,8 @@ func (s *Store) SetStartup(tree map[string]any) error {
 	if err != nil {
 		return annotate(err, yangSyntax, "startup configuration: ", "")
 	}
-	if s.opts.Schema != nil {
-		if err := s.validate(t); err != nil {
-			return err
-		}
+	if err := s.validate(t); err != nil {
+		return err
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
