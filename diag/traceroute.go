@@ -2,7 +2,6 @@ package diag
 
 import (
 	"regexp"
-	"strconv"
 	"strings"
 )
 
@@ -124,7 +123,28 @@ func traceProbes(s string) (probes []TracerouteProbe, stars int) {
 	var cur, last TracerouteProbe
 	lastWasRTT := false
 	blankBefore := false // whether the blank before the token is still free
-	for i := 0; i < len(toks); i++ {
+	var i int
+	// probe ends a probe with rtt (nil for "*") and the optional "!X"
+	// annotation after toks[i]; an RTT right after another RTT repeats the
+	// previous probe's address.
+	probe := func(rtt *float64) {
+		p := cur
+		if lastWasRTT {
+			p = last
+		}
+		p.RTT, p.Annotation = rtt, nil
+		blankBefore = false
+		if i+1 < len(toks) && strings.HasPrefix(toks[i+1], "!") {
+			p.Annotation = strp(toks[i+1])
+			i++
+			blankBefore = true
+		}
+		if p.IP != nil || p.ASN != nil || p.Annotation != nil || p.RTT != nil || p.Name != nil {
+			probes = append(probes, p)
+		}
+		last, cur, lastWasRTT = p, TracerouteProbe{}, true
+	}
+	for i = 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
 		case reTrASN.MatchString(t):
@@ -139,23 +159,8 @@ func traceProbes(s string) (probes []TracerouteProbe, stars int) {
 			cur.IP = strp(t)
 			lastWasRTT, blankBefore = false, true
 		case i+1 < len(toks) && toks[i+1] == "ms" && reTrRTT.MatchString(t):
-			rtt := toFloat(reTrRTT.FindString(t))
 			i++
-			p := cur
-			if lastWasRTT {
-				p = last
-			}
-			p.RTT, p.Annotation = rtt, nil
-			blankBefore = false
-			if i+1 < len(toks) && strings.HasPrefix(toks[i+1], "!") {
-				p.Annotation = strp(toks[i+1])
-				i++
-				blankBefore = true
-			}
-			if p.IP != nil || p.ASN != nil || p.Annotation != nil || p.RTT != nil || p.Name != nil {
-				probes = append(probes, p)
-			}
-			last, cur, lastWasRTT = p, TracerouteProbe{}, true
+			probe(toFloat(reTrRTT.FindString(t)))
 		case t == "*":
 			stars++
 			blankAfter := i+1 < len(toks) || trailingBlank
@@ -164,26 +169,10 @@ func traceProbes(s string) (probes []TracerouteProbe, stars int) {
 				blankBefore = true
 				continue
 			}
-			p := cur
-			if lastWasRTT {
-				p = last
-			}
-			p.RTT, p.Annotation = nil, nil
-			blankBefore = false
-			if i+1 < len(toks) && strings.HasPrefix(toks[i+1], "!") {
-				p.Annotation = strp(toks[i+1])
-				i++
-				blankBefore = true
-			}
-			if p.IP != nil || p.ASN != nil || p.Annotation != nil || p.Name != nil {
-				probes = append(probes, p)
-			}
-			last, cur, lastWasRTT = p, TracerouteProbe{}, true
+			probe(nil)
 		default:
 			lastWasRTT, blankBefore = false, true
 		}
 	}
 	return probes, stars
 }
-
-var _ = strconv.Itoa
