@@ -2,7 +2,8 @@ package diag
 
 import "fmt"
 
-// Tools lists the tool names Parse and Run accept.
+// Tools lists the tools Parse accepts (also as ping6, traceroute6 and
+// tracepath6); Run accepts RunTools.
 var Tools = []string{"ping", "traceroute", "tracepath", "dig"}
 
 // Parse parses the output of tool ("ping", "traceroute", "tracepath" or

@@ -93,12 +93,6 @@ func (s *PingStream) Close() *PingStreamEvent {
 	return s.summary()
 }
 
-// Result returns everything parsed so far in the batch schema.
-func (s *PingStream) Result() *PingResult {
-	r := s.p.res
-	return &r
-}
-
 func (s *PingStream) base(typ string) *PingStreamEvent {
 	r := &s.p.res
 	return &PingStreamEvent{Type: typ, DestinationIP: r.DestinationIP, SentBytes: r.DataBytes, Pattern: r.Pattern}
