@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/netmcp/netmcp/netproto"
@@ -80,11 +78,7 @@ func Run(ctx context.Context, req Request, opts RunOptions) (*Result, error) {
 	full := append(append([]string{}, opts.Prefix...), argv...)
 	ctx, cancel := context.WithTimeout(ctx, req.TimeLimit())
 	defer cancel()
-	cmd := exec.CommandContext(ctx, full[0], full[1:]...)
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
+	cmd := Command(ctx, full)
 	var stderr limitedBuffer
 	stderr.max = 64 << 10
 	cmd.Stderr = &stderr

@@ -5,12 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -53,11 +52,7 @@ func (d *Driver) Exec(ctx context.Context, command string) (string, error) {
 	full := append(d.prefix(), argv...)
 	ctx, cancel := context.WithTimeout(ctx, ExecTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, full[0], full[1:]...)
-	cmd.Env = []string{"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "LC_ALL=C"}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = time.Second
+	cmd := diag.Command(ctx, full)
 	var stdout, stderr capped
 	stdout.max, stderr.max = ExecMaxOutput, 64<<10
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
