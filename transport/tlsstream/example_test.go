@@ -2,7 +2,6 @@ package tlsstream_test
 
 import (
 	"context"
-	"crypto/tls"
 	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -29,9 +28,10 @@ func Example() {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		tlsstream.Serve(ctx, l, func(st tls.ConnectionState) *mcp.Server {
+		tlsstream.Serve(ctx, l, func(t *tlsstream.ConnTransport) (*mcp.Server, func(), error) {
+			st := t.ConnectionState()
 			fmt.Println("peer:", st.PeerCertificates[0].Subject.CommonName, "alpn:", st.NegotiatedProtocol)
-			return echoServer()
+			return echoServer(), nil, nil
 		})
 	}()
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/binary"
+	"errors"
 	"io"
 	"net"
 	"strings"
@@ -80,13 +81,13 @@ func serve(t *testing.T, cfg *tls.Config) (addr string, refused chan error, peer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- tlsstream.Serve(ctx, l, func(st tls.ConnectionState) *mcp.Server {
+		done <- tlsstream.Serve(ctx, l, func(t *tlsstream.ConnTransport) (*mcp.Server, func(), error) {
 			cn := ""
-			if len(st.PeerCertificates) > 0 {
+			if st := t.ConnectionState(); len(st.PeerCertificates) > 0 {
 				cn = st.PeerCertificates[0].Subject.CommonName
 			}
 			peers <- cn
-			return echoServer()
+			return echoServer(), nil, nil
 		})
 	}()
 	t.Cleanup(func() {
@@ -250,6 +251,79 @@ func TestTLS12Refused(t *testing.T) {
 	}
 }
 
+// TestServeNewServerHooks checks what Serve does with newServer's answer:
+// an error refuses the connection and reaches OnRefused, and the end
+// function runs once the session is over.
+func TestServeNewServerHooks(t *testing.T) {
+	l := newLab(t)
+	srvCfg, _ := pki.ServerTLSConfig(l.srvCert, l.srvKey, nil)
+	cliCfg, _ := pki.ClientTLSConfig(l.ca.CertPEM, nil, nil, "127.0.0.1")
+	for _, tt := range []struct {
+		name    string
+		refuse  error
+		wantErr string // substring of the refusal; "" = a session opens
+	}{
+		{"accepted", nil, ""},
+		{"refused by newServer", errors.New("no role for this peer"), "no role for this peer"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			sl, err := tlsstream.NewListener(ln, srvCfg)
+			if err != nil {
+				t.Fatal(err)
+			}
+			refused := make(chan error, 1)
+			sl.OnRefused = func(_ net.Addr, err error) { refused <- err }
+			ended := make(chan string, 1)
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			go tlsstream.Serve(ctx, sl, func(ct *tlsstream.ConnTransport) (*mcp.Server, func(), error) {
+				sid := ct.SessionID()
+				return echoServer(), func() { ended <- sid }, tt.refuse
+			})
+			cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+			defer ccancel()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).
+				Connect(cctx, tlsstream.ClientTransport{Addr: ln.Addr().String(), Config: cliCfg}, nil)
+			if tt.wantErr != "" {
+				if err == nil {
+					cs.Close()
+					t.Fatal("Connect succeeded, want refusal")
+				}
+				select {
+				case rerr := <-refused:
+					if !strings.Contains(rerr.Error(), tt.wantErr) {
+						t.Fatalf("refusal %q does not mention %q", rerr, tt.wantErr)
+					}
+				case <-time.After(5 * time.Second):
+					t.Fatal("no refusal reported")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			select {
+			case sid := <-ended:
+				t.Fatalf("end of session %s ran while it is open", sid)
+			default:
+			}
+			cs.Close()
+			select {
+			case sid := <-ended:
+				if len(sid) != 32 {
+					t.Fatalf("session id %q, want 32 hex digits", sid)
+				}
+			case <-time.After(5 * time.Second):
+				t.Fatal("end not called after the session closed")
+			}
+		})
+	}
+}
+
 // TestOversizeFrame sends a header announcing 5 MiB: the server answers with
 // a JSON-RPC error naming the limit and closes the connection.
 func TestOversizeFrame(t *testing.T) {
@@ -327,7 +401,7 @@ func BenchmarkCallTool(b *testing.B) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	go tlsstream.Serve(ctx, l, func(tls.ConnectionState) *mcp.Server { return echoServer() })
+	go tlsstream.Serve(ctx, l, func(*tlsstream.ConnTransport) (*mcp.Server, func(), error) { return echoServer(), nil, nil })
 	start := time.Now()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "b", Version: "1"}, nil).
 		Connect(ctx, tlsstream.ClientTransport{Addr: l.Addr().String(), Config: cliCfg}, nil)

@@ -173,14 +173,30 @@ type Listener struct {
 // and forced to TLS 1.3 and ALPN "mcp"; for mutual TLS set ClientAuth and
 // ClientCAs in cfg.
 func Listen(addr string, cfg *tls.Config) (*Listener, error) {
-	if cfg == nil || (len(cfg.Certificates) == 0 && cfg.GetCertificate == nil && cfg.GetConfigForClient == nil) {
-		return nil, errors.New("tlsstream: listen: the TLS config has no server certificate")
+	if err := checkServerConfig(cfg); err != nil {
+		return nil, err
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return nil, fmt.Errorf("tlsstream: listen: %w", err)
 	}
 	return &Listener{inner: ln, cfg: hardenConfig(cfg)}, nil
+}
+
+// NewListener is Listen over ln, a TCP listener the caller already bound.
+func NewListener(ln net.Listener, cfg *tls.Config) (*Listener, error) {
+	if err := checkServerConfig(cfg); err != nil {
+		return nil, err
+	}
+	return &Listener{inner: ln, cfg: hardenConfig(cfg)}, nil
+}
+
+// checkServerConfig refuses a config without a server certificate.
+func checkServerConfig(cfg *tls.Config) error {
+	if cfg == nil || (len(cfg.Certificates) == 0 && cfg.GetCertificate == nil && cfg.GetConfigForClient == nil) {
+		return errors.New("tlsstream: listen: the TLS config has no server certificate")
+	}
+	return nil
 }
 
 // Addr returns the listening address.
@@ -236,17 +252,18 @@ func (l *Listener) Accept() (*ConnTransport, error) {
 }
 
 // Serve accepts connections on l until ctx is done or l fails, and runs
-// one MCP session per connection with the server newServer returns for the
-// connection's verified TLS state (peer certificates, ALPN); a nil server
-// refuses the connection. When ctx is done, l and every session are closed
-// and Serve returns nil after they end.
-func Serve(ctx context.Context, l *Listener, newServer func(tls.ConnectionState) *mcp.Server) error {
+// one MCP session per connection whose handshake succeeds. newServer is
+// given the connection's transport (its SessionID and verified TLS
+// ConnectionState: peer certificates, ALPN) and returns the server for the
+// session, which may be one server shared by every connection, and, when
+// not nil, a function called when the session ends. An error (or a nil
+// server) refuses the connection and is reported to l.OnRefused. When ctx is done, l and every
+// session are closed and Serve returns nil after they end.
+func Serve(ctx context.Context, l *Listener, newServer func(*ConnTransport) (srv *mcp.Server, end func(), err error)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	go func() {
-		<-ctx.Done()
-		l.Close()
-	}()
+	stop := context.AfterFunc(ctx, func() { l.Close() })
+	defer stop()
 	var wg sync.WaitGroup
 	defer wg.Wait()
 	for {
@@ -260,23 +277,37 @@ func Serve(ctx context.Context, l *Listener, newServer func(tls.ConnectionState)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			t, err := l.verify(ctx, tc)
-			if err != nil {
-				return
-			}
-			srv := newServer(tc.ConnectionState())
-			if srv == nil {
-				tc.Close()
-				return
-			}
-			ss, err := srv.Connect(ctx, t, nil)
-			if err != nil {
-				tc.Close()
-				return
-			}
-			stop := context.AfterFunc(ctx, func() { ss.Close() })
-			defer stop()
-			_ = ss.Wait()
+			l.serveConn(ctx, tc, newServer)
 		}()
 	}
+}
+
+// serveConn runs the handshake and the session of one connection.
+func (l *Listener) serveConn(ctx context.Context, tc *tls.Conn, newServer func(*ConnTransport) (*mcp.Server, func(), error)) {
+	t, err := l.verify(ctx, tc)
+	if err != nil {
+		return
+	}
+	srv, end, err := newServer(t)
+	if err == nil && end != nil {
+		defer end()
+	}
+	if err == nil && srv == nil {
+		err = errors.New("tlsstream: no MCP server for the connection")
+	}
+	if err != nil {
+		tc.Close()
+		if l.OnRefused != nil {
+			l.OnRefused(tc.RemoteAddr(), err)
+		}
+		return
+	}
+	ss, err := srv.Connect(ctx, t, nil)
+	if err != nil {
+		tc.Close()
+		return
+	}
+	stop := context.AfterFunc(ctx, func() { ss.Close() })
+	defer stop()
+	_ = ss.Wait()
 }
