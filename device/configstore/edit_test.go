@@ -220,7 +220,9 @@ func TestReplaceCandidate(t *testing.T) {
 	if err := e.s.ReplaceCandidate(ctx, alice, tree); err != nil {
 		t.Fatal(err)
 	}
-	tree["openconfig-system:system"] = nil // the store keeps its own copy
+	// The store keeps its own copy, nested maps included.
+	tree["openconfig-system:system"].(map[string]any)["config"].(map[string]any)["hostname"] = "scribbled"
+	tree["openconfig-system:system"] = nil
 	if got := hostnameOf(e.s.Candidate(alice)); got != "replaced" {
 		t.Fatalf("candidate hostname %q", got)
 	}

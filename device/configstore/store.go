@@ -364,7 +364,8 @@ func (s *Store) save(next *state, rec *record) error {
 	return nil
 }
 
-// normalizeTree turns a Go value into a fresh generic JSON object tree.
+// normalizeTree turns a Go value into a fresh generic JSON object tree
+// (yang.Normalize copies every map and slice, so it shares nothing with t).
 func normalizeTree(t map[string]any) (map[string]any, error) {
 	if t == nil {
 		return map[string]any{}, nil
@@ -377,9 +378,7 @@ func normalizeTree(t map[string]any) (map[string]any, error) {
 	if !ok {
 		return nil, fmt.Errorf("configuration is a %T, not a JSON object", v)
 	}
-	// Normalize may return its input unchanged: copy so the caller's tree
-	// and the store's never share memory.
-	return cloneTree(m), nil
+	return m, nil
 }
 
 // cloneTree returns a deep copy of a configuration tree.
