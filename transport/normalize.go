@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"strings"
@@ -50,11 +51,10 @@ func SubscriptionURI(id string) (string, bool) {
 //     recovered from the id, which also goes to
 //     params._meta["ietf.org/mcp-net/subscriptionId"].
 func Normalize(msg []byte) []byte {
-	trim := strings.TrimSpace(string(msg))
-	if !strings.Contains(trim, `"resources/read"`) && !strings.Contains(trim, `"resources/unsubscribe"`) {
+	if !bytes.Contains(msg, []byte(`"resources/read"`)) && !bytes.Contains(msg, []byte(`"resources/unsubscribe"`)) {
 		return msg // fast path: nothing to do
 	}
-	if strings.HasPrefix(trim, "[") {
+	if bytes.HasPrefix(bytes.TrimSpace(msg), []byte("[")) {
 		var batch []json.RawMessage
 		if json.Unmarshal(msg, &batch) != nil {
 			return msg
