@@ -82,13 +82,8 @@ func (s *Store) applyEdit(tree map[string]any, e device.Edit) (map[string]any, e
 			return nil, annotate(err, incompatible, "", p.String())
 		}
 	}
-	var value any
-	if op != device.OpDelete && op != device.OpRemove {
-		if value, err = yang.Normalize(e.Value); err != nil {
-			return nil, fmt.Errorf("value: %w", err)
-		}
-	}
-	return yang.Apply(tree, string(op), p, value, s.opts.Schema)
+	// Apply normalizes the value (and ignores it for delete and remove).
+	return yang.Apply(tree, string(op), p, e.Value, s.opts.Schema)
 }
 
 // ReplaceCandidate replaces owner's whole candidate with tree (whole-config

@@ -40,6 +40,8 @@ func TestEditErrors(t *testing.T) {
 		{name: "wrong value type", code: netproto.CodeYangSyntaxError, detail: "want a string",
 			path:  "/openconfig-system:system/config/hostname",
 			edits: []device.Edit{{Path: "/openconfig-system:system/config/hostname", Value: map[string]any{"a": 1}}}},
+		{name: "value not JSON", code: netproto.CodeYangSyntaxError, detail: "edit 1 of 1: yang: value is not JSON",
+			edits: []device.Edit{{Path: "/openconfig-system:system/config/hostname", Value: make(chan int)}}},
 		{name: "too many edits", code: netproto.CodeConfigIncompatible, detail: "request has 4 edits; maxBulkEdit is 3",
 			maxEdits: 3,
 			edits:    []device.Edit{hostnameEdit("a"), hostnameEdit("b"), hostnameEdit("c"), hostnameEdit("d")}},
