@@ -1,7 +1,6 @@
 package diag
 
 import (
-	"regexp"
 	"strings"
 	"time"
 	"unicode"
@@ -77,9 +76,9 @@ type DigRecord struct {
 }
 
 var (
-	reDigHeader = regexp.MustCompile(`opcode: (\S+?), status: (\S+?), id: (\d+)`)
-	reDigFlags  = regexp.MustCompile(`^;; flags:([^;]*); QUERY: (\d+), ANSWER: (\d+), AUTHORITY: (\d+), ADDITIONAL: (\d+)`)
-	reDigNSID   = regexp.MustCompile(`\("(.*)"\)\s*$`)
+	reDigHeader = lazyRE(`opcode: (\S+?), status: (\S+?), id: (\d+)`)
+	reDigFlags  = lazyRE(`^;; flags:([^;]*); QUERY: (\d+), ANSWER: (\d+), AUTHORITY: (\d+), ADDITIONAL: (\d+)`)
+	reDigNSID   = lazyRE(`\("(.*)"\)\s*$`)
 )
 
 var digClasses = map[string]bool{"IN": true, "CH": true, "HS": true, "CS": true, "ANY": true, "NONE": true, "CLASS": true}
@@ -119,14 +118,14 @@ func ParseDig(text string) (DigResult, error) {
 			section = "header"
 			cur = &DigQuery{}
 			res = append(res, cur)
-			if m := reDigHeader.FindStringSubmatch(line); m != nil {
+			if m := reDigHeader().FindStringSubmatch(line); m != nil {
 				cur.Opcode, cur.Status, cur.ID = strp(m[1]), strp(m[2]), toInt(m[3])
 			}
 			continue
 		case strings.HasPrefix(line, ";; flags:"):
 			section = "flags"
 			q := entry()
-			if m := reDigFlags.FindStringSubmatch(line); m != nil {
+			if m := reDigFlags().FindStringSubmatch(line); m != nil {
 				q.Flags = strings.Fields(m[1])
 				if q.Flags == nil {
 					q.Flags = []string{}
@@ -294,7 +293,7 @@ func digOpt(q *DigQuery, line string) {
 			o.Cookie = strp(f[0])
 		}
 	case "NSID":
-		if m := reDigNSID.FindStringSubmatch(val); m != nil {
+		if m := reDigNSID().FindStringSubmatch(val); m != nil {
 			o.NSID = strp(m[1])
 		} else {
 			o.NSID = strp(val)

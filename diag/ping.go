@@ -2,26 +2,25 @@ package diag
 
 import (
 	"net/netip"
-	"regexp"
 	"strconv"
 	"strings"
 )
 
 var (
-	rePingLinuxReply   = regexp.MustCompile(`^(?:\[(\d+(?:\.\d+)?)\] )?(\d+) bytes from (.+?): (?:icmp_)?seq=(\d+)(?: ttl=(\d+))?(?: time=(\d+(?:\.\d+)?) ms)?`)
-	rePingNameIP       = regexp.MustCompile(`^(\S+) \(([^()\s]+)\)$`)
-	rePingLinuxTimeout = regexp.MustCompile(`^(?:\[(\d+(?:\.\d+)?)\] )?no answer yet for icmp_seq=(\d+)`)
-	rePingLinuxFrom    = regexp.MustCompile(`^(?:\[(\d+(?:\.\d+)?)\] )?From (\S+?)(?: \(([^()\s]+)\))?:? icmp_seq=(\d+) (.*)$`)
-	rePingBSDReply     = regexp.MustCompile(`^(\d+) bytes from ([^\s,]+?)[:,] (?:icmp_)?seq=(\d+) (?:ttl|hlim)=(\d+) time=(\d+(?:\.\d+)?) ms`)
-	rePingBSDError     = regexp.MustCompile(`^(\d+) bytes from (?:(\S+) \(([^()\s]+)\)|([^\s,]+?))[:,] (.*)$`)
-	rePingBSDTimeout   = regexp.MustCompile(`^Request timeout for icmp_seq[ =](\d+)`)
-	rePingLinuxHeader  = regexp.MustCompile(`(\d+)(?:\(\d+\))? (?:bytes of data|data bytes)`)
-	rePingParenAddr    = regexp.MustCompile(`\(([^()\s]+)\)`)
-	rePingBSDHeader    = regexp.MustCompile(`^PING (\S*) \(([^()\s]*)\):? (\d+) data bytes`)
-	rePingBSD6Header   = regexp.MustCompile(`^PING6\((\d+)=[^)]*\) (\S+) --> (\S+)`)
-	rePingStatsDest    = regexp.MustCompile(`^--- (.*?) ?(?:ping6? )?statistics ---`)
-	rePingMTU          = regexp.MustCompile(`mtu ?= ?(\d+)`)
-	rePingFromSource   = regexp.MustCompile(` from (\S+?)(?: \S+)? ?: `)
+	rePingLinuxReply   = lazyRE(`^(?:\[(\d+(?:\.\d+)?)\] )?(\d+) bytes from (.+?): (?:icmp_)?seq=(\d+)(?: ttl=(\d+))?(?: time=(\d+(?:\.\d+)?) ms)?`)
+	rePingNameIP       = lazyRE(`^(\S+) \(([^()\s]+)\)$`)
+	rePingLinuxTimeout = lazyRE(`^(?:\[(\d+(?:\.\d+)?)\] )?no answer yet for icmp_seq=(\d+)`)
+	rePingLinuxFrom    = lazyRE(`^(?:\[(\d+(?:\.\d+)?)\] )?From (\S+?)(?: \(([^()\s]+)\))?:? icmp_seq=(\d+) (.*)$`)
+	rePingBSDReply     = lazyRE(`^(\d+) bytes from ([^\s,]+?)[:,] (?:icmp_)?seq=(\d+) (?:ttl|hlim)=(\d+) time=(\d+(?:\.\d+)?) ms`)
+	rePingBSDError     = lazyRE(`^(\d+) bytes from (?:(\S+) \(([^()\s]+)\)|([^\s,]+?))[:,] (.*)$`)
+	rePingBSDTimeout   = lazyRE(`^Request timeout for icmp_seq[ =](\d+)`)
+	rePingLinuxHeader  = lazyRE(`(\d+)(?:\(\d+\))? (?:bytes of data|data bytes)`)
+	rePingParenAddr    = lazyRE(`\(([^()\s]+)\)`)
+	rePingBSDHeader    = lazyRE(`^PING (\S*) \(([^()\s]*)\):? (\d+) data bytes`)
+	rePingBSD6Header   = lazyRE(`^PING6\((\d+)=[^)]*\) (\S+) --> (\S+)`)
+	rePingStatsDest    = lazyRE(`^--- (.*?) ?(?:ping6? )?statistics ---`)
+	rePingMTU          = lazyRE(`mtu ?= ?(\d+)`)
+	rePingFromSource   = lazyRE(` from (\S+?)(?: \S+)? ?: `)
 )
 
 // pingKind says what one line of ping output was.
@@ -119,7 +118,7 @@ func (p *pingParser) feed(line string) pingKind {
 	}
 	if strings.HasPrefix(line, "---") {
 		p.footer = true
-		if m := rePingStatsDest.FindStringSubmatch(line); m != nil {
+		if m := rePingStatsDest().FindStringSubmatch(line); m != nil {
 			p.res.Destination = strOrNil(m[1])
 		} else if f := strings.Fields(line); len(f) > 1 {
 			p.res.Destination = strp(f[1])
@@ -150,22 +149,22 @@ func isLinuxPingHeader(h string) bool {
 	if strings.Contains(h, "bytes of data") || strings.Contains(h, " from ") {
 		return true
 	}
-	return !rePingBSDHeader.MatchString(h)
+	return !rePingBSDHeader().MatchString(h)
 }
 
 func (p *pingParser) parseLinuxHeader(h string) {
 	body := h
-	if m := rePingLinuxHeader.FindStringSubmatchIndex(h); m != nil {
+	if m := rePingLinuxHeader().FindStringSubmatchIndex(h); m != nil {
 		p.res.DataBytes = toInt(h[m[2]:m[3]])
 		body = h[:m[0]]
 	}
 	if i := strings.Index(body, " from "); i >= 0 {
-		if m := rePingFromSource.FindStringSubmatch(body[i:] + " "); m != nil {
+		if m := rePingFromSource().FindStringSubmatch(body[i:] + " "); m != nil {
 			p.res.SourceIP = strp(strings.TrimSuffix(m[1], ":"))
 		}
 		body = body[:i]
 	}
-	if ms := rePingParenAddr.FindAllStringSubmatch(body, -1); len(ms) > 0 {
+	if ms := rePingParenAddr().FindAllStringSubmatch(body, -1); len(ms) > 0 {
 		p.res.DestinationIP = strp(ms[len(ms)-1][1])
 	} else if f := strings.Fields(body); len(f) > 1 {
 		p.res.DestinationIP = strp(f[1])
@@ -173,7 +172,7 @@ func (p *pingParser) parseLinuxHeader(h string) {
 }
 
 func (p *pingParser) parseBSDHeader(h string) {
-	if m := rePingBSDHeader.FindStringSubmatch(h); m != nil {
+	if m := rePingBSDHeader().FindStringSubmatch(h); m != nil {
 		p.res.DestinationIP = strp(m[2])
 		p.res.DataBytes = toInt(m[3])
 		return
@@ -189,7 +188,7 @@ func (p *pingParser) parseBSDHeader(h string) {
 
 func (p *pingParser) parseBSD6Header(h string) {
 	p.res.Format = "bsd"
-	if m := rePingBSD6Header.FindStringSubmatch(h); m != nil {
+	if m := rePingBSD6Header().FindStringSubmatch(h); m != nil {
 		p.res.DataBytes = toInt(m[1])
 		p.res.SourceIP = strp(m[2])
 		p.res.DestinationIP = strp(m[3])
@@ -253,16 +252,16 @@ func (p *pingParser) unparsable(line, chars string) pingKind {
 }
 
 func (p *pingParser) feedLinux(line string) pingKind {
-	if m := rePingLinuxTimeout.FindStringSubmatch(line); m != nil {
+	if m := rePingLinuxTimeout().FindStringSubmatch(line); m != nil {
 		return p.addResponse(PingResponse{Type: "timeout", Timestamp: floatOrNil(m[1]), ICMPSeq: toInt(m[2])})
 	}
 	if strings.Contains(line, " bytes from ") {
-		m := rePingLinuxReply.FindStringSubmatch(line)
+		m := rePingLinuxReply().FindStringSubmatch(line)
 		if m == nil {
 			return p.unparsable(line, "()=")
 		}
 		ip := m[3]
-		if nm := rePingNameIP.FindStringSubmatch(ip); nm != nil {
+		if nm := rePingNameIP().FindStringSubmatch(ip); nm != nil {
 			ip = nm[2]
 		}
 		return p.addResponse(PingResponse{
@@ -271,7 +270,7 @@ func (p *pingParser) feedLinux(line string) pingKind {
 			Duplicate: strings.Contains(line, "DUP!"),
 		})
 	}
-	if m := rePingLinuxFrom.FindStringSubmatch(line); m != nil {
+	if m := rePingLinuxFrom().FindStringSubmatch(line); m != nil {
 		e := PingICMPError{Timestamp: floatOrNil(m[1]), ICMPSeq: toInt(m[4]), Message: strings.TrimSpace(m[5])}
 		if m[3] != "" {
 			e.ResponseName, e.ResponseIP = strp(m[2]), strp(m[3])
@@ -282,7 +281,7 @@ func (p *pingParser) feedLinux(line string) pingKind {
 		if e.Type == "" {
 			e.Type = "icmp_error"
 		}
-		if mm := rePingMTU.FindStringSubmatch(m[5]); mm != nil {
+		if mm := rePingMTU().FindStringSubmatch(m[5]); mm != nil {
 			e.MTU = toInt(mm[1])
 		}
 		return p.addICMPError(e)
@@ -303,7 +302,7 @@ func (p *pingParser) feedBSD(line string) pingKind {
 		}
 	}
 	if !ipv6In(line) {
-		if m := rePingBSDTimeout.FindStringSubmatch(line); m != nil {
+		if m := rePingBSDTimeout().FindStringSubmatch(line); m != nil {
 			return p.addResponse(PingResponse{Type: "timeout", ICMPSeq: toInt(m[1])})
 		}
 		if code := jcErrorType(line); code != "" {
@@ -311,7 +310,7 @@ func (p *pingParser) feedBSD(line string) pingKind {
 			if f := strings.Fields(line); len(f) > 0 {
 				r.Bytes = toInt(f[0])
 			}
-			if m := rePingBSDError.FindStringSubmatch(line); m != nil {
+			if m := rePingBSDError().FindStringSubmatch(line); m != nil {
 				r.ResponseIP = strp(m[3] + m[4])
 			}
 			p.addResponse(r)
@@ -332,11 +331,11 @@ func (p *pingParser) feedBSD(line string) pingKind {
 }
 
 func (p *pingParser) bsdReply(line, mangle string) pingKind {
-	m := rePingBSDReply.FindStringSubmatch(line)
+	m := rePingBSDReply().FindStringSubmatch(line)
 	if m == nil {
 		// jc reports it as unparsable; an ICMP error jc does not know
 		// is also kept in icmp_errors.
-		if em := rePingBSDError.FindStringSubmatch(line); em != nil {
+		if em := rePingBSDError().FindStringSubmatch(line); em != nil {
 			if code := anyErrorType(em[5]); code != "" {
 				e := PingICMPError{Type: code, ResponseIP: strp(em[3] + em[4]), Message: em[5]}
 				if em[2] != "" {

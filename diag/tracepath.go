@@ -1,7 +1,6 @@
 package diag
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -34,13 +33,13 @@ type TracepathHop struct {
 }
 
 var (
-	reTpTTLHost = regexp.MustCompile(`^\s?(\d+)(\??):\s+(no reply|\S+)(?:\s+\(([^()\s]+)\))?`)
-	reTpPMTU    = regexp.MustCompile(`\spmtu\s(\d+)`)
-	reTpReply   = regexp.MustCompile(`\s(\d*\.\d*)ms`)
-	reTpAsymm   = regexp.MustCompile(`\sasymm\s+(\d+)`)
-	reTpReached = regexp.MustCompile(`\sreached`)
-	reTpSummary = regexp.MustCompile(`\s+Resume:\s+pmtu\s+(\d+)(?:\s+hops\s+(\d+))?(?:\s+back\s+(\d+))?`)
-	reTpNote    = regexp.MustCompile(`\s(![A-Z]+\S*)`)
+	reTpTTLHost = lazyRE(`^\s?(\d+)(\??):\s+(no reply|\S+)(?:\s+\(([^()\s]+)\))?`)
+	reTpPMTU    = lazyRE(`\spmtu\s(\d+)`)
+	reTpReply   = lazyRE(`\s(\d*\.\d*)ms`)
+	reTpAsymm   = lazyRE(`\sasymm\s+(\d+)`)
+	reTpReached = lazyRE(`\sreached`)
+	reTpSummary = lazyRE(`\s+Resume:\s+pmtu\s+(\d+)(?:\s+hops\s+(\d+))?(?:\s+back\s+(\d+))?`)
+	reTpNote    = lazyRE(`\s(![A-Z]+\S*)`)
 )
 
 // ParseTracepath parses tracepath or tracepath6 output. Output with no hop
@@ -52,28 +51,28 @@ func ParseTracepath(text string) (*TracepathResult, error) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if m := reTpTTLHost.FindStringSubmatch(line); m != nil {
-			h := TracepathHop{TTL: toInt(m[1]), Guess: m[2] != "", Reached: reTpReached.MatchString(line)}
+		if m := reTpTTLHost().FindStringSubmatch(line); m != nil {
+			h := TracepathHop{TTL: toInt(m[1]), Guess: m[2] != "", Reached: reTpReached().MatchString(line)}
 			if m[3] != "no reply" {
 				h.Host = strp(m[3])
 			}
 			h.Address = strOrNil(m[4])
-			if r := reTpReply.FindStringSubmatch(line); r != nil {
+			if r := reTpReply().FindStringSubmatch(line); r != nil {
 				h.ReplyMs = toFloat(r[1])
 			}
-			if r := reTpPMTU.FindStringSubmatch(line); r != nil {
+			if r := reTpPMTU().FindStringSubmatch(line); r != nil {
 				h.PMTU = toInt(r[1])
 			}
-			if r := reTpAsymm.FindStringSubmatch(line); r != nil {
+			if r := reTpAsymm().FindStringSubmatch(line); r != nil {
 				h.AsymmetricDifference = toInt(r[1])
 			}
-			if r := reTpNote.FindStringSubmatch(line); r != nil {
+			if r := reTpNote().FindStringSubmatch(line); r != nil {
 				h.Note = strp(r[1])
 			}
 			res.Hops = append(res.Hops, h)
 			continue
 		}
-		if m := reTpSummary.FindStringSubmatch(line); m != nil {
+		if m := reTpSummary().FindStringSubmatch(line); m != nil {
 			summary = true
 			res.PMTU, res.ForwardHops, res.ReturnHops = intOrNil(m[1]), intOrNil(m[2]), intOrNil(m[3])
 			continue

@@ -1,7 +1,6 @@
 package diag
 
 import (
-	"regexp"
 	"strings"
 )
 
@@ -40,15 +39,15 @@ type TracerouteProbe struct {
 }
 
 var (
-	reTrHeader  = regexp.MustCompile(`(\S+)\s+\((\d+\.\d+\.\d+\.\d+|[0-9a-fA-F:]+)\)`)
-	reTrLimits  = regexp.MustCompile(`(\d+) hops max, (\d+) byte packets`)
-	reTrFrom    = regexp.MustCompile(` from (\S+?),`)
-	reTrHop     = regexp.MustCompile(`^\s*(\d+)?\s+(.+)$`)
-	reTrASN     = regexp.MustCompile(`^\[AS(\d+)\]$`)
-	reTrIPv4    = regexp.MustCompile(`^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$`)
-	reTrIPv6    = regexp.MustCompile(`^[0-9a-fA-F]*:[0-9a-fA-F:]*[0-9a-fA-F]$`)
-	reTrParenIP = regexp.MustCompile(`^\((\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|[0-9a-fA-F:]+)\)+$`)
-	reTrRTT     = regexp.MustCompile(`\d+(?:\.?\d+)?$`)
+	reTrHeader  = lazyRE(`(\S+)\s+\((\d+\.\d+\.\d+\.\d+|[0-9a-fA-F:]+)\)`)
+	reTrLimits  = lazyRE(`(\d+) hops max, (\d+) byte packets`)
+	reTrFrom    = lazyRE(` from (\S+?),`)
+	reTrHop     = lazyRE(`^\s*(\d+)?\s+(.+)$`)
+	reTrASN     = lazyRE(`^\[AS(\d+)\]$`)
+	reTrIPv4    = lazyRE(`^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$`)
+	reTrIPv6    = lazyRE(`^[0-9a-fA-F]*:[0-9a-fA-F:]*[0-9a-fA-F]$`)
+	reTrParenIP = lazyRE(`^\((\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|[0-9a-fA-F:]+)\)+$`)
+	reTrRTT     = lazyRE(`\d+(?:\.?\d+)?$`)
 )
 
 // ParseTraceroute parses traceroute or traceroute6 output. Output with
@@ -67,13 +66,13 @@ func ParseTraceroute(text string) (*TracerouteResult, error) {
 	if len(lines) > 0 && (strings.HasPrefix(lines[0], "traceroute to ") || strings.HasPrefix(lines[0], "traceroute6 to ")) {
 		header = true
 		h := lines[0]
-		if m := reTrHeader.FindStringSubmatch(h); m != nil {
+		if m := reTrHeader().FindStringSubmatch(h); m != nil {
 			res.DestinationName, res.DestinationIP = strp(m[1]), strp(m[2])
 		}
-		if m := reTrLimits.FindStringSubmatch(h); m != nil {
+		if m := reTrLimits().FindStringSubmatch(h); m != nil {
 			res.MaxHops, res.PacketBytes = toInt(m[1]), toInt(m[2])
 		}
-		if m := reTrFrom.FindStringSubmatch(h); m != nil {
+		if m := reTrFrom().FindStringSubmatch(h); m != nil {
 			res.SourceIP = strp(m[1])
 		}
 		lines = lines[1:]
@@ -83,7 +82,7 @@ func ParseTraceroute(text string) (*TracerouteResult, error) {
 		if line == "" {
 			continue
 		}
-		m := reTrHop.FindStringSubmatch(line)
+		m := reTrHop().FindStringSubmatch(line)
 		if m == nil || (m[1] == "" && hop == nil) {
 			if strings.TrimSpace(line) != "" {
 				res.Unrecognized = append(res.Unrecognized, line)
@@ -147,20 +146,20 @@ func traceProbes(s string) (probes []TracerouteProbe, stars int) {
 	for i = 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
-		case reTrASN.MatchString(t):
+		case reTrASN().MatchString(t):
 			cur.ASN = toInt(t)
 			lastWasRTT, blankBefore = false, true
-		case i+1 < len(toks) && reTrParenIP.MatchString(toks[i+1]):
+		case i+1 < len(toks) && reTrParenIP().MatchString(toks[i+1]):
 			cur.Name = strp(t)
-			cur.IP = strp(reTrParenIP.FindStringSubmatch(toks[i+1])[1])
+			cur.IP = strp(reTrParenIP().FindStringSubmatch(toks[i+1])[1])
 			i++
 			lastWasRTT, blankBefore = false, true
-		case reTrIPv4.MatchString(t) || (reTrIPv6.MatchString(t) && strings.Count(t, ":") >= 2):
+		case reTrIPv4().MatchString(t) || (reTrIPv6().MatchString(t) && strings.Count(t, ":") >= 2):
 			cur.IP = strp(t)
 			lastWasRTT, blankBefore = false, true
-		case i+1 < len(toks) && toks[i+1] == "ms" && reTrRTT.MatchString(t):
+		case i+1 < len(toks) && toks[i+1] == "ms" && reTrRTT().MatchString(t):
 			i++
-			probe(toFloat(reTrRTT.FindString(t)))
+			probe(toFloat(reTrRTT().FindString(t)))
 		case t == "*":
 			stars++
 			blankAfter := i+1 < len(toks) || trailingBlank
