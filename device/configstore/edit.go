@@ -163,9 +163,7 @@ func (s *Store) Discard(ctx context.Context, owner device.Owner) error {
 func (s *Store) Release(owner device.Owner) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.holder != nil && *s.holder == owner {
-		s.cand, s.holder = nil, nil
-	}
+	s.dropCandidate(owner)
 }
 
 // validate checks a whole tree against Options.Schema (nil: no checks) and
