@@ -89,18 +89,25 @@ func readJSON(dir, name string, v any) error {
 
 // removeTemps deletes leftover temporary files of interrupted writes.
 func removeTemps(dir string) error {
+	return removeFiles(dir, func(name string) bool { return strings.HasPrefix(name, tmpPrefix) })
+}
+
+// removeFiles deletes the files of dir whose names doomed selects and, if
+// it removed any, syncs dir so that the removals are durable.
+func removeFiles(dir string, doomed func(name string) bool) error {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return fmt.Errorf("configstore: %w", err)
 	}
 	removed := false
 	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), tmpPrefix) {
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-				return fmt.Errorf("configstore: %w", err)
-			}
-			removed = true
+		if !doomed(e.Name()) {
+			continue
 		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("configstore: %w", err)
+		}
+		removed = true
 	}
 	if removed {
 		return syncDir(dir)

@@ -307,25 +307,10 @@ func (s *Store) load(init map[string]any) error {
 // state.json: the process died after writing them and before the commit
 // point, so the commits never happened.
 func removeOrphans(hdir string, listed map[string]bool) error {
-	entries, err := os.ReadDir(hdir)
-	if err != nil {
-		return fmt.Errorf("configstore: %w", err)
-	}
-	removed := false
-	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok || listed[id] {
-			continue
-		}
-		if err := os.Remove(filepath.Join(hdir, e.Name())); err != nil {
-			return fmt.Errorf("configstore: %w", err)
-		}
-		removed = true
-	}
-	if removed {
-		return syncDir(hdir)
-	}
-	return nil
+	return removeFiles(hdir, func(name string) bool {
+		id, ok := strings.CutSuffix(name, ".json")
+		return ok && !listed[id]
+	})
 }
 
 // save makes next (and the new commit rec, if any) durable, then installs
