@@ -4,8 +4,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-
-	"github.com/netmcp/netmcp/netproto"
 )
 
 // Schema is a tree of YANG schema nodes (containers, lists with their keys,
@@ -249,8 +247,7 @@ func (s *Schema) Check(p Path) error {
 	if len(p) == 0 || s.find(p) != nil {
 		return nil
 	}
-	sp := p.SchemaString()
-	return netproto.Errorf(netproto.CodeConfigIncompatible, "node %s is not supported on this platform", sp).WithPath(sp)
+	return unsupported(p)
 }
 
 // hasLeaf reports whether the list at p has a leaf at the relative names.
