@@ -26,6 +26,8 @@ func TestConfigureEdits(t *testing.T) {
 			"/openconfig-vlan:vlans/vlan[vlan-id='200']/config/name", "guests"},
 		{"r1", []string{"ip route-static 10.50.0.0 255.255.0.0 10.0.12.2 preference 20"},
 			"/ietf-routing:routing/control-plane-protocols/control-plane-protocol[type='ietf-routing:static'][name='static']/static-routes/ietf-ipv4-unicast-routing:ipv4/route[destination-prefix='10.50.0.0/16']/next-hop/next-hop-address", "10.0.12.2"},
+		{"r1", []string{"ip route-static 10.50.0.0 255.255.0.0 10.0.12.2 preference 20"},
+			"/ietf-routing:routing/control-plane-protocols/control-plane-protocol[type='ietf-routing:static'][name='static']/static-routes/ietf-ipv4-unicast-routing:ipv4/route[destination-prefix='10.50.0.0/16']/preference", "20"},
 		{"r1", []string{"sysname edge-1"}, "/openconfig-system:system/config/hostname", "edge-1"},
 		{"r2", []string{"interface Loopback7", "ipv4 address 10.7.7.7/32", "ipv6 address 2001:db8:7::7/128"},
 			"/openconfig-interfaces:interfaces/interface[name='Loopback7']/subinterfaces/subinterface[index='0']/ipv4/addresses/address[ip='10.7.7.7']/config/prefix-length", "32"},

@@ -170,9 +170,7 @@ func staticFromTree(tree map[string]any) ([]topology.StaticRoute, error) {
 				if !sr.Discard && sr.NextHop == "" && sr.Interface == "" {
 					return nil, fmt.Errorf("static route %s has no next hop", pfx)
 				}
-				if desc, ok := strings.CutPrefix(strOf(at(r, "description")), preferencePrefix); ok {
-					sr.Distance, _ = strconv.Atoi(desc)
-				}
+				sr.Distance, _ = intOf(at(r, "preference"))
 				out = append(out, sr)
 			}
 		}

@@ -23,9 +23,6 @@ const (
 	identStatic   = "ietf-routing:static"
 	identL3VRF    = "openconfig-network-instance-types:L3VRF"
 	globalStatic  = "static" // name of the global static-routes protocol instance
-	// preferencePrefix starts a static route's description that carries its
-	// administrative distance (ietf-routing has no leaf for it).
-	preferencePrefix = "preference "
 )
 
 // obj is a JSON object of a tree.
@@ -38,8 +35,8 @@ func num(i int) float64 { return float64(i) }
 // (docs/datamodel.md): interfaces, VLANs, VRFs (one network-instance
 // each), static routes (ietf-routing; the global table is the static
 // protocol named "static", a VRF's table the one named after the VRF; a
-// route's administrative distance is written as description
-// "preference N"), ACLs and their bindings, the hostname, local users and
+// route's administrative distance is its preference leaf, netmcp's
+// augmentation), ACLs and their bindings, the hostname, local users and
 // SNMP communities (named community1, community2, ...).
 func DeviceToTree(d topology.Device) map[string]any {
 	return deviceToTree(d, d.Name)
@@ -195,9 +192,7 @@ func staticToTree(routes []topology.StaticRoute) []any {
 		}
 		e := obj{"destination-prefix": p.Masked().String(), "next-hop": nh}
 		if r.Distance > 0 {
-			// ietf-routing has no preference for a static route; netmcp
-			// keeps the administrative distance in the description.
-			e["description"] = preferencePrefix + strconv.Itoa(r.Distance)
+			e["preference"] = num(r.Distance)
 		}
 		name := globalStatic
 		if r.VRF != "" {
