@@ -357,16 +357,8 @@ func isHexHeaderLine(line string) bool {
 	if strings.HasPrefix(line, "Vr HL") {
 		return true
 	}
-	f := strings.Fields(line)
-	if len(f) != 12 {
-		return false
-	}
-	for _, x := range f[:10] {
-		if _, err := strconv.ParseUint(x, 16, 32); err != nil {
-			return false
-		}
-	}
-	return true
+	var r PingResponse
+	return len(strings.Fields(line)) == 12 && fillHexHeader(&r, line)
 }
 
 // fillHexHeader parses a BSD "Vr HL TOS Len ID Flg off TTL Pro cks Src Dst"
