@@ -77,10 +77,7 @@ func (p *Policy) Decide(id Identity, a Action) error {
 	if len(id.Roles) == 0 {
 		return deny(a, fmt.Sprintf("%s has no role", id))
 	}
-	var roleScopes []Scope
-	for _, r := range id.Roles {
-		roleScopes = append(roleScopes, p.roles[r]...)
-	}
+	roleScopes := p.roleScopes(id)
 	who := fmt.Sprintf("the roles (%s) of %s", strings.Join(id.Roles, ","), id)
 	if err := p.check(roleScopes, a, path, who); err != nil {
 		return err
@@ -168,14 +165,19 @@ func tokenScopes(list []string) []Scope {
 // MayReadSecrets reports whether id may see secret values unredacted:
 // its roles and, for a token, its scopes include "secrets".
 func (p *Policy) MayReadSecrets(id Identity) bool {
-	var roleScopes []Scope
-	for _, r := range id.Roles {
-		roleScopes = append(roleScopes, p.roles[r]...)
-	}
-	if !hasSecrets(roleScopes) {
+	if !hasSecrets(p.roleScopes(id)) {
 		return false
 	}
 	return id.Scopes == nil || hasSecrets(tokenScopes(id.Scopes))
+}
+
+// roleScopes returns the scopes granted by all of id's roles.
+func (p *Policy) roleScopes(id Identity) []Scope {
+	var out []Scope
+	for _, r := range id.Roles {
+		out = append(out, p.roles[r]...)
+	}
+	return out
 }
 
 func deny(a Action, why string) *netproto.Error {
