@@ -135,9 +135,8 @@ func (d *differ) lists(a, b []any, p Path) bool {
 		index[keyString(k)] = i
 	}
 	seen := make([]bool, len(b))
-	last := len(p) - 1
 	for i, k := range ka {
-		ep := append(p[:last:last], PathElem{Module: p[last].Module, Name: p[last].Name, Keys: k})
+		ep := p.withKeys(k)
 		j, ok := index[keyString(k)]
 		if !ok || seen[j] {
 			d.add(ChangeDelete, ep, a[i], nil)
@@ -150,8 +149,7 @@ func (d *differ) lists(a, b []any, p Path) bool {
 		if seen[j] {
 			continue
 		}
-		ep := append(p[:last:last], PathElem{Module: p[last].Module, Name: p[last].Name, Keys: k})
-		d.add(ChangeAdd, ep, nil, b[j])
+		d.add(ChangeAdd, p.withKeys(k), nil, b[j])
 	}
 	return true
 }

@@ -412,6 +412,13 @@ func (p Path) moduleAt(i int) string {
 	return ""
 }
 
+// withKeys returns a copy of p whose last element (a list) selects the
+// entry with keys; p's backing array is never written.
+func (p Path) withKeys(keys []Key) Path {
+	last := len(p) - 1
+	return append(p[:last:last], PathElem{Module: p[last].Module, Name: p[last].Name, Keys: keys})
+}
+
 // child returns a copy of p with e appended (never sharing p's backing array).
 func (p Path) child(e PathElem) Path {
 	q := make(Path, len(p), len(p)+1)

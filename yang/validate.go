@@ -163,7 +163,6 @@ func (v *validator) list(n *node, val any, p Path) error {
 	if !ok {
 		return syntaxErr(p, "%s is a list: want a JSON array, got %s %s", n.name, jsonKind(val), jsonText(val))
 	}
-	last := len(p) - 1
 	seen := map[string]bool{}
 	for i, x := range l {
 		entry, ok := x.(map[string]any)
@@ -182,7 +181,7 @@ func (v *validator) list(n *node, val any, p Path) error {
 			}
 			keys = append(keys, Key{Name: k, Value: s})
 		}
-		ep := append(p[:last:last], PathElem{Module: p[last].Module, Name: p[last].Name, Keys: keys})
+		ep := p.withKeys(keys)
 		ks := keyString(keys)
 		if seen[ks] {
 			return syntaxErr(ep, "list %s has two entries with the key %s", n.name, keyText(keys))
