@@ -30,7 +30,7 @@ func diagCommand(tool string) *cobra.Command {
 	var asJSON, pretty bool
 	cmd := &cobra.Command{
 		Use:   tool + " DESTINATION",
-		Short: "Run " + tool + " locally; live lines on stderr, or the parsed JSON with --json",
+		Short: "Run " + tool + " locally; live lines on stdout (progress on a terminal's stderr), or the parsed JSON with --json",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			req.Tool, req.Destination = tool, args[0]
