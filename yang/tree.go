@@ -127,10 +127,7 @@ func Apply(tree map[string]any, op string, p Path, value any, s *Schema) (map[st
 	if len(p) == 0 {
 		return applyRoot(tree, op, value, s)
 	}
-	out := make(map[string]any, len(tree)+1)
-	for k, v := range tree {
-		out[k] = v
-	}
+	out := copyMap(tree)
 	if err := applyAt(out, "", p, 0, op, value, s, p); err != nil {
 		return nil, err
 	}
@@ -160,10 +157,7 @@ func applyRoot(tree map[string]any, op string, value any, s *Schema) (map[string
 	case OpReplace:
 		return m, nil
 	}
-	out := make(map[string]any, len(tree))
-	for k, v := range tree {
-		out[k] = v
-	}
+	out := copyMap(tree)
 	mergeMaps(out, m, nil, s)
 	return out, nil
 }
@@ -234,10 +228,7 @@ func applyAt(m map[string]any, parentModule string, p Path, i int, op string, va
 			case op == OpMerge:
 				if em, ok := entry.(map[string]any); ok {
 					if old, ok := l[j].(map[string]any); ok {
-						dst := make(map[string]any, len(old)+len(em))
-						for k, x := range old {
-							dst[k] = x
-						}
+						dst := copyMap(old)
 						mergeMaps(dst, em, here, s)
 						entry = dst
 					}
