@@ -134,12 +134,7 @@ func (d *Driver) isConfigCommand(command string) bool {
 	case "configure", "conf", "system-view", "sys", "commit", "config":
 		return true
 	}
-	c := d.config()
-	scratch := devConfig{dev: c.dev, hostname: c.hostname}
-	scratch.dev.Interfaces = slices.Clone(c.dev.Interfaces)
-	scratch.dev.VLANs, scratch.dev.VRFs = slices.Clone(c.dev.VLANs), slices.Clone(c.dev.VRFs)
-	scratch.dev.Routes, scratch.dev.ACLs = slices.Clone(c.dev.Routes), slices.Clone(c.dev.ACLs)
-	scratch.dev.Users, scratch.dev.SNMPCommunities = slices.Clone(c.dev.Users), slices.Clone(c.dev.SNMPCommunities)
+	scratch := d.config().clone()
 	s, err := newSession(&scratch, d.dialect)
 	if err != nil {
 		return false
