@@ -264,7 +264,7 @@ func (d *demo) pingFail(ctx context.Context, st *demoStep) error {
 	return d.runbook(ctx, st, map[string]string{"src": "192.168.1.1", "dst": "10.0.0.5", "vrf": "mgmt"})
 }
 
-// diagnoseFault takes the r2—r3 link down through the lab and runs the
+// diagnoseFault takes the r1—r2 link down through the lab and runs the
 // runbook from r1 toward h3; the root cause must be that link.
 func (d *demo) diagnoseFault(ctx context.Context, st *demoStep) error {
 	f := topology.Fault{Kind: topology.FaultLinkDown, Link: demoFaultLink}
@@ -448,7 +448,7 @@ func (d *demo) elicit(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitRes
 }
 
 // syslog is MCP-NET 8.5: subscribe to the syslog resource, clear the
-// injected fault through the lab (r2—r3 comes back up, which the routers
+// injected fault through the lab (r1—r2 comes back up, which the routers
 // log) and print the notifications/resources/updated received.
 func (d *demo) syslog(ctx context.Context, st *demoStep) error {
 	if err := d.cs.Subscribe(ctx, &mcp.SubscribeParams{URI: demoSyslogURI}); err != nil {
