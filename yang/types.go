@@ -109,8 +109,8 @@ func (t *leafType) isJSONNumber() bool {
 	return (t.base == baseInt || t.base == baseUint) && t.bits <= 32
 }
 
-// valueError is a rejected value: the rule it broke. limit is set for range
-// violations so the caller can word platform limits.
+// valueError is a rejected value: the rule it broke. below or above is set
+// for range violations so the caller can word platform limits.
 type valueError struct {
 	msg   string
 	below bool // range violation below the minimum
