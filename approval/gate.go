@@ -72,7 +72,7 @@ func (g *Gate) Mode(tool string) Mode {
 }
 
 // Needs reports whether a call of tool needs approval.
-func (g *Gate) Needs(tool string, write bool) bool { return g.Mode(tool).needs(write) }
+func (g *Gate) Needs(tool string, write bool) bool { return g.Mode(tool).Needs(write) }
 
 // Approve lets the call through (nil error) or refuses it. A refusal is
 // either *ApprovalRequired (repeat the call with the token) or a

@@ -24,8 +24,9 @@ func ParseMode(s string) (Mode, error) {
 	return "", fmt.Errorf("approval: unknown mode %q (want always, writes or never)", s)
 }
 
-// needs reports whether a call needs approval under mode m.
-func (m Mode) needs(write bool) bool {
+// Needs reports whether a call needs approval under mode m; write tells
+// whether the call changes state.
+func (m Mode) Needs(write bool) bool {
 	switch m {
 	case Always:
 		return true

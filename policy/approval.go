@@ -1,87 +1,95 @@
 package policy
 
 import (
+	"crypto/ed25519"
+	"encoding/base64"
 	"fmt"
-	"sort"
+	"maps"
+	"strings"
+
+	"github.com/netmcp/netmcp/approval"
 )
 
-// ApprovalMode says when a tool call needs human approval.
-type ApprovalMode string
-
-// Approval modes.
-const (
-	// ApprovalAlways: every call of the tool needs approval.
-	ApprovalAlways ApprovalMode = "always"
-	// ApprovalWrites: calls of state-changing tools need approval (the default).
-	ApprovalWrites ApprovalMode = "writes"
-	// ApprovalNever: no approval, not even for writes.
-	ApprovalNever ApprovalMode = "never"
-)
-
-// ApprovalConfig is the approval section of a policy file.
+// ApprovalConfig is the approval section of a policy file. Its modes are
+// those of the approval gate (package approval): always, writes, never.
 type ApprovalConfig struct {
 	// Default applies to tools not listed (default: writes).
-	Default ApprovalMode `yaml:"default"`
-	// Tools set the mode of single tools.
-	Tools map[string]ApprovalMode `yaml:"tools"`
+	Default approval.Mode `yaml:"default"`
+	// Tools set the mode of single tools (dotted or compat names).
+	Tools map[string]approval.Mode `yaml:"tools"`
 }
 
-type approval struct {
-	def   ApprovalMode
-	tools map[string]ApprovalMode
-}
-
-func validMode(m ApprovalMode) bool {
-	return m == ApprovalAlways || m == ApprovalWrites || m == ApprovalNever
-}
-
-func newApproval(c ApprovalConfig) (approval, error) {
-	a := approval{def: c.Default, tools: map[string]ApprovalMode{}}
-	if a.def == "" {
-		a.def = ApprovalWrites
-	}
-	if !validMode(a.def) {
-		return a, fmt.Errorf("policy: approval.default %q (want always, writes or never)", c.Default)
+// newApprovalOptions checks the approval section and the approvers' keys
+// of a policy file and builds the approval gate's options. Compat tool
+// names (network_commit) are stored in their dotted form, the form the
+// gate is asked with.
+func newApprovalOptions(c ApprovalConfig, keys map[string]string) (approval.Options, error) {
+	opts := approval.Options{Default: approval.Writes, Modes: map[string]approval.Mode{}}
+	if c.Default != "" {
+		m, err := approval.ParseMode(string(c.Default))
+		if err != nil {
+			return opts, fmt.Errorf("policy: approval.default %q (want always, writes or never)", c.Default)
+		}
+		opts.Default = m
 	}
 	for tool, m := range c.Tools {
-		if !validMode(m) {
-			return a, fmt.Errorf("policy: approval.tools.%s: %q (want always, writes or never)", tool, m)
+		if _, err := approval.ParseMode(string(m)); err != nil {
+			return opts, fmt.Errorf("policy: approval.tools.%s: %q (want always, writes or never)", tool, m)
 		}
-		a.tools[canonicalTool(tool)] = m
+		opts.Modes[canonicalTool(tool)] = m
 	}
-	return a, nil
+	if len(keys) > 0 {
+		opts.TrustedKeys = map[string]ed25519.PublicKey{}
+		for id, s := range keys {
+			k, err := ParsePublicKey(s)
+			if err != nil {
+				return opts, fmt.Errorf("policy: trustedKeys.%s: %w", id, err)
+			}
+			opts.TrustedKeys[id] = k
+		}
+	}
+	return opts, nil
 }
 
-// ApprovalMode returns the approval mode of a tool.
-func (p *Policy) ApprovalMode(tool string) ApprovalMode {
-	if m, ok := p.approval.tools[canonicalTool(tool)]; ok {
+// Approval returns the approval gate's options from the policy file:
+// modes per tool and the trusted approver keys (see approval.New).
+func (p *Policy) Approval() approval.Options {
+	opts := p.approval
+	opts.Modes = maps.Clone(opts.Modes)
+	opts.TrustedKeys = maps.Clone(opts.TrustedKeys)
+	return opts
+}
+
+// ApprovalMode returns the approval mode of a tool (dotted or compat name).
+func (p *Policy) ApprovalMode(tool string) approval.Mode {
+	if m, ok := p.approval.Modes[canonicalTool(tool)]; ok {
 		return m
 	}
-	return p.approval.def
+	return p.approval.Default
 }
 
 // NeedsApproval reports whether a call of tool needs human approval:
 // always; never; or, in mode writes, when the tool changes device state.
 func (p *Policy) NeedsApproval(tool string) bool {
-	switch p.ApprovalMode(tool) {
-	case ApprovalAlways:
-		return true
-	case ApprovalNever:
-		return false
-	}
-	return IsWriteTool(canonicalTool(tool))
+	return p.ApprovalMode(tool).Needs(IsWriteTool(tool))
 }
 
-// ApprovalModes returns the default mode and the per-tool modes.
-func (p *Policy) ApprovalModes() (def ApprovalMode, tools map[string]ApprovalMode) {
-	tools = make(map[string]ApprovalMode, len(p.approval.tools))
-	keys := make([]string, 0, len(p.approval.tools))
-	for k := range p.approval.tools {
-		keys = append(keys, k)
+// ApprovalModes returns the default mode and a copy of the per-tool modes.
+func (p *Policy) ApprovalModes() (def approval.Mode, tools map[string]approval.Mode) {
+	return p.approval.Default, maps.Clone(p.approval.Modes)
+}
+
+// ParsePublicKey reads a base64 (standard or URL alphabet, padded or not)
+// Ed25519 public key, as trustedKeys holds them.
+func ParsePublicKey(s string) (ed25519.PublicKey, error) {
+	s = strings.TrimSpace(s)
+	for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.RawStdEncoding, base64.URLEncoding, base64.RawURLEncoding} {
+		if b, err := enc.DecodeString(s); err == nil {
+			if len(b) != ed25519.PublicKeySize {
+				return nil, fmt.Errorf("an Ed25519 public key has %d bytes, not %d", ed25519.PublicKeySize, len(b))
+			}
+			return ed25519.PublicKey(b), nil
+		}
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		tools[k] = p.approval.tools[k]
-	}
-	return p.approval.def, tools
+	return nil, fmt.Errorf("not base64")
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/yang"
 	"gopkg.in/yaml.v3"
@@ -85,7 +86,7 @@ type File struct {
 	// MaxConcurrentPerSession limits calls in progress per session (0: no limit).
 	MaxConcurrentPerSession int `yaml:"maxConcurrentPerSession"`
 	// TrustedKeys are the approvers' Ed25519 public keys (base64) by key id,
-	// read by the approval gate (server.LoadApprovalPolicy) from the same file.
+	// for the approval gate (see Policy.Approval).
 	TrustedKeys map[string]string `yaml:"trustedKeys"`
 }
 
@@ -115,7 +116,7 @@ type Policy struct {
 	identities   []IdentityMapping
 	defaultRoles map[string][]string
 	secrets      []yang.Path
-	approval     approval
+	approval     approval.Options
 }
 
 // Default returns the policy of the built-in roles, no identity mapping,
@@ -198,7 +199,7 @@ func New(f File) (*Policy, error) {
 		}
 		p.secrets = append(p.secrets, sp)
 	}
-	ap, err := newApproval(f.Approval)
+	ap, err := newApprovalOptions(f.Approval, f.TrustedKeys)
 	if err != nil {
 		return nil, err
 	}

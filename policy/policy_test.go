@@ -6,6 +6,8 @@ import (
 	"crypto/x509/pkix"
 	"strings"
 	"testing"
+
+	"github.com/netmcp/netmcp/approval"
 )
 
 func TestLoadPolicyFile(t *testing.T) {
@@ -42,17 +44,17 @@ func TestLoadPolicyFile(t *testing.T) {
 	}
 	approvals := []struct {
 		tool string
-		mode ApprovalMode
+		mode approval.Mode
 		need bool
 	}{
-		{"network.yang.get", ApprovalNever, false},
-		{"network.cli.exec", ApprovalAlways, true},
-		{"network.commit", ApprovalAlways, true},
-		{"network_commit", ApprovalAlways, true},
-		{"network.rollback", ApprovalNever, false},
-		{"network.yang.edit", ApprovalWrites, true},
-		{"network.file.push", ApprovalWrites, true},
-		{"ping", ApprovalWrites, false},
+		{"network.yang.get", approval.Never, false},
+		{"network.cli.exec", approval.Always, true},
+		{"network.commit", approval.Always, true},
+		{"network_commit", approval.Always, true},
+		{"network.rollback", approval.Never, false},
+		{"network.yang.edit", approval.Writes, true},
+		{"network.file.push", approval.Writes, true},
+		{"ping", approval.Writes, false},
 	}
 	for _, a := range approvals {
 		if m := p.ApprovalMode(a.tool); m != a.mode || p.NeedsApproval(a.tool) != a.need {
@@ -60,7 +62,7 @@ func TestLoadPolicyFile(t *testing.T) {
 		}
 	}
 	def, tools := p.ApprovalModes()
-	if def != ApprovalWrites || len(tools) != 4 {
+	if def != approval.Writes || len(tools) != 4 {
 		t.Errorf("ApprovalModes = %s %v", def, tools)
 	}
 	f := p.File()
@@ -90,7 +92,7 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tt.yaml, err, tt.want)
 		}
 	}
-	if p, err := Parse(nil); err != nil || p.ApprovalMode("x") != ApprovalWrites {
+	if p, err := Parse(nil); err != nil || p.ApprovalMode("x") != approval.Writes {
 		t.Errorf("empty policy: %v", err)
 	}
 }

@@ -284,7 +284,7 @@ func TestApprovalElicitation(t *testing.T) {
 // A signed consent from a trusted key (policy file), as an object and a JWT.
 func TestApprovalSignedConsent(t *testing.T) {
 	pub, priv, _ := ed25519.GenerateKey(nil)
-	opts, err := server.ParseApprovalPolicy([]byte("approval:\n  default: writes\n  tools:\n    network.cli.exec: always\ntrustedKeys:\n  alice: " +
+	opts, err := parseApprovalPolicy([]byte("approval:\n  default: writes\n  tools:\n    network.cli.exec: always\ntrustedKeys:\n  alice: " +
 		base64.StdEncoding.EncodeToString(pub) + "\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -338,7 +338,7 @@ func TestApprovalPolicyFile(t *testing.T) {
 		{"bad key", "trustedKeys: {alice: bm90IGEga2V5}", "trustedKeys.alice"},
 	}
 	for _, tt := range tests {
-		opts, err := server.ParseApprovalPolicy([]byte(tt.yaml))
+		opts, err := parseApprovalPolicy([]byte(tt.yaml))
 		if tt.err == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)
@@ -349,7 +349,7 @@ func TestApprovalPolicyFile(t *testing.T) {
 			t.Errorf("%s: err %v, want one naming %q (opts %+v)", tt.name, err, tt.err, opts)
 		}
 	}
-	opts, _ := server.ParseApprovalPolicy([]byte("approval: {default: writes, tools: {network.commit: never}}"))
+	opts, _ := parseApprovalPolicy([]byte("approval: {default: writes, tools: {network.commit: never}}"))
 	e := newSim(t, "", server.Options{Gate: server.NewApprovalGate(approval.New(opts), nil)})
 	cs := e.dial(t, nil)
 	needApproval(t, cs, netproto.ToolYangEdit, loopEdit("x"))

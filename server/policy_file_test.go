@@ -7,12 +7,21 @@ import (
 
 	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/policy"
-	"github.com/netmcp/netmcp/server"
 )
 
-// TestOnePolicyFileServesBothLayers checks that `netmcp serve --policy FILE`
-// can hand the same file to the access-control layer (package policy, which
-// rejects unknown members) and to the approval gate.
+// parseApprovalPolicy reads the approval gate's options from a policy file,
+// as `netmcp serve --policy FILE` does.
+func parseApprovalPolicy(file []byte) (approval.Options, error) {
+	p, err := policy.Parse(file)
+	if err != nil {
+		return approval.Options{}, err
+	}
+	return p.Approval(), nil
+}
+
+// TestOnePolicyFileServesBothLayers checks that one policy file carries the
+// access control (roles) and the approval gate's modes and approver keys,
+// compat tool names included.
 func TestOnePolicyFileServesBothLayers(t *testing.T) {
 	pub, _, err := ed25519.GenerateKey(nil)
 	if err != nil {
@@ -25,16 +34,13 @@ approval:
   default: writes
   tools:
     ping: always
-    network.rollback: never
+    network_rollback: never
 trustedKeys:
   alice: ` + base64.StdEncoding.EncodeToString(pub) + `
 `)
-	if _, err := policy.Parse(file); err != nil {
-		t.Fatalf("policy.Parse: %v", err)
-	}
-	opts, err := server.ParseApprovalPolicy(file)
+	opts, err := parseApprovalPolicy(file)
 	if err != nil {
-		t.Fatalf("ParseApprovalPolicy: %v", err)
+		t.Fatalf("policy.Parse: %v", err)
 	}
 	if !opts.TrustedKeys["alice"].Equal(pub) {
 		t.Fatalf("trusted key alice not read: %v", opts.TrustedKeys)

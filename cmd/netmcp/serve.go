@@ -78,10 +78,11 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	if err != nil {
 		return withExit(2, err)
 	}
-	gate, err := approvalGate(f.policy, logger)
+	pol, err := loadPolicy(f.policy)
 	if err != nil {
 		return withExit(2, err)
 	}
+	gate := server.NewApprovalGate(approval.New(pol.Approval()), logger)
 	drv, err := device.Open(ctx, f.device, device.Options{StateDir: stateDir, Params: params})
 	if err != nil {
 		return withExit(2, err)
@@ -94,7 +95,7 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 		return err
 	}
 	defer srv.Close()
-	return serveSecure(ctx, &serveSec, srv, serveArgs{listen: f.listen, policyFile: f.policy, stateDir: stateDir,
+	return serveSecure(ctx, &serveSec, srv, serveArgs{listen: f.listen, policy: pol, stateDir: stateDir,
 		httpOpts: transport.HTTPOptions{SessionTimeout: f.timeout}, logger: logger, stderr: cmd.ErrOrStderr(),
 		deviceURL: f.device, dialect: drv.Info().CLIDialect})
 }
@@ -165,19 +166,6 @@ func deviceDirName(device, topology string) string {
 		out = "device"
 	}
 	return out
-}
-
-// approvalGate builds the server's approval gate from a policy file (""
-// = the defaults: every write needs approval, no trusted approver keys).
-func approvalGate(policyFile string, logger *slog.Logger) (server.Gate, error) {
-	var opts approval.Options
-	if policyFile != "" {
-		var err error
-		if opts, err = server.LoadApprovalPolicy(policyFile); err != nil {
-			return nil, err
-		}
-	}
-	return server.NewApprovalGate(approval.New(opts), logger), nil
 }
 
 // osUser names the user running the server, recorded with its commits.

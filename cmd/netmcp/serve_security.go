@@ -75,24 +75,24 @@ func (sf *securityFlags) wrapLogger(logger *slog.Logger) *slog.Logger {
 
 // serveArgs is what serveSecure needs from runServe.
 type serveArgs struct {
-	listen     string
-	policyFile string
-	stateDir   string
-	httpOpts   transport.HTTPOptions
-	logger     *slog.Logger
-	stderr     io.Writer
-	deviceURL  string
-	dialect    string
+	listen    string
+	policy    *policy.Policy // the --policy file: access control and approval modes; nil = built-in
+	stateDir  string
+	httpOpts  transport.HTTPOptions
+	logger    *slog.Logger
+	stderr    io.Writer
+	deviceURL string
+	dialect   string
 }
 
 // serveSecure secures srv (policy, identities, audit, limits, redaction)
 // and serves it: on stdio, or over HTTP/HTTPS (--listen) and/or the TLS
 // stream (--tls-stream-listen) until ctx is done.
 func serveSecure(ctx context.Context, sf *securityFlags, srv *server.Server, a serveArgs) error {
-	pol, err := loadPolicy(a.policyFile)
-	if err != nil {
-		return withExit(2, err)
+	if a.policy == nil {
+		a.policy = policy.Default()
 	}
+	var err error
 	var tlsCfg *tls.Config
 	if sf.tlsCert != "" || sf.tlsKey != "" || sf.clientCA != "" {
 		if tlsCfg, err = transport.LoadServerTLS(sf.tlsCert, sf.tlsKey, sf.clientCA); err != nil {
@@ -105,7 +105,7 @@ func serveSecure(ctx context.Context, sf *securityFlags, srv *server.Server, a s
 	if sf.tlsStreamListen != "" && tlsCfg == nil {
 		return withExit(2, errors.New("--tls-stream-listen needs --tls-cert and --tls-key"))
 	}
-	opts, closeAudit, err := sf.securityOptions(pol, a)
+	opts, closeAudit, err := sf.securityOptions(a.policy, a)
 	if err != nil {
 		return withExit(2, err)
 	}
@@ -151,7 +151,7 @@ func serveSecure(ctx context.Context, sf *securityFlags, srv *server.Server, a s
 			errc <- transport.ServeTLSStream(ctx, ln, tlsCfg, srv.MCP(), transport.TLSStreamOptions{
 				MaxFrameSize: sf.maxRequestBytes,
 				Connected: func(sessionID string, st tls.ConnectionState) (func(), error) {
-					return sec.BindConn(sessionID, pol.IdentityFromTLS(st)), nil
+					return sec.BindConn(sessionID, a.policy.IdentityFromTLS(st)), nil
 				},
 				OnRefused: func(remote net.Addr, err error) {
 					a.logger.Info("TLS stream connection refused", "remote", remote.String(), "error", err)
@@ -264,16 +264,12 @@ func (sf *securityFlags) syslogSink(logger *slog.Logger) (*audit.Syslog, error) 
 
 // loadPolicy reads the --policy file with package policy ("" = the
 // built-in roles). The same file configures the approval gate
-// (approval modes and trustedKeys), read by server.LoadApprovalPolicy.
+// (approval modes and trustedKeys, see policy.Policy.Approval).
 func loadPolicy(path string) (*policy.Policy, error) {
 	if path == "" {
 		return policy.Default(), nil
 	}
-	p, err := policy.Load(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return p, nil
+	return policy.Load(path) // its errors name the file
 }
 
 // serveStdioLimited serves one stdio session whose lines are at most max

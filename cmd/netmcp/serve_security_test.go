@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/ed25519"
+	"encoding/base64"
 	"errors"
 	"log/slog"
 	"os"
@@ -132,10 +134,18 @@ func TestServeAuditVerify(t *testing.T) {
 // approval gate (trustedKeys) and package policy.
 func TestLoadPolicyWithTrustedKeys(t *testing.T) {
 	f := t.TempDir() + "/policy.yaml"
-	os.WriteFile(f, []byte("identities:\n  - {subject: alice, source: mtls, roles: [operator]}\ntrustedKeys:\n  alice: MCowBQYDK2VwAyEA\napproval: {default: writes}\n"), 0o600)
+	pub, _, err := ed25519.GenerateKey(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(f, []byte("identities:\n  - {subject: alice, source: mtls, roles: [operator]}\ntrustedKeys:\n  alice: "+
+		base64.StdEncoding.EncodeToString(pub)+"\napproval: {default: writes}\n"), 0o600)
 	p, err := loadPolicy(f)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if k := p.Approval().TrustedKeys["alice"]; !k.Equal(pub) {
+		t.Fatalf("trusted key alice = %v", k)
 	}
 	if id := p.Resolve("alice", "mtls", nil); len(id.Roles) != 1 || id.Roles[0] != "operator" {
 		t.Fatalf("alice: %+v", id)
