@@ -74,37 +74,37 @@ func (c *child) kill() {
 // approved calls a write tool through the token path: the first call is
 // refused pending approval, the identical call with the token runs.
 func (c *child) approved(ctx context.Context, tool string, args map[string]any) (map[string]any, error) {
-	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		var je *jsonrpc.Error
-		if errors.As(err, &je) {
-			return nil, fmt.Errorf("%w: %s", err, je.Data)
-		}
-		return nil, err
-	}
-	var out map[string]any
-	b, _ := json.Marshal(res.StructuredContent)
-	_ = json.Unmarshal(b, &out)
-	if out["status"] == server.StatusApprovalRequired {
+	res, out, err := c.call(ctx, tool, args)
+	if err == nil && out["status"] == server.StatusApprovalRequired {
 		with := map[string]any{"approvalToken": out["approvalToken"]}
 		for k, v := range args {
 			with[k] = v
 		}
-		if res, err = c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: with}); err != nil {
-			var je *jsonrpc.Error
-			if errors.As(err, &je) {
-				return nil, fmt.Errorf("%w: %s", err, je.Data)
-			}
-			return nil, err
-		}
-		b, _ = json.Marshal(res.StructuredContent)
-		out = nil
-		_ = json.Unmarshal(b, &out)
+		res, out, err = c.call(ctx, tool, with)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if res.IsError {
 		return nil, fmt.Errorf("%s: %s", tool, res.Content[0].(*mcp.TextContent).Text)
 	}
 	return out, nil
+}
+
+// call runs one tools/call and decodes its structured content; the error
+// of a JSON-RPC error response carries the error's data.
+func (c *child) call(ctx context.Context, tool string, args map[string]any) (*mcp.CallToolResult, map[string]any, error) {
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		var je *jsonrpc.Error
+		if errors.As(err, &je) {
+			return nil, nil, fmt.Errorf("%w: %s", err, je.Data)
+		}
+		return nil, nil, err
+	}
+	var out map[string]any
+	_ = remarshal(res.StructuredContent, &out)
+	return res, out, nil
 }
 
 const lo100 = "/openconfig-interfaces:interfaces/interface[name='LoopBack100']"
