@@ -248,6 +248,20 @@ func (c *devConfig) user(name string) *topology.User {
 	return &c.dev.Users[len(c.dev.Users)-1]
 }
 
+// routeChange adds a static route, or removes it when remove is set (only
+// the routes with its next hop when the command names one).
+func routeChange(s *cfgSession, r topology.StaticRoute, remove bool, line string) (bool, error) {
+	if remove {
+		exact := r.NextHop != "" || r.Interface != "" || r.Discard
+		if s.c.removeRoute(r, exact) == 0 {
+			return true, badArgs(s.dialect, line, "no such static route")
+		}
+		return true, nil
+	}
+	s.c.addRoute(r)
+	return true, nil
+}
+
 // addRoute adds a static route, replacing one with the same prefix, VRF
 // and next hop.
 func (c *devConfig) addRoute(r topology.StaticRoute) {

@@ -86,6 +86,8 @@ func TestConfigureRejects(t *testing.T) {
 		{"r1", []string{"interface GigabitEthernet0/0/0", "ip binding vpn-instance nope"}, netproto.CodeConfigIncompatible, "nope"},
 		{"r2", []string{"interface GigabitEthernet0/0/0/0", "ipv4 access-group MISSING ingress"}, netproto.CodeConfigIncompatible, "MISSING"},
 		{"r1", []string{"interface GigabitEthernet0/0/0", "description ok", "mtu 99999"}, netproto.CodeConfigIncompatible, "line 3"},
+		{"r1", []string{"undo ip route-static 10.77.0.0 255.255.0.0"}, netproto.CodeConfigIncompatible, "no such static route"},
+		{"r2", []string{"no ip route 10.77.0.0/16"}, netproto.CodeConfigIncompatible, "no such static route"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.dev+"/"+strings.Join(tc.lines, ";"), func(t *testing.T) {

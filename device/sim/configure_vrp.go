@@ -93,14 +93,7 @@ func vrpConfigLine(s *cfgSession, m mode, w []string, line string) (bool, error)
 			if err != nil {
 				return bad(err.Error())
 			}
-			if undo {
-				exact := r.NextHop != "" || r.Interface != "" || r.Discard
-				if c.removeRoute(r, exact) == 0 {
-					return bad("no such static route")
-				}
-				return true, nil
-			}
-			c.addRoute(r)
+			return routeChange(s, r, undo, line)
 		case w[0] == "aaa" && len(w) == 1:
 			s.enter(mode{kind: "aaa"})
 		case w[0] == "snmp-agent" && len(w) >= 3 && w[1] == "community":

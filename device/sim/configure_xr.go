@@ -89,7 +89,7 @@ func xrConfigLine(s *cfgSession, m mode, w []string, line string) (bool, error) 
 			if err != nil {
 				return bad(err.Error())
 			}
-			return xrRouteChange(s, r, no, line)
+			return routeChange(s, r, no, line)
 		case w[0] == "username" && len(w) == 2:
 			if no {
 				c.dev.Users = slices.DeleteFunc(c.dev.Users, func(u topology.User) bool { return u.Name == w[1] })
@@ -165,22 +165,10 @@ func xrConfigLine(s *cfgSession, m mode, w []string, line string) (bool, error) 
 				return bad(err.Error())
 			}
 			r.VRF = m.vrf
-			return xrRouteChange(s, r, no, line)
+			return routeChange(s, r, no, line)
 		}
 	}
 	return false, nil
-}
-
-func xrRouteChange(s *cfgSession, r topology.StaticRoute, no bool, line string) (bool, error) {
-	if no {
-		exact := r.NextHop != "" || r.Interface != "" || r.Discard
-		if s.c.removeRoute(r, exact) == 0 {
-			return true, badArgs(s.dialect, line, "no such static route")
-		}
-		return true, nil
-	}
-	s.c.addRoute(r)
-	return true, nil
 }
 
 func xrInterfaceLine(s *cfgSession, it *topology.Interface, w []string, no bool, line string) (bool, error) {
