@@ -3,7 +3,6 @@ package approval
 import (
 	"context"
 	"crypto/ed25519"
-	"fmt"
 	"sync"
 	"time"
 )
@@ -107,8 +106,4 @@ func (g *Gate) Approve(ctx context.Context, req Request, ev Evidence) (Decision,
 	tok, exp := g.issue(req, hash)
 	return Decision{}, &ApprovalRequired{Tool: req.Tool, Token: tok, ExpiresAt: exp,
 		Summary: req.Summary, RollbackWindow: req.RollbackWindow}
-}
-
-func (g *Gate) String() string {
-	return fmt.Sprintf("approval gate (default %s, %d trusted keys)", g.opts.Default, len(g.opts.TrustedKeys))
 }

@@ -30,27 +30,15 @@ var NetworkTools = []string{
 
 // Prompt names of MCP-NET section 6.1.
 const (
-	PromptPingFail   = "network.troubleshoot.ping-fail"
-	PromptAddVLAN    = "network.config.add-vlan"
-	PromptSecAudit   = "network.security.audit"
-	promptNamePrefix = "network."
+	PromptPingFail = "network.troubleshoot.ping-fail"
+	PromptAddVLAN  = "network.config.add-vlan"
+	PromptSecAudit = "network.security.audit"
 )
 
 // CompatName returns the name with dots replaced by underscores, for MCP
 // hosts that only accept names matching ^[a-zA-Z0-9_-]{1,64}$
 // (network.cli.exec -> network_cli_exec).
 func CompatName(name string) string { return strings.ReplaceAll(name, ".", "_") }
-
-// IsNetworkPrompt reports whether name is in the draft's prompt namespace.
-func IsNetworkPrompt(name string) bool { return strings.HasPrefix(name, promptNamePrefix) }
-
-// Datastore names (MCP-NET section 3, configDatastore).
-const (
-	DatastoreRunning     = "running"
-	DatastoreCandidate   = "candidate"
-	DatastoreOperational = "operational"
-	DatastoreStartup     = "startup"
-)
 
 // Notification stream names (MCP-NET section 3, notificationStream).
 const (
