@@ -180,6 +180,29 @@ func setAddress(it *topology.Interface, p netip.Prefix, secondary bool) {
 	}
 }
 
+// editAddress applies the arguments of an "ip address" (v6: "ipv6
+// address") command to an interface: "A M|A/LEN [SECONDARY]" adds, and
+// with remove deletes that address, or every address of the family when
+// args is empty. secondary is the dialect's keyword for an IPv4 address
+// that does not replace the primary. It reports false when args do not
+// parse as an address of the family.
+func editAddress(it *topology.Interface, args []string, remove, v6 bool, secondary string) bool {
+	if remove && len(args) == 0 {
+		removeAddress(it, netip.Prefix{}, v6)
+		return true
+	}
+	p, used, err := parseAddrMask(args, 0)
+	if err != nil || p.Addr().Is6() != v6 {
+		return false
+	}
+	if remove {
+		removeAddress(it, p, v6)
+	} else {
+		setAddress(it, p, v6 || (len(args) > used && args[used] == secondary))
+	}
+	return true
+}
+
 // removeAddress removes an address (all of a family when p is invalid).
 func removeAddress(it *topology.Interface, p netip.Prefix, v6 bool) {
 	it.Addresses = slices.DeleteFunc(it.Addresses, func(a string) bool {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/device/sim/topology"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -166,6 +167,53 @@ func TestFiles(t *testing.T) {
 		}
 		if err := d.Discard(ctx, alice); err != nil {
 			t.Fatal(err)
+		}
+	}
+}
+
+// TestAddressCommands checks the address commands of both dialects on an
+// interface holding 10.0.0.1/24 and 2001:db8::1/64: a primary IPv4
+// address replaces the IPv4 ones, a secondary one adds, and removal takes
+// one address or, without arguments, the whole family.
+func TestAddressCommands(t *testing.T) {
+	tests := []struct {
+		dialect string
+		lines   []string
+		want    string // the interface's addresses, space-separated
+	}{
+		{DialectVRP, []string{"ip address 10.1.0.1 255.255.255.0"}, "2001:db8::1/64 10.1.0.1/24"},
+		{DialectVRP, []string{"ip address 10.1.0.1 24 sub"}, "10.0.0.1/24 2001:db8::1/64 10.1.0.1/24"},
+		{DialectVRP, []string{"undo ip address 10.0.0.1 24"}, "2001:db8::1/64"},
+		{DialectVRP, []string{"undo ip address"}, "2001:db8::1/64"},
+		{DialectVRP, []string{"ipv6 address 2001:db8:1::1/64"}, "10.0.0.1/24 2001:db8::1/64 2001:db8:1::1/64"},
+		{DialectVRP, []string{"undo ipv6 address"}, "10.0.0.1/24"},
+		{DialectXR, []string{"ipv4 address 10.1.0.1/24"}, "2001:db8::1/64 10.1.0.1/24"},
+		{DialectXR, []string{"ipv4 address 10.1.0.1 255.255.255.0 secondary"}, "10.0.0.1/24 2001:db8::1/64 10.1.0.1/24"},
+		{DialectXR, []string{"no ipv4 address 10.0.0.1/24"}, "2001:db8::1/64"},
+		{DialectXR, []string{"no ipv6 address 2001:db8::1/64"}, "10.0.0.1/24"},
+		{DialectXR, []string{"no ipv6 address"}, "10.0.0.1/24"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.dialect+"/"+strings.Join(tc.lines, ";"), func(t *testing.T) {
+			c := devConfig{dev: topology.Device{Interfaces: []topology.Interface{
+				{Name: "GE1", Addresses: []string{"10.0.0.1/24", "2001:db8::1/64"}}}}}
+			s, err := newSession(&c, tc.dialect)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := s.apply(append([]string{"interface GE1"}, tc.lines...)); err != nil {
+				t.Fatalf("apply: %v", err)
+			}
+			if got := strings.Join(c.dev.Interfaces[0].Addresses, " "); got != tc.want {
+				t.Errorf("addresses = %q, want %q", got, tc.want)
+			}
+		})
+	}
+	for _, dialect := range []string{DialectVRP, DialectXR} {
+		c := devConfig{dev: topology.Device{Interfaces: []topology.Interface{{Name: "GE1"}}}}
+		s, _ := newSession(&c, dialect)
+		if err := s.apply([]string{"interface GE1", "ipv6 address 10.1.0.1/24"}); err == nil {
+			t.Errorf("%s accepted an IPv4 address in ipv6 address", dialect)
 		}
 	}
 }

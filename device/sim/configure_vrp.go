@@ -176,33 +176,13 @@ func vrpInterfaceLine(s *cfgSession, it *topology.Interface, w []string, undo bo
 	case w[0] == "shutdown" && len(w) == 1:
 		it.Shutdown = !undo
 	case w[0] == "ip" && len(w) >= 2 && w[1] == "address":
-		if undo && len(w) == 2 {
-			removeAddress(it, netip.Prefix{}, false)
-			return true, nil
-		}
-		p, used, err := parseAddrMask(w, 2)
-		if err != nil || !p.Addr().Is4() {
+		if !editAddress(it, w[2:], undo, false, "sub") {
 			return bad("expected ip address A.B.C.D MASK|LENGTH")
-		}
-		if undo {
-			removeAddress(it, p, false)
-		} else {
-			setAddress(it, p, len(w) > 2+used && w[2+used] == "sub")
 		}
 	case w[0] == "ipv6" && len(w) == 2 && w[1] == "enable":
 	case w[0] == "ipv6" && len(w) >= 2 && w[1] == "address":
-		if undo && len(w) == 2 {
-			removeAddress(it, netip.Prefix{}, true)
-			return true, nil
-		}
-		p, _, err := parseAddrMask(w, 2)
-		if err != nil || !p.Addr().Is6() {
+		if !editAddress(it, w[2:], undo, true, "") {
 			return bad("expected ipv6 address X:X::X/LENGTH")
-		}
-		if undo {
-			removeAddress(it, p, true)
-		} else {
-			setAddress(it, p, true)
 		}
 	case w[0] == "ip" && len(w) == 4 && w[1] == "binding" && w[2] == "vpn-instance":
 		it.VRF = ""

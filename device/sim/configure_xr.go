@@ -191,33 +191,13 @@ func xrInterfaceLine(s *cfgSession, it *topology.Interface, w []string, no bool,
 	case w[0] == "shutdown" && len(w) == 1:
 		it.Shutdown = !no
 	case (w[0] == "ipv4" || w[0] == "ip") && len(w) >= 2 && w[1] == "address":
-		if no && len(w) == 2 {
-			removeAddress(it, netip.Prefix{}, false)
-			return true, nil
-		}
-		p, used, err := parseAddrMask(w, 2)
-		if err != nil || !p.Addr().Is4() {
+		if !editAddress(it, w[2:], no, false, "secondary") {
 			return bad("expected ipv4 address A.B.C.D MASK or A.B.C.D/LENGTH")
-		}
-		if no {
-			removeAddress(it, p, false)
-		} else {
-			setAddress(it, p, len(w) > 2+used && w[2+used] == "secondary")
 		}
 	case w[0] == "ipv6" && len(w) == 2 && w[1] == "enable":
 	case w[0] == "ipv6" && len(w) >= 2 && w[1] == "address":
-		if no && len(w) == 2 {
-			removeAddress(it, netip.Prefix{}, true)
-			return true, nil
-		}
-		p, _, err := parseAddrMask(w, 2)
-		if err != nil || !p.Addr().Is6() {
+		if !editAddress(it, w[2:], no, true, "") {
 			return bad("expected ipv6 address X:X::X/LENGTH")
-		}
-		if no {
-			removeAddress(it, p, true)
-		} else {
-			setAddress(it, p, true)
 		}
 	case w[0] == "vrf" && (no || len(w) == 2):
 		it.VRF = ""
