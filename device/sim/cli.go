@@ -399,8 +399,12 @@ func (v *view) ifState(name string) netsim.IfState {
 	return st
 }
 
-// probe builds a netsim probe request from parsed options.
-func (v *view) probe(o opts) (netsim.ProbeRequest, error) {
+// probe builds a netsim probe request from a ping or traceroute command's arguments.
+func (v *view) probe(args []string) (netsim.ProbeRequest, error) {
+	o, err := parseOpts(args, v.d.dialect)
+	if err != nil {
+		return netsim.ProbeRequest{}, err
+	}
 	if len(o.rest) != 1 {
 		return netsim.ProbeRequest{}, netproto.Errorf(netproto.CodeConfigIncompatible, "expected one destination, got %q (%s)", strings.Join(o.rest, " "), v.d.dialect)
 	}

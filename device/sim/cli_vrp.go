@@ -374,11 +374,7 @@ func vrpDevice(v *view, args []string) (string, error) {
 }
 
 func vrpPing(v *view, args []string) (string, error) {
-	o, err := parseOpts(args, v.d.dialect)
-	if err != nil {
-		return "", err
-	}
-	req, err := v.probe(o)
+	req, err := v.probe(args)
 	if err != nil {
 		return "", err
 	}
@@ -413,11 +409,7 @@ func vrpPing(v *view, args []string) (string, error) {
 }
 
 func vrpTracert(v *view, args []string) (string, error) {
-	o, err := parseOpts(args, v.d.dialect)
-	if err != nil {
-		return "", err
-	}
-	req, err := v.probe(o)
+	req, err := v.probe(args)
 	if err != nil {
 		return "", err
 	}

@@ -398,11 +398,7 @@ func xrPlatform(v *view, args []string) (string, error) {
 }
 
 func xrPing(v *view, args []string) (string, error) {
-	o, err := parseOpts(args, v.d.dialect)
-	if err != nil {
-		return "", err
-	}
-	req, err := v.probe(o)
+	req, err := v.probe(args)
 	if err != nil {
 		return "", err
 	}
@@ -445,11 +441,7 @@ func xrPing(v *view, args []string) (string, error) {
 }
 
 func xrTraceroute(v *view, args []string) (string, error) {
-	o, err := parseOpts(args, v.d.dialect)
-	if err != nil {
-		return "", err
-	}
-	req, err := v.probe(o)
+	req, err := v.probe(args)
 	if err != nil {
 		return "", err
 	}
