@@ -25,7 +25,10 @@ fi
 
 log() { printf 'install-deps: %s\n' "$*" >&2; }
 
+# ca-certificates: HTTPS to the npm registry and the Go module proxy;
+# procps: sysctl, which the diag lab test runs in its namespaces.
 APT_PACKAGES=(
+	ca-certificates procps
 	iproute2 iputils-ping traceroute iputils-tracepath bind9-dnsutils mtr-tiny
 	unbound nftables frr rsyslog rsyslog-openssl bsdextrautils openssh-server snmpd snmp lldpd
 	jc hyperfine
@@ -38,6 +41,11 @@ install_apt() {
 			missing+=("$p")
 		fi
 	done
+	# install_node22 needs npm: Debian's when none is on PATH (a NodeSource
+	# nodejs package brings its own and conflicts with Debian's npm).
+	if ! command -v npm >/dev/null; then
+		missing+=(npm)
+	fi
 	if [ ${#missing[@]} -eq 0 ]; then
 		return
 	fi
@@ -66,6 +74,10 @@ install_apt() {
 install_node22() {
 	if [ -x "$node_bin/node" ] && [ "$("$node_bin/node" --version 2>/dev/null)" = "v$node_version" ]; then
 		return
+	fi
+	if ! command -v npm >/dev/null; then
+		log "npm is not installed (apt-get install npm, as root): cannot install Node $node_version"
+		exit 1
 	fi
 	log "npm install node@$node_version into .tools/node22"
 	rm -rf "$tools/node22"
