@@ -37,10 +37,7 @@ func newSecretMasker(r *redact.Redactor, dialect string) *secretMasker {
 // config masks configuration text (or any text: the secrets its lines show
 // by syntax, then every known secret).
 func (m *secretMasker) config(s string) string {
-	if !strings.ContainsAny(s, " \t\n") {
-		// One token: no configuration syntax can mark it secret (a secret
-		// follows its keyword), so only known secrets apply. Most leaves of
-		// a YANG tree are such strings.
+	if !hasSyntax(s) {
 		return m.r.String(s)
 	}
 	out, err := m.r.Config(s, m.dialect)
@@ -69,11 +66,29 @@ func (m *secretMasker) text(s string) string {
 // string is read as configuration text. Secrets found anywhere in v are
 // learnt first, so a secret is masked in every string of v, wherever it
 // was found.
+//
+// Only strings of several tokens go through the configuration syntax: a
+// single token was already masked by Tree with every known secret.
 func (m *secretMasker) value(v any) any {
-	eachString(v, func(s string) { m.config(s) }) // learn what configuration lines show
-	v = m.r.Tree(v)                               // secret leaves masked (and learnt), known values masked
-	return mapStrings(v, m.config)
+	eachString(v, func(s string) { // learn what configuration lines show
+		if hasSyntax(s) {
+			m.config(s)
+		}
+	})
+	v = m.r.Tree(v) // a masked copy: secret leaves masked (and learnt), known values masked
+	return mapStrings(v, func(s string) string {
+		if hasSyntax(s) {
+			return m.config(s)
+		}
+		return s
+	})
 }
+
+// hasSyntax reports whether s has more than one token. A single token
+// cannot be marked secret by configuration syntax (a secret follows its
+// keyword), so only known secrets apply to it. Most leaves of a YANG tree
+// are such strings.
+func hasSyntax(s string) bool { return strings.ContainsAny(s, " \t\n") }
 
 // raw masks a JSON document; text that is not JSON is masked as text.
 func (m *secretMasker) raw(b json.RawMessage) json.RawMessage {
@@ -221,23 +236,20 @@ func eachString(v any, fn func(string)) {
 	}
 }
 
-// mapStrings returns a copy of a JSON tree with fn applied to every string.
+// mapStrings applies fn to every string of a JSON tree, in place (the
+// tree is value's own copy made by Tree), and returns the tree.
 func mapStrings(v any, fn func(string) string) any {
 	switch t := v.(type) {
 	case string:
 		return fn(t)
 	case map[string]any:
-		out := make(map[string]any, len(t))
 		for k, c := range t {
-			out[k] = mapStrings(c, fn)
+			t[k] = mapStrings(c, fn)
 		}
-		return out
 	case []any:
-		out := make([]any, len(t))
 		for i, c := range t {
-			out[i] = mapStrings(c, fn)
+			t[i] = mapStrings(c, fn)
 		}
-		return out
 	}
 	return v
 }
