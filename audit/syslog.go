@@ -61,9 +61,12 @@ func headerField(s string, max int) string {
 	return b.String()
 }
 
+// sdEscaper escapes the characters RFC 5424 section 6.3.3 reserves in a PARAM-VALUE.
+var sdEscaper = strings.NewReplacer(`\`, `\\`, `"`, `\"`, `]`, `\]`)
+
 // sdEscape escapes a PARAM-VALUE (RFC 5424 section 6.3.3).
 func sdEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `"`, `\"`, `]`, `\]`).Replace(strings.ToValidUTF8(s, "\uFFFD"))
+	return sdEscaper.Replace(strings.ToValidUTF8(s, "\uFFFD"))
 }
 
 // SyslogConfig configures a Syslog exporter.
