@@ -99,6 +99,20 @@ func serve(t *testing.T, cfg *tls.Config) (addr string, refused chan error, peer
 	return l.Addr().String(), refused, peers
 }
 
+// wantRefusal waits (at most 5 s) for the refusal the listener reports and
+// checks that it mentions want.
+func wantRefusal(t *testing.T, refused <-chan error, want string) {
+	t.Helper()
+	select {
+	case err := <-refused:
+		if !strings.Contains(err.Error(), want) {
+			t.Fatalf("server refusal %q does not mention %q", err, want)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatalf("server reported no refusal (want one mentioning %q)", want)
+	}
+}
+
 func TestMutualTLSAcceptAndRefuse(t *testing.T) {
 	l := newLab(t)
 	srvCfg, err := pki.ServerTLSConfig(l.srvCert, l.srvKey, l.ca.CertPEM)
@@ -177,14 +191,7 @@ func TestMutualTLSAcceptAndRefuse(t *testing.T) {
 				t.Fatalf("client error %q does not mention %q", err, tt.clientErr)
 			}
 			if tt.refusedWant != "" {
-				select {
-				case rerr := <-refused:
-					if !strings.Contains(rerr.Error(), tt.refusedWant) {
-						t.Fatalf("server refusal %q does not mention %q", rerr, tt.refusedWant)
-					}
-				case <-time.After(5 * time.Second):
-					t.Fatal("server reported no refusal")
-				}
+				wantRefusal(t, refused, tt.refusedWant)
 			}
 			select {
 			case cn := <-peers:
@@ -223,14 +230,7 @@ func TestALPNRequired(t *testing.T) {
 				}
 				conn.Close()
 			}
-			select {
-			case rerr := <-refused:
-				if !strings.Contains(rerr.Error(), tt.want) {
-					t.Fatalf("refusal %q does not mention %q", rerr, tt.want)
-				}
-			case <-time.After(5 * time.Second):
-				t.Fatal("no refusal reported")
-			}
+			wantRefusal(t, refused, tt.want)
 		})
 	}
 }
@@ -246,9 +246,7 @@ func TestTLS12Refused(t *testing.T) {
 		conn.Close()
 		t.Fatal("TLS 1.2 handshake accepted")
 	}
-	if rerr := <-refused; !strings.Contains(rerr.Error(), "version") {
-		t.Fatalf("refusal %q does not mention the version", rerr)
-	}
+	wantRefusal(t, refused, "version")
 }
 
 // TestServeNewServerHooks checks what Serve does with newServer's answer:
@@ -293,14 +291,7 @@ func TestServeNewServerHooks(t *testing.T) {
 					cs.Close()
 					t.Fatal("Connect succeeded, want refusal")
 				}
-				select {
-				case rerr := <-refused:
-					if !strings.Contains(rerr.Error(), tt.wantErr) {
-						t.Fatalf("refusal %q does not mention %q", rerr, tt.wantErr)
-					}
-				case <-time.After(5 * time.Second):
-					t.Fatal("no refusal reported")
-				}
+				wantRefusal(t, refused, tt.wantErr)
 				return
 			}
 			if err != nil {
