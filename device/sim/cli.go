@@ -101,22 +101,22 @@ func splitPipe(command, dialect string) (string, func(string) string, error) {
 	if err != nil || pat == "" {
 		return "", nil, netproto.Errorf(netproto.CodeConfigIncompatible, "bad output filter %q (%s)", pipe, dialect)
 	}
-	var keep func(i int, l string, started bool) bool
+	var keep func(l string, started bool) bool
 	switch {
 	case strings.HasPrefix("include", kind) && kind != "":
-		keep = func(_ int, l string, _ bool) bool { return re.MatchString(l) }
+		keep = func(l string, _ bool) bool { return re.MatchString(l) }
 	case strings.HasPrefix("exclude", kind) && kind != "":
-		keep = func(_ int, l string, _ bool) bool { return !re.MatchString(l) }
+		keep = func(l string, _ bool) bool { return !re.MatchString(l) }
 	case strings.HasPrefix("begin", kind) && kind != "":
-		keep = func(_ int, l string, started bool) bool { return started || re.MatchString(l) }
+		keep = func(l string, started bool) bool { return started || re.MatchString(l) }
 	default:
 		return "", nil, netproto.Errorf(netproto.CodeConfigIncompatible, "unsupported output filter %q for CLI dialect %s (include, exclude, begin)", kind, dialect)
 	}
 	return cmd, func(out string) string {
 		var kept []string
 		started := false
-		for i, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
-			if keep(i, l, started) {
+		for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
+			if keep(l, started) {
 				started = true
 				kept = append(kept, l)
 			}
@@ -144,11 +144,11 @@ func (d *Driver) isConfigCommand(command string) bool {
 
 // opts holds the options of a probe or table command.
 type opts struct {
-	vrf, source, addr string
-	count, size       int
-	df, v6            bool
-	maxHops           int
-	rest              []string
+	vrf, source string
+	count, size int
+	df, v6      bool
+	maxHops     int
+	rest        []string
 }
 
 // parseOpts reads the options that ping, traceroute, arp and route
