@@ -1,6 +1,8 @@
 // Package transport connects an *mcp.Server to its clients: over stdio
 // (newline-delimited JSON-RPC on stdin/stdout, the default of `netmcp
-// serve`) and over stateful Streamable HTTP at the path /mcp.
+// serve`), over stateful Streamable HTTP at the path /mcp (HTTPS with
+// TLSListener), and over the MCP-NET TLS stream (ServeTLSStream, on
+// package tlsstream).
 //
 // Both transports normalise the few request shapes in which the MCP-NET
 // draft differs from MCP before the SDK sees them (see Normalize): a
