@@ -53,8 +53,8 @@ type Result struct {
 
 // Run validates req, runs the real tool (never through a shell) under the
 // request's time limit and ctx, streams lines to opts.OnLine, and parses
-// the output. Tool-specific exit codes: ping 1 (replies missing) and dig 9
-// (no server reached) are results; other non-zero codes are ErrToolFailed.
+// the output. The exit codes of ResultExit are results; other non-zero
+// codes are ErrToolFailed.
 // On cancellation or time-out the whole process group is killed.
 func Run(ctx context.Context, req Request, opts RunOptions) (*Result, error) {
 	if err := req.Validate(); err != nil {
@@ -122,7 +122,7 @@ func Run(ctx context.Context, req Request, opts RunOptions) (*Result, error) {
 	case ctx.Err() != nil:
 		return res, netproto.Errorf(netproto.CodeTimeout, "%s did not finish within %s; the process was killed", argv[0], req.TimeLimit())
 	}
-	if werr != nil && !acceptedExit(req.Tool, res.ExitCode) {
+	if werr != nil && !ResultExit(req.Tool, res.ExitCode) {
 		msg := strings.TrimSpace(res.Stderr)
 		if msg == "" {
 			msg = strings.TrimSpace(res.Output)
@@ -148,8 +148,10 @@ func Run(ctx context.Context, req Request, opts RunOptions) (*Result, error) {
 	return res, nil
 }
 
-// acceptedExit lists the non-zero exit codes that still carry a result.
-func acceptedExit(tool string, code int) bool {
+// ResultExit reports whether a non-zero exit code of tool still carries a
+// result to parse: ping 1 (some or all replies missing), dig 9 (no server
+// reached), tracepath 1 (destination not reached).
+func ResultExit(tool string, code int) bool {
 	switch tool {
 	case "ping":
 		return code == 1 // some or all replies missing
