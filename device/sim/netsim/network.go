@@ -54,7 +54,8 @@ func (n *Network) Topology() topology.Topology {
 func (n *Network) UpdateDevice(d topology.Device) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	t := cloneTopology(n.topo)
+	t := n.topo
+	t.Devices = append([]topology.Device(nil), n.topo.Devices...)
 	found := false
 	for i := range t.Devices {
 		if t.Devices[i].Name == d.Name {
@@ -65,7 +66,7 @@ func (n *Network) UpdateDevice(d topology.Device) error {
 	if !found {
 		return fmt.Errorf("netsim: no device %q", d.Name)
 	}
-	t = cloneTopology(t)
+	t = cloneTopology(t) // one deep copy, of the network and of d
 	if err := validate(&t); err != nil {
 		return err
 	}

@@ -184,12 +184,19 @@ func TestUpdateDeviceAndTopologyCopy(t *testing.T) {
 	if err := n.UpdateDevice(r2); err != nil {
 		t.Fatal(err)
 	}
+	r2.Interfaces[1].Shutdown = false // UpdateDevice keeps a copy: the network is not affected
 	rs, _ := n.Routes("r1", "", 4)
 	for _, r := range rs {
 		if r.Prefix.String() == "3.3.3.3/32" {
 			t.Fatalf("route to r3 survives r2's shutdown: %+v", r)
 		}
 	}
+	for _, d := range n.Topology().Devices {
+		if d.Name == "r2" && !d.Interfaces[1].Shutdown {
+			t.Fatal("UpdateDevice kept the caller's interface slice")
+		}
+	}
+	r2.Interfaces[1].Shutdown = true
 	bad := r2
 	bad.Interfaces = bad.Interfaces[:1] // drops an interface a link names
 	if err := n.UpdateDevice(bad); err == nil || !strings.Contains(err.Error(), g1) {
