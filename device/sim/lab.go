@@ -217,7 +217,7 @@ func (l *Lab) logFault(f topology.Fault, injected bool) {
 	}
 	seen := map[string]bool{}
 	for _, e := range ends {
-		dev, ifn, ok := cutEnd(e)
+		dev, ifn, ok := topology.SplitEnd(e)
 		if !ok || seen[e] {
 			continue
 		}
@@ -226,14 +226,4 @@ func (l *Lab) logFault(f topology.Fault, injected bool) {
 			drv.faultLogged(l.opts.Now(), f, ifn, injected)
 		}
 	}
-}
-
-// cutEnd splits "device:interface".
-func cutEnd(s string) (dev, ifn string, ok bool) {
-	for i := 0; i < len(s); i++ {
-		if s[i] == ':' {
-			return s[:i], s[i+1:], i > 0 && i < len(s)-1
-		}
-	}
-	return "", "", false
 }

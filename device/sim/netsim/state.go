@@ -217,7 +217,7 @@ func build(t *topology.Topology) *state {
 		s.order = append(s.order, d)
 	}
 	lookup := func(end string) *iface {
-		dn, in, _ := splitEnd(end)
+		dn, in, _ := topology.SplitEnd(end)
 		return s.devs[dn].ifs[in]
 	}
 	byEnd := map[string]*link{}

@@ -8,15 +8,6 @@ import (
 	"github.com/netmcp/netmcp/device/sim/topology"
 )
 
-// splitEnd splits a link end "device:interface" at its first colon.
-func splitEnd(s string) (dev, ifname string, ok bool) {
-	dev, ifname, ok = strings.Cut(s, ":")
-	if !ok || dev == "" || ifname == "" {
-		return "", "", false
-	}
-	return dev, ifname, true
-}
-
 // parseAddrOrPrefix accepts "any", "", an address (a host prefix) or a prefix.
 func parseAddrOrPrefix(s string) (netip.Prefix, bool, error) {
 	if s == "" || strings.EqualFold(s, "any") {
@@ -201,7 +192,7 @@ func validate(t *topology.Topology) error {
 		devs[d.Name] = ifs
 	}
 	checkEnd := func(what, s string) error {
-		dev, ifn, ok := splitEnd(s)
+		dev, ifn, ok := topology.SplitEnd(s)
 		if !ok {
 			return fmt.Errorf("netsim: %s %q: want \"device:interface\"", what, s)
 		}

@@ -6,6 +6,8 @@
 // MCP describe the network the same way.
 package topology
 
+import "strings"
+
 // Topology is a whole simulated network.
 type Topology struct {
 	// Name labels the network.
@@ -155,6 +157,16 @@ type Link struct {
 	A     string  `yaml:"a" json:"a"`
 	B     string  `yaml:"b" json:"b"`
 	Delay float64 `yaml:"delay-ms,omitempty" json:"delay-ms,omitempty"` // one-way, default 0.5 ms
+}
+
+// SplitEnd splits a link end or fault target "device:interface" at its
+// first colon; ok is false unless both parts are non-empty.
+func SplitEnd(s string) (dev, ifname string, ok bool) {
+	dev, ifname, ok = strings.Cut(s, ":")
+	if !ok || dev == "" || ifname == "" {
+		return "", "", false
+	}
+	return dev, ifname, true
 }
 
 // Fault kinds.
