@@ -90,14 +90,8 @@ func (sec *Security) tagPrivacy(res mcp.Result) {
 		cs = r.Contents
 	}
 	for _, c := range cs {
-		if c == nil {
-			continue
+		if c != nil {
+			c.Meta = withPrivacy(c.Meta, c.URI)
 		}
-		m := make(mcp.Meta, len(c.Meta)+1)
-		for k, v := range c.Meta {
-			m[k] = v
-		}
-		m[MetaPrivacyLevel] = ClassifyResource(c.URI).PrivacyLevel
-		c.Meta = m
 	}
 }
