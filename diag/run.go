@@ -36,6 +36,9 @@ type RunOptions struct {
 	// Prefix is prepended to the argument vector, e.g.
 	// {"ip", "netns", "exec", "lab1"} (tests, lab harnesses). Never user input.
 	Prefix []string
+	// Raw leaves the output unparsed (Result.Parsed nil, no parse error),
+	// for callers that parse it themselves, such as device drivers.
+	Raw bool
 }
 
 // Result is the outcome of Run.
@@ -128,6 +131,9 @@ func Run(ctx context.Context, req Request, opts RunOptions) (*Result, error) {
 			msg = strings.TrimSpace(res.Output)
 		}
 		return res, fmt.Errorf("%w: %s exited with code %d: %s", ErrToolFailed, argv[0], res.ExitCode, truncate(firstLines(msg, 3), 300))
+	}
+	if opts.Raw {
+		return res, nil
 	}
 	if req.Tool == "mtr" {
 		var v map[string]any

@@ -1,6 +1,11 @@
 package diag
 
-import "testing"
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"testing"
+)
 
 // TestResultExit pins the non-zero exit codes that still carry a result.
 func TestResultExit(t *testing.T) {
@@ -18,5 +23,26 @@ func TestResultExit(t *testing.T) {
 		if got := ResultExit(tc.tool, tc.code); got != tc.want {
 			t.Errorf("ResultExit(%q, %d) = %v, want %v", tc.tool, tc.code, got, tc.want)
 		}
+	}
+}
+
+// TestRunRaw checks that Raw returns the output without parsing it: the
+// prefix runs sh, which prints text no ping parser accepts.
+func TestRunRaw(t *testing.T) {
+	if _, err := exec.LookPath("sh"); err != nil {
+		t.Skip("needs sh")
+	}
+	req := Request{Tool: "ping", Destination: "192.0.2.1"}
+	opts := RunOptions{Prefix: []string{"sh", "-c", "echo not ping output"}}
+	if _, err := Run(context.Background(), req, opts); !errors.As(err, new(*ParseError)) {
+		t.Fatalf("parsed run: err %v, want a *ParseError", err)
+	}
+	opts.Raw = true
+	res, err := Run(context.Background(), req, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Output != "not ping output\n" || res.Parsed != nil || res.ExitCode != 0 {
+		t.Fatalf("raw run: %+v", res)
 	}
 }

@@ -41,15 +41,14 @@ func (d *Driver) Diagnose(ctx context.Context, req device.DiagRequest, onLine fu
 		return device.DiagResult{}, netproto.Errorf(netproto.CodeConfigIncompatible,
 			"the linux driver has no VRFs (vrf %q); use a network namespace: linux://NETNS", req.VRF)
 	}
-	res, err := diag.Run(ctx, Request(req), diag.RunOptions{Limiter: d.limiter, Key: d.netns, OnLine: onLine, Prefix: d.prefix()})
+	// Raw: the caller parses the output itself (the same parser for every driver).
+	res, err := diag.Run(ctx, Request(req), diag.RunOptions{Limiter: d.limiter, Key: d.netns, OnLine: onLine, Prefix: d.prefix(), Raw: true})
 	if res == nil {
 		return device.DiagResult{}, err
 	}
 	out := device.DiagResult{Output: res.Output, ExitCode: res.ExitCode}
-	var pe *diag.ParseError
 	switch {
-	case err == nil, errors.As(err, &pe):
-		// The caller parses the output itself (the same parser for every driver).
+	case err == nil:
 		return out, nil
 	case errors.Is(err, diag.ErrToolFailed):
 		if msg := strings.TrimSpace(res.Stderr); msg != "" {
