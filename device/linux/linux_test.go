@@ -206,7 +206,7 @@ func TestOpenURLs(t *testing.T) {
 		{url: "linux://", netns: ""},
 		{url: "linux:///", netns: ""},
 		{url: "linux://no-such-ns-netmcp", wantErr: "no network namespace"},
-		{url: "linux://bad$name", wantErr: "linux"},
+		{url: "linux://bad$name", wantErr: `namespace name "bad$name"`},
 		{url: "linux://user@ns", wantErr: "want linux://"},
 		{url: "linux://ns:22", wantErr: "want linux://"},
 		{url: "linux://ns/path", wantErr: "want linux://"},
