@@ -19,7 +19,7 @@ const (
 	MaxHops       = 64    // traceroute, tracepath, mtr
 	MaxPacketSize = 9000  // bytes of payload
 	MaxTimeout    = 30    // seconds to wait for one reply
-	MinIntervalMs = 200   // iputils refuses less without root
+	MinIntervalMs = 200   // older iputils refuse less without root (20221126 refuses < 2 ms)
 	MaxIntervalMs = 10000 // ms between probes
 	maxNameLen    = 253
 )
