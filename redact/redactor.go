@@ -41,7 +41,7 @@ var DefaultLeaves = []string{
 	"secret", "secret-key", "shared-secret", "shared-key",
 	"key", "key-string", "keystring", "auth-key", "priv-key", "private-key", "cleartext-private-key",
 	"authentication-key", "md5-key", "pre-shared-key", "psk", "passphrase",
-	"community", "community-name", "auth-password", "priv-password",
+	"community", "community-name", "community-string", "auth-password", "priv-password",
 	"token", "access-token", "bearer-token",
 }
 

@@ -72,3 +72,19 @@ func TestJSONAndString(t *testing.T) {
 		t.Errorf("fixpoint: %q", got)
 	}
 }
+
+// TestTreeMasksDataModelSNMPCommunity: the SNMP community of netmcp's data
+// model (docs/datamodel.md) is the leaf community-string inside the
+// community list; the list's entry name stays readable.
+func TestTreeMasksDataModelSNMPCommunity(t *testing.T) {
+	tree := map[string]any{"openconfig-system:system": map[string]any{"snmp": map[string]any{"communities": map[string]any{
+		"community": []any{map[string]any{"name": "community1", "config": map[string]any{
+			"name": "community1", "community-string": "s3cr3t-ro", "access": "READ_ONLY"}}}}}}}
+	got, _ := json.Marshal(New(Options{}).Tree(tree))
+	if strings.Contains(string(got), "s3cr3t-ro") {
+		t.Fatalf("community string left in %s", got)
+	}
+	if !strings.Contains(string(got), `"name":"community1"`) || !strings.Contains(string(got), `"READ_ONLY"`) {
+		t.Fatalf("non-secret members masked: %s", got)
+	}
+}
