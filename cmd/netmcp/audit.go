@@ -3,45 +3,43 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/spf13/cobra"
 )
 
-// auditDefaultStateDir is the state directory when neither --state-dir nor
-// a FILE is given.
-func auditDefaultStateDir() string {
-	if d := os.Getenv("NETMCP_STATE_DIR"); d != "" {
-		return d
-	}
-	if home, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(home, ".netmcp")
-	}
-	return "."
-}
-
 func init() {
-	var stateDir string
+	var stateDir, deviceURL, topology string
 	auditCmd := &cobra.Command{
 		Use:   "audit",
 		Short: "Inspect the tamper-evident audit log",
 	}
 	verifyCmd := &cobra.Command{
-		Use:   "verify [FILE]",
+		Use:   "verify FILE | --state-dir DIR | --device URL [--topology FILE]",
 		Short: "Check the audit log's hash chain; exit 1 naming the first bad record",
 		Long: "Recompute every record's SHA-256 hash and its link to the previous record, and compare\n" +
 			"the end of the chain with the head file. Prints OK and the record count, or the line of the\n" +
-			"first record that was edited, deleted, inserted or moved, and exits 1.",
+			"first record that was edited, deleted, inserted or moved, and exits 1. Name the log by its file,\n" +
+			"by the state directory of `netmcp serve --state-dir`, or by the device URL (and topology) given\n" +
+			"to `netmcp serve`, whose default state directory holds it.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			path := audit.PathIn(stateDir)
-			if len(args) == 1 {
-				if cmd.Flags().Changed("state-dir") {
-					return errors.New("give either --state-dir or FILE, not both")
-				}
+			var path string
+			switch given := len(args) + btoi(stateDir != "") + btoi(deviceURL != ""); {
+			case given == 0:
+				return errors.New("name the audit log: FILE, --state-dir DIR, or --device URL as given to netmcp serve")
+			case given > 1:
+				return errors.New("give one of FILE, --state-dir and --device, not both")
+			case len(args) == 1:
 				path = args[0]
+			case stateDir != "":
+				path = audit.PathIn(stateDir)
+			default:
+				dir, err := defaultStateDir(deviceURL, topology)
+				if err != nil {
+					return err
+				}
+				path = audit.PathIn(dir)
 			}
 			rep, err := audit.Verify(path)
 			var te *audit.TamperError
@@ -60,7 +58,16 @@ func init() {
 			return nil
 		},
 	}
-	verifyCmd.Flags().StringVar(&stateDir, "state-dir", auditDefaultStateDir(), "state directory holding "+audit.FileName)
+	verifyCmd.Flags().StringVar(&stateDir, "state-dir", "", "state directory holding "+audit.FileName+" (netmcp serve --state-dir)")
+	verifyCmd.Flags().StringVar(&deviceURL, "device", "", "device URL given to netmcp serve: verify the log in its default state directory")
+	verifyCmd.Flags().StringVar(&topology, "topology", "", "with --device: the --topology given to netmcp serve")
 	auditCmd.AddCommand(verifyCmd)
 	rootCmd.AddCommand(auditCmd)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

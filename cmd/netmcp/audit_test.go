@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/netmcp/netmcp/audit"
+	"github.com/spf13/pflag"
 )
 
 func TestAuditVerifyCommand(t *testing.T) {
@@ -29,7 +30,7 @@ func TestAuditVerifyCommand(t *testing.T) {
 		rootCmd.SetArgs(args)
 		err := rootCmd.Execute()
 		if c, _, ferr := rootCmd.Find([]string{"audit", "verify"}); ferr == nil { // flags outlive Execute in one process
-			c.Flags().Lookup("state-dir").Changed = false
+			c.Flags().VisitAll(func(f *pflag.Flag) { f.Value.Set(f.DefValue); f.Changed = false })
 		}
 		return out.String(), err
 	}
@@ -51,4 +52,31 @@ func TestAuditVerifyCommand(t *testing.T) {
 	if _, err := run("audit", "verify", "--state-dir", dir, tampered); err == nil || !strings.Contains(err.Error(), "not both") {
 		t.Fatalf("both forms: %v", err)
 	}
+	if _, err := run("audit", "verify"); err == nil || !strings.Contains(err.Error(), "--device URL") {
+		t.Fatalf("no log named: %v", err)
+	}
+	// --device finds the log in the directory netmcp serve uses by default.
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	served, err := defaultStateDir("sim://r1", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(served, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(audit.PathIn(served), b, 0o600)
+	os.WriteFile(audit.PathIn(served)+audit.HeadSuffix, mustRead(t, audit.PathIn(dir)+audit.HeadSuffix), 0o600)
+	out, err = run("audit", "verify", "--device", "sim://r1")
+	if err != nil || !strings.HasPrefix(out, "OK "+audit.PathIn(served)) {
+		t.Fatalf("--device: %q %v", out, err)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -132,6 +132,14 @@ func resolveStateDir(f serveFlags) (string, error) {
 	case f.stateDir != "":
 		return f.stateDir, nil
 	}
+	return defaultStateDir(f.device, f.topology)
+}
+
+// defaultStateDir is the per-user state directory of a device served by
+// `netmcp serve --device URL [--topology FILE]`, where its commit history
+// and audit log live: $XDG_STATE_HOME/netmcp/<device> or
+// ~/.local/state/netmcp/<device>.
+func defaultStateDir(device, topology string) (string, error) {
 	base := os.Getenv("XDG_STATE_HOME")
 	if base == "" || !filepath.IsAbs(base) {
 		home, err := os.UserHomeDir()
@@ -140,7 +148,7 @@ func resolveStateDir(f serveFlags) (string, error) {
 		}
 		base = filepath.Join(home, ".local", "state")
 	}
-	return filepath.Join(base, "netmcp", deviceDirName(f.device, f.topology)), nil
+	return filepath.Join(base, "netmcp", deviceDirName(device, topology)), nil
 }
 
 // deviceDirName turns a device URL into one safe path element:
