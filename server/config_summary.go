@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -62,7 +63,7 @@ func (s *Server) rollbackSummary(ctx context.Context, id string) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, ": commit %s of %s", target.ID, target.Time.UTC().Format(time.RFC3339))
-	if who := firstOf(target.User, target.Session); who != "" {
+	if who := cmp.Or(target.User, target.Session); who != "" {
 		fmt.Fprintf(&b, " by %s", who)
 	}
 	if target.Comment != "" {

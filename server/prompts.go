@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -112,20 +113,11 @@ func checkPromptArgs(prompt string, schemas []argSchema, args map[string]string)
 			}
 		case a.Pattern != "" && !regexp.MustCompile(a.Pattern).MatchString(v):
 			return invalidParams("%s: argument %q must match %s, got %q", prompt, k, a.Pattern, v)
-		case len(a.Enum) > 0 && !contains(a.Enum, v):
+		case len(a.Enum) > 0 && !slices.Contains(a.Enum, v):
 			return invalidParams("%s: argument %q must be one of %v, got %q", prompt, k, a.Enum, v)
 		}
 	}
 	return nil
-}
-
-func contains(l []string, v string) bool {
-	for _, x := range l {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // toolCall is one step of a prompt that the client should execute.

@@ -1,12 +1,14 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/json"
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -189,7 +191,7 @@ func (s *Server) advance(ctx context.Context, rb *runbook, out []any) (*mcp.GetP
 		text, _ := out[0].(string)
 		for _, line := range strings.Split(text, "\n") {
 			f := strings.Fields(line)
-			if containsField(f, rb.dst) && macRe.MatchString(line) && !strings.Contains(strings.ToLower(line), "incomplete") {
+			if slices.Contains(f, rb.dst) && macRe.MatchString(line) && !strings.Contains(strings.ToLower(line), "incomplete") {
 				rb.arpOK = true
 				if last := f[len(f)-1]; !macRe.MatchString(last) && last != rb.dst {
 					rb.outIf = last
@@ -219,7 +221,7 @@ func (s *Server) advance(ctx context.Context, rb *runbook, out []any) (*mcp.GetP
 			if r.special != "" && r.special != "receive" {
 				return s.complete(rb, fmt.Sprintf("missing route: traffic to %s matches the discard route %s (%s) in %s", rb.dst, r.prefix, r.special, ribLabel(rb.vrf)))
 			}
-			rb.findings = append(rb.findings, fmt.Sprintf("Route %s via %s.", r.prefix, firstOf(r.nextHop, r.outIf, "(connected)")))
+			rb.findings = append(rb.findings, fmt.Sprintf("Route %s via %s.", r.prefix, cmp.Or(r.nextHop, r.outIf, "(connected)")))
 		}
 		rb.remote = r.nextHop != ""
 		if rb.outIf == "" {
@@ -255,7 +257,7 @@ func (s *Server) advance(ctx context.Context, rb *runbook, out []any) (*mcp.GetP
 		if oper != "" && oper != "UP" {
 			return s.complete(rb, fmt.Sprintf("interface down: %s is up administratively but oper-status is %s", rb.outIf, oper))
 		}
-		rb.findings = append(rb.findings, fmt.Sprintf("Interface %s is up (admin %s, oper %s).", rb.outIf, firstOf(admin, "?"), firstOf(oper, "?")))
+		rb.findings = append(rb.findings, fmt.Sprintf("Interface %s is up (admin %s, oper %s).", rb.outIf, cmp.Or(admin, "?"), cmp.Or(oper, "?")))
 		rb.step = 4
 		rb.calls = []toolCall{s.call(netproto.ToolYangGet, map[string]any{"path": "/openconfig-acl:acl", "datastore": "running"})}
 		return s.stepResult(rb, "Check the ACLs applied to "+rb.outIf)
@@ -285,15 +287,6 @@ func ribLabel(vrf string) string {
 		return "the global routing table"
 	}
 	return "VRF " + vrf
-}
-
-func containsField(f []string, v string) bool {
-	for _, x := range f {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 // stepResult renders the findings so far and the next calls.

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"strings"
@@ -47,7 +48,7 @@ func (s *Server) addTools() error {
 			output:      `{"type":"object","properties":{"data":{"description":"the RFC 7951 JSON of the node: any JSON value"}},"required":["data"]}`,
 			run:         s.yangGet},
 		{name: netproto.ToolYangEdit, title: "Edit the candidate datastore", write: true,
-			missing:     func() string { return firstOf(noConfig(), noYang()) },
+			missing:     func() string { return cmp.Or(noConfig(), noYang()) },
 			description: "Apply YANG edits to the candidate datastore, all or nothing. Commit with network.commit.",
 			input:       `{"type":"object","properties":{"target":{"const":"candidate","default":"candidate"},"edit":{"type":"array","minItems":1,"items":{"type":"object","properties":{"path":{"type":"string","minLength":1},"value":{"description":"the node's new content, RFC 7951 JSON (any JSON value); not used by delete and remove"},"operation":{"enum":["merge","replace","create","delete","remove"],"default":"merge"}},"required":["path"],"additionalProperties":false}}},"required":["edit"],"additionalProperties":false}`,
 			output:      `{"type":"object","properties":{"commit-id":{"type":"string"},"changes":{"type":"array"},"diff":{"type":"string"}},"required":["commit-id"]}`,
@@ -83,15 +84,6 @@ func (s *Server) addTools() error {
 }
 
 const commitOutput = `{"type":"object","properties":{"status":{"type":"string"},"commit-id":{"type":"string"},"rollbackTimeout":{"type":"integer"},"deadline":{"type":"string"},"diff":{"type":"object"}},"required":["status"]}`
-
-func firstOf(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
 
 type execOut struct {
 	Stdout string `json:"stdout"`
