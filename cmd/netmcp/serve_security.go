@@ -1,10 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/pflag"
 
@@ -279,9 +280,10 @@ func serveStdioLimited(ctx context.Context, s *mcp.Server, max int, logger *slog
 	out := &lockedWriter{w: os.Stdout}
 	in := server.LimitLines(os.Stdin, max, func(err error) {
 		logger.Error("stdio message too large", "error", err)
-		var b bytes.Buffer
-		fmt.Fprintf(&b, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":%q}}`+"\n", err.Error())
-		_, _ = out.Write(b.Bytes())
+		// json.Marshal, not %q: Go quoting is not JSON for every string.
+		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
+			"error": map[string]any{"code": jsonrpc.CodeInvalidRequest, "message": err.Error()}})
+		_, _ = out.Write(append(msg, '\n'))
 	})
 	err := transport.ServeIO(ctx, s, in, out)
 	var lt *server.LineTooLongError

@@ -5,9 +5,11 @@ import (
 	"context"
 	"crypto/ed25519"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
+	"os/exec"
 	"regexp"
 	"strings"
 	"sync"
@@ -170,5 +172,31 @@ func TestServeSecurityFlagErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}
+	}
+}
+
+// TestServeStdioLineTooLong: a stdio line over --max-request-bytes is
+// answered on stdout with one JSON-RPC error (-32600, id null) naming the
+// limit, and the server exits 1.
+func TestServeStdioLineTooLong(t *testing.T) {
+	cmd := exec.Command(netmcpBinary(t), "serve", "--device", "sim://r1", "--no-state", "--max-request-bytes", "1024")
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"` + strings.Repeat("\x7f", 2000) + `"}}` + "\n")
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+		t.Fatalf("exit: %v", err)
+	}
+	var msg struct {
+		ID    any `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(bytes.TrimSpace(out), &msg); err != nil {
+		t.Fatalf("stdout is not one JSON-RPC message: %v\n%q", err, out)
+	}
+	if msg.ID != nil || msg.Error.Code != -32600 || !strings.Contains(msg.Error.Message, "1024") {
+		t.Fatalf("error message %+v", msg)
 	}
 }
