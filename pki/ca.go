@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"github.com/netmcp/netmcp/internal/atomicfile"
 )
 
 // Kind is the purpose of an issued certificate.
@@ -183,30 +185,10 @@ func LoadCA(dir string) (*CA, error) {
 	return &CA{Cert: cert, CertPEM: certPEM, key: key}, nil
 }
 
-// WriteFile writes data to path atomically (temporary file then rename)
-// with the given mode.
+// WriteFile writes data to path atomically and durably (see
+// atomicfile.WriteFile) with the given mode.
 func WriteFile(path string, data []byte, mode os.FileMode) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-"+filepath.Base(path)+"-*")
-	if err != nil {
-		return fmt.Errorf("pki: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return fmt.Errorf("pki: %w", err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return fmt.Errorf("pki: %w", err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("pki: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("pki: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := atomicfile.WriteFile(path, data, mode); err != nil {
 		return fmt.Errorf("pki: %w", err)
 	}
 	return nil

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/netmcp/netmcp/internal/atomicfile"
 )
 
 const (
@@ -17,38 +19,15 @@ const (
 	startupFile = "startup.json"
 	historyDir  = "history"
 	lockFile    = "lock"
-	tmpPrefix   = ".tmp-"
+	tmpPrefix   = atomicfile.TempPrefix
 )
 
-// writeFileAtomic replaces dir/name with data: a temporary file in dir is
-// written, synced and renamed over name, then dir itself is synced so the
-// rename survives a crash.
+// writeFileAtomic replaces dir/name with data (see atomicfile.WriteFile).
 func writeFileAtomic(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, tmpPrefix+name+"-*")
-	if err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(dir, name), data, 0o600); err != nil {
 		return fmt.Errorf("configstore: %w", err)
 	}
-	tmp := f.Name()
-	fail := func(err error) error {
-		f.Close()
-		os.Remove(tmp)
-		return fmt.Errorf("configstore: write %s: %w", filepath.Join(dir, name), err)
-	}
-	if _, err := f.Write(data); err != nil {
-		return fail(err)
-	}
-	if err := f.Sync(); err != nil {
-		return fail(err)
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("configstore: write %s: %w", filepath.Join(dir, name), err)
-	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("configstore: rename %s: %w", filepath.Join(dir, name), err)
-	}
-	return syncDir(dir)
+	return nil
 }
 
 // writeJSONAtomic marshals v as indented JSON and writes it atomically.
@@ -62,13 +41,8 @@ func writeJSONAtomic(dir, name string, v any) error {
 
 // syncDir fsyncs a directory so that renames and removals in it are durable.
 func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
+	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("configstore: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("configstore: sync %s: %w", dir, err)
 	}
 	return nil
 }
@@ -89,7 +63,7 @@ func readJSON(dir, name string, v any) error {
 
 // removeTemps deletes leftover temporary files of interrupted writes.
 func removeTemps(dir string) error {
-	return removeFiles(dir, func(name string) bool { return strings.HasPrefix(name, tmpPrefix) })
+	return removeFiles(dir, func(name string) bool { return atomicfile.IsTemp(name) })
 }
 
 // removeFiles deletes the files of dir whose names doomed selects and, if
