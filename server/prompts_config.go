@@ -181,22 +181,8 @@ func (s *Server) auditPrompt(ctx context.Context, _ *mcp.GetPromptRequest, args 
 
 // unusedACLs lists the ACL sets bound to no interface.
 func unusedACLs(acl any) []finding {
-	m, _ := acl.(map[string]any)
-	if in, ok := m["openconfig-acl:acl"]; ok {
-		m, _ = in.(map[string]any)
-	}
-	used := map[string]bool{}
-	ifs, _ := m["interfaces"].(map[string]any)
-	for _, i := range listUnder(ifs, "interfaces", "interface") {
-		im, _ := i.(map[string]any)
-		for _, dir := range []string{"ingress-acl-sets", "egress-acl-sets"} {
-			d, _ := im[dir].(map[string]any)
-			for _, set := range listUnder(d, dir, strings.TrimSuffix(dir, "s")) {
-				sm, _ := set.(map[string]any)
-				used[str(sm["set-name"])] = true
-			}
-		}
-	}
+	m := aclRoot(acl)
+	used := boundACLSets(m, func(any) bool { return true })
 	var out []finding
 	sets, _ := m["acl-sets"].(map[string]any)
 	for _, set := range listUnder(sets, "acl-sets", "acl-set") {

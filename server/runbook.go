@@ -443,25 +443,8 @@ func ifStatus(v any) (admin, oper string) {
 // droppingACL finds an ACL bound to ifname whose DROP/REJECT entry matches
 // traffic from src to dst (or back).
 func droppingACL(acl any, ifname string, src, dst netip.Addr) (string, any, bool) {
-	m, _ := acl.(map[string]any)
-	if in, ok := m["openconfig-acl:acl"]; ok {
-		m, _ = in.(map[string]any)
-	}
-	bound := map[string]bool{}
-	ifs, _ := m["interfaces"].(map[string]any)
-	for _, i := range listUnder(ifs, "interfaces", "interface") {
-		im, _ := i.(map[string]any)
-		if im["id"] != ifname {
-			continue
-		}
-		for _, dir := range []string{"ingress-acl-sets", "egress-acl-sets"} {
-			d, _ := im[dir].(map[string]any)
-			for _, set := range listUnder(d, dir, strings.TrimSuffix(dir, "s")) {
-				sm, _ := set.(map[string]any)
-				bound[str(sm["set-name"])] = true
-			}
-		}
-	}
+	m := aclRoot(acl)
+	bound := boundACLSets(m, func(id any) bool { return id == ifname })
 	sets, _ := m["acl-sets"].(map[string]any)
 	for _, set := range listUnder(sets, "acl-sets", "acl-set") {
 		sm, _ := set.(map[string]any)
@@ -486,6 +469,37 @@ func droppingACL(acl any, ifname string, src, dst netip.Addr) (string, any, bool
 		}
 	}
 	return "", nil, false
+}
+
+// aclRoot returns the contents of an openconfig-acl tree, given with or
+// without its "openconfig-acl:acl" container.
+func aclRoot(acl any) map[string]any {
+	m, _ := acl.(map[string]any)
+	if in, ok := m["openconfig-acl:acl"]; ok {
+		m, _ = in.(map[string]any)
+	}
+	return m
+}
+
+// boundACLSets returns the names of the ACL sets bound (ingress or egress)
+// to the interfaces of an openconfig-acl tree whose id use accepts.
+func boundACLSets(m map[string]any, use func(id any) bool) map[string]bool {
+	bound := map[string]bool{}
+	ifs, _ := m["interfaces"].(map[string]any)
+	for _, i := range listUnder(ifs, "interfaces", "interface") {
+		im, _ := i.(map[string]any)
+		if !use(im["id"]) {
+			continue
+		}
+		for _, dir := range []string{"ingress-acl-sets", "egress-acl-sets"} {
+			d, _ := im[dir].(map[string]any)
+			for _, set := range listUnder(d, dir, strings.TrimSuffix(dir, "s")) {
+				sm, _ := set.(map[string]any)
+				bound[str(sm["set-name"])] = true
+			}
+		}
+	}
+	return bound
 }
 
 // matchPrefix reports whether a (possibly empty = any) prefix contains a.
