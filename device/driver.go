@@ -270,9 +270,13 @@ type DiagRequest struct {
 	PacketSize   int           `json:"packetSize,omitempty"`
 	DontFragment bool          `json:"dontFragment,omitempty"`
 	MaxHops      int           `json:"maxHops,omitempty"`
+	IPv4         bool          `json:"ipv4,omitempty"` // force IPv4 (a host name may resolve to both)
 	IPv6         bool          `json:"ipv6,omitempty"`
-	QueryType    string        `json:"queryType,omitempty"` // dig: A, AAAA, MX, ...
-	Server       string        `json:"server,omitempty"`    // dig: @server
+	// Resolve asks traceroute/tracepath to print host names; by default
+	// addresses are printed numerically.
+	Resolve   bool   `json:"resolve,omitempty"`
+	QueryType string `json:"queryType,omitempty"` // dig: A, AAAA, MX, ...
+	Server    string `json:"server,omitempty"`    // dig: @server
 }
 
 // DiagResult is the raw outcome of a diagnostic run.

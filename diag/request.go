@@ -226,7 +226,9 @@ func (r *Request) ToDevice() device.DiagRequest {
 		PacketSize:   r.PacketSize,
 		DontFragment: r.DontFragment,
 		MaxHops:      r.MaxHops,
+		IPv4:         r.IPv4,
 		IPv6:         r.IPv6,
+		Resolve:      r.Resolve,
 		QueryType:    r.QueryType,
 		Server:       r.Server,
 	}
