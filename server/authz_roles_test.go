@@ -4,7 +4,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/policy"
 	"github.com/netmcp/netmcp/server"
 )
@@ -13,15 +12,7 @@ import (
 // operator unless told otherwise, while unauthenticated loopback HTTP peers
 // stay viewers; an unknown role is refused at start.
 func TestDefaultLocalRoles(t *testing.T) {
-	lab, err := sim.NewLab(sim.DefaultTopology(), sim.LabOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lab.Close()
-	r1, err := lab.Device("r1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r1 := simR1(t)
 	tests := []struct {
 		name    string
 		opts    server.SecurityOptions

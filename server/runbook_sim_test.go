@@ -7,7 +7,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/device/sim/topology"
 	"github.com/netmcp/netmcp/server"
 )
@@ -33,21 +32,13 @@ func TestPingFailRunbookOnSimulatedLab(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			lab, err := sim.NewLab(sim.DefaultTopology(), sim.LabOptions{Seed: 1})
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { lab.Close() })
+			lab := newLab(t)
 			if tt.fault != nil {
 				if err := lab.InjectFault(*tt.fault); err != nil {
 					t.Fatal(err)
 				}
 			}
-			r1, err := lab.Device("r1")
-			if err != nil {
-				t.Fatal(err)
-			}
-			cs, _ := connect(t, r1, server.Options{}, nil)
+			cs, _ := connect(t, labDevice(t, lab, "r1"), server.Options{}, nil)
 			cause := runbookCause(t, cs, map[string]string{"src": tt.src, "dst": tt.dst, "vrf": tt.vrf})
 			for _, want := range tt.cause {
 				if !strings.Contains(cause, want) {

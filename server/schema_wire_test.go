@@ -8,7 +8,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/server"
 )
 
@@ -18,16 +17,7 @@ import (
 // MCP Inspector and the conformance suite's client, reject a tools/list
 // containing one, which would hide every tool from such hosts.
 func TestToolSchemasHaveNoBooleanSubschemas(t *testing.T) {
-	lab, err := sim.NewLab(sim.DefaultTopology(), sim.LabOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lab.Close()
-	r1, err := lab.Device("r1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, _ := connect(t, r1, server.Options{}, nil)
+	cs, _ := connect(t, simR1(t), server.Options{}, nil)
 	res, err := cs.ListTools(context.Background(), &mcp.ListToolsParams{})
 	if err != nil {
 		t.Fatal(err)

@@ -27,7 +27,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/audit"
-	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/policy"
@@ -86,15 +85,7 @@ type envConfig struct {
 
 func newSecEnv(t testing.TB, cfg envConfig) *secEnv {
 	t.Helper()
-	lab, err := sim.NewLab(sim.DefaultTopology(), sim.LabOptions{Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { lab.Close() })
-	drv, err := lab.Device("r1")
-	if err != nil {
-		t.Fatal(err)
-	}
+	drv := simR1(t)
 	pub, key, _ := ed25519.GenerateKey(rand.Reader)
 	der, _ := x509.MarshalPKIXPublicKey(pub)
 	f := cfg.file

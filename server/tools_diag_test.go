@@ -73,6 +73,9 @@ func newLab(t testing.TB) *sim.Lab {
 	return lab
 }
 
+// simR1 returns r1 of the default simulated topology.
+func simR1(t testing.TB) device.Driver { return labDevice(t, newLab(t), "r1") }
+
 func labDevice(t testing.TB, lab *sim.Lab, name string) device.Driver {
 	t.Helper()
 	d, err := lab.Device(name)
