@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/netproto"
-	"github.com/netmcp/netmcp/server/servertest"
 	"github.com/netmcp/netmcp/yang"
 )
 
@@ -22,7 +22,16 @@ func FuzzResourceURI(f *testing.F) {
 	} {
 		f.Add(s)
 	}
-	srv, err := New(servertest.New(), Options{Gate: AllowAll})
+	lab, err := sim.NewLab(sim.DefaultTopology(), sim.LabOptions{Seed: 1})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Cleanup(func() { lab.Close() })
+	r1, err := lab.Device("r1")
+	if err != nil {
+		f.Fatal(err)
+	}
+	srv, err := New(r1, Options{Gate: AllowAll})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -70,7 +70,7 @@ func rpcCode(err error) int64 {
 
 func TestToolsListed(t *testing.T) {
 	for _, compat := range []bool{false, true} {
-		cs, _ := connect(t, servertest.New(), server.Options{CompatNames: compat}, nil)
+		cs, _ := connect(t, simR1(t), server.Options{CompatNames: compat}, nil)
 		res, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)
@@ -187,7 +187,7 @@ func TestTools(t *testing.T) {
 func mustJSON(v any) string { b, _ := json.Marshal(v); return string(b) }
 
 func TestErrorUnwrapped72(t *testing.T) {
-	cs, _ := connect(t, servertest.New(), server.Options{}, nil)
+	cs, _ := connect(t, simR1(t), server.Options{}, nil)
 	_, err := cs.GetPrompt(context.Background(), &mcp.GetPromptParams{Name: netproto.PromptAddVLAN,
 		Arguments: map[string]string{"vlan_id": "4095", "name": "users"}})
 	var je *jsonrpc.Error
@@ -201,7 +201,7 @@ func TestErrorUnwrapped72(t *testing.T) {
 }
 
 func TestReadOnlyAndGate(t *testing.T) {
-	cs, _ := connect(t, servertest.New(), server.Options{ReadOnly: true}, nil)
+	cs, _ := connect(t, simR1(t), server.Options{ReadOnly: true}, nil)
 	for _, tc := range []struct {
 		tool string
 		args any
@@ -221,8 +221,7 @@ func TestReadOnlyAndGate(t *testing.T) {
 		seen = append(seen, r)
 		return netproto.Errorf(netproto.CodeAccessDenied, "operator declined")
 	})
-	dev := servertest.New()
-	cs2, _ := connect(t, dev, server.Options{Gate: gate}, nil)
+	cs2, _ := connect(t, simR1(t), server.Options{Gate: gate}, nil)
 	if _, err := call(t, cs2, netproto.ToolCommit, map[string]any{"confirmed": 60}); rpcCode(err) != netproto.CodeAccessDenied {
 		t.Fatalf("declined commit: %v", err)
 	}
