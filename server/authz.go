@@ -66,11 +66,11 @@ type Security struct {
 	local policy.Identity
 	seq   atomic.Uint64
 
+	// The identity a session is bound to is kept with the server's
+	// session state (session.identity), under s.mu.
 	mu      sync.Mutex
-	bound   map[*mcp.ServerSession]policy.Identity // identity at the session's first request
-	byID    map[string]string                      // session id -> bound identity (HTTP checks)
-	conns   map[string]policy.Identity             // TLS stream session id -> identity
-	pending map[string]policy.Identity             // HTTP request reference -> identity
+	conns   map[string]policy.Identity // TLS stream session id -> identity
+	pending map[string]policy.Identity // HTTP request reference -> identity
 }
 
 // Secure installs the access-control layer on s and returns it. Call it
@@ -99,7 +99,6 @@ func (s *Server) Secure(opts SecurityOptions) (*Security, error) {
 		opts.Redactor = redact.New(redact.Options{})
 	}
 	sec := &Security{s: s, opts: opts, pol: pol, mask: newSecretMasker(opts.Redactor, s.info.CLIDialect),
-		bound: map[*mcp.ServerSession]policy.Identity{}, byID: map[string]string{},
 		conns: map[string]policy.Identity{}, pending: map[string]policy.Identity{}}
 	user := opts.LocalUser
 	if user == "" {
@@ -198,47 +197,45 @@ func (sec *Security) boundIdentity(ss *mcp.ServerSession) (policy.Identity, bool
 	if ss == nil {
 		return policy.Identity{}, false
 	}
-	sec.mu.Lock()
-	defer sec.mu.Unlock()
-	id, ok := sec.bound[ss]
-	return id, ok
+	s := sec.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.sessions[ss]; ok && st.identity != nil {
+		return *st.identity, true
+	}
+	return policy.Identity{}, false
 }
 
 // bind ties ss to id at its first request and refuses a later request of
-// another identity on the same session.
+// another identity on the same session. The binding ends with the
+// session's state (Server.endSession).
 func (sec *Security) bind(ss *mcp.ServerSession, id policy.Identity) error {
 	if ss == nil {
 		return nil
 	}
-	sec.mu.Lock()
-	defer sec.mu.Unlock()
-	if b, ok := sec.bound[ss]; ok {
+	st := sec.s.session(ss)
+	sec.s.mu.Lock()
+	defer sec.s.mu.Unlock()
+	if b := st.identity; b != nil {
 		if b.String() != id.String() {
 			return netproto.Errorf(netproto.CodeAccessDenied,
 				"session %s belongs to %s; a request of %s on it is refused (open your own session)", sessionLabel(ss), b, id)
 		}
 		return nil
 	}
-	sec.bound[ss] = id
-	if sid := ss.ID(); sid != "" {
-		sec.byID[sid] = id.String()
-	}
-	go func() {
-		_ = ss.Wait()
-		sec.mu.Lock()
-		delete(sec.bound, ss)
-		delete(sec.byID, ss.ID())
-		sec.mu.Unlock()
-	}()
+	st.identity = &id
 	return nil
 }
 
 // sessionOwner returns the identity a session id is bound to.
 func (sec *Security) sessionOwner(sessionID string) (string, bool) {
-	sec.mu.Lock()
-	defer sec.mu.Unlock()
-	id, ok := sec.byID[sessionID]
-	return id, ok
+	s := sec.s
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.byID[sessionID]; ok && st.identity != nil {
+		return st.identity.String(), true
+	}
+	return "", false
 }
 
 func sessionLabel(ss *mcp.ServerSession) string {

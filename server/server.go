@@ -14,6 +14,7 @@ import (
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/policy"
 )
 
 // DefaultPageSize is the number of list entries (interfaces, routes) in one
@@ -63,7 +64,8 @@ type Server struct {
 
 	mu            sync.Mutex
 	sessions      map[*mcp.ServerSession]*session
-	subs          map[string]int // subscribed URI -> number of subscribers
+	byID          map[string]*session // sessions that have an MCP session id
+	subs          map[string]int      // subscribed URI -> number of subscribers
 	runbooks      *runbookStore
 	promptSchemas map[string][]argSchema
 	editSeq       int
@@ -75,6 +77,9 @@ type Server struct {
 // session is what the server keeps per MCP session.
 type session struct {
 	owner device.Owner
+	// identity is the caller the access-control layer bound the session
+	// to at its first request (Security.bind); nil before, or without it.
+	identity *policy.Identity
 }
 
 // New builds the MCP server of a device. The driver's optional interfaces
@@ -107,7 +112,7 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 		opts.Version = "0"
 	}
 	s := &Server{drv: drv, info: info, opts: opts, log: log,
-		sessions: map[*mcp.ServerSession]*session{}, subs: map[string]int{},
+		sessions: map[*mcp.ServerSession]*session{}, byID: map[string]*session{}, subs: map[string]int{},
 		runbooks: newRunbookStore()}
 	s.cfg, _ = drv.(device.Configurer)
 	s.files, _ = drv.(device.FileStore)
@@ -188,10 +193,12 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 		return st
 	}
 	id := ss.ID()
-	if id == "" {
-		id = rand.Text()
-	}
 	st := &session{owner: device.Owner{Session: id, User: s.opts.User}}
+	if id == "" {
+		st.owner.Session = rand.Text()
+	} else {
+		s.byID[id] = st
+	}
 	s.sessions[ss] = st
 	go func() {
 		_ = ss.Wait()
@@ -205,6 +212,9 @@ func (s *Server) endSession(ss *mcp.ServerSession) {
 	s.mu.Lock()
 	st, ok := s.sessions[ss]
 	delete(s.sessions, ss)
+	if ok && s.byID[ss.ID()] == st {
+		delete(s.byID, ss.ID())
+	}
 	s.mu.Unlock()
 	if ok && s.cfg != nil {
 		s.cfg.Release(st.owner)
