@@ -25,15 +25,7 @@ type wire struct {
 }
 
 func newWire(t *testing.T, drv device.Driver, opts server.Options) (*wire, chan error) {
-	if opts.Gate == nil {
-		// These tests exercise the tools, not the approval gate (see
-		// config_test.go): let every call through.
-		opts.Gate = server.AllowAll
-	}
-	s, err := server.New(drv, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, drv, opts)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)

@@ -21,15 +21,7 @@ import (
 // in-memory transport.
 func connect(t testing.TB, drv device.Driver, opts server.Options, copts *mcp.ClientOptions) (*mcp.ClientSession, *server.Server) {
 	t.Helper()
-	if opts.Gate == nil {
-		// These tests exercise the tools, not the approval gate (see
-		// config_test.go): let every call through.
-		opts.Gate = server.AllowAll
-	}
-	s, err := server.New(drv, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
+	s := newServer(t, drv, opts)
 	ct, st := mcp.NewInMemoryTransports()
 	ctx := context.Background()
 	if _, err := s.MCP().Connect(ctx, st, nil); err != nil {
@@ -41,6 +33,20 @@ func connect(t testing.TB, drv device.Driver, opts server.Options, copts *mcp.Cl
 	}
 	t.Cleanup(func() { cs.Close(); s.Close() })
 	return cs, s
+}
+
+// newServer builds the server of drv. These tests exercise the tools, not
+// the approval gate (see config_test.go): a nil Gate lets every call through.
+func newServer(t testing.TB, drv device.Driver, opts server.Options) *server.Server {
+	t.Helper()
+	if opts.Gate == nil {
+		opts.Gate = server.AllowAll
+	}
+	s, err := server.New(drv, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
 }
 
 func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (map[string]any, error) {
