@@ -26,6 +26,8 @@ type argSchema struct {
 	Pattern     string     `json:"pattern,omitempty"`
 	Enum        []string   `json:"enum,omitempty"`
 	Items       *argSchema `json:"items,omitempty"`
+	// pattern is Pattern compiled once, when the prompt is added.
+	pattern *regexp.Regexp
 }
 
 // promptDef is one prompt with its argument schemas and handler.
@@ -75,6 +77,11 @@ func (s *Server) addPrompts() {
 		for _, a := range d.args {
 			p.Arguments = append(p.Arguments, &mcp.PromptArgument{Name: a.Name, Description: a.Description, Required: a.Required})
 		}
+		for i := range d.args {
+			if d.args[i].Pattern != "" {
+				d.args[i].pattern = regexp.MustCompile(d.args[i].Pattern)
+			}
+		}
 		s.promptSchemas[d.name] = d.args
 		s.mcp.AddPrompt(p, func(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
 			args := req.Params.Arguments
@@ -111,7 +118,7 @@ func checkPromptArgs(prompt string, schemas []argSchema, args map[string]string)
 			if _, err := strconv.Atoi(strings.TrimSpace(v)); err != nil {
 				return invalidParams("%s: argument %q must be an integer, got %q", prompt, k, v)
 			}
-		case a.Pattern != "" && !regexp.MustCompile(a.Pattern).MatchString(v):
+		case a.pattern != nil && !a.pattern.MatchString(v):
 			return invalidParams("%s: argument %q must match %s, got %q", prompt, k, a.Pattern, v)
 		case len(a.Enum) > 0 && !slices.Contains(a.Enum, v):
 			return invalidParams("%s: argument %q must be one of %v, got %q", prompt, k, a.Enum, v)

@@ -197,7 +197,7 @@ func (s *Server) runDiag(t diagTool) func(context.Context, *call) (any, error) {
 // quoting the output.
 func diagOutput(t diagTool, output string, exitCode int) (any, error) {
 	parsed, perr := diag.Parse(t.tool, output)
-	if exitCode != 0 && !resultExit(t.tool, exitCode) || perr != nil {
+	if exitCode != 0 && !diag.ResultExit(t.tool, exitCode) || perr != nil {
 		msg := strings.TrimSpace(output)
 		if len(msg) > 600 {
 			msg = msg[:600] + "..."
@@ -225,17 +225,4 @@ func diagOutput(t diagTool, output string, exitCode int) (any, error) {
 		return DNSOutput{Result: p}, nil
 	}
 	return parsed, nil
-}
-
-// resultExit reports whether a non-zero exit code still carries a result
-// (as diag.Run): ping 1 (replies missing), tracepath 1 (not reached), dig
-// 9 (no server reached).
-func resultExit(tool string, code int) bool {
-	switch tool {
-	case "ping", "tracepath":
-		return code == 1
-	case "dig":
-		return code == 9
-	}
-	return false
 }
