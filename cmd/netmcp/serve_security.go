@@ -278,7 +278,7 @@ func loadPolicy(path string) (*policy.Policy, error) {
 // and ends the session.
 func serveStdioLimited(ctx context.Context, s *mcp.Server, max int, logger *slog.Logger) error {
 	out := &lockedWriter{w: os.Stdout}
-	in := server.LimitLines(os.Stdin, max, func(err error) {
+	in := transport.LimitLines(os.Stdin, max, func(err error) {
 		logger.Error("stdio message too large", "error", err)
 		// json.Marshal, not %q: Go quoting is not JSON for every string.
 		msg, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": nil,
@@ -286,7 +286,7 @@ func serveStdioLimited(ctx context.Context, s *mcp.Server, max int, logger *slog
 		_, _ = out.Write(append(msg, '\n'))
 	})
 	err := transport.ServeIO(ctx, s, in, out)
-	var lt *server.LineTooLongError
+	var lt *transport.LineTooLongError
 	if errors.As(err, &lt) {
 		return withExit(1, lt)
 	}
