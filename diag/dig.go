@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
 // DigResult is a parsed dig run: one DigQuery per answer dig printed
@@ -76,9 +78,9 @@ type DigRecord struct {
 }
 
 var (
-	reDigHeader = lazyRE(`opcode: (\S+?), status: (\S+?), id: (\d+)`)
-	reDigFlags  = lazyRE(`^;; flags:([^;]*); QUERY: (\d+), ANSWER: (\d+), AUTHORITY: (\d+), ADDITIONAL: (\d+)`)
-	reDigNSID   = lazyRE(`\("(.*)"\)\s*$`)
+	reDigHeader = lazyre.New(`opcode: (\S+?), status: (\S+?), id: (\d+)`)
+	reDigFlags  = lazyre.New(`^;; flags:([^;]*); QUERY: (\d+), ANSWER: (\d+), AUTHORITY: (\d+), ADDITIONAL: (\d+)`)
+	reDigNSID   = lazyre.New(`\("(.*)"\)\s*$`)
 )
 
 var digClasses = map[string]bool{"IN": true, "CH": true, "HS": true, "CS": true, "ANY": true, "NONE": true, "CLASS": true}
@@ -118,14 +120,14 @@ func ParseDig(text string) (DigResult, error) {
 			section = "header"
 			cur = &DigQuery{}
 			res = append(res, cur)
-			if m := reDigHeader().FindStringSubmatch(line); m != nil {
+			if m := reDigHeader.Re().FindStringSubmatch(line); m != nil {
 				cur.Opcode, cur.Status, cur.ID = strp(m[1]), strp(m[2]), toInt(m[3])
 			}
 			continue
 		case strings.HasPrefix(line, ";; flags:"):
 			section = "flags"
 			q := entry()
-			if m := reDigFlags().FindStringSubmatch(line); m != nil {
+			if m := reDigFlags.Re().FindStringSubmatch(line); m != nil {
 				q.Flags = strings.Fields(m[1])
 				if q.Flags == nil {
 					q.Flags = []string{}
@@ -293,7 +295,7 @@ func digOpt(q *DigQuery, line string) {
 			o.Cookie = strp(f[0])
 		}
 	case "NSID":
-		if m := reDigNSID().FindStringSubmatch(val); m != nil {
+		if m := reDigNSID.Re().FindStringSubmatch(val); m != nil {
 			o.NSID = strp(m[1])
 		} else {
 			o.NSID = strp(val)

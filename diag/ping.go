@@ -4,23 +4,25 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
 var (
-	rePingLinuxReply   = lazyRE(`^(?:\[(\d+(?:\.\d+)?)\] )?(\d+) bytes from (.+?): (?:icmp_)?seq=(\d+)(?: ttl=(\d+))?(?: time=(\d+(?:\.\d+)?) ms)?`)
-	rePingNameIP       = lazyRE(`^(\S+) \(([^()\s]+)\)$`)
-	rePingLinuxTimeout = lazyRE(`^(?:\[(\d+(?:\.\d+)?)\] )?no answer yet for icmp_seq=(\d+)`)
-	rePingLinuxFrom    = lazyRE(`^(?:\[(\d+(?:\.\d+)?)\] )?From (\S+?)(?: \(([^()\s]+)\))?:? icmp_seq=(\d+) (.*)$`)
-	rePingBSDReply     = lazyRE(`^(\d+) bytes from ([^\s,]+?)[:,] (?:icmp_)?seq=(\d+) (?:ttl|hlim)=(\d+) time=(\d+(?:\.\d+)?) ms`)
-	rePingBSDError     = lazyRE(`^(\d+) bytes from (?:(\S+) \(([^()\s]+)\)|([^\s,]+?))[:,] (.*)$`)
-	rePingBSDTimeout   = lazyRE(`^Request timeout for icmp_seq[ =](\d+)`)
-	rePingLinuxHeader  = lazyRE(`(\d+)(?:\(\d+\))? (?:bytes of data|data bytes)`)
-	rePingParenAddr    = lazyRE(`\(([^()\s]+)\)`)
-	rePingBSDHeader    = lazyRE(`^PING (\S*) \(([^()\s]*)\):? (\d+) data bytes`)
-	rePingBSD6Header   = lazyRE(`^PING6\((\d+)=[^)]*\) (\S+) --> (\S+)`)
-	rePingStatsDest    = lazyRE(`^--- (.*?) ?(?:ping6? )?statistics ---`)
-	rePingMTU          = lazyRE(`mtu ?= ?(\d+)`)
-	rePingFromSource   = lazyRE(` from (\S+?)(?: \S+)? ?: `)
+	rePingLinuxReply   = lazyre.New(`^(?:\[(\d+(?:\.\d+)?)\] )?(\d+) bytes from (.+?): (?:icmp_)?seq=(\d+)(?: ttl=(\d+))?(?: time=(\d+(?:\.\d+)?) ms)?`)
+	rePingNameIP       = lazyre.New(`^(\S+) \(([^()\s]+)\)$`)
+	rePingLinuxTimeout = lazyre.New(`^(?:\[(\d+(?:\.\d+)?)\] )?no answer yet for icmp_seq=(\d+)`)
+	rePingLinuxFrom    = lazyre.New(`^(?:\[(\d+(?:\.\d+)?)\] )?From (\S+?)(?: \(([^()\s]+)\))?:? icmp_seq=(\d+) (.*)$`)
+	rePingBSDReply     = lazyre.New(`^(\d+) bytes from ([^\s,]+?)[:,] (?:icmp_)?seq=(\d+) (?:ttl|hlim)=(\d+) time=(\d+(?:\.\d+)?) ms`)
+	rePingBSDError     = lazyre.New(`^(\d+) bytes from (?:(\S+) \(([^()\s]+)\)|([^\s,]+?))[:,] (.*)$`)
+	rePingBSDTimeout   = lazyre.New(`^Request timeout for icmp_seq[ =](\d+)`)
+	rePingLinuxHeader  = lazyre.New(`(\d+)(?:\(\d+\))? (?:bytes of data|data bytes)`)
+	rePingParenAddr    = lazyre.New(`\(([^()\s]+)\)`)
+	rePingBSDHeader    = lazyre.New(`^PING (\S*) \(([^()\s]*)\):? (\d+) data bytes`)
+	rePingBSD6Header   = lazyre.New(`^PING6\((\d+)=[^)]*\) (\S+) --> (\S+)`)
+	rePingStatsDest    = lazyre.New(`^--- (.*?) ?(?:ping6? )?statistics ---`)
+	rePingMTU          = lazyre.New(`mtu ?= ?(\d+)`)
+	rePingFromSource   = lazyre.New(` from (\S+?)(?: \S+)? ?: `)
 )
 
 // pingKind says what one line of ping output was.
@@ -118,7 +120,7 @@ func (p *pingParser) feed(line string) pingKind {
 	}
 	if strings.HasPrefix(line, "---") {
 		p.footer = true
-		if m := rePingStatsDest().FindStringSubmatch(line); m != nil {
+		if m := rePingStatsDest.Re().FindStringSubmatch(line); m != nil {
 			p.res.Destination = strOrNil(m[1])
 		} else if f := strings.Fields(line); len(f) > 1 {
 			p.res.Destination = strp(f[1])
@@ -149,22 +151,22 @@ func isLinuxPingHeader(h string) bool {
 	if strings.Contains(h, "bytes of data") || strings.Contains(h, " from ") {
 		return true
 	}
-	return !rePingBSDHeader().MatchString(h)
+	return !rePingBSDHeader.Re().MatchString(h)
 }
 
 func (p *pingParser) parseLinuxHeader(h string) {
 	body := h
-	if m := rePingLinuxHeader().FindStringSubmatchIndex(h); m != nil {
+	if m := rePingLinuxHeader.Re().FindStringSubmatchIndex(h); m != nil {
 		p.res.DataBytes = toInt(h[m[2]:m[3]])
 		body = h[:m[0]]
 	}
 	if i := strings.Index(body, " from "); i >= 0 {
-		if m := rePingFromSource().FindStringSubmatch(body[i:] + " "); m != nil {
+		if m := rePingFromSource.Re().FindStringSubmatch(body[i:] + " "); m != nil {
 			p.res.SourceIP = strp(strings.TrimSuffix(m[1], ":"))
 		}
 		body = body[:i]
 	}
-	if ms := rePingParenAddr().FindAllStringSubmatch(body, -1); len(ms) > 0 {
+	if ms := rePingParenAddr.Re().FindAllStringSubmatch(body, -1); len(ms) > 0 {
 		p.res.DestinationIP = strp(ms[len(ms)-1][1])
 	} else if f := strings.Fields(body); len(f) > 1 {
 		p.res.DestinationIP = strp(f[1])
@@ -172,7 +174,7 @@ func (p *pingParser) parseLinuxHeader(h string) {
 }
 
 func (p *pingParser) parseBSDHeader(h string) {
-	if m := rePingBSDHeader().FindStringSubmatch(h); m != nil {
+	if m := rePingBSDHeader.Re().FindStringSubmatch(h); m != nil {
 		p.res.DestinationIP = strp(m[2])
 		p.res.DataBytes = toInt(m[3])
 		return
@@ -188,7 +190,7 @@ func (p *pingParser) parseBSDHeader(h string) {
 
 func (p *pingParser) parseBSD6Header(h string) {
 	p.res.Format = "bsd"
-	if m := rePingBSD6Header().FindStringSubmatch(h); m != nil {
+	if m := rePingBSD6Header.Re().FindStringSubmatch(h); m != nil {
 		p.res.DataBytes = toInt(m[1])
 		p.res.SourceIP = strp(m[2])
 		p.res.DestinationIP = strp(m[3])
@@ -252,16 +254,16 @@ func (p *pingParser) unparsable(line, chars string) pingKind {
 }
 
 func (p *pingParser) feedLinux(line string) pingKind {
-	if m := rePingLinuxTimeout().FindStringSubmatch(line); m != nil {
+	if m := rePingLinuxTimeout.Re().FindStringSubmatch(line); m != nil {
 		return p.addResponse(PingResponse{Type: "timeout", Timestamp: floatOrNil(m[1]), ICMPSeq: toInt(m[2])})
 	}
 	if strings.Contains(line, " bytes from ") {
-		m := rePingLinuxReply().FindStringSubmatch(line)
+		m := rePingLinuxReply.Re().FindStringSubmatch(line)
 		if m == nil {
 			return p.unparsable(line, "()=")
 		}
 		ip := m[3]
-		if nm := rePingNameIP().FindStringSubmatch(ip); nm != nil {
+		if nm := rePingNameIP.Re().FindStringSubmatch(ip); nm != nil {
 			ip = nm[2]
 		}
 		return p.addResponse(PingResponse{
@@ -270,7 +272,7 @@ func (p *pingParser) feedLinux(line string) pingKind {
 			Duplicate: strings.Contains(line, "DUP!"),
 		})
 	}
-	if m := rePingLinuxFrom().FindStringSubmatch(line); m != nil {
+	if m := rePingLinuxFrom.Re().FindStringSubmatch(line); m != nil {
 		e := PingICMPError{Timestamp: floatOrNil(m[1]), ICMPSeq: toInt(m[4]), Message: strings.TrimSpace(m[5])}
 		if m[3] != "" {
 			e.ResponseName, e.ResponseIP = strp(m[2]), strp(m[3])
@@ -281,7 +283,7 @@ func (p *pingParser) feedLinux(line string) pingKind {
 		if e.Type == "" {
 			e.Type = "icmp_error"
 		}
-		if mm := rePingMTU().FindStringSubmatch(m[5]); mm != nil {
+		if mm := rePingMTU.Re().FindStringSubmatch(m[5]); mm != nil {
 			e.MTU = toInt(mm[1])
 		}
 		return p.addICMPError(e)
@@ -302,7 +304,7 @@ func (p *pingParser) feedBSD(line string) pingKind {
 		}
 	}
 	if !ipv6In(line) {
-		if m := rePingBSDTimeout().FindStringSubmatch(line); m != nil {
+		if m := rePingBSDTimeout.Re().FindStringSubmatch(line); m != nil {
 			return p.addResponse(PingResponse{Type: "timeout", ICMPSeq: toInt(m[1])})
 		}
 		if code := jcErrorType(line); code != "" {
@@ -310,7 +312,7 @@ func (p *pingParser) feedBSD(line string) pingKind {
 			if f := strings.Fields(line); len(f) > 0 {
 				r.Bytes = toInt(f[0])
 			}
-			if m := rePingBSDError().FindStringSubmatch(line); m != nil {
+			if m := rePingBSDError.Re().FindStringSubmatch(line); m != nil {
 				r.ResponseIP = strp(m[3] + m[4])
 			}
 			p.addResponse(r)
@@ -331,11 +333,11 @@ func (p *pingParser) feedBSD(line string) pingKind {
 }
 
 func (p *pingParser) bsdReply(line, mangle string) pingKind {
-	m := rePingBSDReply().FindStringSubmatch(line)
+	m := rePingBSDReply.Re().FindStringSubmatch(line)
 	if m == nil {
 		// jc reports it as unparsable; an ICMP error jc does not know
 		// is also kept in icmp_errors.
-		if em := rePingBSDError().FindStringSubmatch(line); em != nil {
+		if em := rePingBSDError.Re().FindStringSubmatch(line); em != nil {
 			if code := anyErrorType(em[5]); code != "" {
 				e := PingICMPError{Type: code, ResponseIP: strp(em[3] + em[4]), Message: em[5]}
 				if em[2] != "" {

@@ -2,6 +2,8 @@ package diag
 
 import (
 	"strings"
+
+	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
 // TracepathResult is a parsed tracepath or tracepath6 run. Its JSON is
@@ -33,13 +35,13 @@ type TracepathHop struct {
 }
 
 var (
-	reTpTTLHost = lazyRE(`^\s?(\d+)(\??):\s+(no reply|\S+)(?:\s+\(([^()\s]+)\))?`)
-	reTpPMTU    = lazyRE(`\spmtu\s(\d+)`)
-	reTpReply   = lazyRE(`\s(\d*\.\d*)ms`)
-	reTpAsymm   = lazyRE(`\sasymm\s+(\d+)`)
-	reTpReached = lazyRE(`\sreached`)
-	reTpSummary = lazyRE(`\s+Resume:\s+pmtu\s+(\d+)(?:\s+hops\s+(\d+))?(?:\s+back\s+(\d+))?`)
-	reTpNote    = lazyRE(`\s(![A-Z]+\S*)`)
+	reTpTTLHost = lazyre.New(`^\s?(\d+)(\??):\s+(no reply|\S+)(?:\s+\(([^()\s]+)\))?`)
+	reTpPMTU    = lazyre.New(`\spmtu\s(\d+)`)
+	reTpReply   = lazyre.New(`\s(\d*\.\d*)ms`)
+	reTpAsymm   = lazyre.New(`\sasymm\s+(\d+)`)
+	reTpReached = lazyre.New(`\sreached`)
+	reTpSummary = lazyre.New(`\s+Resume:\s+pmtu\s+(\d+)(?:\s+hops\s+(\d+))?(?:\s+back\s+(\d+))?`)
+	reTpNote    = lazyre.New(`\s(![A-Z]+\S*)`)
 )
 
 // ParseTracepath parses tracepath or tracepath6 output. Output with no hop
@@ -51,28 +53,28 @@ func ParseTracepath(text string) (*TracepathResult, error) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if m := reTpTTLHost().FindStringSubmatch(line); m != nil {
-			h := TracepathHop{TTL: toInt(m[1]), Guess: m[2] != "", Reached: reTpReached().MatchString(line)}
+		if m := reTpTTLHost.Re().FindStringSubmatch(line); m != nil {
+			h := TracepathHop{TTL: toInt(m[1]), Guess: m[2] != "", Reached: reTpReached.Re().MatchString(line)}
 			if m[3] != "no reply" {
 				h.Host = strp(m[3])
 			}
 			h.Address = strOrNil(m[4])
-			if r := reTpReply().FindStringSubmatch(line); r != nil {
+			if r := reTpReply.Re().FindStringSubmatch(line); r != nil {
 				h.ReplyMs = toFloat(r[1])
 			}
-			if r := reTpPMTU().FindStringSubmatch(line); r != nil {
+			if r := reTpPMTU.Re().FindStringSubmatch(line); r != nil {
 				h.PMTU = toInt(r[1])
 			}
-			if r := reTpAsymm().FindStringSubmatch(line); r != nil {
+			if r := reTpAsymm.Re().FindStringSubmatch(line); r != nil {
 				h.AsymmetricDifference = toInt(r[1])
 			}
-			if r := reTpNote().FindStringSubmatch(line); r != nil {
+			if r := reTpNote.Re().FindStringSubmatch(line); r != nil {
 				h.Note = strp(r[1])
 			}
 			res.Hops = append(res.Hops, h)
 			continue
 		}
-		if m := reTpSummary().FindStringSubmatch(line); m != nil {
+		if m := reTpSummary.Re().FindStringSubmatch(line); m != nil {
 			summary = true
 			res.PMTU, res.ForwardHops, res.ReturnHops = intOrNil(m[1]), intOrNil(m[2]), intOrNil(m[3])
 			continue

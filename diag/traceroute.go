@@ -2,6 +2,8 @@ package diag
 
 import (
 	"strings"
+
+	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
 // TracerouteResult is a parsed traceroute or traceroute6 run (Linux, BSD,
@@ -39,15 +41,15 @@ type TracerouteProbe struct {
 }
 
 var (
-	reTrHeader  = lazyRE(`(\S+)\s+\((\d+\.\d+\.\d+\.\d+|[0-9a-fA-F:]+)\)`)
-	reTrLimits  = lazyRE(`(\d+) hops max, (\d+) byte packets`)
-	reTrFrom    = lazyRE(` from (\S+?),`)
-	reTrHop     = lazyRE(`^\s*(\d+)?\s+(.+)$`)
-	reTrASN     = lazyRE(`^\[AS(\d+)\]$`)
-	reTrIPv4    = lazyRE(`^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$`)
-	reTrIPv6    = lazyRE(`^[0-9a-fA-F]*:[0-9a-fA-F:]*[0-9a-fA-F]$`)
-	reTrParenIP = lazyRE(`^\((\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|[0-9a-fA-F:]+)\)+$`)
-	reTrRTT     = lazyRE(`\d+(?:\.?\d+)?$`)
+	reTrHeader  = lazyre.New(`(\S+)\s+\((\d+\.\d+\.\d+\.\d+|[0-9a-fA-F:]+)\)`)
+	reTrLimits  = lazyre.New(`(\d+) hops max, (\d+) byte packets`)
+	reTrFrom    = lazyre.New(` from (\S+?),`)
+	reTrHop     = lazyre.New(`^\s*(\d+)?\s+(.+)$`)
+	reTrASN     = lazyre.New(`^\[AS(\d+)\]$`)
+	reTrIPv4    = lazyre.New(`^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$`)
+	reTrIPv6    = lazyre.New(`^[0-9a-fA-F]*:[0-9a-fA-F:]*[0-9a-fA-F]$`)
+	reTrParenIP = lazyre.New(`^\((\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|[0-9a-fA-F:]+)\)+$`)
+	reTrRTT     = lazyre.New(`\d+(?:\.?\d+)?$`)
 )
 
 // ParseTraceroute parses traceroute or traceroute6 output. Output with
@@ -66,13 +68,13 @@ func ParseTraceroute(text string) (*TracerouteResult, error) {
 	if len(lines) > 0 && (strings.HasPrefix(lines[0], "traceroute to ") || strings.HasPrefix(lines[0], "traceroute6 to ")) {
 		header = true
 		h := lines[0]
-		if m := reTrHeader().FindStringSubmatch(h); m != nil {
+		if m := reTrHeader.Re().FindStringSubmatch(h); m != nil {
 			res.DestinationName, res.DestinationIP = strp(m[1]), strp(m[2])
 		}
-		if m := reTrLimits().FindStringSubmatch(h); m != nil {
+		if m := reTrLimits.Re().FindStringSubmatch(h); m != nil {
 			res.MaxHops, res.PacketBytes = toInt(m[1]), toInt(m[2])
 		}
-		if m := reTrFrom().FindStringSubmatch(h); m != nil {
+		if m := reTrFrom.Re().FindStringSubmatch(h); m != nil {
 			res.SourceIP = strp(m[1])
 		}
 		lines = lines[1:]
@@ -82,7 +84,7 @@ func ParseTraceroute(text string) (*TracerouteResult, error) {
 		if line == "" {
 			continue
 		}
-		m := reTrHop().FindStringSubmatch(line)
+		m := reTrHop.Re().FindStringSubmatch(line)
 		if m == nil || (m[1] == "" && hop == nil) {
 			if strings.TrimSpace(line) != "" {
 				res.Unrecognized = append(res.Unrecognized, line)
@@ -146,20 +148,20 @@ func traceProbes(s string) (probes []TracerouteProbe, stars int) {
 	for i = 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
-		case reTrASN().MatchString(t):
+		case reTrASN.Re().MatchString(t):
 			cur.ASN = toInt(t)
 			lastWasRTT, blankBefore = false, true
-		case i+1 < len(toks) && reTrParenIP().MatchString(toks[i+1]):
+		case i+1 < len(toks) && reTrParenIP.Re().MatchString(toks[i+1]):
 			cur.Name = strp(t)
-			cur.IP = strp(reTrParenIP().FindStringSubmatch(toks[i+1])[1])
+			cur.IP = strp(reTrParenIP.Re().FindStringSubmatch(toks[i+1])[1])
 			i++
 			lastWasRTT, blankBefore = false, true
-		case reTrIPv4().MatchString(t) || (reTrIPv6().MatchString(t) && strings.Count(t, ":") >= 2):
+		case reTrIPv4.Re().MatchString(t) || (reTrIPv6.Re().MatchString(t) && strings.Count(t, ":") >= 2):
 			cur.IP = strp(t)
 			lastWasRTT, blankBefore = false, true
-		case i+1 < len(toks) && toks[i+1] == "ms" && reTrRTT().MatchString(t):
+		case i+1 < len(toks) && toks[i+1] == "ms" && reTrRTT.Re().MatchString(t):
 			i++
-			probe(toFloat(reTrRTT().FindString(t)))
+			probe(toFloat(reTrRTT.Re().FindString(t)))
 		case t == "*":
 			stars++
 			blankAfter := i+1 < len(toks) || trailingBlank

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -93,14 +94,17 @@ func addEvidenceArgs(in *jsonschema.Schema) {
 		Description: "signed consent of a trusted approver (troubleshooting draft 7.1): an Ed25519-signed JSON object or an EdDSA JWT, made with `netmcp approve`"}
 }
 
-// approvalRequiredSchema is the JSON Schema of ApprovalRequiredResult.
-var approvalRequiredSchema = mustSchema("approval-required", `{"type":"object","properties":{
+// approvalRequiredSchema is the JSON Schema of ApprovalRequiredResult,
+// resolved on first use.
+var approvalRequiredSchema = sync.OnceValue(func() *jsonschema.Schema {
+	return mustSchema("approval-required", `{"type":"object","properties":{
 "status":{"const":"approval-required"},"tool":{"type":"string"},"approvalToken":{"type":"string"},
 "expiresAt":{"type":"string"},"summary":{"type":"string"},"rollbackWindow":{"type":"integer"},"next":{"type":"string"}},
 "required":["status","tool","approvalToken","expiresAt"]}`)
+})
 
 // withApprovalOutput widens an output schema to admit the approval-required
 // result as well.
 func withApprovalOutput(out *jsonschema.Schema) *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{out, approvalRequiredSchema}}
+	return &jsonschema.Schema{Type: "object", AnyOf: []*jsonschema.Schema{out, approvalRequiredSchema()}}
 }

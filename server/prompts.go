@@ -40,7 +40,7 @@ type promptDef struct {
 func f64(v float64) *float64 { return &v }
 
 // vlanNamePattern is the pattern of network.config.add-vlan's name.
-var vlanNamePattern = regexp.MustCompile(`^[A-Za-z0-9-_]+$`)
+const vlanNamePattern = `^[A-Za-z0-9-_]+$`
 
 func (s *Server) addPrompts() {
 	s.promptSchemas = map[string][]argSchema{}
@@ -59,7 +59,7 @@ func (s *Server) addPrompts() {
 			description: "Interactive VLAN creation wizard",
 			args: []argSchema{
 				{Name: "vlan_id", Description: "IEEE 802.1Q VLAN ID", Required: true, Type: "integer", Minimum: f64(1), Maximum: f64(4094)},
-				{Name: "name", Description: "VLAN name (no spaces)", Required: true, Type: "string", Pattern: vlanNamePattern.String()},
+				{Name: "name", Description: "VLAN name (no spaces)", Required: true, Type: "string", Pattern: vlanNamePattern},
 				{Name: "ports", Description: "List of interface names to add to VLAN", Type: "array", Items: &argSchema{Type: "string"}},
 			},
 			get: s.addVLANPrompt},

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/internal/lazyre"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -101,9 +101,9 @@ type finding struct {
 }
 
 var (
-	snmpDefaultRe = regexp.MustCompile(`(?im)^\s*snmp-server community\s+(public|private)\b`)
-	plainPassRe   = regexp.MustCompile(`(?im)^\s*(?:username\s+\S+\s+)?(?:enable\s+)?password\s+(?:0\s+)?(\S+)`)
-	telnetRe      = regexp.MustCompile(`(?im)^\s*transport input\s+.*\btelnet\b`)
+	snmpDefaultRe = lazyre.New(`(?im)^\s*snmp-server community\s+(public|private)\b`)
+	plainPassRe   = lazyre.New(`(?im)^\s*(?:username\s+\S+\s+)?(?:enable\s+)?password\s+(?:0\s+)?(\S+)`)
+	telnetRe      = lazyre.New(`(?im)^\s*transport input\s+.*\btelnet\b`)
 )
 
 // auditPrompt is network.security.audit: it runs the checks on the running
@@ -136,16 +136,16 @@ func (s *Server) auditPrompt(ctx context.Context, _ *mcp.GetPromptRequest, args 
 		}
 		text, err := s.files.ReadFile(ctx, "running-config")
 		if err == nil {
-			for _, m := range snmpDefaultRe.FindAllStringSubmatch(string(text), -1) {
+			for _, m := range snmpDefaultRe.Re().FindAllStringSubmatch(string(text), -1) {
 				fs = append(fs, finding{"snmp-default-community", "high", "snmp-server", fmt.Sprintf("default SNMP community %q is configured", m[1])})
 			}
-			for _, m := range plainPassRe.FindAllStringSubmatch(string(text), -1) {
+			for _, m := range plainPassRe.Re().FindAllStringSubmatch(string(text), -1) {
 				if m[1] == "7" || m[1] == "5" || strings.HasPrefix(m[1], "$") {
 					continue // hashed or type-7/5 encoded
 				}
 				fs = append(fs, finding{"plaintext-password", "high", strings.Fields(m[0])[0], "password stored in clear text (value redacted)"})
 			}
-			if profile == "detailed" && telnetRe.MatchString(string(text)) {
+			if profile == "detailed" && telnetRe.Re().MatchString(string(text)) {
 				fs = append(fs, finding{"telnet-enabled", "medium", "line vty", "telnet is allowed for remote access; use SSH only"})
 			}
 		}

@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
-	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/internal/lazyre"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -181,7 +181,7 @@ func (s *Server) readFor(ctx context.Context, c toolCall) any {
 	return nil
 }
 
-var macRe = regexp.MustCompile(`(?i)\b([0-9a-f]{2}[:-]){5}[0-9a-f]{2}\b|\b([0-9a-f]{4}\.){2}[0-9a-f]{4}\b`)
+var macRe = lazyre.New(`(?i)\b([0-9a-f]{2}[:-]){5}[0-9a-f]{2}\b|\b([0-9a-f]{4}\.){2}[0-9a-f]{4}\b`)
 
 // advance analyses the outputs of the current step and returns the next.
 func (s *Server) advance(ctx context.Context, rb *runbook, out []any) (*mcp.GetPromptResult, error) {
@@ -191,9 +191,9 @@ func (s *Server) advance(ctx context.Context, rb *runbook, out []any) (*mcp.GetP
 		text, _ := out[0].(string)
 		for _, line := range strings.Split(text, "\n") {
 			f := strings.Fields(line)
-			if slices.Contains(f, rb.dst) && macRe.MatchString(line) && !strings.Contains(strings.ToLower(line), "incomplete") {
+			if slices.Contains(f, rb.dst) && macRe.Re().MatchString(line) && !strings.Contains(strings.ToLower(line), "incomplete") {
 				rb.arpOK = true
-				if last := f[len(f)-1]; !macRe.MatchString(last) && last != rb.dst {
+				if last := f[len(f)-1]; !macRe.Re().MatchString(last) && last != rb.dst {
 					rb.outIf = last
 				}
 			}

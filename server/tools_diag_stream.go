@@ -2,13 +2,13 @@ package server
 
 import (
 	"context"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/diag"
+	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
 // diagStream sends each output line of a running diagnostic to the client
@@ -94,10 +94,10 @@ func pingCounter() func(string) float64 {
 
 // hopLine matches the hop number of a traceroute (" 3  10.0.0.1 ...") or
 // tracepath (" 3:  10.0.0.1", " 1?: [LOCALHOST]") line.
-var hopLine = regexp.MustCompile(`^\s*(\d+)\??:?\s`)
+var hopLine = lazyre.New(`^\s*(\d+)\??:?\s`)
 
 func hopCounter(line string) float64 {
-	m := hopLine.FindStringSubmatch(line)
+	m := hopLine.Re().FindStringSubmatch(line)
 	if m == nil {
 		return 0
 	}

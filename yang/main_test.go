@@ -7,6 +7,6 @@ import (
 
 // TestMain fixes the redaction key so golden files are stable.
 func TestMain(m *testing.M) {
-	redactKey = []byte("netmcp-yang-tests")
+	redactKey = func() []byte { return []byte("netmcp-yang-tests") }
 	os.Exit(m.Run())
 }

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+	"sync"
 )
 
 // secretMembers are the leaves whose values are secrets (openconfig-system
@@ -14,14 +15,15 @@ import (
 var secretMembers = map[string]bool{"password": true, "password-hashed": true, "community-string": true}
 
 // redactKey keys the tags of redacted values: random per process, so a tag
-// shows whether a secret changed without allowing offline guessing.
-var redactKey = func() []byte {
+// shows whether a secret changed without allowing offline guessing. It is
+// made on first use (tests replace it with a fixed key).
+var redactKey = sync.OnceValue(func() []byte {
 	k := make([]byte, 32)
 	if _, err := rand.Read(k); err != nil {
 		panic("yang: no randomness for the redaction key: " + err.Error())
 	}
 	return k
-}()
+})
 
 // IsSecret reports whether a member name (optionally module-qualified) is
 // a secret leaf whose value must not be shown.
@@ -46,7 +48,7 @@ func redactValue(v any) string {
 	if !ok {
 		s = jsonText(v)
 	}
-	m := hmac.New(sha256.New, redactKey)
+	m := hmac.New(sha256.New, redactKey())
 	m.Write([]byte(s))
 	return "[redacted:" + hex.EncodeToString(m.Sum(nil)[:4]) + "]"
 }

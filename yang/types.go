@@ -3,10 +3,11 @@ package yang
 import (
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
 // baseKind is a YANG built-in type family.
@@ -31,8 +32,8 @@ type leafType struct {
 	lo, hi   int64  // signed range
 	ulo, uhi uint64 // unsigned range
 	minLen   int
-	maxLen   int // 0 = no limit
-	pattern  *regexp.Regexp
+	maxLen   int            // 0 = no limit
+	pattern  *lazyre.Regexp // compiled on first use: the model's types cost nothing at start-up
 	enums    []string
 	idents   []string // module:name of the allowed identities
 	union    []*leafType
@@ -87,7 +88,7 @@ func stringType(name string, min, max int) *leafType {
 
 // patternType returns a string type whose values must match the whole pattern.
 func patternType(name, pattern string) *leafType {
-	return &leafType{base: baseString, name: name, pattern: regexp.MustCompile(`^(?:` + pattern + `)$`)}
+	return &leafType{base: baseString, name: name, pattern: lazyre.New(`^(?:` + pattern + `)$`)}
 }
 
 func enum(name string, values ...string) *leafType {
@@ -136,7 +137,7 @@ func (t *leafType) check(v any) *valueError {
 		if n < t.minLen || (t.maxLen > 0 && n > t.maxLen) {
 			return &valueError{msg: fmt.Sprintf("value %q has length %d, outside %d..%s of type %s", s, n, t.minLen, maxText(t.maxLen), t.name)}
 		}
-		if t.pattern != nil && !t.pattern.MatchString(s) {
+		if t.pattern != nil && !t.pattern.Re().MatchString(s) {
 			return &valueError{msg: fmt.Sprintf("value %q does not match the pattern of type %s", s, t.name)}
 		}
 	case baseBool:

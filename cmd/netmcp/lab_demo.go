@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/internal/lazyre"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
 )
@@ -377,7 +377,7 @@ func (d *demo) editCommit(ctx context.Context, st *demoStep) error {
 
 // approvalTokenRe finds the single-use token a gate refusal carries, in an
 // error's message or data or in a tool error's content.
-var approvalTokenRe = regexp.MustCompile(`"?approvalToken"?\s*[:=]\s*"([^"]+)"`)
+var approvalTokenRe = lazyre.New(`"?approvalToken"?\s*[:=]\s*"([^"]+)"`)
 
 // approvedCall calls a state-changing tool as a well-behaved client: the
 // elicitation handler answers an operator prompt; a refusal carrying an
@@ -428,7 +428,7 @@ func approvalToken(res *mcp.CallToolResult, err error) string {
 	case res != nil && res.IsError:
 		text = toolText(res) + mustJSON(res.StructuredContent)
 	}
-	if m := approvalTokenRe.FindStringSubmatch(text); m != nil {
+	if m := approvalTokenRe.Re().FindStringSubmatch(text); m != nil {
 		return m[1]
 	}
 	return ""

@@ -2,13 +2,13 @@ package sim
 
 import (
 	"context"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/sim/netsim"
+	"github.com/netmcp/netmcp/internal/lazyre"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -126,7 +126,7 @@ func (e *emitter) lines(ls []string, gap time.Duration) {
 	}
 }
 
-var icmpSeq = regexp.MustCompile(`icmp_seq=(\d+)`)
+var icmpSeq = lazyre.New(`icmp_seq=(\d+)`)
 
 // ping emits iputils output one request per interval: the lines of
 // icmp_seq k appear k-1 intervals after the header, the statistics after
@@ -137,7 +137,7 @@ func (e *emitter) ping(text string, count int) {
 	i := 0
 	for ; i < len(ls); i++ {
 		l := ls[i]
-		if m := icmpSeq.FindStringSubmatch(l); m != nil {
+		if m := icmpSeq.Re().FindStringSubmatch(l); m != nil {
 			k, _ := strconv.Atoi(m[1])
 			if k > last && !e.wait(time.Duration(k-last)*e.interval) {
 				return
