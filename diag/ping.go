@@ -9,18 +9,13 @@ import (
 )
 
 var (
-	rePingLinuxReply   = lazyre.New(`^(?:\[(\d+(?:\.\d+)?)\] )?(\d+) bytes from (.+?): (?:icmp_)?seq=(\d+)(?: ttl=(\d+))?(?: time=(\d+(?:\.\d+)?) ms)?`)
-	rePingNameIP       = lazyre.New(`^(\S+) \(([^()\s]+)\)$`)
 	rePingLinuxTimeout = lazyre.New(`^(?:\[(\d+(?:\.\d+)?)\] )?no answer yet for icmp_seq=(\d+)`)
 	rePingLinuxFrom    = lazyre.New(`^(?:\[(\d+(?:\.\d+)?)\] )?From (\S+?)(?: \(([^()\s]+)\))?:? icmp_seq=(\d+) (.*)$`)
 	rePingBSDReply     = lazyre.New(`^(\d+) bytes from ([^\s,]+?)[:,] (?:icmp_)?seq=(\d+) (?:ttl|hlim)=(\d+) time=(\d+(?:\.\d+)?) ms`)
 	rePingBSDError     = lazyre.New(`^(\d+) bytes from (?:(\S+) \(([^()\s]+)\)|([^\s,]+?))[:,] (.*)$`)
 	rePingBSDTimeout   = lazyre.New(`^Request timeout for icmp_seq[ =](\d+)`)
-	rePingLinuxHeader  = lazyre.New(`(\d+)(?:\(\d+\))? (?:bytes of data|data bytes)`)
-	rePingParenAddr    = lazyre.New(`\(([^()\s]+)\)`)
 	rePingBSDHeader    = lazyre.New(`^PING (\S*) \(([^()\s]*)\):? (\d+) data bytes`)
 	rePingBSD6Header   = lazyre.New(`^PING6\((\d+)=[^)]*\) (\S+) --> (\S+)`)
-	rePingStatsDest    = lazyre.New(`^--- (.*?) ?(?:ping6? )?statistics ---`)
 	rePingMTU          = lazyre.New(`mtu ?= ?(\d+)`)
 	rePingFromSource   = lazyre.New(` from (\S+?)(?: \S+)? ?: `)
 )
@@ -120,8 +115,8 @@ func (p *pingParser) feed(line string) pingKind {
 	}
 	if strings.HasPrefix(line, "---") {
 		p.footer = true
-		if m := rePingStatsDest.Re().FindStringSubmatch(line); m != nil {
-			p.res.Destination = strOrNil(m[1])
+		if dest, ok := statsDestination(line); ok {
+			p.res.Destination = strOrNil(dest)
 		} else if f := strings.Fields(line); len(f) > 1 {
 			p.res.Destination = strp(f[1])
 		}
@@ -156,9 +151,9 @@ func isLinuxPingHeader(h string) bool {
 
 func (p *pingParser) parseLinuxHeader(h string) {
 	body := h
-	if m := rePingLinuxHeader.Re().FindStringSubmatchIndex(h); m != nil {
-		p.res.DataBytes = toInt(h[m[2]:m[3]])
-		body = h[:m[0]]
+	if size, start, ok := scanDataBytes(h); ok {
+		p.res.DataBytes = toInt(size)
+		body = h[:start]
 	}
 	if i := strings.Index(body, " from "); i >= 0 {
 		if m := rePingFromSource.Re().FindStringSubmatch(body[i:] + " "); m != nil {
@@ -166,8 +161,8 @@ func (p *pingParser) parseLinuxHeader(h string) {
 		}
 		body = body[:i]
 	}
-	if ms := rePingParenAddr.Re().FindAllStringSubmatch(body, -1); len(ms) > 0 {
-		p.res.DestinationIP = strp(ms[len(ms)-1][1])
+	if addr, ok := lastParenAddr(body); ok {
+		p.res.DestinationIP = strp(addr)
 	} else if f := strings.Fields(body); len(f) > 1 {
 		p.res.DestinationIP = strp(f[1])
 	}
@@ -254,23 +249,31 @@ func (p *pingParser) unparsable(line, chars string) pingKind {
 }
 
 func (p *pingParser) feedLinux(line string) pingKind {
-	if m := rePingLinuxTimeout.Re().FindStringSubmatch(line); m != nil {
-		return p.addResponse(PingResponse{Type: "timeout", Timestamp: floatOrNil(m[1]), ICMPSeq: toInt(m[2])})
+	// Each expression is tried only on lines holding its literal text, so
+	// that a file without such lines never compiles it.
+	if strings.Contains(line, "no answer yet for icmp_seq=") {
+		if m := rePingLinuxTimeout.Re().FindStringSubmatch(line); m != nil {
+			return p.addResponse(PingResponse{Type: "timeout", Timestamp: floatOrNil(m[1]), ICMPSeq: toInt(m[2])})
+		}
 	}
 	if strings.Contains(line, " bytes from ") {
-		m := rePingLinuxReply.Re().FindStringSubmatch(line)
-		if m == nil {
+		m, ok := scanLinuxReply(line)
+		if !ok {
 			return p.unparsable(line, "()=")
 		}
-		ip := m[3]
-		if nm := rePingNameIP.Re().FindStringSubmatch(ip); nm != nil {
-			ip = nm[2]
+		ip := m.from
+		if _, addr, ok := splitNameIP(ip); ok {
+			ip = addr
 		}
 		return p.addResponse(PingResponse{
-			Type: "reply", Timestamp: floatOrNil(m[1]), Bytes: toInt(m[2]), ResponseIP: strp(ip),
-			ICMPSeq: toInt(m[4]), TTL: intOrNil(m[5]), TimeMs: floatOrNil(m[6]),
+			Type: "reply", Timestamp: floatOrNil(m.timestamp), Bytes: toInt(m.bytes), ResponseIP: strp(ip),
+			ICMPSeq: toInt(m.seq), TTL: intOrNil(m.ttl), TimeMs: floatOrNil(m.time),
 			Duplicate: strings.Contains(line, "DUP!"),
 		})
+	}
+	if !strings.Contains(line, "icmp_seq=") {
+		p.res.Unrecognized = append(p.res.Unrecognized, line)
+		return pkUnrecognized
 	}
 	if m := rePingLinuxFrom.Re().FindStringSubmatch(line); m != nil {
 		e := PingICMPError{Timestamp: floatOrNil(m[1]), ICMPSeq: toInt(m[4]), Message: strings.TrimSpace(m[5])}
