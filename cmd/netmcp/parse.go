@@ -19,6 +19,8 @@ func init() {
 		Use:   "parse ping|traceroute|tracepath|dig [FILE]",
 		Short: "Parse diagnostic tool output (FILE or stdin) into JSON (jc's schema, enriched)",
 		Args:  cobra.RangeArgs(1, 2),
+		// Reads a file and prints: nothing to clean up on SIGINT.
+		Annotations: map[string]string{plainSignals: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var in io.Reader = cmd.InOrStdin()
 			if len(args) == 2 && args[1] != "-" {
