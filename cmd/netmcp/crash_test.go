@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -36,7 +37,11 @@ func netmcpBinary(t testing.TB) string {
 			return
 		}
 		binPath = filepath.Join(dir, "netmcp-crashtest")
-		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		// Built as scripts/build.sh builds a release: static (no cgo),
+		// which is also what the start-up benchmarks measure.
+		build := exec.Command("go", "build", "-trimpath", "-o", binPath, ".")
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		out, err := build.CombinedOutput()
 		if err != nil {
 			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
 		}
