@@ -26,7 +26,8 @@ type approveFlags struct {
 	jwt                                bool
 }
 
-func init() {
+// newApproveCmd builds "netmcp approve" and its keygen subcommand.
+func newApproveCmd() *cobra.Command {
 	var f approveFlags
 	cmd := &cobra.Command{
 		Use:   "approve --key KEYFILE --tool TOOL --args JSON",
@@ -62,7 +63,7 @@ func init() {
 	keygen.Flags().StringVar(&out, "out", "", "private key file to create; the public key goes to FILE.pub (required)")
 	_ = keygen.MarkFlagRequired("out")
 	cmd.AddCommand(keygen)
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func runApprove(f approveFlags, w io.Writer) error {

@@ -8,7 +8,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
+// newAuditCmd builds "netmcp audit" and its verify subcommand.
+func newAuditCmd() *cobra.Command {
 	var stateDir, deviceURL, topology string
 	auditCmd := &cobra.Command{
 		Use:   "audit",
@@ -62,7 +63,7 @@ func init() {
 	verifyCmd.Flags().StringVar(&deviceURL, "device", "", "device URL given to netmcp serve: verify the log in its default state directory")
 	verifyCmd.Flags().StringVar(&topology, "topology", "", "with --device: the --topology given to netmcp serve")
 	auditCmd.AddCommand(verifyCmd)
-	rootCmd.AddCommand(auditCmd)
+	return auditCmd
 }
 
 func btoi(b bool) int {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/netmcp/netmcp/audit"
-	"github.com/spf13/pflag"
 )
 
 func TestAuditVerifyCommand(t *testing.T) {
@@ -24,16 +23,7 @@ func TestAuditVerifyCommand(t *testing.T) {
 		}
 	}
 	l.Close()
-	run := func(args ...string) (string, error) {
-		var out bytes.Buffer
-		rootCmd.SetOut(&out)
-		rootCmd.SetArgs(args)
-		err := rootCmd.Execute()
-		if c, _, ferr := rootCmd.Find([]string{"audit", "verify"}); ferr == nil { // flags outlive Execute in one process
-			c.Flags().VisitAll(func(f *pflag.Flag) { f.Value.Set(f.DefValue); f.Changed = false })
-		}
-		return out.String(), err
-	}
+	run := func(args ...string) (string, error) { return runRoot(t, "", args...) }
 	out, err := run("audit", "verify", "--state-dir", dir)
 	if err != nil || !strings.HasPrefix(out, "OK ") || !strings.Contains(out, "3 records") {
 		t.Fatalf("intact: %q %v", out, err)

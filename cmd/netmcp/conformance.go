@@ -14,7 +14,8 @@ import (
 	"github.com/netmcp/netmcp/transport"
 )
 
-func init() {
+// newConformanceCmd builds "netmcp conformance-server".
+func newConformanceCmd() *cobra.Command {
 	var listen string
 	var verbose bool
 	cmd := &cobra.Command{
@@ -42,5 +43,5 @@ func init() {
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:0", "address to serve Streamable HTTP on")
 	cmd.Flags().BoolVar(&verbose, "verbose", false, "log server activity to stderr")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }

@@ -12,7 +12,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() {
+// newDiagCmd builds "netmcp diag" with one subcommand per tool.
+func newDiagCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "diag",
 		Short: "Run a diagnostic locally (ping, traceroute, tracepath, dig, mtr) and parse its output",
@@ -20,7 +21,7 @@ func init() {
 	for _, tool := range diag.RunTools {
 		root.AddCommand(diagCommand(tool))
 	}
-	rootCmd.AddCommand(root)
+	return root
 }
 
 // diagCommand builds "netmcp diag <tool> DESTINATION" with the options the

@@ -20,10 +20,10 @@ import (
 	"github.com/netmcp/netmcp/transport"
 )
 
-// labCmd groups the simulated-lab commands (up, demo).
-var labCmd = &cobra.Command{Use: "lab", Short: "Run a simulated network whose devices are MCP servers"}
-
-func init() {
+// newLabCmd builds "netmcp lab", which groups the simulated-lab commands
+// (up, demo).
+func newLabCmd() *cobra.Command {
+	labCmd := &cobra.Command{Use: "lab", Short: "Run a simulated network whose devices are MCP servers"}
 	var topoFile, stateDir string
 	var basePort int
 	up := &cobra.Command{
@@ -44,8 +44,8 @@ func init() {
 	up.Flags().StringVar(&topoFile, "topology", "", "topology YAML (default: the built-in lab)")
 	up.Flags().IntVar(&basePort, "base-port", 0, "first TCP port; device i listens on base-port+i (0: any free port)")
 	up.Flags().StringVar(&stateDir, "state-dir", "", "directory for each device's persistent state")
-	labCmd.AddCommand(up)
-	rootCmd.AddCommand(labCmd)
+	labCmd.AddCommand(up, newLabDemoCmd())
+	return labCmd
 }
 
 // loadTopology reads a topology file, or returns the built-in lab for "".

@@ -43,7 +43,8 @@ const demoEdit = `[{"path":"/openconfig-interfaces:interfaces/interface[name='Lo
   "subinterfaces":{"subinterface":[{"index":0,"config":{"index":0,"ipv4":{"addresses":{"address":[
    {"ip":"100.100.100.100","config":{"ip":"100.100.100.100","prefix-length":32}}]}}}}]}}}]`
 
-func init() {
+// newLabDemoCmd builds "netmcp lab demo".
+func newLabDemoCmd() *cobra.Command {
 	var topoFile string
 	var asJSON, noElicit bool
 	cmd := &cobra.Command{
@@ -65,7 +66,7 @@ func init() {
 	cmd.Flags().StringVar(&topoFile, "topology", "", "topology YAML (default: the built-in lab; the demo expects its device names)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per step instead of text")
 	cmd.Flags().BoolVar(&noElicit, "no-elicitation", false, "do not advertise elicitation: approve changes with the refusal's approvalToken instead")
-	labCmd.AddCommand(cmd)
+	return cmd
 }
 
 // demoStep is what one step prints: text lines, or with --json one object.

@@ -43,11 +43,11 @@ func TestLabUp(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	out := &syncBuffer{ch: make(chan struct{}, 1)}
-	labCmd.SetOut(out)
-	defer labCmd.SetOut(nil)
+	cmd := newLabCmd()
+	cmd.SetOut(out)
 	done := make(chan error, 1)
 	go func() {
-		done <- runLab(ctx, sim.DefaultTopology(), sim.LabOptions{}, 0, labCmd)
+		done <- runLab(ctx, sim.DefaultTopology(), sim.LabOptions{}, 0, cmd)
 	}()
 
 	deadline := time.After(10 * time.Second)

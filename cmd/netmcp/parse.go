@@ -13,7 +13,8 @@ import (
 // maxParseInput bounds what "netmcp parse" reads (16 MiB).
 const maxParseInput = 16 << 20
 
-func init() {
+// newParseCmd builds "netmcp parse".
+func newParseCmd() *cobra.Command {
 	var pretty bool
 	cmd := &cobra.Command{
 		Use:   "parse ping|traceroute|tracepath|dig [FILE]",
@@ -50,5 +51,5 @@ func init() {
 		},
 	}
 	cmd.Flags().BoolVar(&pretty, "pretty", false, "indent the JSON")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }

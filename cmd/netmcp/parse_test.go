@@ -10,15 +10,16 @@ import (
 	"testing"
 )
 
-// runRoot runs the root command with args and stdin, returning stdout.
+// runRoot runs a fresh root command with args and stdin, returning what it
+// wrote to stdout and stderr.
 func runRoot(t *testing.T, stdin string, args ...string) (string, error) {
 	t.Helper()
 	var out bytes.Buffer
-	rootCmd.SetArgs(args)
-	rootCmd.SetIn(strings.NewReader(stdin))
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&out)
-	err := rootCmd.Execute()
+	root := newRootCmd(args)
+	root.SetIn(strings.NewReader(stdin))
+	root.SetOut(&out)
+	root.SetErr(&out)
+	err := root.Execute()
 	return out.String(), err
 }
 

@@ -21,7 +21,8 @@ func pkiDefaultDir() string {
 	return "netmcp-pki"
 }
 
-func init() {
+// newPKICmd builds "netmcp pki" and its init and issue subcommands.
+func newPKICmd() *cobra.Command {
 	var dir string
 	pkiCmd := &cobra.Command{
 		Use:   "pki",
@@ -85,5 +86,5 @@ func init() {
 	issueCmd.Flags().StringVar(&out, "out", "", "directory for NAME.pem and NAME.key (default: --dir)")
 
 	pkiCmd.AddCommand(initCmd, issueCmd)
-	rootCmd.AddCommand(pkiCmd)
+	return pkiCmd
 }

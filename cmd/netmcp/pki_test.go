@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,12 +10,7 @@ import (
 // runCLI runs the root command with args and returns its output.
 func runPKICLI(t *testing.T, args ...string) (string, error) {
 	t.Helper()
-	var out bytes.Buffer
-	rootCmd.SetOut(&out)
-	rootCmd.SetErr(&out)
-	rootCmd.SetArgs(args)
-	err := rootCmd.Execute()
-	return out.String(), err
+	return runRoot(t, "", args...)
 }
 
 func TestPKICommands(t *testing.T) {

@@ -36,7 +36,8 @@ type serveFlags struct {
 	verbose     bool
 }
 
-func init() {
+// newServeCmd builds "netmcp serve".
+func newServeCmd() *cobra.Command {
 	var f serveFlags
 	cmd := &cobra.Command{
 		Use:   "serve --device URL",
@@ -61,7 +62,7 @@ func init() {
 	fl.BoolVar(&f.verbose, "verbose", false, "log server activity to stderr")
 	bindSecurityFlags(fl, &serveSec)
 	_ = cmd.MarkFlagRequired("device")
-	rootCmd.AddCommand(cmd)
+	return cmd
 }
 
 func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {

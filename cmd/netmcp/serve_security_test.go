@@ -101,16 +101,7 @@ func TestServeAuditVerify(t *testing.T) {
 			t.Errorf("secret %q in the audit log or the server log", secret)
 		}
 	}
-	verify := func() (string, error) {
-		var out bytes.Buffer
-		rootCmd.SetOut(&out)
-		rootCmd.SetArgs([]string{"audit", "verify", "--state-dir", dir})
-		err := rootCmd.Execute()
-		if c, _, ferr := rootCmd.Find([]string{"audit", "verify"}); ferr == nil {
-			c.Flags().Lookup("state-dir").Changed = false
-		}
-		return out.String(), err
-	}
+	verify := func() (string, error) { return runRoot(t, "", "audit", "verify", "--state-dir", dir) }
 	out, err := verify()
 	if err != nil || !strings.HasPrefix(out, "OK ") {
 		t.Fatalf("intact log: %q %v", out, err)

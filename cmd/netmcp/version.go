@@ -9,8 +9,9 @@ import (
 // version is the netmcp release, set at build time with -ldflags "-X main.version=...".
 var version = "0.1.0-dev"
 
-func init() {
-	rootCmd.AddCommand(&cobra.Command{
+// newVersionCmd builds "netmcp version".
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the netmcp version",
 		Args:  cobra.NoArgs,
@@ -18,5 +19,5 @@ func init() {
 			_, err := fmt.Fprintln(cmd.OutOrStdout(), "netmcp", version)
 			return err
 		},
-	})
+	}
 }
