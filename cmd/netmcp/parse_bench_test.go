@@ -8,10 +8,11 @@ import (
 	"time"
 )
 
-// BenchmarkParseVersusJC runs the whole process `netmcp parse ping FILE`
-// and `jc --ping < FILE` (Debian's jc) alternately over every ping output
-// of the jc corpus, in one run, and reports the mean wall time of each per
-// file and their ratio (jc / netmcp). It skips when jc is not installed.
+// BenchmarkParseVersusJC runs the whole process `netmcp parse ping < FILE`
+// and `jc --ping < FILE` (Debian's jc) over every ping output of the jc
+// corpus, in one run, and reports the mean wall time of each per file and
+// their ratio (jc / netmcp). An iteration is one round: netmcp over every
+// file, then jc over every file. It skips when jc is not installed.
 func BenchmarkParseVersusJC(b *testing.B) {
 	jc, err := exec.LookPath("jc")
 	if err != nil {
