@@ -1,7 +1,6 @@
 package diag
 
 import (
-	"net/netip"
 	"strconv"
 	"strings"
 
@@ -11,11 +10,7 @@ import (
 var (
 	rePingLinuxTimeout = lazyre.New(`^(?:\[(\d+(?:\.\d+)?)\] )?no answer yet for icmp_seq=(\d+)`)
 	rePingLinuxFrom    = lazyre.New(`^(?:\[(\d+(?:\.\d+)?)\] )?From (\S+?)(?: \(([^()\s]+)\))?:? icmp_seq=(\d+) (.*)$`)
-	rePingBSDReply     = lazyre.New(`^(\d+) bytes from ([^\s,]+?)[:,] (?:icmp_)?seq=(\d+) (?:ttl|hlim)=(\d+) time=(\d+(?:\.\d+)?) ms`)
 	rePingBSDError     = lazyre.New(`^(\d+) bytes from (?:(\S+) \(([^()\s]+)\)|([^\s,]+?))[:,] (.*)$`)
-	rePingBSDTimeout   = lazyre.New(`^Request timeout for icmp_seq[ =](\d+)`)
-	rePingBSDHeader    = lazyre.New(`^PING (\S*) \(([^()\s]*)\):? (\d+) data bytes`)
-	rePingBSD6Header   = lazyre.New(`^PING6\((\d+)=[^)]*\) (\S+) --> (\S+)`)
 	rePingMTU          = lazyre.New(`mtu ?= ?(\d+)`)
 	rePingFromSource   = lazyre.New(` from (\S+?)(?: \S+)? ?: `)
 )
@@ -146,7 +141,8 @@ func isLinuxPingHeader(h string) bool {
 	if strings.Contains(h, "bytes of data") || strings.Contains(h, " from ") {
 		return true
 	}
-	return !rePingBSDHeader.Re().MatchString(h)
+	_, _, bsd := scanBSDHeader(h)
+	return !bsd
 }
 
 func (p *pingParser) parseLinuxHeader(h string) {
@@ -169,9 +165,9 @@ func (p *pingParser) parseLinuxHeader(h string) {
 }
 
 func (p *pingParser) parseBSDHeader(h string) {
-	if m := rePingBSDHeader.Re().FindStringSubmatch(h); m != nil {
-		p.res.DestinationIP = strp(m[2])
-		p.res.DataBytes = toInt(m[3])
+	if addr, size, ok := scanBSDHeader(h); ok {
+		p.res.DestinationIP = strp(addr)
+		p.res.DataBytes = toInt(size)
 		return
 	}
 	f := strings.Fields(h)
@@ -185,10 +181,10 @@ func (p *pingParser) parseBSDHeader(h string) {
 
 func (p *pingParser) parseBSD6Header(h string) {
 	p.res.Format = "bsd"
-	if m := rePingBSD6Header.Re().FindStringSubmatch(h); m != nil {
-		p.res.DataBytes = toInt(m[1])
-		p.res.SourceIP = strp(m[2])
-		p.res.DestinationIP = strp(m[3])
+	if size, src, dst, ok := scanBSD6Header(h); ok {
+		p.res.DataBytes = toInt(size)
+		p.res.SourceIP = strp(src)
+		p.res.DestinationIP = strp(dst)
 	}
 }
 
@@ -307,8 +303,8 @@ func (p *pingParser) feedBSD(line string) pingKind {
 		}
 	}
 	if !ipv6In(line) {
-		if m := rePingBSDTimeout.Re().FindStringSubmatch(line); m != nil {
-			return p.addResponse(PingResponse{Type: "timeout", ICMPSeq: toInt(m[1])})
+		if seq, ok := scanBSDTimeout(line); ok {
+			return p.addResponse(PingResponse{Type: "timeout", ICMPSeq: toInt(seq)})
 		}
 		if code := jcErrorType(line); code != "" {
 			r := PingResponse{Type: code}
@@ -336,8 +332,8 @@ func (p *pingParser) feedBSD(line string) pingKind {
 }
 
 func (p *pingParser) bsdReply(line, mangle string) pingKind {
-	m := rePingBSDReply.Re().FindStringSubmatch(line)
-	if m == nil {
+	m, ok := scanBSDReply(line)
+	if !ok {
 		// jc reports it as unparsable; an ICMP error jc does not know
 		// is also kept in icmp_errors.
 		if em := rePingBSDError.Re().FindStringSubmatch(line); em != nil {
@@ -352,8 +348,8 @@ func (p *pingParser) bsdReply(line, mangle string) pingKind {
 		return p.unparsable(line, mangle)
 	}
 	return p.addResponse(PingResponse{
-		Type: "reply", Bytes: toInt(m[1]), ResponseIP: strp(m[2]), ICMPSeq: toInt(m[3]),
-		TTL: toInt(m[4]), TimeMs: toFloat(m[5]), Duplicate: strings.Contains(line, "DUP!"),
+		Type: "reply", Bytes: toInt(m.bytes), ResponseIP: strp(m.from), ICMPSeq: toInt(m.seq),
+		TTL: toInt(m.ttl), TimeMs: toFloat(m.time), Duplicate: strings.Contains(line, "DUP!"),
 	})
 }
 
@@ -385,20 +381,6 @@ func fillHexHeader(r *PingResponse, line string) bool {
 	r.Off, r.TTL, r.Pro, r.Cks = &v[6], &v[7], &v[8], &v[9]
 	r.Src, r.Dst = strp(f[10]), strp(f[11])
 	return true
-}
-
-// ipv6In reports whether a token of line is an IPv6 address (jc's test for
-// BSD ping6 reply lines).
-func ipv6In(line string) bool {
-	for _, tok := range strings.Fields(spaced(line, "(),%")) {
-		if strings.Count(tok, ":") < 2 {
-			continue
-		}
-		if a, err := netip.ParseAddr(tok); err == nil && a.Is6() {
-			return true
-		}
-	}
-	return false
 }
 
 func floatOrNil(s string) *float64 {

@@ -1,6 +1,7 @@
 package diag
 
 import (
+	"net/netip"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -16,7 +17,26 @@ var (
 	specDataBytes  = regexp.MustCompile(`(\d+)(?:\(\d+\))? (?:bytes of data|data bytes)`)
 	specParenAddr  = regexp.MustCompile(`\(([^()\s]+)\)`)
 	specStatsDest  = regexp.MustCompile(`^--- (.*?) ?(?:ping6? )?statistics ---`)
+
+	specBSDReply   = regexp.MustCompile(`^(\d+) bytes from ([^\s,]+?)[:,] (?:icmp_)?seq=(\d+) (?:ttl|hlim)=(\d+) time=(\d+(?:\.\d+)?) ms`)
+	specBSDHeader  = regexp.MustCompile(`^PING (\S*) \(([^()\s]*)\):? (\d+) data bytes`)
+	specBSD6Header = regexp.MustCompile(`^PING6\((\d+)=[^)]*\) (\S+) --> (\S+)`)
+	specBSDTimeout = regexp.MustCompile(`^Request timeout for icmp_seq[ =](\d+)`)
 )
+
+// specIPv6In is the specification of ipv6In: the implementation it
+// replaced, which built a new line and split it.
+func specIPv6In(line string) bool {
+	for _, tok := range strings.Fields(spaced(line, "(),%")) {
+		if strings.Count(tok, ":") < 2 {
+			continue
+		}
+		if a, err := netip.ParseAddr(tok); err == nil && a.Is6() {
+			return true
+		}
+	}
+	return false
+}
 
 // checkScanAgrees fails t when the scanners and their expressions disagree
 // on line.
@@ -52,6 +72,42 @@ func checkScanAgrees(t *testing.T, line string) {
 	d := specStatsDest.FindStringSubmatch(line)
 	if ok != (d != nil) || ok && dest != d[1] {
 		t.Fatalf("statsDestination(%q) = %q, %v; expression: %q", line, dest, ok, d)
+	}
+	checkBSDScanAgrees(t, line)
+}
+
+// checkBSDScanAgrees fails t when the BSD scanners and their
+// specifications disagree on line.
+func checkBSDScanAgrees(t *testing.T, line string) {
+	t.Helper()
+	r, ok := scanBSDReply(line)
+	m := specBSDReply.FindStringSubmatch(line)
+	if ok != (m != nil) {
+		t.Fatalf("scanBSDReply(%q) ok = %v, expression matches = %v", line, ok, m != nil)
+	}
+	if ok {
+		want := bsdReply{bytes: m[1], from: m[2], seq: m[3], ttl: m[4], time: m[5]}
+		if r != want {
+			t.Fatalf("scanBSDReply(%q)\n got %+v\nwant %+v", line, r, want)
+		}
+	}
+	addr, size, ok := scanBSDHeader(line)
+	h := specBSDHeader.FindStringSubmatch(line)
+	if ok != (h != nil) || ok && (addr != h[2] || size != h[3]) {
+		t.Fatalf("scanBSDHeader(%q) = %q, %q, %v; expression: %q", line, addr, size, ok, h)
+	}
+	size, src, dst, ok := scanBSD6Header(line)
+	h6 := specBSD6Header.FindStringSubmatch(line)
+	if ok != (h6 != nil) || ok && (size != h6[1] || src != h6[2] || dst != h6[3]) {
+		t.Fatalf("scanBSD6Header(%q) = %q, %q, %q, %v; expression: %q", line, size, src, dst, ok, h6)
+	}
+	seq, ok := scanBSDTimeout(line)
+	tm := specBSDTimeout.FindStringSubmatch(line)
+	if ok != (tm != nil) || ok && seq != tm[1] {
+		t.Fatalf("scanBSDTimeout(%q) = %q, %v; expression: %q", line, seq, ok, tm)
+	}
+	if got, want := ipv6In(line), specIPv6In(line); got != want {
+		t.Fatalf("ipv6In(%q) = %v, former implementation %v", line, got, want)
 	}
 }
 
@@ -98,6 +154,91 @@ func TestScanLinuxReplyCases(t *testing.T) {
 		"---  statistics --- ping statistics ---",
 		"--- a\nb statistics ---",
 		"--- x pingstatistics ---",
+		// BSD and macOS replies
+		"64 bytes from 151.101.1.67: icmp_seq=0 ttl=59 time=32.340 ms",
+		"16 bytes from fe80::c48:5896:526d:81ba%en0, icmp_seq=0 hlim=64 time=0.302 ms",
+		"16 bytes from ::1, icmp_seq=0 hlim=64 time=0.036 ms (DUP!)",
+		"64 bytes from 10.0.0.1: seq=3 ttl=64 time=1 ms",
+		"64 bytes from 10.0.0.1: icmp_seq=3 ttl=64 time=1. ms",
+		"64 bytes from 10.0.0.1: icmp_seq=3 ttl=64 time=1.5.2 ms",
+		"64 bytes from 10.0.0.1: icmp_seq=3 ttl=64 time=1.5ms",
+		"64 bytes from 10.0.0.1: icmp_seq=3 ttl= time=1 ms",
+		"64 bytes from 10.0.0.1: icmp_seq=3 hop=1 time=1 ms",
+		"64 bytes from 10.0.0.1: icmp_seq=3  ttl=1 time=1 ms",
+		"64 bytes from 10.0.0.1: icmp_seq= ttl=1 time=1 ms",
+		"64 bytes from 10.0.0.1: icmp_seq=3ttl=1 time=1 ms",
+		"64 bytes from a:b: icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from a: b: icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from a,b: icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from a:,b: icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from a:: icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from a, icmp_x, icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from : icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from ,: icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from ::, icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from a\tb: icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from a\vb: icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from \xff\xfe: icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from \xe2:\x80, icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from h\u00a0x: icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from h (10.0.0.1): icmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from 10.0.0.1: icmp_seq=٣ ttl=1 time=1 ms",
+		"64 bytes from 10.0.0.1: icmp_seq=3 ttl=1 time=1 ms\n",
+		"64 bytes from 10.0.0.1:\nicmp_seq=3 ttl=1 time=1 ms",
+		"64 bytes from 10.0.0.1: icmp_seq=3 ttl=1 time=1",
+		"64 bytes from 10.0.0.1",
+		"64 bytes from ",
+		"92 bytes from 10.0.0.1: Destination Host Unreachable",
+		// BSD headers
+		"PING cnn.com (151.101.1.67): 56 data bytes",
+		"PING 127.0.0.1 (127.0.0.1) 56 data bytes",
+		"PING  (): 56 data bytes",
+		"PING x (a b): 56 data bytes",
+		"PING x ((a)): 56 data bytes",
+		"PING x (a)): 56 data bytes",
+		"PING x (a):: 56 data bytes",
+		"PING x (a): data bytes",
+		"PING x (a):  56 data bytes",
+		"PING x\ty (a): 56 data bytes",
+		"PING \xff (\xfe): 56 data bytes",
+		"PING x (a): 56 data bytes of data",
+		"PING x (a): 56(84) data bytes",
+		// BSD ping6 headers
+		"PING6(56=40+8+8 bytes) fe80::c48:5896:526d:81ba%en0 --> ff02::1%en0",
+		"PING6(56=40+8+8 bytes) ::1 --> ::1 trailing",
+		"PING6(56=) a --> b",
+		"PING6(56) a --> b",
+		"PING6(=1) a --> b",
+		"PING6(56=(1)) a --> b",
+		"PING6(56=1\n2) a --> b",
+		"PING6(56=1)  a --> b",
+		"PING6(56=1) a -->  b",
+		"PING6(56=1) a-->b",
+		"PING6(56=1) a --> ",
+		"PING6(56=1)  --> b",
+		"PING6(56=1) a --> b\tc",
+		// BSD timeouts
+		"Request timeout for icmp_seq 3",
+		"Request timeout for icmp_seq=3",
+		"Request timeout for icmp_seq3",
+		"Request timeout for icmp_seq ",
+		"Request timeout for icmp_seq",
+		"Request timeout for icmp_seq 12x",
+		// IPv6 tokens
+		"from fe80::1%en0, x",
+		"(2001:db8::1)",
+		"2001:db8::1:",
+		"1:2",
+		"::ffff:1.2.3.4",
+		"::ffff:1.2.3",
+		"a\u00a0fe80::1\u2003b",
+		"fe80::1\u0085",
+		"fe80::1\xff",
+		"\xc2fe80::1",
+		"fe80::g1 ::1x fe80:::1",
+		"fe80::1\v",
+		"1:2:3:4:5:6:7:8:9",
+		"::",
 	} {
 		checkScanAgrees(t, line)
 	}
@@ -130,6 +271,8 @@ func TestScanLinuxReplyCorpus(t *testing.T) {
 func FuzzPingScan(f *testing.F) {
 	seedCorpus(f, "ping")
 	f.Add("[1.5] 64 bytes from h (1.2.3.4): icmp_seq=1 ttl=64 time=0.5 ms")
+	f.Add("16 bytes from fe80::1%en0, icmp_seq=0 hlim=64 time=0.302 ms")
+	f.Add("PING6(56=40+8+8 bytes) fe80::1%en0 --> ff02::1%en0")
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, line := range strings.Split(s, "\n") {
 			checkScanAgrees(t, line)
