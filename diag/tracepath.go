@@ -1,10 +1,6 @@
 package diag
 
-import (
-	"strings"
-
-	"github.com/netmcp/netmcp/internal/lazyre"
-)
+import "strings"
 
 // TracepathResult is a parsed tracepath or tracepath6 run. Its JSON is
 // jc's tracepath schema plus extras.
@@ -34,16 +30,6 @@ type TracepathHop struct {
 	Note *string `json:"note,omitempty"`
 }
 
-var (
-	reTpTTLHost = lazyre.New(`^\s?(\d+)(\??):\s+(no reply|\S+)(?:\s+\(([^()\s]+)\))?`)
-	reTpPMTU    = lazyre.New(`\spmtu\s(\d+)`)
-	reTpReply   = lazyre.New(`\s(\d*\.\d*)ms`)
-	reTpAsymm   = lazyre.New(`\sasymm\s+(\d+)`)
-	reTpReached = lazyre.New(`\sreached`)
-	reTpSummary = lazyre.New(`\s+Resume:\s+pmtu\s+(\d+)(?:\s+hops\s+(\d+))?(?:\s+back\s+(\d+))?`)
-	reTpNote    = lazyre.New(`\s(![A-Z]+\S*)`)
-)
-
 // ParseTracepath parses tracepath or tracepath6 output. Output with no hop
 // line and no "Resume:" line is rejected.
 func ParseTracepath(text string) (*TracepathResult, error) {
@@ -53,30 +39,30 @@ func ParseTracepath(text string) (*TracepathResult, error) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
-		if m := reTpTTLHost.Re().FindStringSubmatch(line); m != nil {
-			h := TracepathHop{TTL: toInt(m[1]), Guess: m[2] != "", Reached: reTpReached.Re().MatchString(line)}
-			if m[3] != "no reply" {
-				h.Host = strp(m[3])
+		if m, ok := scanTracepathHop(line); ok {
+			h := TracepathHop{TTL: toInt(m.ttl), Guess: m.guess != "", Reached: tracepathReached(line)}
+			if m.host != "no reply" {
+				h.Host = strp(m.host)
 			}
-			h.Address = strOrNil(m[4])
-			if r := reTpReply.Re().FindStringSubmatch(line); r != nil {
-				h.ReplyMs = toFloat(r[1])
+			h.Address = strOrNil(m.address)
+			if r, ok := tracepathReply(line); ok {
+				h.ReplyMs = toFloat(r)
 			}
-			if r := reTpPMTU.Re().FindStringSubmatch(line); r != nil {
-				h.PMTU = toInt(r[1])
+			if r, ok := tracepathPMTU(line); ok {
+				h.PMTU = toInt(r)
 			}
-			if r := reTpAsymm.Re().FindStringSubmatch(line); r != nil {
-				h.AsymmetricDifference = toInt(r[1])
+			if r, ok := tracepathAsymm(line); ok {
+				h.AsymmetricDifference = toInt(r)
 			}
-			if r := reTpNote.Re().FindStringSubmatch(line); r != nil {
-				h.Note = strp(r[1])
+			if r, ok := tracepathNote(line); ok {
+				h.Note = strp(r)
 			}
 			res.Hops = append(res.Hops, h)
 			continue
 		}
-		if m := reTpSummary.Re().FindStringSubmatch(line); m != nil {
+		if m, ok := scanTracepathSummary(line); ok {
 			summary = true
-			res.PMTU, res.ForwardHops, res.ReturnHops = intOrNil(m[1]), intOrNil(m[2]), intOrNil(m[3])
+			res.PMTU, res.ForwardHops, res.ReturnHops = intOrNil(m.pmtu), intOrNil(m.hops), intOrNil(m.back)
 			continue
 		}
 		res.Unrecognized = append(res.Unrecognized, line)
