@@ -17,8 +17,9 @@ const MinKnownSecretLen = 4
 // Redactor masks secrets and remembers the values it masked. It is safe
 // for concurrent use; the zero value is not usable, call New.
 type Redactor struct {
-	leaves map[string]bool
-	paths  map[string]bool
+	leaves   map[string]bool
+	paths    map[string]bool
+	prefixes map[string]bool // proper prefixes of the paths: /a and /a/b of /a/b/c
 
 	mu    sync.RWMutex
 	known []string // longest first
@@ -55,12 +56,18 @@ var DefaultPaths = []string{
 
 // New returns a Redactor with the default leaves and paths plus opts.
 func New(opts Options) *Redactor {
-	r := &Redactor{leaves: map[string]bool{}, paths: map[string]bool{}}
+	r := &Redactor{leaves: map[string]bool{}, paths: map[string]bool{}, prefixes: map[string]bool{}}
 	for _, l := range append(slices.Clone(DefaultLeaves), opts.ExtraLeaves...) {
 		r.leaves[l] = true
 	}
 	for _, p := range append(slices.Clone(DefaultPaths), opts.ExtraPaths...) {
-		r.paths[schemaKey(p)] = true
+		key := schemaKey(p)
+		r.paths[key] = true
+		for i := 1; i < len(key); i++ {
+			if key[i] == '/' {
+				r.prefixes[key[:i]] = true
+			}
+		}
 	}
 	for _, s := range opts.Secrets {
 		r.AddSecret(s)

@@ -3,15 +3,25 @@ package redact
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 )
 
-// Tree returns a copy of the RFC 7951 JSON tree v (as encoding/json
-// decodes it) with every secret leaf value replaced by Mask: leaves whose
-// local name is a secret name, and leaves at a secret schema path. Leaf-
-// lists of secrets are masked element by element. The masked values become
-// known secrets. v is not modified.
+// Tree returns the RFC 7951 JSON tree v (as encoding/json decodes it)
+// with every secret leaf value replaced by Mask: leaves whose local name is
+// a secret name, and leaves at a secret schema path. Leaf-lists of secrets
+// are masked element by element. Known secrets are masked in every other
+// string. The masked values become known secrets. v is not modified:
+// subtrees with nothing to mask are shared with v, the rest are copies.
 func (r *Redactor) Tree(v any) any {
+	out, _ := r.TreeChanged(v)
+	return out
+}
+
+// TreeChanged is Tree, and also reports whether anything was masked (when
+// not, the result is v itself).
+func (r *Redactor) TreeChanged(v any) (any, bool) {
 	r.visit(v, "", false, func(leaf any) {
 		switch s := leaf.(type) {
 		case string:
@@ -28,7 +38,7 @@ func (r *Redactor) visit(v any, path string, secret bool, learn func(any)) {
 	switch t := v.(type) {
 	case map[string]any:
 		for k, child := range t {
-			p, local := childPath(path, k)
+			p, local := r.childPath(path, k)
 			r.visit(child, p, r.leaves[local] || r.paths[p], learn)
 		}
 	case []any:
@@ -42,48 +52,79 @@ func (r *Redactor) visit(v any, path string, secret bool, learn func(any)) {
 	}
 }
 
-// childPath returns the schema path of member k below path and k's local name.
-func childPath(path, k string) (string, string) {
+// noPath stands for the schema path of a node below which no secret path
+// lies: it is neither a secret path nor a prefix of one, so the paths of
+// such a subtree are never built (most of a tree is such a subtree).
+const noPath = "\x00"
+
+// childPath returns the schema path of member k below path (noPath when no
+// secret path lies below path) and k's local name.
+func (r *Redactor) childPath(path, k string) (string, string) {
 	local := k
 	if i := strings.IndexByte(k, ':'); i >= 0 {
 		local = k[i+1:]
 	}
-	if path == "" {
+	switch {
+	case path == "":
 		return "/" + k, local
+	case !r.prefixes[path]:
+		return noPath, local
 	}
 	return path + "/" + local, local
 }
 
-func (r *Redactor) walk(v any, path string, secret bool) any {
+// walk returns v masked and whether anything changed. A map or list is
+// copied only when something in it changes; v is never modified.
+func (r *Redactor) walk(v any, path string, secret bool) (any, bool) {
 	switch t := v.(type) {
 	case map[string]any:
-		out := make(map[string]any, len(t))
+		var out map[string]any
 		for k, child := range t {
-			p, local := childPath(path, k)
-			out[k] = r.walk(child, p, r.leaves[local] || r.paths[p])
+			p, local := r.childPath(path, k)
+			masked, changed := r.walk(child, p, r.leaves[local] || r.paths[p])
+			if changed {
+				if out == nil {
+					out = maps.Clone(t)
+				}
+				out[k] = masked
+			}
 		}
-		return out
+		if out == nil {
+			return t, false
+		}
+		return out, true
 	case []any:
-		out := make([]any, len(t))
+		var out []any
 		for i, e := range t {
-			out[i] = r.walk(e, path, secret)
+			masked, changed := r.walk(e, path, secret)
+			if changed {
+				if out == nil {
+					out = slices.Clone(t)
+				}
+				out[i] = masked
+			}
 		}
-		return out
+		if out == nil {
+			return t, false
+		}
+		return out, true
 	case nil:
-		return nil
+		return nil, false
 	default:
 		if secret {
-			return Mask
+			return Mask, true
 		}
 		switch s := v.(type) {
 		case string:
-			return r.String(s)
+			if m := r.String(s); m != s {
+				return m, true
+			}
 		case json.Number:
 			if r.String(s.String()) != s.String() {
-				return Mask
+				return Mask, true
 			}
 		}
-		return v
+		return v, false
 	}
 }
 

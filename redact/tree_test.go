@@ -88,3 +88,51 @@ func TestTreeMasksDataModelSNMPCommunity(t *testing.T) {
 		t.Fatalf("non-secret members masked: %s", got)
 	}
 }
+
+func TestTreeChangedSharesWhatItDoesNotMask(t *testing.T) {
+	r := New(Options{ExtraPaths: []string{"/m:a/b/note"}})
+	clean := map[string]any{"m:a": map[string]any{"b": []any{map[string]any{"name": "x"}}}, "n": json.Number("7")}
+	out, changed := r.TreeChanged(clean)
+	if changed {
+		t.Fatalf("nothing secret, yet changed: %v", out)
+	}
+	if !sameMap(out, clean) {
+		t.Error("an unchanged tree was copied, not returned as is")
+	}
+
+	inner := map[string]any{"mtu": json.Number("1500")}
+	tree := map[string]any{
+		"m:a":   map[string]any{"b": map[string]any{"note": "deep-secret", "other": "keep"}},
+		"m:z":   map[string]any{"b": map[string]any{"note": "not at the path"}},
+		"iface": inner,
+	}
+	out, changed = r.TreeChanged(tree)
+	if !changed {
+		t.Fatal("a secret path was not masked")
+	}
+	got := out.(map[string]any)
+	if note := got["m:a"].(map[string]any)["b"].(map[string]any)["note"]; note != Mask {
+		t.Errorf("/m:a/b/note = %v, want the mask", note)
+	}
+	if note := got["m:z"].(map[string]any)["b"].(map[string]any)["note"]; note != "not at the path" {
+		t.Errorf("/m:z/b/note = %v: a leaf named like the path's end, elsewhere, was masked", note)
+	}
+	if !sameMap(got["iface"], inner) {
+		t.Error("an unchanged subtree was copied, not shared")
+	}
+	if tree["m:a"].(map[string]any)["b"].(map[string]any)["note"] != "deep-secret" {
+		t.Error("Tree modified its input")
+	}
+}
+
+// sameMap reports whether a and b are the same map (not merely equal).
+func sameMap(a, b any) bool {
+	ma, ok1 := a.(map[string]any)
+	mb, ok2 := b.(map[string]any)
+	if !ok1 || !ok2 {
+		return false
+	}
+	ma["\x00probe"] = true
+	defer delete(ma, "\x00probe")
+	return mb["\x00probe"] == true
+}
