@@ -22,7 +22,8 @@ import (
 func buildNetmcp(b *testing.B) string {
 	b.Helper()
 	bin := filepath.Join(b.TempDir(), "netmcp")
-	cmd := exec.Command("go", "build", "-o", bin, "../cmd/netmcp")
+	cmd := exec.Command("go", "build", "-trimpath", "-o", bin, "../cmd/netmcp")
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0") // as a release is built (README)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("building netmcp: %v\n%s", err, out)
 	}

@@ -3,6 +3,8 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -53,7 +55,8 @@ func (m *secretMasker) text(s string) string {
 	t := strings.TrimSpace(s)
 	if len(t) > 0 && (t[0] == '{' || t[0] == '[') {
 		if v, ok := decodeJSON([]byte(t)); ok {
-			if b, err := marshal(m.value(v)); err == nil {
+			masked, _ := m.value(v)
+			if b, err := marshal(masked); err == nil {
 				return string(b)
 			}
 		}
@@ -61,27 +64,29 @@ func (m *secretMasker) text(s string) string {
 	return m.config(s)
 }
 
-// value returns a masked copy of a JSON value (as decoded with UseNumber):
-// leaves whose names or schema paths are secret are masked, and every
-// string is read as configuration text. Secrets found anywhere in v are
-// learnt first, so a secret is masked in every string of v, wherever it
-// was found.
+// value returns a JSON value (as decoded with UseNumber) masked, and
+// whether anything was masked: leaves whose names or schema paths are
+// secret are masked, and every string is read as configuration text.
+// Secrets found anywhere in v are learnt first, so a secret is masked in
+// every string of v, wherever it was found. v is not modified; what needs
+// no masking is shared with it.
 //
 // Only strings of several tokens go through the configuration syntax: a
 // single token was already masked by Tree with every known secret.
-func (m *secretMasker) value(v any) any {
+func (m *secretMasker) value(v any) (any, bool) {
 	eachString(v, func(s string) { // learn what configuration lines show
 		if hasSyntax(s) {
 			m.config(s)
 		}
 	})
-	v = m.r.Tree(v) // a masked copy: secret leaves masked (and learnt), known values masked
-	return mapStrings(v, func(s string) string {
+	v, masked := m.r.TreeChanged(v) // secret leaves masked (and learnt), known values masked
+	v, configMasked := mapStrings(v, func(s string) string {
 		if hasSyntax(s) {
 			return m.config(s)
 		}
 		return s
 	})
+	return v, masked || configMasked
 }
 
 // hasSyntax reports whether s has more than one token. A single token
@@ -100,7 +105,8 @@ func (m *secretMasker) raw(b json.RawMessage) json.RawMessage {
 		s, _ := json.Marshal(m.config(string(b)))
 		return s
 	}
-	out, err := marshal(m.value(v))
+	masked, _ := m.value(v)
+	out, err := marshal(masked)
 	if err != nil {
 		return json.RawMessage(`"` + redact.Mask + `"`)
 	}
@@ -135,17 +141,46 @@ func (m *secretMasker) learn(v any) {
 	}
 }
 
+// ownJSON masks a JSON document this server encoded itself (with marshal),
+// returning it as it is when nothing in it needs masking: most results
+// hold no secret, and re-encoding them was a third of the masking's cost.
+// Only a document without duplicate member names may be returned as is:
+// decoding keeps the last of duplicates, so a secret in an earlier one
+// would go unseen. Documents from elsewhere (arguments, device text) go
+// through raw, which always re-encodes.
+func (m *secretMasker) ownJSON(b json.RawMessage) json.RawMessage {
+	v, ok := decodeJSON(b)
+	if !ok {
+		return m.raw(b)
+	}
+	masked, changed := m.value(v)
+	if !changed {
+		return b
+	}
+	out, err := marshal(masked)
+	if err != nil {
+		return json.RawMessage(`"` + redact.Mask + `"`)
+	}
+	return out
+}
+
 // toolResult masks a tools/call result in place (the result is the
-// call's own, never shared). A text block that is the structured content's
-// own JSON (the text fallback) gets the masked JSON without a second pass.
+// call's own, never shared). Its structured content is this server's own
+// encoding: toolResult and approvalRequiredToolResult make it with
+// marshal. A text block that is the structured content's own JSON (the
+// text fallback) gets the masked JSON without a second pass.
 func (m *secretMasker) toolResult(r *mcp.CallToolResult) {
 	if r == nil {
 		return
 	}
 	var orig, masked json.RawMessage
 	if r.StructuredContent != nil {
-		orig, _ = r.StructuredContent.(json.RawMessage)
-		r.StructuredContent = m.any(r.StructuredContent)
+		var ok bool
+		if orig, ok = r.StructuredContent.(json.RawMessage); ok {
+			r.StructuredContent = m.ownJSON(orig)
+		} else {
+			r.StructuredContent = m.any(r.StructuredContent)
+		}
 		masked, _ = r.StructuredContent.(json.RawMessage)
 	}
 	for _, c := range r.Content {
@@ -236,20 +271,39 @@ func eachString(v any, fn func(string)) {
 	}
 }
 
-// mapStrings applies fn to every string of a JSON tree, in place (the
-// tree is value's own copy made by Tree), and returns the tree.
-func mapStrings(v any, fn func(string) string) any {
+// mapStrings applies fn to every string of a JSON tree and reports whether
+// any changed. Like Tree it copies only what changes: v is not modified.
+func mapStrings(v any, fn func(string) string) (any, bool) {
 	switch t := v.(type) {
 	case string:
-		return fn(t)
+		out := fn(t)
+		return out, out != t
 	case map[string]any:
+		var out map[string]any
 		for k, c := range t {
-			t[k] = mapStrings(c, fn)
+			if nc, changed := mapStrings(c, fn); changed {
+				if out == nil {
+					out = maps.Clone(t)
+				}
+				out[k] = nc
+			}
+		}
+		if out != nil {
+			return out, true
 		}
 	case []any:
+		var out []any
 		for i, c := range t {
-			t[i] = mapStrings(c, fn)
+			if nc, changed := mapStrings(c, fn); changed {
+				if out == nil {
+					out = slices.Clone(t)
+				}
+				out[i] = nc
+			}
+		}
+		if out != nil {
+			return out, true
 		}
 	}
-	return v
+	return v, false
 }

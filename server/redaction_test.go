@@ -1,0 +1,67 @@
+package server
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/redact"
+)
+
+func TestToolResultMasking(t *testing.T) {
+	tests := []struct {
+		name, in string
+		same     bool     // the document comes back byte for byte
+		gone     []string // must not appear in the masked document
+	}{
+		{"nothing secret", `{"data":{"interfaces":{"interface":[{"name":"Gi0/0/0","mtu":1500}]}}}`, true, nil},
+		{"secret leaf", `{"data":{"user":[{"name":"admin","password":"Adm1nPass!"}]}}`, false, []string{"Adm1nPass!"}},
+		{"secret in configuration text", `{"config":"snmp-server community Publ1cRO RO\nhostname r1"}`, false, []string{"Publ1cRO"}},
+		{"secret learnt elsewhere in the document", `{"a":{"password":"S3cretValue"},"log":"login with S3cretValue failed"}`, false, []string{"S3cretValue"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := newSecretMasker(redact.New(redact.Options{}), "cisco-iosxr")
+			r := &mcp.CallToolResult{StructuredContent: json.RawMessage(tt.in), Content: []mcp.Content{&mcp.TextContent{Text: tt.in}}}
+			m.toolResult(r)
+			got := string(r.StructuredContent.(json.RawMessage))
+			if text := r.Content[0].(*mcp.TextContent).Text; text != got {
+				t.Errorf("text fallback %s differs from structured content %s", text, got)
+			}
+			if (got == tt.in) != tt.same {
+				t.Errorf("returned as is = %v, want %v: %s", got == tt.in, tt.same, got)
+			}
+			for _, s := range tt.gone {
+				if strings.Contains(got, s) {
+					t.Errorf("secret %q left in %s", s, got)
+				}
+			}
+			if !json.Valid([]byte(got)) {
+				t.Errorf("not JSON: %s", got)
+			}
+		})
+	}
+}
+
+// TestMaskingLeavesInputAlone checks that learning from a tree (the
+// device's configuration, shared with the driver) masks a copy only.
+func TestMaskingLeavesInputAlone(t *testing.T) {
+	m := newSecretMasker(nil, "")
+	tree := map[string]any{
+		"line":  "snmp-server community Publ1cRO RO",
+		"users": []any{map[string]any{"name": "u", "password": "Adm1nPass!"}},
+	}
+	m.learn(tree)
+	masked, changed := m.value(tree)
+	if !changed {
+		t.Fatal("nothing masked")
+	}
+	if tree["line"] != "snmp-server community Publ1cRO RO" || tree["users"].([]any)[0].(map[string]any)["password"] != "Adm1nPass!" {
+		t.Fatalf("masking modified its input: %v", tree)
+	}
+	if b, _ := json.Marshal(masked); strings.Contains(string(b), "Publ1cRO") || strings.Contains(string(b), "Adm1nPass!") {
+		t.Fatalf("secrets left: %s", b)
+	}
+}
