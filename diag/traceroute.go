@@ -1,9 +1,8 @@
 package diag
 
 import (
+	"strconv"
 	"strings"
-
-	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
 // TracerouteResult is a parsed traceroute or traceroute6 run (Linux, BSD,
@@ -40,24 +39,13 @@ type TracerouteProbe struct {
 	RTT        *float64 `json:"rtt"`
 }
 
-var (
-	reTrHeader  = lazyre.New(`(\S+)\s+\((\d+\.\d+\.\d+\.\d+|[0-9a-fA-F:]+)\)`)
-	reTrLimits  = lazyre.New(`(\d+) hops max, (\d+) byte packets`)
-	reTrFrom    = lazyre.New(` from (\S+?),`)
-	reTrHop     = lazyre.New(`^\s*(\d+)?\s+(.+)$`)
-	reTrASN     = lazyre.New(`^\[AS(\d+)\]$`)
-	reTrIPv4    = lazyre.New(`^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$`)
-	reTrIPv6    = lazyre.New(`^[0-9a-fA-F]*:[0-9a-fA-F:]*[0-9a-fA-F]$`)
-	reTrParenIP = lazyre.New(`^\((\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|[0-9a-fA-F:]+)\)+$`)
-	reTrRTT     = lazyre.New(`\d+(?:\.?\d+)?$`)
-)
-
 // ParseTraceroute parses traceroute or traceroute6 output. Output with
 // neither a "traceroute to" header nor a hop line is rejected.
 func ParseTraceroute(text string) (*TracerouteResult, error) {
 	res := &TracerouteResult{Hops: []TracerouteHop{}, Warnings: []string{}, Unrecognized: []string{}}
-	var lines []string
-	for _, l := range splitLines(text) {
+	all := splitLines(text)
+	lines := make([]string, 0, len(all))
+	for _, l := range all {
 		if strings.Contains(l, "traceroute: Warning: ") || strings.Contains(l, "traceroute6: Warning: ") {
 			res.Warnings = append(res.Warnings, l)
 			continue
@@ -68,14 +56,14 @@ func ParseTraceroute(text string) (*TracerouteResult, error) {
 	if len(lines) > 0 && (strings.HasPrefix(lines[0], "traceroute to ") || strings.HasPrefix(lines[0], "traceroute6 to ")) {
 		header = true
 		h := lines[0]
-		if m := reTrHeader.Re().FindStringSubmatch(h); m != nil {
-			res.DestinationName, res.DestinationIP = strp(m[1]), strp(m[2])
+		if name, ip, ok := tracerouteDest(h); ok {
+			res.DestinationName, res.DestinationIP = strp(name), strp(ip)
 		}
-		if m := reTrLimits.Re().FindStringSubmatch(h); m != nil {
-			res.MaxHops, res.PacketBytes = toInt(m[1]), toInt(m[2])
+		if hops, size, ok := tracerouteLimits(h); ok {
+			res.MaxHops, res.PacketBytes = toInt(hops), toInt(size)
 		}
-		if m := reTrFrom.Re().FindStringSubmatch(h); m != nil {
-			res.SourceIP = strp(m[1])
+		if src, ok := tracerouteFrom(h); ok {
+			res.SourceIP = strp(src)
 		}
 		lines = lines[1:]
 	}
@@ -84,18 +72,18 @@ func ParseTraceroute(text string) (*TracerouteResult, error) {
 		if line == "" {
 			continue
 		}
-		m := reTrHop.Re().FindStringSubmatch(line)
-		if m == nil || (m[1] == "" && hop == nil) {
+		num, rest, ok := scanTracerouteHop(line)
+		if !ok || (num == "" && hop == nil) {
 			if strings.TrimSpace(line) != "" {
 				res.Unrecognized = append(res.Unrecognized, line)
 			}
 			continue
 		}
-		if m[1] != "" {
-			res.Hops = append(res.Hops, TracerouteHop{Hop: toInt(m[1]), Probes: []TracerouteProbe{}})
+		if num != "" {
+			res.Hops = append(res.Hops, TracerouteHop{Hop: toInt(num), Probes: []TracerouteProbe{}})
 			hop = &res.Hops[len(res.Hops)-1]
 		}
-		probes, stars := traceProbes(m[2])
+		probes, stars := traceProbes(rest)
 		hop.Timeouts += stars
 		for _, p := range probes {
 			if p.IP == nil && len(hop.Probes) > 0 {
@@ -148,20 +136,21 @@ func traceProbes(s string) (probes []TracerouteProbe, stars int) {
 	for i = 0; i < len(toks); i++ {
 		t := toks[i]
 		switch {
-		case reTrASN.Re().MatchString(t):
+		case isASN(t):
 			cur.ASN = toInt(t)
 			lastWasRTT, blankBefore = false, true
-		case i+1 < len(toks) && reTrParenIP.Re().MatchString(toks[i+1]):
-			cur.Name = strp(t)
-			cur.IP = strp(reTrParenIP.Re().FindStringSubmatch(toks[i+1])[1])
+		case i+1 < len(toks) && isParenIP(toks[i+1]):
+			ip, _ := parenIP(toks[i+1])
+			cur.Name, cur.IP = strp(t), strp(ip)
 			i++
 			lastWasRTT, blankBefore = false, true
-		case reTrIPv4.Re().MatchString(t) || (reTrIPv6.Re().MatchString(t) && strings.Count(t, ":") >= 2):
+		case isTraceIPv4(t) || (isTraceIPv6(t) && strings.Count(t, ":") >= 2):
 			cur.IP = strp(t)
 			lastWasRTT, blankBefore = false, true
-		case i+1 < len(toks) && toks[i+1] == "ms" && reTrRTT.Re().MatchString(t):
+		case i+1 < len(toks) && toks[i+1] == "ms" && endsInDigit(t):
+			rtt, _ := traceRTT(t)
 			i++
-			probe(toFloat(reTrRTT.Re().FindString(t)))
+			probe(rttp(rtt))
 		case t == "*":
 			stars++
 			blankAfter := i+1 < len(toks) || trailingBlank
@@ -176,4 +165,14 @@ func traceProbes(s string) (probes []TracerouteProbe, stars int) {
 		}
 	}
 	return probes, stars
+}
+
+// rttp converts an RTT as traceRTT returns it (digits, with a dot in
+// them) like toFloat, which would only copy it first.
+func rttp(s string) *float64 {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return nil
+	}
+	return &f
 }
