@@ -77,11 +77,8 @@ type DigRecord struct {
 	Data  string `json:"data"`
 }
 
-var (
-	reDigHeader = lazyre.New(`opcode: (\S+?), status: (\S+?), id: (\d+)`)
-	reDigFlags  = lazyre.New(`^;; flags:([^;]*); QUERY: (\d+), ANSWER: (\d+), AUTHORITY: (\d+), ADDITIONAL: (\d+)`)
-	reDigNSID   = lazyre.New(`\("(.*)"\)\s*$`)
-)
+// reDigNSID reads a quoted NSID; only NSID values holding `("` reach it.
+var reDigNSID = lazyre.New(`\("(.*)"\)\s*$`)
 
 var digClasses = map[string]bool{"IN": true, "CH": true, "HS": true, "CS": true, "ANY": true, "NONE": true, "CLASS": true}
 
@@ -120,19 +117,19 @@ func ParseDig(text string) (DigResult, error) {
 			section = "header"
 			cur = &DigQuery{}
 			res = append(res, cur)
-			if m := reDigHeader.Re().FindStringSubmatch(line); m != nil {
-				cur.Opcode, cur.Status, cur.ID = strp(m[1]), strp(m[2]), toInt(m[3])
+			if opcode, status, id, ok := digHeader(line); ok {
+				cur.Opcode, cur.Status, cur.ID = strp(opcode), strp(status), toInt(id)
 			}
 			continue
 		case strings.HasPrefix(line, ";; flags:"):
 			section = "flags"
 			q := entry()
-			if m := reDigFlags.Re().FindStringSubmatch(line); m != nil {
-				q.Flags = strings.Fields(m[1])
+			if m, ok := scanDigFlags(line); ok {
+				q.Flags = strings.Fields(m.flags)
 				if q.Flags == nil {
 					q.Flags = []string{}
 				}
-				q.QueryNum, q.AnswerNum, q.AuthorityNum, q.AdditionalNum = toInt(m[2]), toInt(m[3]), toInt(m[4]), toInt(m[5])
+				q.QueryNum, q.AnswerNum, q.AuthorityNum, q.AdditionalNum = toInt(m.query), toInt(m.answer), toInt(m.authority), toInt(m.additional)
 			}
 			continue
 		case strings.HasPrefix(line, ";; OPT PSEUDOSECTION:"):
@@ -295,7 +292,9 @@ func digOpt(q *DigQuery, line string) {
 			o.Cookie = strp(f[0])
 		}
 	case "NSID":
-		if m := reDigNSID.Re().FindStringSubmatch(val); m != nil {
+		if !strings.Contains(val, `("`) {
+			o.NSID = strp(val)
+		} else if m := reDigNSID.Re().FindStringSubmatch(val); m != nil {
 			o.NSID = strp(m[1])
 		} else {
 			o.NSID = strp(val)
