@@ -3,18 +3,16 @@ package diag
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
 // The specification of the dig scanners: the expressions the parser used
-// before it scanned these lines by hand. They are registered with lazyre,
-// like the parsers' own, so TestRegexpsCompile compiles them too.
+// before it scanned these lines by hand.
 var (
-	specDigHeader = lazyre.New(`opcode: (\S+?), status: (\S+?), id: (\d+)`)
-	specDigFlags  = lazyre.New(`^;; flags:([^;]*); QUERY: (\d+), ANSWER: (\d+), AUTHORITY: (\d+), ADDITIONAL: (\d+)`)
+	specDigHeader = regexp.MustCompile(`opcode: (\S+?), status: (\S+?), id: (\d+)`)
+	specDigFlags  = regexp.MustCompile(`^;; flags:([^;]*); QUERY: (\d+), ANSWER: (\d+), AUTHORITY: (\d+), ADDITIONAL: (\d+)`)
 )
 
 // checkDigScanAgrees fails t when the dig scanners and their
@@ -23,12 +21,12 @@ var (
 func checkDigScanAgrees(t *testing.T, line string) {
 	t.Helper()
 	op, st, id, ok := digHeader(line)
-	m := specDigHeader.Re().FindStringSubmatch(line)
+	m := specDigHeader.FindStringSubmatch(line)
 	if ok != (m != nil) || ok && (op != m[1] || st != m[2] || id != m[3]) {
 		t.Fatalf("digHeader(%q) = %q, %q, %q, %v; expression: %q", line, op, st, id, ok, m)
 	}
 	c, ok := scanDigFlags(line)
-	m = specDigFlags.Re().FindStringSubmatch(line)
+	m = specDigFlags.FindStringSubmatch(line)
 	if ok != (m != nil) || ok && c != (digCounts{m[1], m[2], m[3], m[4], m[5]}) {
 		t.Fatalf("scanDigFlags(%q) = %+v, %v; expression: %q", line, c, ok, m)
 	}

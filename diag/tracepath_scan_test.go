@@ -6,21 +6,18 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
 // The specification of the tracepath scanners: the expressions the parser
-// used before it scanned lines by hand. They are registered with lazyre,
-// like the parsers' own, so TestRegexpsCompile compiles them too.
+// used before it scanned lines by hand.
 var (
-	specTpTTLHost = lazyre.New(`^\s?(\d+)(\??):\s+(no reply|\S+)(?:\s+\(([^()\s]+)\))?`)
-	specTpPMTU    = lazyre.New(`\spmtu\s(\d+)`)
-	specTpReply   = lazyre.New(`\s(\d*\.\d*)ms`)
-	specTpAsymm   = lazyre.New(`\sasymm\s+(\d+)`)
-	specTpReached = lazyre.New(`\sreached`)
-	specTpSummary = lazyre.New(`\s+Resume:\s+pmtu\s+(\d+)(?:\s+hops\s+(\d+))?(?:\s+back\s+(\d+))?`)
-	specTpNote    = lazyre.New(`\s(![A-Z]+\S*)`)
+	specTpTTLHost = regexp.MustCompile(`^\s?(\d+)(\??):\s+(no reply|\S+)(?:\s+\(([^()\s]+)\))?`)
+	specTpPMTU    = regexp.MustCompile(`\spmtu\s(\d+)`)
+	specTpReply   = regexp.MustCompile(`\s(\d*\.\d*)ms`)
+	specTpAsymm   = regexp.MustCompile(`\sasymm\s+(\d+)`)
+	specTpReached = regexp.MustCompile(`\sreached`)
+	specTpSummary = regexp.MustCompile(`\s+Resume:\s+pmtu\s+(\d+)(?:\s+hops\s+(\d+))?(?:\s+back\s+(\d+))?`)
+	specTpNote    = regexp.MustCompile(`\s(![A-Z]+\S*)`)
 )
 
 // checkGroup fails t when a scanner's (group, ok) differs from the first
@@ -38,7 +35,7 @@ func checkGroup(t *testing.T, name, line string, re *regexp.Regexp, got string, 
 func checkTracepathScanAgrees(t *testing.T, line string) {
 	t.Helper()
 	h, ok := scanTracepathHop(line)
-	m := specTpTTLHost.Re().FindStringSubmatch(line)
+	m := specTpTTLHost.FindStringSubmatch(line)
 	if ok != (m != nil) {
 		t.Fatalf("scanTracepathHop(%q) ok = %v, expression matches = %v", line, ok, m != nil)
 	}
@@ -48,19 +45,19 @@ func checkTracepathScanAgrees(t *testing.T, line string) {
 			t.Fatalf("scanTracepathHop(%q)\n got %+v\nwant %+v", line, h, want)
 		}
 	}
-	if got, want := tracepathReached(line), specTpReached.Re().MatchString(line); got != want {
+	if got, want := tracepathReached(line), specTpReached.MatchString(line); got != want {
 		t.Fatalf("tracepathReached(%q) = %v, expression %v", line, got, want)
 	}
 	v, ok := tracepathReply(line)
-	checkGroup(t, "tracepathReply", line, specTpReply.Re(), v, ok)
+	checkGroup(t, "tracepathReply", line, specTpReply, v, ok)
 	v, ok = tracepathPMTU(line)
-	checkGroup(t, "tracepathPMTU", line, specTpPMTU.Re(), v, ok)
+	checkGroup(t, "tracepathPMTU", line, specTpPMTU, v, ok)
 	v, ok = tracepathAsymm(line)
-	checkGroup(t, "tracepathAsymm", line, specTpAsymm.Re(), v, ok)
+	checkGroup(t, "tracepathAsymm", line, specTpAsymm, v, ok)
 	v, ok = tracepathNote(line)
-	checkGroup(t, "tracepathNote", line, specTpNote.Re(), v, ok)
+	checkGroup(t, "tracepathNote", line, specTpNote, v, ok)
 	s, ok := scanTracepathSummary(line)
-	sm := specTpSummary.Re().FindStringSubmatch(line)
+	sm := specTpSummary.FindStringSubmatch(line)
 	if ok != (sm != nil) || ok && s != (tracepathSummary{pmtu: sm[1], hops: sm[2], back: sm[3]}) {
 		t.Fatalf("scanTracepathSummary(%q) = %+v, %v; expression: %q", line, s, ok, sm)
 	}

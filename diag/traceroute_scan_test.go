@@ -3,26 +3,23 @@ package diag
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
 // The specification of the traceroute scanners: the expressions the
-// parser used before it scanned lines and tokens by hand. They are
-// registered with lazyre, like the parsers' own, so TestRegexpsCompile
-// compiles them too.
+// parser used before it scanned lines and tokens by hand.
 var (
-	specTrHeader  = lazyre.New(`(\S+)\s+\((\d+\.\d+\.\d+\.\d+|[0-9a-fA-F:]+)\)`)
-	specTrLimits  = lazyre.New(`(\d+) hops max, (\d+) byte packets`)
-	specTrFrom    = lazyre.New(` from (\S+?),`)
-	specTrHop     = lazyre.New(`^\s*(\d+)?\s+(.+)$`)
-	specTrASN     = lazyre.New(`^\[AS(\d+)\]$`)
-	specTrIPv4    = lazyre.New(`^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$`)
-	specTrIPv6    = lazyre.New(`^[0-9a-fA-F]*:[0-9a-fA-F:]*[0-9a-fA-F]$`)
-	specTrParenIP = lazyre.New(`^\((\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|[0-9a-fA-F:]+)\)+$`)
-	specTrRTT     = lazyre.New(`\d+(?:\.?\d+)?$`)
+	specTrHeader  = regexp.MustCompile(`(\S+)\s+\((\d+\.\d+\.\d+\.\d+|[0-9a-fA-F:]+)\)`)
+	specTrLimits  = regexp.MustCompile(`(\d+) hops max, (\d+) byte packets`)
+	specTrFrom    = regexp.MustCompile(` from (\S+?),`)
+	specTrHop     = regexp.MustCompile(`^\s*(\d+)?\s+(.+)$`)
+	specTrASN     = regexp.MustCompile(`^\[AS(\d+)\]$`)
+	specTrIPv4    = regexp.MustCompile(`^\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}$`)
+	specTrIPv6    = regexp.MustCompile(`^[0-9a-fA-F]*:[0-9a-fA-F:]*[0-9a-fA-F]$`)
+	specTrParenIP = regexp.MustCompile(`^\((\d{1,3}\.\d{1,3}\.\d{1,3}\.\d{1,3}|[0-9a-fA-F:]+)\)+$`)
+	specTrRTT     = regexp.MustCompile(`\d+(?:\.?\d+)?$`)
 )
 
 // checkTracerouteScanAgrees fails t when the traceroute scanners and their
@@ -30,26 +27,26 @@ var (
 func checkTracerouteScanAgrees(t *testing.T, s string) {
 	t.Helper()
 	name, ip, ok := tracerouteDest(s)
-	m := specTrHeader.Re().FindStringSubmatch(s)
+	m := specTrHeader.FindStringSubmatch(s)
 	if ok != (m != nil) || ok && (name != m[1] || ip != m[2]) {
 		t.Fatalf("tracerouteDest(%q) = %q, %q, %v; expression: %q", s, name, ip, ok, m)
 	}
 	hops, size, ok := tracerouteLimits(s)
-	m = specTrLimits.Re().FindStringSubmatch(s)
+	m = specTrLimits.FindStringSubmatch(s)
 	if ok != (m != nil) || ok && (hops != m[1] || size != m[2]) {
 		t.Fatalf("tracerouteLimits(%q) = %q, %q, %v; expression: %q", s, hops, size, ok, m)
 	}
 	src, ok := tracerouteFrom(s)
-	checkGroup(t, "tracerouteFrom", s, specTrFrom.Re(), src, ok)
+	checkGroup(t, "tracerouteFrom", s, specTrFrom, src, ok)
 	num, rest, ok := scanTracerouteHop(s)
-	m = specTrHop.Re().FindStringSubmatch(s)
+	m = specTrHop.FindStringSubmatch(s)
 	if ok != (m != nil) || ok && (num != m[1] || rest != m[2]) {
 		t.Fatalf("scanTracerouteHop(%q) = %q, %q, %v; expression: %q", s, num, rest, ok, m)
 	}
 	for _, c := range []struct {
 		name     string
 		got      bool
-		expected *lazyre.Regexp
+		expected *regexp.Regexp
 	}{
 		{"isASN", isASN(s), specTrASN},
 		{"isTraceIPv4", isTraceIPv4(s), specTrIPv4},
@@ -57,15 +54,15 @@ func checkTracerouteScanAgrees(t *testing.T, s string) {
 		{"isParenIP", isParenIP(s), specTrParenIP},
 		{"endsInDigit", endsInDigit(s), specTrRTT},
 	} {
-		if want := c.expected.Re().MatchString(s); c.got != want {
+		if want := c.expected.MatchString(s); c.got != want {
 			t.Fatalf("%s(%q) = %v, expression %v", c.name, s, c.got, want)
 		}
 	}
 	ip, ok = parenIP(s)
-	checkGroup(t, "parenIP", s, specTrParenIP.Re(), ip, ok)
+	checkGroup(t, "parenIP", s, specTrParenIP, ip, ok)
 	rtt, ok := traceRTT(s)
-	want := specTrRTT.Re().FindString(s)
-	if ok != specTrRTT.Re().MatchString(s) || rtt != want {
+	want := specTrRTT.FindString(s)
+	if ok != specTrRTT.MatchString(s) || rtt != want {
 		t.Fatalf("traceRTT(%q) = %q, %v; expression: %q", s, rtt, ok, want)
 	}
 }
