@@ -8,21 +8,28 @@ import (
 	"time"
 )
 
-// BenchmarkParseVersusJC runs the whole process `netmcp parse ping < FILE`
-// and `jc --ping < FILE` (Debian's jc) over every ping output of the jc
-// corpus, in one run, and reports the mean wall time of each per file and
-// their ratio (jc / netmcp). An iteration is one round: netmcp over every
-// file, then jc over every file. It skips when jc is not installed.
+// BenchmarkParseVersusJC runs the whole process `netmcp parse TOOL < FILE`
+// and `jc --TOOL < FILE` (Debian's jc) over every output of the jc corpus
+// for each tool, in one run, and reports the mean wall time of each per
+// file and their ratio (jc / netmcp). An iteration is one round: netmcp
+// over every file, then jc over every file. It skips when jc is not
+// installed.
 func BenchmarkParseVersusJC(b *testing.B) {
 	jc, err := exec.LookPath("jc")
 	if err != nil {
 		b.Skip("jc is not installed (apt-get install jc)")
 	}
-	files, _ := filepath.Glob("../../../shared/corpus/jc/ping/*/*.out")
-	if len(files) == 0 {
-		b.Skip("no ping outputs in ../shared/corpus/jc")
-	}
 	bin := netmcpBinary(b)
+	for _, tool := range []string{"ping", "traceroute", "tracepath", "dig"} {
+		b.Run(tool, func(b *testing.B) { benchVersusJC(b, bin, jc, tool) })
+	}
+}
+
+func benchVersusJC(b *testing.B, bin, jc, tool string) {
+	files, _ := filepath.Glob(filepath.Join("../../../shared/corpus/jc", tool, "*", "*.out"))
+	if len(files) == 0 {
+		b.Skipf("no %s outputs in ../shared/corpus/jc", tool)
+	}
 	// Both programs read the file as their standard input and write to
 	// /dev/null: the child gets the descriptors themselves, so no copying
 	// goroutine of this process is timed with either.
@@ -43,54 +50,56 @@ func BenchmarkParseVersusJC(b *testing.B) {
 		err = cmd.Run()
 		return time.Since(t0), err
 	}
+	ours, theirs := []string{"parse", tool}, []string{"--" + tool}
 	// Only outputs both parse (Debian's jc is older than the corpus): the
 	// comparison is of work done, not of errors.
 	var inputs []string
 	for _, f := range files {
-		_, errOurs := run(bin, []string{"parse", "ping"}, f)
-		_, errJC := run(jc, []string{"--ping"}, f)
+		_, errOurs := run(bin, ours, f)
+		_, errJC := run(jc, theirs, f)
 		if errOurs == nil && errJC == nil {
 			inputs = append(inputs, f)
 		}
 	}
 	if len(inputs) == 0 {
-		b.Skip("jc parses none of the corpus ping outputs")
+		b.Skipf("jc parses none of the corpus %s outputs", tool)
 	}
-	b.Logf("%d of %d ping outputs parsed by both", len(inputs), len(files))
+	b.Logf("%d of %d %s outputs parsed by both", len(inputs), len(files), tool)
 	// Each round runs netmcp over every file back to back, then jc over the
 	// same files, as a script that parses a directory would. (Alternating
 	// the two programs file by file instead makes every netmcp run start
 	// with caches that jc's 60 ms run has just emptied: that costs netmcp
 	// about 0.8 ms a file, and is reported as "cold" below.)
-	var ours, theirs, cold time.Duration
+	var oursT, theirsT, cold time.Duration
 	n := 0
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		for _, f := range inputs {
-			d, err := run(bin, []string{"parse", "ping"}, f)
+			d, err := run(bin, ours, f)
 			if err != nil {
-				b.Fatalf("netmcp parse ping < %s: %v", f, err)
+				b.Fatalf("netmcp %v < %s: %v", ours, f, err)
 			}
-			ours += d
+			oursT += d
 		}
 		for _, f := range inputs {
-			d, err := run(jc, []string{"--ping"}, f)
+			d, err := run(jc, theirs, f)
 			if err != nil {
-				b.Fatalf("jc --ping < %s: %v", f, err)
+				b.Fatalf("jc %v < %s: %v", theirs, f, err)
 			}
-			theirs += d
+			theirsT += d
 		}
 		n += len(inputs)
 	}
 	b.StopTimer()
 	// One file each, alternately, for the cold figure.
-	for i := 0; i < min(n, len(inputs)); i++ {
-		d, _ := run(bin, []string{"parse", "ping"}, inputs[i])
+	for _, f := range inputs {
+		d, _ := run(bin, ours, f)
 		cold += d
-		run(jc, []string{"--ping"}, inputs[i])
+		run(jc, theirs, f)
 	}
-	b.ReportMetric(float64(ours.Microseconds())/float64(n)/1000, "netmcp-ms/file")
-	b.ReportMetric(float64(theirs.Microseconds())/float64(n)/1000, "jc-ms/file")
-	b.ReportMetric(float64(theirs)/float64(ours), "jc/netmcp")
-	b.ReportMetric(float64(cold.Microseconds())/float64(min(n, len(inputs)))/1000, "netmcp-cold-ms/file")
+	perFile := func(d time.Duration, n int) float64 { return float64(d.Microseconds()) / float64(n) / 1000 }
+	b.ReportMetric(perFile(oursT, n), "netmcp-ms/file")
+	b.ReportMetric(perFile(theirsT, n), "jc-ms/file")
+	b.ReportMetric(float64(theirsT)/float64(oursT), "jc/netmcp")
+	b.ReportMetric(perFile(cold, len(inputs)), "netmcp-cold-ms/file")
 }
