@@ -42,7 +42,7 @@ type differ struct {
 }
 
 func (d *differ) add(op string, p Path, old, new any) {
-	if len(p) > 0 && IsSecret(p[len(p)-1].Name) {
+	if len(p) > 0 && IsSecret(p[len(p)-1].Name) && (old == nil || isLeafValue(old)) && (new == nil || isLeafValue(new)) {
 		if old != nil {
 			old = redactValue(old)
 		}

@@ -7,12 +7,21 @@ import (
 	"encoding/hex"
 	"strings"
 	"sync"
+
+	"github.com/netmcp/netmcp/redact"
 )
 
-// secretMembers are the leaves whose values are secrets (openconfig-system
-// user passwords, SNMP community strings). Diff, UnifiedDiff and Redact
-// never show their values.
-var secretMembers = map[string]bool{"password": true, "password-hashed": true, "community-string": true}
+// secretMembers are the leaves whose values are secrets, by local name:
+// redact's list, which the server's masking uses too (user passwords, SNMP
+// community strings, keys, ...). Diff, UnifiedDiff and Redact never show
+// their values.
+var secretMembers = sync.OnceValue(func() map[string]bool {
+	set := make(map[string]bool, len(redact.DefaultLeaves))
+	for _, name := range redact.DefaultLeaves {
+		set[name] = true
+	}
+	return set
+})
 
 // redactKey keys the tags of redacted values: random per process, so a tag
 // shows whether a secret changed without allowing offline guessing. It is
@@ -31,7 +40,7 @@ func IsSecret(member string) bool {
 	if i := strings.IndexByte(member, ':'); i >= 0 {
 		member = member[i+1:]
 	}
-	return secretMembers[member]
+	return secretMembers()[member]
 }
 
 // Redact returns v with the value of every secret leaf (user passwords,
@@ -39,7 +48,7 @@ func IsSecret(member string) bool {
 // same for equal secrets within this process and says nothing else. The
 // input is not modified; unchanged subtrees are shared.
 func Redact(v any) any {
-	out, _ := redact(v)
+	out, _ := maskSecrets(v)
 	return out
 }
 
@@ -53,21 +62,38 @@ func redactValue(v any) string {
 	return "[redacted:" + hex.EncodeToString(m.Sum(nil)[:4]) + "]"
 }
 
-// redact returns the redacted value and whether it differs from v.
-func redact(v any) (any, bool) {
+// isLeafValue reports whether v is the value of a leaf or leaf-list (a
+// scalar, or a list of scalars), not a container or list entries: a secret
+// name masks values only (a list may be named like a secret leaf, as
+// openconfig-system's SNMP "community" list is).
+func isLeafValue(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		return false
+	case []any:
+		for _, e := range x {
+			switch e.(type) {
+			case map[string]any, []any:
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// maskSecrets returns the redacted value and whether it differs from v.
+func maskSecrets(v any) (any, bool) {
 	switch x := v.(type) {
 	case map[string]any:
 		var out map[string]any
 		for k, e := range x {
 			var r any
 			changed := false
-			if IsSecret(k) {
-				if _, isObj := e.(map[string]any); !isObj {
-					r, changed = redactValue(e), true
-				}
+			if IsSecret(k) && isLeafValue(e) {
+				r, changed = redactValue(e), true
 			}
 			if !changed {
-				r, changed = redact(e)
+				r, changed = maskSecrets(e)
 			}
 			if changed {
 				if out == nil {
@@ -82,7 +108,7 @@ func redact(v any) (any, bool) {
 	case []any:
 		var out []any
 		for i, e := range x {
-			if r, changed := redact(e); changed {
+			if r, changed := maskSecrets(e); changed {
 				if out == nil {
 					out = append([]any(nil), x...)
 				}

@@ -47,3 +47,27 @@ func TestDiffAndUnifiedHideSecrets(t *testing.T) {
 		t.Error("the password change is not visible as a new tag")
 	}
 }
+
+// TestSecretNamesMaskValuesOnly: the secret names are redact's (the
+// server's masking uses the same list), and they mask leaf values, never a
+// list or container that shares the name.
+func TestSecretNamesMaskValuesOnly(t *testing.T) {
+	tree := map[string]any{
+		"community": []any{map[string]any{"name": "ro", "community-string": "n0t-public"}},
+		"auth":      map[string]any{"key": "K3y-material", "keys": []any{"a"}},
+		"ntp":       map[string]any{"shared-key": []any{"one", "two"}},
+	}
+	text := jsonText(Redact(tree))
+	for _, secret := range []string{"n0t-public", "K3y-material", `"one"`} {
+		if strings.Contains(text, secret) {
+			t.Errorf("secret %s left: %s", secret, text)
+		}
+	}
+	if !strings.Contains(text, `"name":"ro"`) {
+		t.Errorf("the list named community was masked as a whole: %s", text)
+	}
+	changes := Diff(map[string]any{"community": []any{}}, tree, nil)
+	if out := jsonText(changes); strings.Contains(out, "n0t-public") || !strings.Contains(out, "ro") {
+		t.Errorf("diff of an added community entry: %s", out)
+	}
+}
