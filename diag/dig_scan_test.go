@@ -1,8 +1,6 @@
 package diag
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -75,33 +73,11 @@ func TestDigScanCases(t *testing.T) {
 
 // TestDigScanCorpus checks every line of every dig fixture.
 func TestDigScanCorpus(t *testing.T) {
-	root := corpusRoot(t)
-	files, _ := filepath.Glob(filepath.Join(root, "dig", "*", "*.out"))
-	if len(files) == 0 {
-		t.Fatal("no dig fixtures")
-	}
-	lines := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			checkDigScanAgrees(t, line)
-			lines++
-		}
-	}
-	t.Logf("%d lines of %d files agree", lines, len(files))
+	forEachCorpusLine(t, "dig", checkDigScanAgrees)
 }
 
 func FuzzDigScan(f *testing.F) {
-	seedCorpus(f, "dig")
-	f.Add(";; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: 25779")
-	f.Add(";; flags: qr rd ra; QUERY: 1, ANSWER: 1, AUTHORITY: 0, ADDITIONAL: 1")
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, line := range strings.Split(s, "\n") {
-			checkDigScanAgrees(t, line)
-		}
-		checkDigScanAgrees(t, s) // with newlines inside
-	})
+	fuzzLines(f, "dig", checkDigScanAgrees,
+		";; ->>HEADER<<- opcode: QUERY, status: NOERROR, id: 25779",
+		";; flags: qr rd ra; QUERY: 1, ANSWER: 1, AUTHORITY: 0, ADDITIONAL: 1")
 }

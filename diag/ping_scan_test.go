@@ -2,8 +2,6 @@ package diag
 
 import (
 	"net/netip"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -244,39 +242,20 @@ func TestScanLinuxReplyCases(t *testing.T) {
 	}
 }
 
-// TestScanLinuxReplyCorpus checks every line of every ping fixture.
+// TestScanLinuxReplyCorpus checks every line of every ping fixture, and
+// the source of every reply as splitNameIP sees it.
 func TestScanLinuxReplyCorpus(t *testing.T) {
-	root := corpusRoot(t)
-	files, _ := filepath.Glob(filepath.Join(root, "ping", "*", "*.out"))
-	if len(files) == 0 {
-		t.Fatal("no ping fixtures")
-	}
-	lines := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
+	forEachCorpusLine(t, "ping", func(t *testing.T, line string) {
+		checkScanAgrees(t, line)
+		if m, ok := scanLinuxReply(line); ok {
+			checkScanAgrees(t, m.from)
 		}
-		for _, line := range strings.Split(string(b), "\n") {
-			checkScanAgrees(t, line)
-			if m, ok := scanLinuxReply(line); ok {
-				checkScanAgrees(t, m.from) // the source, as splitNameIP sees it
-			}
-			lines++
-		}
-	}
-	t.Logf("%d lines of %d files agree", lines, len(files))
+	})
 }
 
 func FuzzPingScan(f *testing.F) {
-	seedCorpus(f, "ping")
-	f.Add("[1.5] 64 bytes from h (1.2.3.4): icmp_seq=1 ttl=64 time=0.5 ms")
-	f.Add("16 bytes from fe80::1%en0, icmp_seq=0 hlim=64 time=0.302 ms")
-	f.Add("PING6(56=40+8+8 bytes) fe80::1%en0 --> ff02::1%en0")
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, line := range strings.Split(s, "\n") {
-			checkScanAgrees(t, line)
-		}
-		checkScanAgrees(t, s) // with newlines inside
-	})
+	fuzzLines(f, "ping", checkScanAgrees,
+		"[1.5] 64 bytes from h (1.2.3.4): icmp_seq=1 ttl=64 time=0.5 ms",
+		"16 bytes from fe80::1%en0, icmp_seq=0 hlim=64 time=0.302 ms",
+		"PING6(56=40+8+8 bytes) fe80::1%en0 --> ff02::1%en0")
 }

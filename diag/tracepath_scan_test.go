@@ -1,10 +1,7 @@
 package diag
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
-	"strings"
 	"testing"
 )
 
@@ -130,33 +127,11 @@ func TestTracepathScanCases(t *testing.T) {
 
 // TestTracepathScanCorpus checks every line of every tracepath fixture.
 func TestTracepathScanCorpus(t *testing.T) {
-	root := corpusRoot(t)
-	files, _ := filepath.Glob(filepath.Join(root, "tracepath", "*", "*.out"))
-	if len(files) == 0 {
-		t.Fatal("no tracepath fixtures")
-	}
-	lines := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			checkTracepathScanAgrees(t, line)
-			lines++
-		}
-	}
-	t.Logf("%d lines of %d files agree", lines, len(files))
+	forEachCorpusLine(t, "tracepath", checkTracepathScanAgrees)
 }
 
 func FuzzTracepathScan(f *testing.F) {
-	seedCorpus(f, "tracepath")
-	f.Add(" 1?:  h (a)  1.5ms pmtu 1400 asymm 2 !H reached")
-	f.Add("     Resume: pmtu 1500 hops 10 back 12")
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, line := range strings.Split(s, "\n") {
-			checkTracepathScanAgrees(t, line)
-		}
-		checkTracepathScanAgrees(t, s) // with newlines inside
-	})
+	fuzzLines(f, "tracepath", checkTracepathScanAgrees,
+		" 1?:  h (a)  1.5ms pmtu 1400 asymm 2 !H reached",
+		"     Resume: pmtu 1500 hops 10 back 12")
 }

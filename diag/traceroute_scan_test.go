@@ -1,8 +1,6 @@
 package diag
 
 import (
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -139,36 +137,14 @@ func TestTracerouteScanCases(t *testing.T) {
 	}
 }
 
-// TestTracerouteScanCorpus checks every line of every traceroute fixture,
-// and each of its tokens.
+// TestTracerouteScanCorpus checks every line, and every token of every
+// line, of every traceroute fixture.
 func TestTracerouteScanCorpus(t *testing.T) {
-	root := corpusRoot(t)
-	files, _ := filepath.Glob(filepath.Join(root, "traceroute", "*", "*.out"))
-	if len(files) == 0 {
-		t.Fatal("no traceroute fixtures")
-	}
-	lines := 0
-	for _, f := range files {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(string(b), "\n") {
-			checkTracerouteLine(t, line)
-			lines++
-		}
-	}
-	t.Logf("%d lines of %d files agree", lines, len(files))
+	forEachCorpusLine(t, "traceroute", checkTracerouteLine)
 }
 
 func FuzzTracerouteScan(f *testing.F) {
-	seedCorpus(f, "traceroute")
-	f.Add("traceroute to h (1.2.3.4) from 5.6.7.8, 30 hops max, 60 byte packets")
-	f.Add(" 1  [AS1] h (::1)  0.5 ms !H  * 1.2.3.4  2 ms")
-	f.Fuzz(func(t *testing.T, s string) {
-		for _, line := range strings.Split(s, "\n") {
-			checkTracerouteLine(t, line)
-		}
-		checkTracerouteScanAgrees(t, s) // with newlines inside
-	})
+	fuzzLines(f, "traceroute", checkTracerouteLine,
+		"traceroute to h (1.2.3.4) from 5.6.7.8, 30 hops max, 60 byte packets",
+		" 1  [AS1] h (::1)  0.5 ms !H  * 1.2.3.4  2 ms")
 }
