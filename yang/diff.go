@@ -42,15 +42,19 @@ type differ struct {
 }
 
 func (d *differ) add(op string, p Path, old, new any) {
-	if len(p) > 0 && IsSecret(p[len(p)-1].Name) && (old == nil || isLeafValue(old)) && (new == nil || isLeafValue(new)) {
-		if old != nil {
-			old = redactValue(old)
-		}
-		if new != nil {
-			new = redactValue(new)
-		}
+	// Each side is redacted as the value of its member: old and new may
+	// differ in kind (a secret leaf replaced by a container), and a leaf
+	// value must be a tag whatever the other side is.
+	name := ""
+	if len(p) > 0 {
+		name = p[len(p)-1].Name
 	}
-	old, new = Redact(old), Redact(new)
+	if old != nil {
+		old, _ = maskMember(name, old)
+	}
+	if new != nil {
+		new, _ = maskMember(name, new)
+	}
 	d.changes = append(d.changes, Change{Op: op, Path: p.String(), Old: old, New: new})
 }
 

@@ -81,21 +81,22 @@ func isLeafValue(v any) bool {
 	return true
 }
 
+// maskMember returns the redacted value v of member name (a tag when
+// name is secret and v a leaf value) and whether it differs from v.
+func maskMember(name string, v any) (any, bool) {
+	if IsSecret(name) && isLeafValue(v) {
+		return redactValue(v), true
+	}
+	return maskSecrets(v)
+}
+
 // maskSecrets returns the redacted value and whether it differs from v.
 func maskSecrets(v any) (any, bool) {
 	switch x := v.(type) {
 	case map[string]any:
 		var out map[string]any
 		for k, e := range x {
-			var r any
-			changed := false
-			if IsSecret(k) && isLeafValue(e) {
-				r, changed = redactValue(e), true
-			}
-			if !changed {
-				r, changed = maskSecrets(e)
-			}
-			if changed {
+			if r, changed := maskMember(k, e); changed {
 				if out == nil {
 					out = copyMap(x)
 				}

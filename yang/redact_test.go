@@ -71,3 +71,25 @@ func TestSecretNamesMaskValuesOnly(t *testing.T) {
 		t.Errorf("diff of an added community entry: %s", out)
 	}
 }
+
+// TestDiffHidesASecretWhoseValueChangesKind: a secret leaf replaced by a
+// container (or a container by a leaf, as an edited candidate may do) is
+// one modify change; the side that is a leaf value is still a tag.
+func TestDiffHidesASecretWhoseValueChangesKind(t *testing.T) {
+	leaf := map[string]any{"user": map[string]any{"password": "Old-s3cret", "secret": []any{"ls-1", "ls-2"}}}
+	container := map[string]any{"user": map[string]any{"password": map[string]any{"type": "7"}, "secret": []any{map[string]any{"password": "Inner-s3cret"}}}}
+	for _, tc := range []struct {
+		name string
+		a, b map[string]any
+	}{{"leaf to container", leaf, container}, {"container to leaf", container, leaf}} {
+		out := jsonText(Diff(tc.a, tc.b, nil)) + UnifiedDiff(tc.a, tc.b, "a", "b")
+		for _, secret := range []string{"Old-s3cret", "ls-1", "Inner-s3cret"} {
+			if strings.Contains(out, secret) {
+				t.Errorf("%s: the diff shows the secret %q: %s", tc.name, secret, out)
+			}
+		}
+		if !strings.Contains(out, `"type":"7"`) {
+			t.Errorf("%s: the container was masked as a whole: %s", tc.name, out)
+		}
+	}
+}
