@@ -34,6 +34,7 @@ type serveFlags struct {
 	pageSize    int
 	timeout     time.Duration
 	verbose     bool
+	sec         securityFlags // TLS, identities, limits, audit (serve_security.go)
 }
 
 // newServeCmd builds "netmcp serve".
@@ -60,7 +61,7 @@ func newServeCmd() *cobra.Command {
 	fl.IntVar(&f.pageSize, "page-size", server.DefaultPageSize, "entries per page of paginated resources")
 	fl.DurationVar(&f.timeout, "session-timeout", transport.DefaultSessionTimeout, "close HTTP sessions idle for this long")
 	fl.BoolVar(&f.verbose, "verbose", false, "log server activity to stderr")
-	bindSecurityFlags(fl, &serveSec)
+	bindSecurityFlags(fl, &f.sec)
 	_ = cmd.MarkFlagRequired("device")
 	return cmd
 }
@@ -70,7 +71,7 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	if f.verbose {
 		level = slog.LevelInfo
 	}
-	logger := serveSec.wrapLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
+	logger := f.sec.wrapLogger(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level})))
 	params := map[string]string{}
 	if f.topology != "" {
 		params["topology"] = f.topology
@@ -96,7 +97,7 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 		return err
 	}
 	defer srv.Close()
-	return serveSecure(ctx, &serveSec, srv, serveArgs{listen: f.listen, policy: pol, stateDir: stateDir,
+	return serveSecure(ctx, &f.sec, srv, serveArgs{listen: f.listen, policy: pol, stateDir: stateDir,
 		httpOpts: transport.HTTPOptions{SessionTimeout: f.timeout}, logger: logger, stderr: cmd.ErrOrStderr(),
 		deviceURL: f.device, dialect: drv.Info().CLIDialect})
 }

@@ -46,9 +46,6 @@ type securityFlags struct {
 	redactor *redact.Redactor // shared by the log handler and the server
 }
 
-// serveSec holds the security flags of the serve command.
-var serveSec securityFlags
-
 // bindSecurityFlags adds the security flags to serve's flag set.
 func bindSecurityFlags(fl *pflag.FlagSet, sf *securityFlags) {
 	fl.StringVar(&sf.tlsCert, "tls-cert", "", "server certificate (PEM) for HTTPS (--listen) and the TLS stream (--tls-stream-listen); TLS 1.3 only")
