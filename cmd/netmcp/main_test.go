@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
 func TestRootCommandBuildsWhatItRuns(t *testing.T) {
@@ -34,5 +36,19 @@ func TestRootCommandBuildsWhatItRuns(t *testing.T) {
 	out, err := runRoot(t, "", "--help")
 	if err != nil || !strings.Contains(out, "serve") || !strings.Contains(out, "parse") {
 		t.Errorf("netmcp --help: %v\n%s", err, out)
+	}
+}
+
+// TestRegexpsCompile compiles every lazily compiled expression linked into
+// netmcp (server, device/sim, yang, diag, this package): before they were
+// lazy, a bad one panicked at start-up of every test; now it would panic
+// only on the first input that reaches it.
+func TestRegexpsCompile(t *testing.T) {
+	n, err := lazyre.CompileAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n == 0 {
+		t.Fatal("no expression registered: the lazy expressions go unchecked")
 	}
 }
