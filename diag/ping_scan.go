@@ -74,39 +74,16 @@ func scanLinuxReply(line string) (r linuxReply, ok bool) {
 // splitNameIP splits "host.example (192.0.2.1)" into its name and address,
 // as ^(\S+) \(([^()\s]+)\)$ would; ok is false for anything else.
 func splitNameIP(s string) (name, ip string, ok bool) {
-	i := strings.IndexByte(s, ' ')
-	if i < 1 || !strings.HasPrefix(s[i:], " (") || !strings.HasSuffix(s, ")") || len(s) < i+4 {
+	n := nonSpaces(s)
+	if n == 0 || !strings.HasPrefix(s[n:], " (") {
 		return "", "", false
 	}
-	name, ip = s[:i], s[i+2:len(s)-1]
-	if strings.ContainsAny(name, "\t\n\f\r") || strings.ContainsAny(ip, "()\t\n\f\r ") {
+	rest := s[n+2:]
+	m := addrChars(rest)
+	if m == 0 || rest[m:] != ")" {
 		return "", "", false
 	}
-	return name, ip, true
-}
-
-// digits returns the length of the run of ASCII digits at the start of s.
-func digits(s string) int {
-	n := 0
-	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
-		n++
-	}
-	return n
-}
-
-// scanDecimal reads \d+(?:\.\d+)? at the start of s, taking the longest
-// such prefix; n is 0 when s does not start with a digit.
-func scanDecimal(s string) (v string, n int) {
-	n = digits(s)
-	if n == 0 {
-		return "", 0
-	}
-	if n < len(s) && s[n] == '.' {
-		if f := digits(s[n+1:]); f > 0 {
-			n += 1 + f
-		}
-	}
-	return s[:n], n
+	return s[:n], rest[:m], true
 }
 
 // scanDataBytes finds the payload size in an iputils header, as
@@ -142,10 +119,7 @@ func lastParenAddr(s string) (addr string, ok bool) {
 		if s[i] != '(' {
 			continue
 		}
-		j := i + 1
-		for j < len(s) && !strings.ContainsRune("()\t\n\f\r ", rune(s[j])) {
-			j++
-		}
+		j := i + 1 + addrChars(s[i+1:])
 		if j > i+1 && j < len(s) && s[j] == ')' {
 			addr, ok = s[i+1:j], true
 			i = j

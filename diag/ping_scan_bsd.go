@@ -34,7 +34,7 @@ func scanBSDReply(line string) (r bsdReply, ok bool) {
 	// ([^\s,]+?)[:,] : the shortest non-empty source without white space
 	// or commas that the rest of the line completes.
 	for j := 1; j < len(rest); j++ {
-		if c := rest[j-1]; c == ',' || isRESpace(c) {
+		if c := rest[j-1]; c == ',' || isSpaceRE(c) {
 			return r, false
 		}
 		if c := rest[j]; c != ':' && c != ',' {
@@ -94,18 +94,12 @@ func scanBSDHeader(line string) (addr, size string, ok bool) {
 	if !found {
 		return "", "", false
 	}
-	i := 0
-	for i < len(rest) && !isRESpace(rest[i]) {
-		i++
-	}
+	i := nonSpaces(rest)
 	if !strings.HasPrefix(rest[i:], " (") {
 		return "", "", false
 	}
 	rest = rest[i+2:]
-	i = 0
-	for i < len(rest) && rest[i] != '(' && rest[i] != ')' && !isRESpace(rest[i]) {
-		i++
-	}
+	i = addrChars(rest)
 	if !strings.HasPrefix(rest[i:], ")") {
 		return "", "", false
 	}
@@ -140,11 +134,11 @@ func scanBSD6Header(line string) (size, src, dst string, ok bool) {
 		return "", "", "", false
 	}
 	rest = rest[i+2:]
-	if n = nonSpaceRun(rest); n == 0 || !strings.HasPrefix(rest[n:], " --> ") {
+	if n = nonSpaces(rest); n == 0 || !strings.HasPrefix(rest[n:], " --> ") {
 		return "", "", "", false
 	}
 	src, rest = rest[:n], rest[n+len(" --> "):]
-	if n = nonSpaceRun(rest); n == 0 {
+	if n = nonSpaces(rest); n == 0 {
 		return "", "", "", false
 	}
 	return size, src, rest[:n], true
@@ -162,21 +156,6 @@ func scanBSDTimeout(line string) (seq string, ok bool) {
 	return rest[1 : 1+n], n > 0
 }
 
-// isRESpace reports whether c is in the \s class of Go regular
-// expressions: [\t\n\f\r ].
-func isRESpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
-}
-
-// nonSpaceRun returns the length of the run of \S at the start of s.
-func nonSpaceRun(s string) int {
-	n := 0
-	for n < len(s) && !isRESpace(s[n]) {
-		n++
-	}
-	return n
-}
-
 // ipv6In reports whether a token of line is an IPv6 address (jc's test for
 // BSD ping6 reply lines). Tokens are separated by white space (as
 // strings.Fields sees it) and the characters "(),%", and must hold two
@@ -187,7 +166,7 @@ func ipv6In(line string) bool {
 		sep, w := true, 1
 		if i < len(line) {
 			if c := line[i]; c < utf8.RuneSelf {
-				sep = c == '(' || c == ')' || c == ',' || c == '%' || c == '\v' || isRESpace(c)
+				sep = c == '(' || c == ')' || c == ',' || c == '%' || c == '\v' || isSpaceRE(c)
 			} else {
 				var r rune
 				r, w = utf8.DecodeRuneInString(line[i:])

@@ -11,31 +11,6 @@ import "strings"
 // there over the corpus and by FuzzTracepathScan); that file is their
 // specification.
 
-// isSpaceRE reports whether c is in RE2's \s class: [\t\n\f\r ].
-func isSpaceRE(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r'
-}
-
-// spaces returns the length of the run of \s bytes at the start of s.
-func spaces(s string) int {
-	n := 0
-	for n < len(s) && isSpaceRE(s[n]) {
-		n++
-	}
-	return n
-}
-
-// nonSpaces returns the length of the run of \S at the start of s. \S is
-// every rune but [\t\n\f\r ] (invalid UTF-8 included), so counting bytes
-// that are not those five ASCII bytes counts whole runes.
-func nonSpaces(s string) int {
-	n := 0
-	for n < len(s) && !isSpaceRE(s[n]) {
-		n++
-	}
-	return n
-}
-
 // tracepathHop holds the submatches of a hop line's start: an absent
 // address is "".
 type tracepathHop struct {
@@ -79,10 +54,7 @@ func scanTracepathHop(line string) (h tracepathHop, ok bool) {
 		return h, true
 	}
 	rest = rest[n+1:]
-	n = 0
-	for n < len(rest) && rest[n] != '(' && rest[n] != ')' && !isSpaceRE(rest[n]) {
-		n++
-	}
+	n = addrChars(rest)
 	if n > 0 && n < len(rest) && rest[n] == ')' {
 		h.address = rest[:n]
 	}
