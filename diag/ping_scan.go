@@ -5,9 +5,10 @@ import "strings"
 // The most frequent line of any ping output is an iputils reply, and the
 // parser reads it without a regular expression: "netmcp parse ping" runs
 // once per file in scripts, and compiling the reply expression cost more
-// than parsing a whole file. scanLinuxReply and splitNameIP accept exactly
-// what the expressions in ping_scan_test.go accept (checked there over the
-// corpus and by FuzzPingScan); that file is their specification.
+// than parsing a whole file. The header and statistics lines are scanned
+// too. The scanners of this file accept exactly what the expressions in
+// ping_scan_test.go accept (checked there over the corpus and by
+// FuzzPingScan); that file is their specification.
 
 // linuxReply holds the fields of an iputils reply line, as the submatches
 // of the expression would: an absent optional field is "".

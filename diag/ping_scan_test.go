@@ -7,8 +7,8 @@ import (
 	"testing"
 )
 
-// The specification of scanLinuxReply and splitNameIP: the expressions the
-// parser used before it scanned these lines by hand.
+// The specification of the ping scanners (ping_scan.go, ping_scan_bsd.go):
+// the expressions the parser used before it scanned these lines by hand.
 var (
 	specLinuxReply = regexp.MustCompile(`^(?:\[(\d+(?:\.\d+)?)\] )?(\d+) bytes from (.+?): (?:icmp_)?seq=(\d+)(?: ttl=(\d+))?(?: time=(\d+(?:\.\d+)?) ms)?`)
 	specNameIP     = regexp.MustCompile(`^(\S+) \(([^()\s]+)\)$`)

@@ -167,8 +167,8 @@ func traceProbes(s string) (probes []TracerouteProbe, stars int) {
 	return probes, stars
 }
 
-// rttp converts an RTT as traceRTT returns it (digits, with a dot in
-// them) like toFloat, which would only copy it first.
+// rttp converts an RTT as traceRTT returns it (digits, perhaps with one
+// dot) like toFloat, which would only copy it first.
 func rttp(s string) *float64 {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {
