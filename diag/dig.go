@@ -292,13 +292,13 @@ func digOpt(q *DigQuery, line string) {
 			o.Cookie = strp(f[0])
 		}
 	case "NSID":
-		if !strings.Contains(val, `("`) {
-			o.NSID = strp(val)
-		} else if m := reDigNSID.Re().FindStringSubmatch(val); m != nil {
-			o.NSID = strp(m[1])
-		} else {
-			o.NSID = strp(val)
+		nsid := val
+		if strings.Contains(val, `("`) {
+			if m := reDigNSID.Re().FindStringSubmatch(val); m != nil {
+				nsid = m[1]
+			}
 		}
+		o.NSID = strp(nsid)
 	default:
 		if o.Other == nil {
 			o.Other = map[string]string{}
