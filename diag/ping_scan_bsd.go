@@ -198,7 +198,7 @@ func isIPv6Token(tok string) bool {
 		switch c := tok[i]; {
 		case c == ':':
 			colons++
-		case c == '.', '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		case c == '.', isHex(c):
 		default:
 			return false
 		}

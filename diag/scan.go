@@ -1,8 +1,7 @@
 package diag
 
 // The character classes of RE2 that the hand scanners (the *_scan*.go
-// files) read, shared by all of them. Each function returns the length of
-// the run of its class at the start of s.
+// files) read, and the runs of them, shared by all of them.
 
 // isSpaceRE reports whether c is in RE2's \s class: [\t\n\f\r ].
 func isSpaceRE(c byte) bool {
@@ -47,6 +46,11 @@ func digits(s string) int {
 		n++
 	}
 	return n
+}
+
+// isHex reports whether c is in [0-9a-fA-F].
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
 // scanDecimal reads \d+(?:\.\d+)? at the start of s, taking the longest

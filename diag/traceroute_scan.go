@@ -63,11 +63,6 @@ func isHexColon(c byte) bool {
 	return c == ':' || isHex(c)
 }
 
-// isHex reports whether c is in [0-9a-fA-F].
-func isHex(c byte) bool {
-	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
-}
-
 // hexColons reports whether ^[0-9a-fA-F:]+$ matches s.
 func hexColons(s string) bool {
 	for i := 0; i < len(s); i++ {
