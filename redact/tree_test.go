@@ -136,3 +136,32 @@ func sameMap(a, b any) bool {
 	defer delete(ma, "\x00probe")
 	return mb["\x00probe"] == true
 }
+
+func TestTreeSecretContainersAndLists(t *testing.T) {
+	r := New(Options{})
+	tree := map[string]any{
+		"ietf-key-chain:key-chains": map[string]any{"key-chain": []any{map[string]any{
+			"name": "kc1",
+			"key": []any{map[string]any{"key-id": json.Number("1"),
+				"key-string": map[string]any{"hexadecimal-string": "0a0b0c0d0e", "extra": []any{map[string]any{"x": "deep1"}}}}},
+		}}},
+		"openconfig-system:system": map[string]any{"snmp": map[string]any{"communities": map[string]any{
+			"community": []any{map[string]any{"name": "monitoring", "community-string": "n0t-public"}}}}},
+		"psk": []any{"leaflist-1", "leaflist-2"},
+	}
+	b, _ := json.Marshal(r.Tree(tree))
+	out := string(b)
+	for _, secret := range []string{"0a0b0c0d0e", "deep1", "n0t-public", "leaflist-1"} {
+		if strings.Contains(out, secret) {
+			t.Errorf("secret %q left: %s", secret, out)
+		}
+	}
+	for _, public := range []string{`"name":"kc1"`, `"key-id":1`, `"name":"monitoring"`} {
+		if !strings.Contains(out, public) {
+			t.Errorf("%s masked: a list named like a secret is not secret as a whole: %s", public, out)
+		}
+	}
+	if r.String("a 0a0b0c0d0e b") == "a 0a0b0c0d0e b" {
+		t.Error("a value masked inside a secret container was not learnt")
+	}
+}
