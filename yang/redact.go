@@ -81,13 +81,40 @@ func isLeafValue(v any) bool {
 	return true
 }
 
-// maskMember returns the redacted value v of member name (a tag when
-// name is secret and v a leaf value) and whether it differs from v.
+// maskMember returns the redacted value v of member name and whether it
+// differs from v. When name is secret, a leaf value becomes a tag and a
+// container has every leaf value below it tagged (ietf-key-chain's
+// key-string container holds its hexadecimal-string); list entries are
+// judged by their own members.
 func maskMember(name string, v any) (any, bool) {
-	if IsSecret(name) && isLeafValue(v) {
-		return redactValue(v), true
+	if IsSecret(name) {
+		if isLeafValue(v) {
+			return redactValue(v), true
+		}
+		if m, ok := v.(map[string]any); ok && len(m) > 0 {
+			return redactAll(m), true
+		}
 	}
 	return maskSecrets(v)
+}
+
+// redactAll returns v with every leaf value below it tagged.
+func redactAll(v any) any {
+	switch x := v.(type) {
+	case map[string]any:
+		out := make(map[string]any, len(x))
+		for k, e := range x {
+			out[k] = redactAll(e)
+		}
+		return out
+	case []any:
+		out := make([]any, len(x))
+		for i, e := range x {
+			out[i] = redactAll(e)
+		}
+		return out
+	}
+	return redactValue(v)
 }
 
 // maskSecrets returns the redacted value and whether it differs from v.

@@ -74,7 +74,8 @@ func TestSecretNamesMaskValuesOnly(t *testing.T) {
 
 // TestDiffHidesASecretWhoseValueChangesKind: a secret leaf replaced by a
 // container (or a container by a leaf, as an edited candidate may do) is
-// one modify change; the side that is a leaf value is still a tag.
+// one modify change; the side that is a leaf value is still a tag, and
+// every leaf of the container so named is tagged too.
 func TestDiffHidesASecretWhoseValueChangesKind(t *testing.T) {
 	leaf := map[string]any{"user": map[string]any{"password": "Old-s3cret", "secret": []any{"ls-1", "ls-2"}}}
 	container := map[string]any{"user": map[string]any{"password": map[string]any{"type": "7"}, "secret": []any{map[string]any{"password": "Inner-s3cret"}}}}
@@ -88,8 +89,24 @@ func TestDiffHidesASecretWhoseValueChangesKind(t *testing.T) {
 				t.Errorf("%s: the diff shows the secret %q: %s", tc.name, secret, out)
 			}
 		}
-		if !strings.Contains(out, `"type":"7"`) {
-			t.Errorf("%s: the container was masked as a whole: %s", tc.name, out)
+		if strings.Contains(out, `"type":"7"`) {
+			t.Errorf("%s: a leaf inside the container named password is shown: %s", tc.name, out)
 		}
+	}
+}
+
+// TestSecretContainerIsMaskedWhole: every leaf inside a container whose
+// name is secret is tagged, in Redact and in Diff.
+func TestSecretContainerIsMaskedWhole(t *testing.T) {
+	tree := map[string]any{"key": []any{map[string]any{"key-id": float64(1),
+		"key-string": map[string]any{"hexadecimal-string": "0a0b0c0d0e", "more": []any{map[string]any{"x": "deep1"}}}}}}
+	text := jsonText(Redact(tree)) + jsonText(Diff(map[string]any{}, tree, nil))
+	for _, secret := range []string{"0a0b0c0d0e", "deep1"} {
+		if strings.Contains(text, secret) {
+			t.Errorf("secret %q left: %s", secret, text)
+		}
+	}
+	if !strings.Contains(text, `"key-id":1`) {
+		t.Errorf("the list named key was masked as a whole: %s", text)
 	}
 }
