@@ -146,19 +146,18 @@ func (c *diagClient) reset() {
 	c.mu.Unlock()
 }
 
-// settle waits until the handlers have seen n log events (they may run
-// after the call returned) or a second passed.
-func (c *diagClient) settle(n int) []event {
+// settle waits until the handlers have seen logs log events and progress
+// progress events (they may run after the call returned, and a progress
+// notification may follow the last log line) or a second passed.
+func (c *diagClient) settle(logs, progress int) []event {
 	deadline := time.Now().Add(time.Second)
 	for {
 		evs := c.events()
-		logs := 0
+		n := map[string]int{}
 		for _, e := range evs {
-			if e.kind == "log" {
-				logs++
-			}
+			n[e.kind]++
 		}
-		if logs >= n || time.Now().After(deadline) {
+		if n["log"] >= logs && n["progress"] >= progress || time.Now().After(deadline) {
 			return evs
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -440,7 +439,7 @@ func TestStreaming(t *testing.T) {
 				checkWire(t, c, 9, 4)
 				var lines []string
 				var progress []float64
-				for _, e := range c.settle(9) {
+				for _, e := range c.settle(9, 4) {
 					switch e.kind {
 					case "log":
 						if e.logger != "ping" {
@@ -468,7 +467,7 @@ func TestStreaming(t *testing.T) {
 				}
 				checkWire(t, c, 4, 3) // header and 3 hops
 				progress = nil
-				for _, e := range c.settle(4) {
+				for _, e := range c.settle(4, 3) {
 					if e.kind == "progress" {
 						if e.total != 10 {
 							t.Errorf("traceroute progress total %v, want maxHops 10", e.total)
