@@ -92,29 +92,10 @@ func maskMember(name string, v any) (any, bool) {
 			return redactValue(v), true
 		}
 		if m, ok := v.(map[string]any); ok && len(m) > 0 {
-			return redactAll(m), true
+			return mapLeaves(m, func(leaf any) any { return redactValue(leaf) }), true
 		}
 	}
 	return maskSecrets(v)
-}
-
-// redactAll returns v with every leaf value below it tagged.
-func redactAll(v any) any {
-	switch x := v.(type) {
-	case map[string]any:
-		out := make(map[string]any, len(x))
-		for k, e := range x {
-			out[k] = redactAll(e)
-		}
-		return out
-	case []any:
-		out := make([]any, len(x))
-		for i, e := range x {
-			out[i] = redactAll(e)
-		}
-		return out
-	}
-	return redactValue(v)
 }
 
 // maskSecrets returns the redacted value and whether it differs from v.

@@ -506,21 +506,27 @@ func mergeLists(dst, src []any, p Path, s *Schema) []any {
 // Clone returns a deep copy of a generic JSON value (maps and slices are
 // copied; scalars are shared).
 func Clone(v any) any {
+	return mapLeaves(v, func(leaf any) any { return leaf })
+}
+
+// mapLeaves returns a deep copy of a generic JSON value with every scalar
+// replaced by leaf(scalar).
+func mapLeaves(v any, leaf func(any) any) any {
 	switch x := v.(type) {
 	case map[string]any:
 		c := make(map[string]any, len(x))
 		for k, e := range x {
-			c[k] = Clone(e)
+			c[k] = mapLeaves(e, leaf)
 		}
 		return c
 	case []any:
 		c := make([]any, len(x))
 		for i, e := range x {
-			c[i] = Clone(e)
+			c[i] = mapLeaves(e, leaf)
 		}
 		return c
 	}
-	return v
+	return leaf(v)
 }
 
 // Normalize returns a fresh generic JSON copy of any Go value, as
