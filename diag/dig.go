@@ -101,6 +101,10 @@ func ParseDig(text string) (DigResult, error) {
 		if strings.TrimSpace(line) == "" {
 			continue
 		}
+		if s := digSectionHeader(line); s != "" {
+			section = s
+			continue
+		}
 		switch {
 		case strings.HasPrefix(line, ";; Got answer:"):
 			section = ""
@@ -131,21 +135,6 @@ func ParseDig(text string) (DigResult, error) {
 				}
 				q.QueryNum, q.AnswerNum, q.AuthorityNum, q.AdditionalNum = toInt(m.query), toInt(m.answer), toInt(m.authority), toInt(m.additional)
 			}
-			continue
-		case strings.HasPrefix(line, ";; OPT PSEUDOSECTION:"):
-			section = "opt"
-			continue
-		case strings.HasPrefix(line, ";; QUESTION SECTION:"):
-			section = "question"
-			continue
-		case strings.HasPrefix(line, ";; ANSWER SECTION:"):
-			section = "answer"
-			continue
-		case strings.HasPrefix(line, ";; AUTHORITY SECTION:"):
-			section = "authority"
-			continue
-		case strings.HasPrefix(line, ";; ADDITIONAL SECTION:"):
-			section = "additional"
 			continue
 		case strings.HasPrefix(line, ";; Query time:"):
 			seen = true
@@ -342,4 +331,23 @@ func unquote(s string) string {
 		return s[1 : len(s)-1]
 	}
 	return s
+}
+
+// digSectionHeaders are the lines that open a section of a dig answer.
+var digSectionHeaders = []struct{ prefix, section string }{
+	{";; OPT PSEUDOSECTION:", "opt"},
+	{";; QUESTION SECTION:", "question"},
+	{";; ANSWER SECTION:", "answer"},
+	{";; AUTHORITY SECTION:", "authority"},
+	{";; ADDITIONAL SECTION:", "additional"},
+}
+
+// digSectionHeader returns the section line opens, or "".
+func digSectionHeader(line string) string {
+	for _, h := range digSectionHeaders {
+		if strings.HasPrefix(line, h.prefix) {
+			return h.section
+		}
+	}
+	return ""
 }
