@@ -249,7 +249,7 @@ func (p *pingParser) feedLinux(line string) pingKind {
 	// that a file without such lines never compiles it.
 	if strings.Contains(line, "no answer yet for icmp_seq=") {
 		if m := rePingLinuxTimeout.Re().FindStringSubmatch(line); m != nil {
-			return p.addResponse(PingResponse{Type: "timeout", Timestamp: floatOrNil(m[1]), ICMPSeq: toInt(m[2])})
+			return p.addResponse(PingResponse{Type: "timeout", Timestamp: toFloat(m[1]), ICMPSeq: toInt(m[2])})
 		}
 	}
 	if strings.Contains(line, " bytes from ") {
@@ -262,8 +262,8 @@ func (p *pingParser) feedLinux(line string) pingKind {
 			ip = addr
 		}
 		return p.addResponse(PingResponse{
-			Type: "reply", Timestamp: floatOrNil(m.timestamp), Bytes: toInt(m.bytes), ResponseIP: strp(ip),
-			ICMPSeq: toInt(m.seq), TTL: intOrNil(m.ttl), TimeMs: floatOrNil(m.time),
+			Type: "reply", Timestamp: toFloat(m.timestamp), Bytes: toInt(m.bytes), ResponseIP: strp(ip),
+			ICMPSeq: toInt(m.seq), TTL: toInt(m.ttl), TimeMs: toFloat(m.time),
 			Duplicate: strings.Contains(line, "DUP!"),
 		})
 	}
@@ -272,7 +272,7 @@ func (p *pingParser) feedLinux(line string) pingKind {
 		return pkUnrecognized
 	}
 	if m := rePingLinuxFrom.Re().FindStringSubmatch(line); m != nil {
-		e := PingICMPError{Timestamp: floatOrNil(m[1]), ICMPSeq: toInt(m[4]), Message: strings.TrimSpace(m[5])}
+		e := PingICMPError{Timestamp: toFloat(m[1]), ICMPSeq: toInt(m[4]), Message: strings.TrimSpace(m[5])}
 		if m[3] != "" {
 			e.ResponseName, e.ResponseIP = strp(m[2]), strp(m[3])
 		} else {
@@ -381,18 +381,4 @@ func fillHexHeader(r *PingResponse, line string) bool {
 	r.Off, r.TTL, r.Pro, r.Cks = &v[6], &v[7], &v[8], &v[9]
 	r.Src, r.Dst = strp(f[10]), strp(f[11])
 	return true
-}
-
-func floatOrNil(s string) *float64 {
-	if s == "" {
-		return nil
-	}
-	return toFloat(s)
-}
-
-func intOrNil(s string) *int {
-	if s == "" {
-		return nil
-	}
-	return toInt(s)
 }

@@ -62,7 +62,7 @@ func ParseTracepath(text string) (*TracepathResult, error) {
 		}
 		if m, ok := scanTracepathSummary(line); ok {
 			summary = true
-			res.PMTU, res.ForwardHops, res.ReturnHops = intOrNil(m.pmtu), intOrNil(m.hops), intOrNil(m.back)
+			res.PMTU, res.ForwardHops, res.ReturnHops = toInt(m.pmtu), toInt(m.hops), toInt(m.back)
 			continue
 		}
 		res.Unrecognized = append(res.Unrecognized, line)
