@@ -1,75 +1,94 @@
 package netsim
 
 import (
+	"cmp"
 	"net/netip"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/netmcp/netmcp/device/sim/topology"
 )
 
+// acl is an ACL compiled once per build: its rules in sequence order with
+// their prefixes parsed, and the families it filters.
+type acl struct {
+	rules []aclRule
+	// filters4 and filters6 tell whether the ACL filters the family: an
+	// ACL whose rules all name prefixes of the other family does not.
+	filters4, filters6 bool
+}
+
+// aclRule is one compiled rule; an invalid src or dst prefix matches any address.
+type aclRule struct {
+	permit   bool
+	protocol string // lower case
+	dstPort  int
+	src, dst netip.Prefix
+}
+
+// compileACL compiles an ACL of a validated topology.
+func compileACL(a topology.ACL) *acl {
+	entries := slices.Clone(a.Rules)
+	slices.SortStableFunc(entries, func(x, y topology.ACLEntry) int { return cmp.Compare(x.Seq, y.Seq) })
+	c := &acl{}
+	for _, e := range entries {
+		src, sAny, _ := parseAddrOrPrefix(e.Source)
+		dst, dAny, _ := parseAddrOrPrefix(e.Destination)
+		c.filters4 = c.filters4 || (sAny || familyOf(src.Addr()) == 4) && (dAny || familyOf(dst.Addr()) == 4)
+		c.filters6 = c.filters6 || (sAny || familyOf(src.Addr()) == 6) && (dAny || familyOf(dst.Addr()) == 6)
+		c.rules = append(c.rules, aclRule{permit: strings.EqualFold(e.Action, "permit"),
+			protocol: strings.ToLower(e.Protocol), dstPort: e.DstPort, src: src, dst: dst})
+	}
+	return c
+}
+
 // aclPermits evaluates a named ACL on a packet: the first matching rule
-// decides and a packet matching none is denied. An ACL whose rules all
-// name prefixes of the other address family does not filter this family,
-// and an ACL name that is not defined permits everything (as on routers).
+// decides and a packet matching none is denied. An ACL that does not
+// filter the packet's family, and an ACL name that is not defined, permit
+// everything (as on routers).
 func aclPermits(d *device, name string, p *packet) bool {
 	if name == "" {
 		return true
 	}
-	acl, ok := d.acls[name]
+	a, ok := d.acls[name]
 	if !ok {
 		return true
 	}
-	fam := familyOf(p.dst)
-	rules := append([]topology.ACLEntry(nil), acl.Rules...)
-	sort.SliceStable(rules, func(a, b int) bool { return rules[a].Seq < rules[b].Seq })
-	applies := false
-	for _, e := range rules {
-		sp, sAny, _ := parseAddrOrPrefix(e.Source)
-		dp, dAny, _ := parseAddrOrPrefix(e.Destination)
-		if (sAny || familyOf(sp.Addr()) == fam) && (dAny || familyOf(dp.Addr()) == fam) {
-			applies = true
-			break
-		}
-	}
-	if !applies {
+	if fam := familyOf(p.dst); (fam == 4 && !a.filters4) || (fam == 6 && !a.filters6) {
 		return true
 	}
-	for _, e := range rules {
-		if ruleMatches(e, p) {
-			return strings.EqualFold(e.Action, "permit")
+	for i := range a.rules {
+		if a.rules[i].matches(p) {
+			return a.rules[i].permit
 		}
 	}
 	return false
 }
 
-// ruleMatches tells whether one ACL rule matches a packet.
-func ruleMatches(e topology.ACLEntry, p *packet) bool {
-	switch strings.ToLower(e.Protocol) {
+// matches tells whether the rule matches a packet.
+func (r *aclRule) matches(p *packet) bool {
+	switch r.protocol {
 	case "", "ip", "ipv6":
 	case "icmp", "icmpv6":
 		if p.proto != protoICMP {
 			return false
 		}
 	case "tcp", "udp":
-		if p.proto != strings.ToLower(e.Protocol) {
+		if p.proto != r.protocol {
 			return false
 		}
 	default:
 		return false
 	}
-	if e.DstPort != 0 && (p.proto == protoICMP || p.dport != e.DstPort) {
+	if r.dstPort != 0 && (p.proto == protoICMP || p.dport != r.dstPort) {
 		return false
 	}
-	return prefixMatches(e.Source, p.src) && prefixMatches(e.Destination, p.dst)
+	return prefixMatches(r.src, p.src) && prefixMatches(r.dst, p.dst)
 }
 
-func prefixMatches(spec string, a netip.Addr) bool {
-	pfx, any, err := parseAddrOrPrefix(spec)
-	if err != nil {
-		return false
-	}
-	return any || pfx.Contains(a)
+// prefixMatches tells whether a is in pfx; the invalid prefix is "any".
+func prefixMatches(pfx netip.Prefix, a netip.Addr) bool {
+	return !pfx.IsValid() || pfx.Contains(a)
 }
 
 // faultDrops tells whether an "acl-drop" fault on the interface drops the packet.

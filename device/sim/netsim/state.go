@@ -32,7 +32,7 @@ type device struct {
 	kind   string
 	ifs    map[string]*iface
 	ifList []*iface
-	acls   map[string]*topology.ACL
+	acls   map[string]*acl
 	vlans  map[int]bool
 	// ribs holds every candidate route, keyed by vrf and family.
 	ribs map[ribKey][]*route
@@ -185,15 +185,15 @@ func build(t *topology.Topology) *state {
 	for i := range t.Devices {
 		cfg := &t.Devices[i]
 		d := &device{cfg: cfg, name: cfg.Name, kind: cfg.Kind, ifs: map[string]*iface{},
-			acls: map[string]*topology.ACL{}, vlans: map[int]bool{}}
+			acls: map[string]*acl{}, vlans: map[int]bool{}}
 		if d.kind == "" {
 			d.kind = topology.KindRouter
 		}
 		for _, v := range cfg.VLANs {
 			d.vlans[v.ID] = true
 		}
-		for j := range cfg.ACLs {
-			d.acls[cfg.ACLs[j].Name] = &cfg.ACLs[j]
+		for _, a := range cfg.ACLs {
+			d.acls[a.Name] = compileACL(a)
 		}
 		for j := range cfg.Interfaces {
 			ic := &cfg.Interfaces[j]
