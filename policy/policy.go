@@ -2,7 +2,9 @@ package policy
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"sort"
@@ -147,7 +149,7 @@ func Parse(data []byte) (*Policy, error) {
 	var f File
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
-	if err := dec.Decode(&f); err != nil && err.Error() != "EOF" {
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) { // io.EOF: an empty file
 		return nil, fmt.Errorf("policy: %w", err)
 	}
 	return New(f)
