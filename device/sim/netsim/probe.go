@@ -122,12 +122,7 @@ func (pr *prober) jitter(key string) float64 {
 // probe sends one packet and interprets what comes back.
 func (pr *prober) probe(p packet, key string) TraceProbe {
 	if pr.local {
-		ttl := pr.home.initialTTL()
-		rtt := localRTTMS + pr.jitter(key)/4
-		if p.proto == protoUDP {
-			return TraceProbe{Kind: ResultReply, From: pr.dst, RTT: ms(rtt), TTL: ttl}
-		}
-		return TraceProbe{Kind: ResultReply, From: pr.dst, RTT: ms(rtt), TTL: ttl}
+		return TraceProbe{Kind: ResultReply, From: pr.dst, RTT: ms(localRTTMS + pr.jitter(key)/4), TTL: pr.home.initialTTL()}
 	}
 	res := pr.m.forward(pr.home, nil, pr.vrf, p)
 	var kind string
