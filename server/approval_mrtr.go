@@ -2,12 +2,7 @@ package server
 
 import (
 	"context"
-	"crypto/hmac"
 	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
-	"strings"
 	"sync"
 	"time"
 
@@ -102,29 +97,17 @@ func newMRTRApprover() *mrtrApprover {
 	return &mrtrApprover{key: []byte(rand.Text() + rand.Text()), ttl: 10 * time.Minute, used: map[string]time.Time{}}
 }
 
-func (m *mrtrApprover) sign(b stateBinding) string {
-	payload, _ := json.Marshal(b)
-	mac := hmac.New(sha256.New, m.key)
-	mac.Write(payload)
-	return base64.RawURLEncoding.EncodeToString(payload) + "." + base64.RawURLEncoding.EncodeToString(mac.Sum(nil))
-}
-
 // ask returns the input-required refusal of req.
 func (m *mrtrApprover) ask(req approval.Request, hash string) error {
-	state := m.sign(stateBinding{Session: req.Session, Tool: req.Tool, Hash: hash, Expires: time.Now().Add(m.ttl), Nonce: rand.Text()})
+	state := signJSON(m.key, stateBinding{Session: req.Session, Tool: req.Tool, Hash: hash, Expires: time.Now().Add(m.ttl), Nonce: rand.Text()})
 	return &elicitationRequired{params: &mcp.ElicitParams{Mode: "form", Message: approval.ElicitMessage(req), RequestedSchema: approvalSchema}, state: state}
 }
 
 // check verifies a repeated call's answer: nil when the operator approved
 // this very call, a -32083 refusal otherwise.
 func (m *mrtrApprover) check(req approval.Request, hash string, r retry) error {
-	payload, sig, ok := strings.Cut(r.state, ".")
-	p, err1 := base64.RawURLEncoding.DecodeString(payload)
-	s, err2 := base64.RawURLEncoding.DecodeString(sig)
-	mac := hmac.New(sha256.New, m.key)
-	mac.Write(p)
 	var b stateBinding
-	if !ok || err1 != nil || err2 != nil || !hmac.Equal(s, mac.Sum(nil)) || json.Unmarshal(p, &b) != nil {
+	if !openJSON(m.key, r.state, &b) {
 		return denyf("the requestState of this repeated call was not issued by this server")
 	}
 	now := time.Now()
