@@ -214,37 +214,29 @@ func removeAddress(it *topology.Interface, p netip.Prefix, v6 bool) {
 	})
 }
 
+// findOrAppend returns the element of *list that match accepts, appending
+// fresh when there is none.
+func findOrAppend[T any](list *[]T, match func(T) bool, fresh T) *T {
+	if i := slices.IndexFunc(*list, match); i >= 0 {
+		return &(*list)[i]
+	}
+	*list = append(*list, fresh)
+	return &(*list)[len(*list)-1]
+}
+
 // vlan returns the VLAN with id, creating it.
 func (c *devConfig) vlan(id int) *topology.VLAN {
-	for i := range c.dev.VLANs {
-		if c.dev.VLANs[i].ID == id {
-			return &c.dev.VLANs[i]
-		}
-	}
-	c.dev.VLANs = append(c.dev.VLANs, topology.VLAN{ID: id})
-	return &c.dev.VLANs[len(c.dev.VLANs)-1]
+	return findOrAppend(&c.dev.VLANs, func(v topology.VLAN) bool { return v.ID == id }, topology.VLAN{ID: id})
 }
 
 // vrf returns the VRF named name, creating it.
 func (c *devConfig) vrf(name string) *topology.VRF {
-	for i := range c.dev.VRFs {
-		if c.dev.VRFs[i].Name == name {
-			return &c.dev.VRFs[i]
-		}
-	}
-	c.dev.VRFs = append(c.dev.VRFs, topology.VRF{Name: name})
-	return &c.dev.VRFs[len(c.dev.VRFs)-1]
+	return findOrAppend(&c.dev.VRFs, func(v topology.VRF) bool { return v.Name == name }, topology.VRF{Name: name})
 }
 
 // acl returns the ACL named name, creating it.
 func (c *devConfig) acl(name string) *topology.ACL {
-	for i := range c.dev.ACLs {
-		if c.dev.ACLs[i].Name == name {
-			return &c.dev.ACLs[i]
-		}
-	}
-	c.dev.ACLs = append(c.dev.ACLs, topology.ACL{Name: name})
-	return &c.dev.ACLs[len(c.dev.ACLs)-1]
+	return findOrAppend(&c.dev.ACLs, func(a topology.ACL) bool { return a.Name == name }, topology.ACL{Name: name})
 }
 
 // setRule adds or replaces an ACL rule; seq 0 picks the next multiple of step.
@@ -262,13 +254,7 @@ func setRule(a *topology.ACL, r topology.ACLEntry, step int) {
 
 // user returns the local user named name, creating it.
 func (c *devConfig) user(name string) *topology.User {
-	for i := range c.dev.Users {
-		if c.dev.Users[i].Name == name {
-			return &c.dev.Users[i]
-		}
-	}
-	c.dev.Users = append(c.dev.Users, topology.User{Name: name})
-	return &c.dev.Users[len(c.dev.Users)-1]
+	return findOrAppend(&c.dev.Users, func(u topology.User) bool { return u.Name == name }, topology.User{Name: name})
 }
 
 // routeChange adds a static route, or removes it when remove is set (only
