@@ -60,25 +60,6 @@ func (p *Policy) Approval() approval.Options {
 	return opts
 }
 
-// ApprovalMode returns the approval mode of a tool (dotted or compat name).
-func (p *Policy) ApprovalMode(tool string) approval.Mode {
-	if m, ok := p.approval.Modes[canonicalTool(tool)]; ok {
-		return m
-	}
-	return p.approval.Default
-}
-
-// NeedsApproval reports whether a call of tool needs human approval:
-// always; never; or, in mode writes, when the tool changes device state.
-func (p *Policy) NeedsApproval(tool string) bool {
-	return p.ApprovalMode(tool).Needs(IsWriteTool(tool))
-}
-
-// ApprovalModes returns the default mode and a copy of the per-tool modes.
-func (p *Policy) ApprovalModes() (def approval.Mode, tools map[string]approval.Mode) {
-	return p.approval.Default, maps.Clone(p.approval.Modes)
-}
-
 // ParsePublicKey reads a base64 (standard or URL alphabet, padded or not)
 // Ed25519 public key, as trustedKeys holds them.
 func ParsePublicKey(s string) (ed25519.PublicKey, error) {

@@ -3,6 +3,7 @@ package policy_test
 import (
 	"fmt"
 
+	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/policy"
 )
 
@@ -22,7 +23,9 @@ approval:
 	fmt.Println(p.Decide(alice, policy.Action{Kind: policy.CallTool, Tool: "network.yang.edit"}))
 	fmt.Println(p.Decide(alice, policy.Action{Kind: policy.WritePath, Path: "/openconfig-vlan:vlans/vlan[vlan-id='100']"}))
 	fmt.Println(p.Decide(alice, policy.Action{Kind: policy.CallTool, Tool: "network.file.push"}))
-	fmt.Println(p.NeedsApproval("network.yang.edit"), p.NeedsApproval("network.yang.get"))
+	gate := approval.New(p.Approval())
+	fmt.Println(gate.Needs("network.yang.edit", policy.IsWriteTool("network.yang.edit")),
+		gate.Needs("network.yang.get", policy.IsWriteTool("network.yang.get")))
 	// Output:
 	// <nil>
 	// <nil>

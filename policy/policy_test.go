@@ -56,14 +56,18 @@ func TestLoadPolicyFile(t *testing.T) {
 		{"network.file.push", approval.Writes, true},
 		{"ping", approval.Writes, false},
 	}
+	// The policy's modes as the server's gate applies them: asked with the
+	// dotted name, whatever name the client used.
+	opts := p.Approval()
+	gate := approval.New(opts)
 	for _, a := range approvals {
-		if m := p.ApprovalMode(a.tool); m != a.mode || p.NeedsApproval(a.tool) != a.need {
-			t.Errorf("%s: mode %s need %v; want %s %v", a.tool, m, p.NeedsApproval(a.tool), a.mode, a.need)
+		tool := canonicalTool(a.tool)
+		if m, need := gate.Mode(tool), gate.Needs(tool, IsWriteTool(tool)); m != a.mode || need != a.need {
+			t.Errorf("%s: mode %s need %v; want %s %v", a.tool, m, need, a.mode, a.need)
 		}
 	}
-	def, tools := p.ApprovalModes()
-	if def != approval.Writes || len(tools) != 4 {
-		t.Errorf("ApprovalModes = %s %v", def, tools)
+	if opts.Default != approval.Writes || len(opts.Modes) != 4 {
+		t.Errorf("approval options: default %s, modes %v", opts.Default, opts.Modes)
 	}
 	f := p.File()
 	if f.RateLimit.PerSecond != 5 || f.RateLimit.Burst != 10 || f.MaxConcurrentPerSession != 4 {
@@ -92,7 +96,7 @@ func TestParseErrors(t *testing.T) {
 			t.Errorf("%s: %v, want %q", tt.yaml, err, tt.want)
 		}
 	}
-	if p, err := Parse(nil); err != nil || p.ApprovalMode("x") != approval.Writes {
+	if p, err := Parse(nil); err != nil || approval.New(p.Approval()).Mode("x") != approval.Writes {
 		t.Errorf("empty policy: %v", err)
 	}
 }
