@@ -27,7 +27,7 @@ const wholeTree = "/"
 //
 // Other methods (initialize, lists, ping, completion, logging) are not
 // refused; lists are filtered afterwards.
-func (sec *Security) authorize(method string, req mcp.Request, id policy.Identity) error {
+func (sec *Security) authorize(req mcp.Request, id policy.Identity) error {
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParamsRaw:
 		return sec.authorizeTool(id, p.Name, p.Arguments)

@@ -10,7 +10,7 @@ import (
 // may call, resources and templates it may read (each tagged with
 // _meta.privacyLevel), prompts it may get. The SDK's list results point to
 // the server's registered definitions, so they are copied, never changed.
-func (sec *Security) filterList(method string, res mcp.Result, id policy.Identity) mcp.Result {
+func (sec *Security) filterList(res mcp.Result, id policy.Identity) mcp.Result {
 	switch r := res.(type) {
 	case *mcp.ListToolsResult:
 		out := *r

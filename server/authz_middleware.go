@@ -46,7 +46,7 @@ func (sec *Security) handle(ctx context.Context, method string, req mcp.Request,
 		return nil, RPCError(err)
 	}
 	defer release()
-	if err := sec.authorize(method, req, id); err != nil {
+	if err := sec.authorize(req, id); err != nil {
 		sec.s.log.Info("request denied", "method", method, "identity", id.String(), "error", err)
 		return nil, RPCError(err)
 	}
@@ -58,7 +58,7 @@ func (sec *Security) handle(ctx context.Context, method string, req mcp.Request,
 		}
 		return nil, sec.mask.rpcError(err)
 	}
-	res = sec.filterList(method, res, id)
+	res = sec.filterList(res, id)
 	sec.tagPrivacy(res)
 	if !secrets {
 		sec.maskResult(res)
