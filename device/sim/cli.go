@@ -243,6 +243,23 @@ func (v *view) resolveIf(args []string) (string, bool) {
 	return "", false
 }
 
+// ifNames returns the interface an "interfaces" command names, or every
+// interface when it names none.
+func (v *view) ifNames(args []string) ([]string, error) {
+	if len(args) > 0 {
+		n, ok := v.resolveIf(args)
+		if !ok {
+			return nil, netproto.Errorf(netproto.CodeConfigIncompatible, "no interface %q on %s (%s)", strings.Join(args, " "), v.d.name, v.d.dialect)
+		}
+		return []string{n}, nil
+	}
+	names := make([]string, 0, len(v.c.dev.Interfaces))
+	for _, it := range v.c.dev.Interfaces {
+		names = append(names, it.Name)
+	}
+	return names, nil
+}
+
 var ifAliases = map[string]string{"ge": "gigabitethernet", "xge": "xgigabitethernet", "vlanif": "vlan", "eth": "ethernet"}
 
 func splitIfName(s string) (alpha, rest string) {

@@ -76,7 +76,8 @@ func TestExecErrors(t *testing.T) {
 		{"r1", "interface GigabitEthernet0/0/0", []string{"network.cli.configure"}},
 		{"r2", "hostname x", []string{"network.cli.configure"}},
 		{"r2", "configure terminal", []string{"network.cli.configure"}},
-		{"r1", "display interface Nope9", []string{"Nope9"}},
+		{"r1", "display interface Nope9", []string{"Nope9", "huawei-vrp"}},
+		{"r2", "show interfaces Nope9", []string{"Nope9", "cisco-iosxr"}},
 		{"r1", "ping 10.0.0.5; reboot", []string{"one command"}},
 		{"r2", "show route vrf nope", []string{"nope"}},
 	}

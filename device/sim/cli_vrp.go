@@ -108,17 +108,9 @@ func vrpIPInterfaceBrief(v *view, args []string) (string, error) {
 }
 
 func vrpInterface(v *view, args []string) (string, error) {
-	names := []string{}
-	if len(args) > 0 {
-		n, ok := v.resolveIf(args)
-		if !ok {
-			return "", netproto.Errorf(netproto.CodeConfigIncompatible, "no interface %q on %s (huawei-vrp)", strings.Join(args, " "), v.d.name)
-		}
-		names = append(names, n)
-	} else {
-		for _, it := range v.c.dev.Interfaces {
-			names = append(names, it.Name)
-		}
+	names, err := v.ifNames(args)
+	if err != nil {
+		return "", err
 	}
 	var b strings.Builder
 	for i, name := range names {

@@ -96,17 +96,9 @@ func xrIPInterfaceBrief(v *view, args []string) (string, error) {
 }
 
 func xrInterface(v *view, args []string) (string, error) {
-	var names []string
-	if len(args) > 0 {
-		n, ok := v.resolveIf(args)
-		if !ok {
-			return "", netproto.Errorf(netproto.CodeConfigIncompatible, "no interface %q on %s (cisco-iosxr)", strings.Join(args, " "), v.d.name)
-		}
-		names = append(names, n)
-	} else {
-		for _, it := range v.c.dev.Interfaces {
-			names = append(names, it.Name)
-		}
+	names, err := v.ifNames(args)
+	if err != nil {
+		return "", err
 	}
 	var b strings.Builder
 	b.WriteString(xrTimestamp(v) + "\n")
