@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"strings"
 	"time"
@@ -72,7 +70,7 @@ func (s *Server) resourcesWrite(ctx context.Context, ss *mcp.ServerSession, p *W
 		return nil, RPCError(netproto.Errorf(netproto.CodeAccessDenied, "%s is read-only; only %s and %s are writable", p.URI, netproto.URICandidateConfig, netproto.URIStartupConfig))
 	}
 	if s.files == nil {
-		return nil, unavailable("resources/write", "the device has no configuration files through this driver")
+		return nil, unavailable(netproto.CodeConfigIncompatible, "resources/write", "the device has no configuration files through this driver")
 	}
 	var text string
 	switch {
@@ -87,8 +85,7 @@ func (s *Server) resourcesWrite(ctx context.Context, ss *mcp.ServerSession, p *W
 	if err := s.writeFile(ctx, ss, "resources/write", args, name, []byte(text)); err != nil {
 		return nil, err
 	}
-	sum := sha256.Sum256([]byte(text))
-	return &WriteResult{URI: p.URI, SHA256: hex.EncodeToString(sum[:]), Size: len(text)}, nil
+	return &WriteResult{URI: p.URI, SHA256: sha256Hex([]byte(text)), Size: len(text)}, nil
 }
 
 // knownURI returns nil if uri names a resource of this server.

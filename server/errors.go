@@ -67,9 +67,10 @@ func accessDenied(what string) error {
 	return RPCError(netproto.Errorf(netproto.CodeAccessDenied, "%s refused: this server is read-only", what))
 }
 
-// unavailable is the error of a tool the device cannot serve (MCP-NET 4).
-func unavailable(tool, why string) error {
-	return RPCError(netproto.Errorf(netproto.CodeConfigIncompatible, "%s is not available on this device: %s", tool, why))
+// unavailable is the error, of code (usually -32084
+// Network.ConfigIncompatible), of a tool the device cannot serve (MCP-NET 4).
+func unavailable(code int, tool, why string) error {
+	return RPCError(netproto.Errorf(code, "%s is not available on this device: %s", tool, why))
 }
 
 // marshal is json.Marshal without HTML escaping ("VLAN 4095 > maximum

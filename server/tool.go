@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -96,10 +97,7 @@ func (s *Server) addTool(d toolDef) error {
 	}
 	s.mcp.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		if why != "" {
-			if d.missingCode != 0 {
-				return nil, RPCError(netproto.Errorf(d.missingCode, "%s is not available on this device: %s", d.name, why))
-			}
-			return nil, unavailable(d.name, why)
+			return nil, unavailable(cmp.Or(d.missingCode, netproto.CodeConfigIncompatible), d.name, why)
 		}
 		if d.write && s.opts.ReadOnly {
 			return nil, accessDenied(d.name)
