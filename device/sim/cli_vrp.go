@@ -82,19 +82,16 @@ func vrpInterfaceBrief(v *view, args []string) (string, error) {
 func vrpIPInterfaceBrief(v *view, args []string) (string, error) {
 	var b strings.Builder
 	b.WriteString(vrpLegend + "(E): E-Trunk down\n")
-	var upP, downP, upL, downL int
+	// The model has one operational state: Physical and Protocol count alike.
+	up := 0
 	for _, it := range v.c.dev.Interfaces {
-		st := v.ifState(it.Name)
-		if st.OperUp {
-			upP++
-			upL++
-		} else {
-			downP++
-			downL++
+		if v.ifState(it.Name).OperUp {
+			up++
 		}
 	}
-	fmt.Fprintf(&b, "The number of interface that is UP in Physical is %d\nThe number of interface that is DOWN in Physical is %d\n", upP, downP)
-	fmt.Fprintf(&b, "The number of interface that is UP in Protocol is %d\nThe number of interface that is DOWN in Protocol is %d\n\n", upL, downL)
+	down := len(v.c.dev.Interfaces) - up
+	fmt.Fprintf(&b, "The number of interface that is UP in Physical is %d\nThe number of interface that is DOWN in Physical is %d\n", up, down)
+	fmt.Fprintf(&b, "The number of interface that is UP in Protocol is %d\nThe number of interface that is DOWN in Protocol is %d\n\n", up, down)
 	fmt.Fprintf(&b, "%-34s%-21s%-11s%-10s%s\n", "Interface", "IP Address/Mask", "Physical", "Protocol", "VPN")
 	for _, it := range v.c.dev.Interfaces {
 		phy, proto := vrpPhy(v, it.Name)
