@@ -63,12 +63,18 @@ func bindSecurityFlags(fl *pflag.FlagSet, sf *securityFlags) {
 	fl.StringVar(&sf.auditFsync, "audit-fsync", "writes", "when audit records reach the disk: writes (records of changes and approvals at once, others every second), always (every record), interval (every second) or never")
 }
 
-// wrapLogger returns logger with secrets masked in every record.
-func (sf *securityFlags) wrapLogger(logger *slog.Logger) *slog.Logger {
+// sharedRedactor returns the redactor of the log handler and the server,
+// made on first use.
+func (sf *securityFlags) sharedRedactor() *redact.Redactor {
 	if sf.redactor == nil {
 		sf.redactor = redact.New(redact.Options{})
 	}
-	return slog.New(server.RedactingLogHandler(logger.Handler(), sf.redactor, ""))
+	return sf.redactor
+}
+
+// wrapLogger returns logger with secrets masked in every record.
+func (sf *securityFlags) wrapLogger(logger *slog.Logger) *slog.Logger {
+	return slog.New(server.RedactingLogHandler(logger.Handler(), sf.sharedRedactor(), ""))
 }
 
 // serveArgs is what serveSecure needs from runServe.
@@ -103,7 +109,7 @@ func serveSecure(ctx context.Context, sf *securityFlags, srv *server.Server, a s
 	if sf.tlsStreamListen != "" && tlsCfg == nil {
 		return withExit(2, errors.New("--tls-stream-listen needs --tls-cert and --tls-key"))
 	}
-	opts, closeAudit, err := sf.securityOptions(a.policy, a)
+	opts, closeAudit, err := sf.securityOptions(a)
 	if err != nil {
 		return withExit(2, err)
 	}
@@ -164,20 +170,18 @@ func serveSecure(ctx context.Context, sf *securityFlags, srv *server.Server, a s
 }
 
 // securityOptions builds the server's security options from the flags and
-// the policy: limits, audit log (with its syslog export) and redactor.
-func (sf *securityFlags) securityOptions(pol *policy.Policy, a serveArgs) (server.SecurityOptions, func(), error) {
-	if sf.redactor == nil {
-		sf.redactor = redact.New(redact.Options{})
-	}
-	opts := server.SecurityOptions{Policy: pol, LocalUser: osUser(), LocalRole: sf.localRole, StdioRole: sf.stdioRole, Redactor: sf.redactor}
-	if pol.File().JWT != nil {
+// the policy a.policy: limits, audit log (with its syslog export) and redactor.
+func (sf *securityFlags) securityOptions(a serveArgs) (server.SecurityOptions, func(), error) {
+	pol := a.policy
+	opts := server.SecurityOptions{Policy: pol, LocalUser: osUser(), LocalRole: sf.localRole, StdioRole: sf.stdioRole, Redactor: sf.sharedRedactor()}
+	f := pol.File()
+	if f.JWT != nil {
 		v, err := pol.Verifier()
 		if err != nil {
 			return opts, nil, err
 		}
 		opts.Verifier = v
 	}
-	f := pol.File()
 	switch {
 	case f.RateLimit != nil:
 		opts.RateLimiter = policy.NewRateLimiter(f.RateLimit.PerSecond, f.RateLimit.Burst)
