@@ -6,17 +6,26 @@ import (
 )
 
 // numChars keeps only the characters jc keeps before converting a number:
-// digits, '-' and '.'.
+// digits, '-' and '.'. A string that is all such characters, as nearly
+// every field the parsers convert is, is returned as it is, uncopied.
 func numChars(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if (c >= '0' && c <= '9') || c == '-' || c == '.' {
-			b.WriteByte(c)
+	i := 0
+	for i < len(s) && isNumChar(s[i]) {
+		i++
+	}
+	if i == len(s) {
+		return s
+	}
+	b := []byte(s[:i])
+	for ; i < len(s); i++ {
+		if isNumChar(s[i]) {
+			b = append(b, s[i])
 		}
 	}
-	return b.String()
+	return string(b)
 }
+
+func isNumChar(c byte) bool { return c >= '0' && c <= '9' || c == '-' || c == '.' }
 
 // toInt converts like jc's convert_to_int: non-numeric characters are
 // dropped, a float is truncated, and failure gives nil.

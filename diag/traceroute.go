@@ -1,9 +1,6 @@
 package diag
 
-import (
-	"strconv"
-	"strings"
-)
+import "strings"
 
 // TracerouteResult is a parsed traceroute or traceroute6 run (Linux, BSD,
 // macOS). Its JSON is jc's traceroute schema plus extras.
@@ -150,7 +147,7 @@ func traceProbes(s string) (probes []TracerouteProbe, stars int) {
 		case i+1 < len(toks) && toks[i+1] == "ms" && endsInDigit(t):
 			rtt, _ := traceRTT(t)
 			i++
-			probe(rttp(rtt))
+			probe(toFloat(rtt))
 		case t == "*":
 			stars++
 			blankAfter := i+1 < len(toks) || trailingBlank
@@ -165,14 +162,4 @@ func traceProbes(s string) (probes []TracerouteProbe, stars int) {
 		}
 	}
 	return probes, stars
-}
-
-// rttp converts an RTT as traceRTT returns it (digits, perhaps with one
-// dot) like toFloat, which would only copy it first.
-func rttp(s string) *float64 {
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		return nil
-	}
-	return &f
 }
