@@ -51,8 +51,8 @@ func init() {
 
 const vrpLegend = "*down: administratively down\n^down: standby\n(l): loopback\n(s): spoofing\n"
 
-func vrpPhy(v *view, name string) (phy, proto string) {
-	st := v.ifState(name)
+// vrpPhy is the PHY and Protocol columns of an interface in state st.
+func vrpPhy(name string, st netsim.IfState) (phy, proto string) {
 	phy, proto = "up", "up"
 	switch {
 	case !st.AdminUp:
@@ -72,8 +72,8 @@ func vrpInterfaceBrief(v *view, args []string) (string, error) {
 		"InUti/OutUti: input utility/output utility\n")
 	fmt.Fprintf(&b, "%-28s%-6s%-10s%-6s%-9s%-10s%s\n", "Interface", "PHY", "Protocol", "InUti", "OutUti", "inErrors", "outErrors")
 	for _, it := range v.c.dev.Interfaces {
-		phy, proto := vrpPhy(v, it.Name)
 		st := v.ifState(it.Name)
+		phy, proto := vrpPhy(it.Name, st)
 		fmt.Fprintf(&b, "%-28s%-6s%-10s%5s%7s%11d%11d\n", it.Name, phy, proto, "0%", "0%", st.Counters.InErrors, st.Counters.OutErrors)
 	}
 	return b.String(), nil
@@ -94,7 +94,7 @@ func vrpIPInterfaceBrief(v *view, args []string) (string, error) {
 	fmt.Fprintf(&b, "The number of interface that is UP in Protocol is %d\nThe number of interface that is DOWN in Protocol is %d\n\n", up, down)
 	fmt.Fprintf(&b, "%-34s%-21s%-11s%-10s%s\n", "Interface", "IP Address/Mask", "Physical", "Protocol", "VPN")
 	for _, it := range v.c.dev.Interfaces {
-		phy, proto := vrpPhy(v, it.Name)
+		phy, proto := vrpPhy(it.Name, v.ifState(it.Name))
 		addr := "unassigned"
 		if v4, _ := splitAddrs(it); len(v4) > 0 {
 			addr = v4[0].String()

@@ -39,8 +39,8 @@ func xrTimestamp(v *view) string {
 	return v.now.UTC().Format("Mon Jan _2 15:04:05.000 UTC")
 }
 
-func xrStates(v *view, name string) (intf, linep string) {
-	st := v.ifState(name)
+// xrStates is the interface and line protocol states of an interface in state st.
+func xrStates(st netsim.IfState) (intf, linep string) {
 	switch {
 	case !st.AdminUp:
 		return "admin-down", "admin-down"
@@ -57,8 +57,8 @@ func xrInterfaceBrief(v *view, args []string) (string, error) {
 	fmt.Fprintf(&b, "%19s %11s %11s %18s %5s %9s\n", "Name", "State", "State", "Type", "(byte)", "(Kbps)")
 	b.WriteString(strings.Repeat("-", 80) + "\n")
 	for _, it := range v.c.dev.Interfaces {
-		s, l := xrStates(v, it.Name)
 		st := v.ifState(it.Name)
+		s, l := xrStates(st)
 		encap, bw := "ARPA", 1000000
 		switch {
 		case strings.HasPrefix(strings.ToLower(it.Name), "loopback"):
