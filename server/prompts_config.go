@@ -40,10 +40,7 @@ func (s *Server) addVLANPrompt(_ context.Context, _ *mcp.GetPromptRequest, args 
 		edits = append(edits, map[string]any{"path": fmt.Sprintf("%s/interface[name=%s]/openconfig-vlan:switched-vlan", pathInterfaces, quoteKey(p)),
 			"operation": "merge", "value": map[string]any{"config": map[string]any{"interface-mode": "ACCESS", "access-vlan": id}}})
 	}
-	window := s.info.RollbackTimeout
-	if window <= 0 {
-		window = 300
-	}
+	window := s.rollbackWindow()
 	edit := s.call(netproto.ToolYangEdit, map[string]any{"target": "candidate", "edit": edits})
 	dry := s.call(netproto.ToolCommit, map[string]any{"dryRun": true})
 	commit := s.call(netproto.ToolCommit, map[string]any{"confirmed": window})

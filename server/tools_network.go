@@ -220,10 +220,7 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 		confirmed = int(v)
 	case bool:
 		if v {
-			confirmed = s.info.RollbackTimeout
-			if confirmed <= 0 {
-				confirmed = 300
-			}
+			confirmed = s.rollbackWindow()
 		}
 	}
 	modes := 0
@@ -271,6 +268,19 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 		}
 	}
 	return s.cfg.Commit(ctx, owner, opts)
+}
+
+// defaultRollbackWindow is the rollback window of a confirmed commit
+// when the device advertises none, in seconds.
+const defaultRollbackWindow = 300
+
+// rollbackWindow is the window, in seconds, of a confirmed commit that
+// names none ({"confirmed": true}, the add-vlan prompt's commit).
+func (s *Server) rollbackWindow() int {
+	if s.info.RollbackTimeout > 0 {
+		return s.info.RollbackTimeout
+	}
+	return defaultRollbackWindow
 }
 
 func (s *Server) rollback(ctx context.Context, c *call) (any, error) {
