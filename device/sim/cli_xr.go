@@ -60,13 +60,11 @@ func xrInterfaceBrief(v *view, args []string) (string, error) {
 		st := v.ifState(it.Name)
 		s, l := xrStates(st)
 		encap, bw := "ARPA", 1000000
-		switch {
-		case strings.HasPrefix(strings.ToLower(it.Name), "loopback"):
+		switch l := strings.ToLower(it.Name); {
+		case strings.HasPrefix(l, "loopback"):
 			encap, bw = "Loopback", 0
-		case strings.HasPrefix(strings.ToLower(it.Name), "tengig"):
+		case strings.HasPrefix(l, "tengig"):
 			bw = 10000000
-		case strings.HasPrefix(strings.ToLower(it.Name), "vlan"), strings.HasPrefix(strings.ToLower(it.Name), "bvi"):
-			encap = "ARPA"
 		}
 		fmt.Fprintf(&b, "%19s %11s %11s %18s %5d %9d\n", shortIfName(DialectXR, it.Name), s, l, encap, st.MTU, bw)
 	}
