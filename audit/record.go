@@ -64,15 +64,11 @@ type Record struct {
 }
 
 // canonicalHash returns the chain hash of a decoded record object: SHA-256
-// of its canonical JSON without the "hash" member.
+// of its canonical JSON without the "hash" member, which it deletes from
+// obj (its callers have read it, or set it afterwards).
 func canonicalHash(obj map[string]any) (string, error) {
-	rest := make(map[string]any, len(obj))
-	for k, v := range obj {
-		if k != "hash" {
-			rest[k] = v
-		}
-	}
-	b, err := canonicalJSON(rest)
+	delete(obj, "hash")
+	b, err := canonicalJSON(obj)
 	if err != nil {
 		return "", err
 	}
