@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,7 +77,7 @@ func invalid(format string, args ...any) error {
 // destination must be an IP address or an ASCII RFC 1123 host name, so no
 // value can be taken for an option or shell syntax.
 func (r *Request) Validate() error {
-	if !contains(RunTools, r.Tool) {
+	if !slices.Contains(RunTools, r.Tool) {
 		return invalid("tool %q is not one of %s", r.Tool, strings.Join(RunTools, ", "))
 	}
 	if err := ValidateDestination(r.Destination); err != nil {
@@ -123,7 +124,7 @@ func (r *Request) Validate() error {
 			return invalid("queryType applies to dig only")
 		}
 		r.QueryType = strings.ToUpper(r.QueryType)
-		if !contains(QueryTypes, r.QueryType) {
+		if !slices.Contains(QueryTypes, r.QueryType) {
 			return invalid("queryType %q is not one of %s", r.QueryType, strings.Join(QueryTypes, " "))
 		}
 	} else if r.Tool == "dig" {
@@ -202,15 +203,6 @@ func isWord(s string, max int) bool {
 		}
 	}
 	return s[0] != '-'
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // ToDevice converts a validated request for a device driver's Diagnose.

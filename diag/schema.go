@@ -1,9 +1,11 @@
 package diag
 
+import "slices"
+
 // InputSchema returns the JSON Schema of a tool's MCP input (the Request
 // fields that tool accepts), or nil for an unknown tool.
 func InputSchema(tool string) map[string]any {
-	if !contains(RunTools, tool) {
+	if !slices.Contains(RunTools, tool) {
 		return nil
 	}
 	integer := func(desc string, min, max int) map[string]any {
