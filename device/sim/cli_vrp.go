@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -99,7 +100,7 @@ func vrpIPInterfaceBrief(v *view, args []string) (string, error) {
 		if v4, _ := splitAddrs(it); len(v4) > 0 {
 			addr = v4[0].String()
 		}
-		fmt.Fprintf(&b, "%-34s%-21s%-11s%-10s%s\n", it.Name, addr, phy, proto, orDefault(it.VRF, "--"))
+		fmt.Fprintf(&b, "%-34s%-21s%-11s%-10s%s\n", it.Name, addr, phy, proto, cmp.Or(it.VRF, "--"))
 	}
 	return b.String(), nil
 }
@@ -178,7 +179,7 @@ func vrpRoutes(v *view, args []string, fam int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	table := orDefault(o.vrf, "_public_")
+	table := cmp.Or(o.vrf, "_public_")
 	var b strings.Builder
 	if fam == 4 {
 		b.WriteString("Route Flags: R - relay, D - download to fib, T - to vpn-instance, B - black hole route\n")
@@ -298,7 +299,7 @@ func vrpVLAN(v *view, args []string) (string, error) {
 	}
 	b.WriteString("\nVID  Status  Property      MAC-LRN Statistics Description\n" + strings.Repeat("-", 80) + "\n")
 	for _, vl := range v.c.dev.VLANs {
-		fmt.Fprintf(&b, "%-5d%-8s%-14s%-8s%-11s%s\n", vl.ID, "enable", "default", "enable", "disable", orDefault(vl.Name, fmt.Sprintf("VLAN %04d", vl.ID)))
+		fmt.Fprintf(&b, "%-5d%-8s%-14s%-8s%-11s%s\n", vl.ID, "enable", "default", "enable", "disable", cmp.Or(vl.Name, fmt.Sprintf("VLAN %04d", vl.ID)))
 	}
 	return b.String(), nil
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"strings"
@@ -88,7 +89,7 @@ func xrIPInterfaceBrief(v *view, args []string) (string, error) {
 		if v4, _ := splitAddrs(it); len(v4) > 0 {
 			addr = v4[0].Addr().String()
 		}
-		fmt.Fprintf(&b, "%-31s%-16s%-16s%-9s%s \n", it.Name, addr, status, proto, orDefault(it.VRF, "default"))
+		fmt.Fprintf(&b, "%-31s%-16s%-16s%-9s%s \n", it.Name, addr, status, proto, cmp.Or(it.VRF, "default"))
 	}
 	return b.String(), nil
 }
@@ -231,7 +232,7 @@ func xrRoute(v *view, args []string) (string, error) {
 		if best.NextHop.IsValid() {
 			nh = best.NextHop.String() + ", from " + best.NextHop.String()
 		}
-		fmt.Fprintf(&b, "    %s, via %s\n", nh, orDefault(best.Interface, "Null0"))
+		fmt.Fprintf(&b, "    %s, via %s\n", nh, cmp.Or(best.Interface, "Null0"))
 		return b.String(), nil
 	}
 	b.WriteString(xrRouteCodes + "\n")
@@ -308,7 +309,7 @@ func xrVLAN(v *view, args []string) (string, error) {
 				}
 			}
 		}
-		fmt.Fprintf(&b, "%-5d%-33s%-10s%s\n", vl.ID, orDefault(vl.Name, fmt.Sprintf("VLAN%04d", vl.ID)), "active", strings.Join(ports, ", "))
+		fmt.Fprintf(&b, "%-5d%-33s%-10s%s\n", vl.ID, cmp.Or(vl.Name, fmt.Sprintf("VLAN%04d", vl.ID)), "active", strings.Join(ports, ", "))
 	}
 	return b.String(), nil
 }

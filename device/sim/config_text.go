@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"slices"
@@ -76,7 +77,7 @@ func renderVRP(c devConfig, changed time.Time, by string) string {
 	d := c.dev
 	fmt.Fprintf(&b, "!Software Version %s\n", d.SoftwareVersion)
 	if !changed.IsZero() {
-		fmt.Fprintf(&b, "!Last configuration was updated at %s by %s\n", changed.UTC().Format("2006-01-02 15:04:05+00:00"), orDefault(by, "system"))
+		fmt.Fprintf(&b, "!Last configuration was updated at %s by %s\n", changed.UTC().Format("2006-01-02 15:04:05+00:00"), cmp.Or(by, "system"))
 	}
 	b.WriteString("#\nsysname " + c.hostname + "\n")
 	if len(d.VLANs) > 0 {
@@ -100,7 +101,7 @@ func renderVRP(c devConfig, changed time.Time, by string) string {
 	for _, a := range d.ACLs {
 		fmt.Fprintf(&b, "#\nacl name %s advance\n", a.Name)
 		for _, r := range a.Rules {
-			fmt.Fprintf(&b, " rule %d %s %s", r.Seq, r.Action, orDefault(r.Protocol, "ip"))
+			fmt.Fprintf(&b, " rule %d %s %s", r.Seq, r.Action, cmp.Or(r.Protocol, "ip"))
 			if r.Source != "" {
 				b.WriteString(" source " + wildcardText(r.Source))
 			}
@@ -216,7 +217,7 @@ func renderXR(c devConfig, changed time.Time, by string) string {
 	b.WriteString("Building configuration...\n")
 	fmt.Fprintf(&b, "!! IOS XR Configuration %s\n", d.SoftwareVersion)
 	if !changed.IsZero() {
-		fmt.Fprintf(&b, "!! Last configuration change at %s by %s\n", changed.UTC().Format("Mon Jan _2 15:04:05 2006"), orDefault(by, "system"))
+		fmt.Fprintf(&b, "!! Last configuration change at %s by %s\n", changed.UTC().Format("Mon Jan _2 15:04:05 2006"), cmp.Or(by, "system"))
 	}
 	b.WriteString("!\nhostname " + c.hostname + "\n")
 	for _, u := range d.Users {
@@ -247,7 +248,7 @@ func renderXR(c devConfig, changed time.Time, by string) string {
 		}
 		b.WriteString(fam + " access-list " + a.Name + "\n")
 		for _, r := range a.Rules {
-			proto := orDefault(r.Protocol, "ip")
+			proto := cmp.Or(r.Protocol, "ip")
 			if proto == "ip" {
 				proto = fam
 			}

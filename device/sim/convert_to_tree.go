@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"net/netip"
 	"strconv"
 	"strings"
@@ -255,7 +256,7 @@ func aclsToTree(d topology.Device) obj {
 		}
 		var ents []any
 		for _, r := range a.Rules {
-			m := obj{"source-address": orDefault(r.Source, anyPfx), "destination-address": orDefault(r.Destination, anyPfx)}
+			m := obj{"source-address": cmp.Or(r.Source, anyPfx), "destination-address": cmp.Or(r.Destination, anyPfx)}
 			if p := aclProtocol[strings.ToLower(r.Protocol)]; p != "" {
 				m["protocol"] = p
 			}
@@ -287,7 +288,7 @@ func aclsToTree(d topology.Device) obj {
 			if name == "" {
 				continue
 			}
-			t := orDefault(types[name], "ACL_IPV4")
+			t := cmp.Or(types[name], "ACL_IPV4")
 			n[dir+"-acl-sets"] = obj{dir + "-acl-set": []any{obj{"set-name": name, "type": t,
 				"config": obj{"set-name": name, "type": t}}}}
 		}
@@ -321,11 +322,4 @@ func systemToTree(d topology.Device, hostname string) obj {
 		sys["snmp"] = obj{"communities": obj{"community": l}}
 	}
 	return sys
-}
-
-func orDefault(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"net/netip"
@@ -56,7 +57,7 @@ func (d *Driver) reachable(vrf string, addr netip.Addr) (bool, int) {
 // topology runs one. Without @server the first host reachable in the
 // request's VRF is used.
 func (d *Driver) dig(req device.DiagRequest) (string, int) {
-	qtype := strings.ToUpper(orDefault(req.QueryType, "A"))
+	qtype := strings.ToUpper(cmp.Or(req.QueryType, "A"))
 	qname := strings.ToLower(strings.TrimSuffix(req.Destination, ".")) + "."
 	topo := d.lab.net.Topology()
 	var server netip.Addr
