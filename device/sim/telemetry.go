@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -164,10 +165,10 @@ func (d *Driver) Slots() []string { return slices.Clone(d.tel.slots) }
 
 // Crashinfo returns the crash records of a slot, oldest first.
 func (d *Driver) Crashinfo(ctx context.Context, slot string) ([]device.CrashRecord, error) {
-	if _, err := d.tel.slotIndex(slot); err != nil || slot == "" {
-		if err == nil {
-			err = netproto.Errorf(netproto.CodeConfigIncompatible, "crashinfo needs a slot (slots: %v)", d.tel.slots)
-		}
+	if slot == "" {
+		return nil, netproto.Errorf(netproto.CodeConfigIncompatible, "crashinfo needs a slot (slots: %v)", d.tel.slots)
+	}
+	if _, err := d.tel.slotIndex(slot); err != nil {
 		return nil, err
 	}
 	out := []device.CrashRecord{}
@@ -184,7 +185,7 @@ func (d *Driver) Crashinfo(ctx context.Context, slot string) ([]device.CrashReco
 
 func signalOf(reason string) string {
 	for _, s := range []string{"SIGSEGV", "SIGABRT", "SIGBUS", "SIGKILL"} {
-		if len(reason) >= len(s) && reason[:len(s)] == s {
+		if strings.HasPrefix(reason, s) {
 			return s[3:]
 		}
 	}

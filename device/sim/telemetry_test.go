@@ -47,9 +47,16 @@ func TestTelemetryMoves(t *testing.T) {
 	cr, err := r1.Crashinfo(ctx, "0/0/CPU0")
 	if err != nil || len(cr) != 1 || cr[0].Process != "fib_mgr" || cr[0].Time.IsZero() {
 		t.Errorf("crashinfo = %+v, %v", cr, err)
+	} else if !strings.Contains(cr[0].Detail, "fib_mgr.by.SEGV.") {
+		t.Errorf("crashinfo detail %q does not name the signal", cr[0].Detail)
 	}
 	if cr, err := r1.Crashinfo(ctx, "0/RP0"); err != nil || len(cr) != 0 {
 		t.Errorf("crashinfo of a clean slot = %+v, %v", cr, err)
+	}
+	for _, slot := range []string{"", "9/9"} {
+		if _, err := r1.Crashinfo(ctx, slot); codeOf(err) == 0 {
+			t.Errorf("crashinfo of slot %q: err = %v, want an MCP-NET error", slot, err)
+		}
 	}
 
 	kinds := map[device.EventKind]int{}
