@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/netmcp/netmcp/device"
@@ -53,10 +55,8 @@ func (b *eventBus) loop() {
 		batch := b.q
 		b.q = nil
 		fns := make([]func(device.Event), 0, len(b.subs))
-		for i := 0; i < b.next; i++ {
-			if fn, ok := b.subs[i]; ok {
-				fns = append(fns, fn)
-			}
+		for _, id := range slices.Sorted(maps.Keys(b.subs)) { // in subscription order
+			fns = append(fns, b.subs[id])
 		}
 		b.mu.Unlock()
 		for _, e := range batch {
