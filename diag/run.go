@@ -82,8 +82,7 @@ func Run(ctx context.Context, req Request, opts RunOptions) (*Result, error) {
 	ctx, cancel := context.WithTimeout(ctx, req.TimeLimit())
 	defer cancel()
 	cmd := Command(ctx, full)
-	var stderr limitedBuffer
-	stderr.max = 64 << 10
+	stderr := LimitedBuffer{Max: 64 << 10}
 	cmd.Stderr = &stderr
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -177,19 +176,24 @@ func firstLines(s string, n int) string {
 	return strings.Join(lines, " | ")
 }
 
-// limitedBuffer keeps the first max bytes written to it.
-type limitedBuffer struct {
+// LimitedBuffer keeps the first Max bytes written to it and sets Over
+// when more were written. Its writes never fail, so a command writing to
+// it runs to its end.
+type LimitedBuffer struct {
 	bytes.Buffer
-	max int
+	Max  int
+	Over bool
 }
 
-func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.max - b.Len(); room > 0 {
-		if len(p) > room {
+// Write keeps what fits of p and reports all of p written.
+func (b *LimitedBuffer) Write(p []byte) (int, error) {
+	room := b.Max - b.Len()
+	if len(p) > room {
+		b.Over = true
+		if room > 0 {
 			b.Buffer.Write(p[:room])
-		} else {
-			b.Buffer.Write(p)
 		}
+		return len(p), nil
 	}
-	return len(p), nil
+	return b.Buffer.Write(p)
 }

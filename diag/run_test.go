@@ -46,3 +46,34 @@ func TestRunRaw(t *testing.T) {
 		t.Fatalf("raw run: %+v", res)
 	}
 }
+
+// TestLimitedBuffer checks that the buffer keeps the first Max bytes,
+// notes an overflow, and never refuses a write.
+func TestLimitedBuffer(t *testing.T) {
+	tests := []struct {
+		name   string
+		max    int
+		writes []string
+		want   string
+		over   bool
+	}{
+		{"fits", 8, []string{"abc", "def"}, "abcdef", false},
+		{"exactly full", 6, []string{"abc", "def"}, "abcdef", false},
+		{"split write", 4, []string{"abc", "def"}, "abcd", true},
+		{"full before", 3, []string{"abc", "def", "g"}, "abc", true},
+		{"no room", 0, []string{"x"}, "", true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			b := LimitedBuffer{Max: tc.max}
+			for _, w := range tc.writes {
+				if n, err := b.Write([]byte(w)); n != len(w) || err != nil {
+					t.Fatalf("Write(%q) = %d, %v; want %d, nil", w, n, err, len(w))
+				}
+			}
+			if b.String() != tc.want || b.Over != tc.over {
+				t.Fatalf("kept %q, Over %v; want %q, %v", b.String(), b.Over, tc.want, tc.over)
+			}
+		})
+	}
+}

@@ -1,7 +1,6 @@
 package linux
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -53,8 +52,7 @@ func (d *Driver) Exec(ctx context.Context, command string) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, ExecTimeout)
 	defer cancel()
 	cmd := diag.Command(ctx, full)
-	var stdout, stderr capped
-	stdout.max, stderr.max = ExecMaxOutput, 64<<10
+	stdout, stderr := diag.LimitedBuffer{Max: ExecMaxOutput}, diag.LimitedBuffer{Max: 64 << 10}
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
 	switch {
@@ -62,31 +60,12 @@ func (d *Driver) Exec(ctx context.Context, command string) (string, error) {
 		return "", netproto.Errorf(netproto.CodeTimeout, "%s did not finish within %s", command, ExecTimeout).Retryable()
 	case ctx.Err() != nil:
 		return "", ctx.Err()
-	case stdout.over:
+	case stdout.Over:
 		return "", fmt.Errorf("linux: %s: output larger than %d bytes", command, ExecMaxOutput)
 	case err != nil:
 		return "", fmt.Errorf("linux: %s: %v: %s", strings.Join(full, " "), err, strings.TrimSpace(stderr.String()))
 	}
 	return stdout.String(), nil
-}
-
-// capped keeps the first max bytes written to it and notes an overflow.
-type capped struct {
-	bytes.Buffer
-	max  int
-	over bool
-}
-
-func (b *capped) Write(p []byte) (int, error) {
-	room := b.max - b.Len()
-	if len(p) > room {
-		b.over = true
-		if room > 0 {
-			b.Buffer.Write(p[:room])
-		}
-		return len(p), nil
-	}
-	return b.Buffer.Write(p)
 }
 
 func truncate(s string, n int) string {
