@@ -94,7 +94,7 @@ func (e *emitter) line(l string) {
 	}
 }
 
-// wait sleeps n intervals; false when ctx was cancelled.
+// wait sleeps d (d <= 0 only checks ctx); false when ctx was cancelled.
 func (e *emitter) wait(d time.Duration) bool {
 	if e.err != nil {
 		return false
