@@ -207,6 +207,11 @@ func (p *pathParser) skipSpace() {
 // predicate parses [name='value'], [name="value"], [name=value] or [.='value'].
 func (p *pathParser) predicate() (Key, error) {
 	open := p.pos
+	// unterminated reports the predicate at its '[': its end is missing.
+	unterminated := func(what string) error {
+		p.pos = open
+		return p.errorf("unterminated %s", what)
+	}
 	p.pos++ // '['
 	p.skipSpace()
 	var k Key
@@ -230,18 +235,16 @@ func (p *pathParser) predicate() (Key, error) {
 		k.Name = name
 	}
 	p.skipSpace()
-	if p.pos >= len(p.src) || p.src[p.pos] != '=' {
-		if p.pos >= len(p.src) {
-			p.pos = open
-			return k, p.errorf("unterminated predicate")
-		}
+	if p.pos >= len(p.src) {
+		return k, unterminated("predicate")
+	}
+	if p.src[p.pos] != '=' {
 		return k, p.errorf("expected = in predicate")
 	}
 	p.pos++
 	p.skipSpace()
 	if p.pos >= len(p.src) {
-		p.pos = open
-		return k, p.errorf("unterminated predicate")
+		return k, unterminated("predicate")
 	}
 	switch q := p.src[p.pos]; q {
 	case '\'', '"':
@@ -250,8 +253,7 @@ func (p *pathParser) predicate() (Key, error) {
 		for {
 			i := strings.IndexByte(p.src[p.pos:], q)
 			if i < 0 {
-				p.pos = open
-				return k, p.errorf("unterminated quoted value")
+				return k, unterminated("quoted value")
 			}
 			b.WriteString(p.src[p.pos : p.pos+i])
 			p.pos += i + 1
@@ -264,11 +266,10 @@ func (p *pathParser) predicate() (Key, error) {
 		}
 		k.Value = b.String()
 		p.skipSpace()
-		if p.pos >= len(p.src) || p.src[p.pos] != ']' {
-			if p.pos >= len(p.src) {
-				p.pos = open
-				return k, p.errorf("unterminated predicate")
-			}
+		if p.pos >= len(p.src) {
+			return k, unterminated("predicate")
+		}
+		if p.src[p.pos] != ']' {
 			return k, p.errorf("expected ] after quoted value")
 		}
 		p.pos++
@@ -276,8 +277,7 @@ func (p *pathParser) predicate() (Key, error) {
 		var b strings.Builder
 		for {
 			if p.pos >= len(p.src) {
-				p.pos = open
-				return k, p.errorf("unterminated predicate")
+				return k, unterminated("predicate")
 			}
 			c := p.src[p.pos]
 			if c == '\\' && p.pos+1 < len(p.src) {
