@@ -246,20 +246,17 @@ func (sf *securityFlags) syslogSink(logger *slog.Logger) (*audit.Syslog, error) 
 	}
 	cfg := audit.SyslogConfig{Network: u.Scheme, Addr: u.Host,
 		OnError: func(err error) { logger.Warn("audit syslog", "error", err) }}
-	if u.Scheme == "tls" {
-		tc := &tls.Config{MinVersion: tls.VersionTLS12}
-		if sf.auditSyslogCA != "" {
-			b, err := os.ReadFile(sf.auditSyslogCA)
-			if err != nil {
-				return nil, fmt.Errorf("--audit-syslog-ca: %w", err)
-			}
-			pool := x509.NewCertPool()
-			if !pool.AppendCertsFromPEM(b) {
-				return nil, fmt.Errorf("--audit-syslog-ca %s: no PEM certificate", sf.auditSyslogCA)
-			}
-			tc.RootCAs = pool
+	// audit.Syslog sets TLS 1.2 as the floor and the system roots by default.
+	if u.Scheme == "tls" && sf.auditSyslogCA != "" {
+		b, err := os.ReadFile(sf.auditSyslogCA)
+		if err != nil {
+			return nil, fmt.Errorf("--audit-syslog-ca: %w", err)
 		}
-		cfg.TLS = tc
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(b) {
+			return nil, fmt.Errorf("--audit-syslog-ca %s: no PEM certificate", sf.auditSyslogCA)
+		}
+		cfg.TLS = &tls.Config{RootCAs: pool}
 	}
 	return audit.NewSyslog(cfg)
 }
