@@ -76,7 +76,7 @@ func TestPaginationAndCursor(t *testing.T) {
 		}
 		_, err := read(cs, uri, bad)
 		var je *jsonrpc.Error
-		if !errorsAs(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
+		if !errors.As(err, &je) || je.Code != jsonrpc.CodeInvalidParams {
 			t.Errorf("%s cursor: %v, want -32602", name, err)
 		}
 		if name != "other URI" && !strings.Contains(je.Message, "cursor was altered or is not from this server") {
@@ -107,7 +107,7 @@ func TestResources(t *testing.T) {
 		res, err := read(cs, tt.uri, "")
 		if tt.code != 0 {
 			var je *jsonrpc.Error
-			if !errorsAs(err, &je) || je.Code != tt.code {
+			if !errors.As(err, &je) || je.Code != tt.code {
 				t.Errorf("%s: %v, want code %d", tt.uri, err, tt.code)
 			}
 			continue
@@ -171,5 +171,3 @@ func TestResourcesWrite(t *testing.T) {
 		t.Fatalf("startup-config = %q", dev.Startup)
 	}
 }
-
-func errorsAs(err error, je **jsonrpc.Error) bool { return errors.As(err, je) }

@@ -204,19 +204,6 @@ func (e *secEnv) trySession(token string, tc *tls.Config) (*mcp.ClientSession, *
 	return cs, rt, nil
 }
 
-// rpcCode returns the JSON-RPC error code of err (0 for nil, -1 for an
-// error that is not a JSON-RPC error).
-func secCode(err error) int64 {
-	var je *jsonrpc.Error
-	switch {
-	case err == nil:
-		return 0
-	case errors.As(err, &je):
-		return je.Code
-	}
-	return -1
-}
-
 // errText is the message and data of a JSON-RPC error (the detail of a
 // -32083 is in its data), or the error's text.
 func errText(err error) string {
@@ -339,7 +326,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 			t.Run(who.name+"/"+c.what, func(t *testing.T) {
 				out, err := c.do(sessions[who.name])
 				want := strings.Contains(" "+c.allowed+" ", " "+who.name+" ")
-				code := secCode(err)
+				code := rpcCode(err)
 				if want && code == netproto.CodeAccessDenied {
 					t.Fatalf("refused, want allowed: %s", errText(err))
 				}
@@ -477,7 +464,7 @@ func TestSessionBindingMiddleware(t *testing.T) {
 	if _, err := callTool(cs, netproto.ToolYangGet, map[string]any{"path": "/ietf-interfaces:interfaces"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := callTool(cs, netproto.ToolCommit, map[string]any{}); secCode(err) != netproto.CodeAccessDenied ||
+	if _, err := callTool(cs, netproto.ToolCommit, map[string]any{}); rpcCode(err) != netproto.CodeAccessDenied ||
 		!strings.Contains(errText(err), "(viewer) of anonymous") {
 		t.Fatalf("commit as anonymous viewer: %v", err)
 	}
@@ -548,7 +535,7 @@ func TestMutualTLSHTTP(t *testing.T) {
 		}
 	}
 	alice, _ := env.session("", p.client(t, p.ca, "alice", now.Add(-time.Minute), now.Add(time.Hour)))
-	if _, err := callTool(alice, netproto.ToolFilePush, map[string]any{"name": "candidate-config", "content": "x"}); secCode(err) != netproto.CodeAccessDenied ||
+	if _, err := callTool(alice, netproto.ToolFilePush, map[string]any{"name": "candidate-config", "content": "x"}); rpcCode(err) != netproto.CodeAccessDenied ||
 		!strings.Contains(errText(err), "(operator) of mtls:alice") {
 		t.Fatalf("file.push as alice: %v", err)
 	}
@@ -779,7 +766,7 @@ func TestPrivacyConsent(t *testing.T) {
 	env := newSecEnv(t, envConfig{file: matrixPolicy})
 	admin, _ := env.session(env.token("ada", "", time.Hour), nil)
 	uri := "network:///file/0%2F0%2FCPU0/crashinfo"
-	if _, err := readResource(admin, uri, false); secCode(err) != netproto.CodeAccessDenied || !strings.Contains(errText(err), server.MetaPrivacyConsent) {
+	if _, err := readResource(admin, uri, false); rpcCode(err) != netproto.CodeAccessDenied || !strings.Contains(errText(err), server.MetaPrivacyConsent) {
 		t.Fatalf("without consent: %v", err)
 	}
 	res, err := admin.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: uri, Meta: mcp.Meta{server.MetaPrivacyConsent: true}})
@@ -806,7 +793,7 @@ func TestLimits(t *testing.T) {
 	for i := 0; i < 4 && err == nil; i++ {
 		_, err = callTool(cs, netproto.ToolYangGet, map[string]any{"path": "/ietf-interfaces:interfaces"})
 	}
-	if secCode(err) != netproto.CodeAccessDenied || !strings.Contains(errText(err), "rate limit exceeded for anonymous") {
+	if rpcCode(err) != netproto.CodeAccessDenied || !strings.Contains(errText(err), "rate limit exceeded for anonymous") {
 		t.Fatalf("4th call: %v", err)
 	}
 	var je *jsonrpc.Error
@@ -840,7 +827,7 @@ func TestLimits(t *testing.T) {
 	}()
 	<-asked
 	_, err = callTool(cs2, netproto.ToolYangGet, map[string]any{"path": "/ietf-interfaces:interfaces"})
-	if secCode(err) != netproto.CodeAccessDenied || !strings.Contains(errText(err), "calls in progress (limit 1 per session)") {
+	if rpcCode(err) != netproto.CodeAccessDenied || !strings.Contains(errText(err), "calls in progress (limit 1 per session)") {
 		t.Errorf("second concurrent call: %v", err)
 	}
 	close(answer)

@@ -66,12 +66,17 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) (map[strin
 	return m, nil
 }
 
+// rpcCode returns the JSON-RPC error code of err (0 for nil, -1 for an
+// error that is not a JSON-RPC error).
 func rpcCode(err error) int64 {
 	var je *jsonrpc.Error
-	if errors.As(err, &je) {
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &je):
 		return je.Code
 	}
-	return 0
+	return -1
 }
 
 func TestToolsListed(t *testing.T) {

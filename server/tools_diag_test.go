@@ -253,14 +253,6 @@ func (c *diagClient) call(ctx context.Context, name string, args map[string]any,
 	return m, nil
 }
 
-func code(err error) int64 {
-	var je *jsonrpc.Error
-	if errors.As(err, &je) {
-		return je.Code
-	}
-	return 0
-}
-
 func TestDiagToolsListed(t *testing.T) {
 	lab := newLab(t)
 	for _, tc := range []struct {
@@ -291,7 +283,7 @@ func TestDiagToolsListed(t *testing.T) {
 				}
 				if !tc.available {
 					_, err := c.call(context.Background(), name, map[string]any{"destination": "10.0.0.1"}, nil)
-					if code(err) != netproto.CodeConfigIncompatible {
+					if rpcCode(err) != netproto.CodeConfigIncompatible {
 						t.Errorf("%s on a driver without diagnostics: %v, want -32084", name, err)
 					}
 				}
@@ -593,7 +585,7 @@ func TestInjectionRefused(t *testing.T) {
 	}
 	for _, tc := range tests {
 		_, err := c.call(context.Background(), tc.tool, tc.args, nil)
-		if code(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), tc.want) {
+		if rpcCode(err) != jsonrpc.CodeInvalidParams || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s %v: %v, want -32602 mentioning %q", tc.tool, tc.args, err, tc.want)
 		}
 	}
@@ -724,7 +716,7 @@ func TestDiagApproval(t *testing.T) {
 	g := &recordGate{refuse: true}
 	obs := observe(labDevice(t, lab, "r1"))
 	c := dial(t, obs, server.Options{Gate: g}, "memory", protoOld)
-	if _, err := c.call(context.Background(), "ping", args, nil); code(err) != netproto.CodeAccessDenied {
+	if _, err := c.call(context.Background(), "ping", args, nil); rpcCode(err) != netproto.CodeAccessDenied {
 		t.Fatalf("refused by the gate: %v, want -32083", err)
 	}
 	if len(g.reqs) != 1 || g.reqs[0].Tool != "ping" || g.reqs[0].Write || obs.calls.Load() != 0 {
