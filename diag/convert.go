@@ -79,7 +79,8 @@ func splitLines(text string) []string {
 	return lines
 }
 
-// replacer maps each listed byte to a space, as jc does before splitting.
+// spaced maps each character of chars in s to a space, as jc does before
+// splitting.
 func spaced(s, chars string) string {
 	return strings.Map(func(r rune) rune {
 		if strings.ContainsRune(chars, r) {
