@@ -150,14 +150,27 @@ func (sec *Security) learnDeviceSecrets() {
 // session per connection) to id; the returned function forgets it when the
 // connection ends.
 func (sec *Security) BindConn(sessionID string, id policy.Identity) (release func()) {
+	return sec.hold(sec.conns, sessionID, id)
+}
+
+// hold records id under key in m (conns or pending) until release.
+func (sec *Security) hold(m map[string]policy.Identity, key string, id policy.Identity) (release func()) {
 	sec.mu.Lock()
-	sec.conns[sessionID] = id
+	m[key] = id
 	sec.mu.Unlock()
 	return func() {
 		sec.mu.Lock()
-		delete(sec.conns, sessionID)
+		delete(m, key)
 		sec.mu.Unlock()
 	}
+}
+
+// held returns the identity recorded under key in m.
+func (sec *Security) held(m map[string]policy.Identity, key string) (policy.Identity, bool) {
+	sec.mu.Lock()
+	defer sec.mu.Unlock()
+	id, ok := m[key]
+	return id, ok
 }
 
 // identityOf returns who sent req: the identity the HTTP layer
@@ -168,10 +181,7 @@ func (sec *Security) identityOf(req mcp.Request) policy.Identity {
 	ss, _ := req.GetSession().(*mcp.ServerSession)
 	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
 		if ref := ex.Header.Get(identityRefHeader); ref != "" {
-			sec.mu.Lock()
-			id, ok := sec.pending[ref]
-			sec.mu.Unlock()
-			if ok {
+			if id, ok := sec.held(sec.pending, ref); ok {
 				return id
 			}
 		}
@@ -183,10 +193,7 @@ func (sec *Security) identityOf(req mcp.Request) policy.Identity {
 		return sec.pol.Resolve("", policy.SourceAnonymous, nil)
 	}
 	if ss != nil {
-		sec.mu.Lock()
-		id, ok := sec.conns[ss.ID()]
-		sec.mu.Unlock()
-		if ok {
+		if id, ok := sec.held(sec.conns, ss.ID()); ok {
 			return id
 		}
 	}

@@ -71,14 +71,7 @@ func (sec *Security) HTTPHandler(next http.Handler) http.Handler {
 			}
 		}
 		ref := rand.Text()
-		sec.mu.Lock()
-		sec.pending[ref] = id
-		sec.mu.Unlock()
-		defer func() {
-			sec.mu.Lock()
-			delete(sec.pending, ref)
-			sec.mu.Unlock()
-		}()
+		defer sec.hold(sec.pending, ref, id)()
 		r.Header.Set(identityRefHeader, ref)
 		next.ServeHTTP(w, r)
 	})
