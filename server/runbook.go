@@ -289,13 +289,18 @@ func ribLabel(vrf string) string {
 	return "VRF " + vrf
 }
 
+// writeFindings writes the heading of the diagnosis and its findings so far.
+func (rb *runbook) writeFindings(b *strings.Builder) {
+	fmt.Fprintf(b, "## Ping failure: %s → %s%s\n\n", rb.src, rb.dst, rb.vrfLabel())
+	for _, f := range rb.findings {
+		fmt.Fprintf(b, "- %s\n", f)
+	}
+}
+
 // stepResult renders the findings so far and the next calls.
 func (s *Server) stepResult(rb *runbook, title string) (*mcp.GetPromptResult, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Ping failure: %s → %s%s\n\n", rb.src, rb.dst, rb.vrfLabel())
-	for _, f := range rb.findings {
-		fmt.Fprintf(&b, "- %s\n", f)
-	}
+	rb.writeFindings(&b)
 	fmt.Fprintf(&b, "\n%d. %s:\n", rb.step, title)
 	for _, c := range rb.calls {
 		fmt.Fprintf(&b, "   %s\n", s.inline(c))
@@ -306,10 +311,7 @@ func (s *Server) stepResult(rb *runbook, title string) (*mcp.GetPromptResult, er
 // complete ends the diagnosis with its root cause.
 func (s *Server) complete(rb *runbook, cause string) (*mcp.GetPromptResult, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Ping failure: %s → %s%s\n\n", rb.src, rb.dst, rb.vrfLabel())
-	for _, f := range rb.findings {
-		fmt.Fprintf(&b, "- %s\n", f)
-	}
+	rb.writeFindings(&b)
 	fmt.Fprintf(&b, "\n**Root cause:** %s\n\nDiagnosis complete.", cause)
 	rb.calls = nil
 	return s.runbookResult(rb, b.String(), true, cause)
