@@ -71,7 +71,6 @@ func (s *Server) addPrompts() {
 			get: s.auditPrompt},
 	}
 	for _, d := range defs {
-		d := d
 		p := &mcp.Prompt{Name: d.name, Title: d.title, Description: d.description,
 			Meta: mcp.Meta{"mimeType": netproto.MIMEMarkdown}}
 		for _, a := range d.args {
