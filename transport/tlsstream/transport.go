@@ -124,9 +124,6 @@ type ClientTransport struct {
 	DialTimeout time.Duration
 }
 
-// Dialer is another name for ClientTransport.
-type Dialer = ClientTransport
-
 // Connect implements mcp.Transport.
 func (t ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	timeout := t.DialTimeout
