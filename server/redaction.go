@@ -143,7 +143,7 @@ func (m *secretMasker) learn(v any) {
 
 // ownJSON masks a JSON document this server encoded itself (with marshal),
 // returning it as it is when nothing in it needs masking: most results
-// hold no secret, and re-encoding them was a third of the masking's cost.
+// hold no secret, so re-encoding them would be wasted work.
 // Only a document without duplicate member names may be returned as is:
 // decoding keeps the last of duplicates, so a secret in an earlier one
 // would go unseen. Documents from elsewhere (arguments, device text) go
