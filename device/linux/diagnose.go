@@ -44,7 +44,7 @@ func (d *Driver) Diagnose(ctx context.Context, req device.DiagRequest, onLine fu
 			"the linux driver has no VRFs (vrf %q); use a network namespace: linux://NETNS", req.VRF)
 	}
 	// Raw: the caller parses the output itself (the same parser for every driver).
-	res, err := diag.Run(ctx, Request(req), diag.RunOptions{Limiter: d.limiter, Key: d.netns, OnLine: onLine, Prefix: d.prefix(), Raw: true})
+	res, err := diag.Run(ctx, Request(req), diag.RunOptions{Limiter: hostLimiter, Key: d.netns, OnLine: onLine, Prefix: d.prefix(), Raw: true})
 	if res == nil {
 		return device.DiagResult{}, err
 	}

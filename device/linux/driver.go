@@ -28,10 +28,15 @@ func init() { device.Register(Scheme, open) }
 
 // Driver is a Linux host or one of its network namespaces.
 type Driver struct {
-	netns   string // "" for the host itself
-	name    string
-	limiter *diag.Limiter
+	netns string // "" for the host itself
+	name  string
 }
+
+// hostLimiter bounds the diagnostics running on this host at once, across
+// every Driver of the process (the host and all its namespaces), keyed by
+// namespace. Concurrency is bounded first by the MCP layer, per session
+// and per server; this limit protects the host from every caller together.
+var hostLimiter = diag.NewLimiter(32, 32)
 
 var (
 	_ device.Driver    = (*Driver)(nil)
@@ -59,9 +64,7 @@ func Open(netns string) (*Driver, error) {
 			name = "localhost"
 		}
 	}
-	// Concurrency is bounded first by the MCP layer (per session and
-	// overall); this limit protects the host from every caller together.
-	return &Driver{netns: netns, name: name, limiter: diag.NewLimiter(32, 32)}, nil
+	return &Driver{netns: netns, name: name}, nil
 }
 
 // open is the registry's OpenFunc: "linux://" or "linux:///" is the host,
