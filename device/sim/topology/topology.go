@@ -58,6 +58,19 @@ type Device struct {
 	CPUBase float64 `yaml:"cpu-base,omitempty" json:"cpu-base,omitempty"`
 	// MemoryTotalMB is the total memory.
 	MemoryTotalMB int `yaml:"memory-total-mb,omitempty" json:"memory-total-mb,omitempty"`
+
+	// OSPF and BGP are the routing protocols (routers only); see protocols.go.
+	OSPF *OSPF `yaml:"ospf,omitempty" json:"ospf,omitempty"`
+	BGP  *BGP  `yaml:"bgp,omitempty" json:"bgp,omitempty"`
+	// LLDP configures the LLDP agent (on by default on every device).
+	LLDP *LLDP `yaml:"lldp,omitempty" json:"lldp,omitempty"`
+	// Gateway is a host's default gateway: shorthand for a static default
+	// route, and what the host_incorrect_gateway fault changes.
+	Gateway string `yaml:"gateway,omitempty" json:"gateway,omitempty"`
+	// DNSServers are the resolvers a host queries (its resolv.conf).
+	DNSServers []string `yaml:"dns-servers,omitempty" json:"dns-servers,omitempty"`
+	// DNS is a DNS service running on the device.
+	DNS *DNSService `yaml:"dns-service,omitempty" json:"dns-service,omitempty"`
 }
 
 // Interface is one interface of a device.
@@ -85,6 +98,12 @@ type Interface struct {
 	// Passive true keeps the interface out of adjacencies.
 	IGPCost int  `yaml:"igp-cost,omitempty" json:"igp-cost,omitempty"`
 	Passive bool `yaml:"passive,omitempty" json:"passive,omitempty"`
+	// SpeedMbps is the port speed (default 1000; 10000 for a TenGigE name).
+	SpeedMbps int `yaml:"speed,omitempty" json:"speed,omitempty"`
+	// OSPF puts the interface into the device's OSPF process. A device
+	// with an OSPF process routes by OSPF alone; one without keeps the
+	// abstract IGP of IGPCost and Passive, so old topologies work as before.
+	OSPF *InterfaceOSPF `yaml:"ospf,omitempty" json:"ospf,omitempty"`
 }
 
 // VLAN is an 802.1Q VLAN.
@@ -178,10 +197,21 @@ const (
 	FaultDelay    = "delay"     // DelayMS added on the link, each way
 )
 
-// Fault is an injected problem. Link faults name the link by either end
+// Fault is an injected problem. A fault is named (Name, Target, Params:
+// the NIKA vocabulary of Catalog, written "NAME TARGET key=value ..." in a
+// topology file or after --fault) or, in the older form, has a Kind of the
+// constants above. Link faults name the link by either end
 // ("r1:GigabitEthernet0/0/0/0"); interface faults name the interface.
 type Fault struct {
-	Kind        string  `yaml:"kind" json:"kind"`
+	// Name is a fault name of the Catalog, e.g. "bgp_acl_block".
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Target is a device ("h3"), an interface or a link end ("r2:Gi0/0/0/1").
+	Target string `yaml:"target,omitempty" json:"target,omitempty"`
+	// Params are the fault's parameters (keys of its FaultSpec).
+	Params map[string]string `yaml:"params,omitempty" json:"params,omitempty"`
+
+	// Kind is the older form's kind (link-down, loss, mtu, acl-drop, delay).
+	Kind        string  `yaml:"kind,omitempty" json:"kind,omitempty"`
 	Link        string  `yaml:"link,omitempty" json:"link,omitempty"`
 	Interface   string  `yaml:"interface,omitempty" json:"interface,omitempty"`
 	Percent     float64 `yaml:"percent,omitempty" json:"percent,omitempty"`
