@@ -74,27 +74,63 @@ var stopWords = map[string]bool{"address": true, "ro": true, "rw": true, "contex
 const maxSkip = 4
 
 // Config masks the secrets of configuration text in dialect (huawei-vrp,
-// cisco-iosxr, or "" for both) and then every known secret; the secrets it
-// finds become known first, so one echoed on an earlier line is masked too.
-// Line structure and white space are kept.
+// cisco-iosxr, or "" for both): the values its syntax shows as secrets,
+// then every known secret. It learns nothing: call LearnConfig with the
+// device's own configuration for that. Line structure and white space are
+// kept.
 func (r *Redactor) Config(text, dialect string) (string, error) {
-	switch dialect {
-	case "", DialectHuaweiVRP, DialectCiscoIOSXR:
-	default:
-		return "", fmt.Errorf("redact: unknown CLI dialect %q (want %s or %s)", dialect, DialectHuaweiVRP, DialectCiscoIOSXR)
+	return r.config(text, dialect, true)
+}
+
+// ConfigSyntax masks only the values the syntax of configuration text
+// shows as secrets, not the known ones: the masking of text a caller may
+// have written (an error echoing its input), where masking a known value
+// would confirm a guess.
+func (r *Redactor) ConfigSyntax(text, dialect string) (string, error) {
+	return r.config(text, dialect, false)
+}
+
+func (r *Redactor) config(text, dialect string, known bool) (string, error) {
+	if err := checkDialect(dialect); err != nil {
+		return "", err
+	}
+	var repl *strings.Replacer
+	if known {
+		r.mu.RLock()
+		repl = r.repl
+		r.mu.RUnlock()
 	}
 	lines := strings.Split(text, "\n")
-	spans := make([][]span, len(lines))
 	for i, line := range lines {
-		spans[i] = secretSpans(line)
-		for _, s := range spans[i] {
-			r.AddSecret(line[s.start:s.end])
-		}
-	}
-	for i, line := range lines {
-		lines[i] = r.String(applySpans(line, spans[i]))
+		lines[i] = maskKnown(applySpans(line, secretSpans(line)), repl)
 	}
 	return strings.Join(lines, "\n"), nil
+}
+
+// LearnConfig makes known the secrets that the syntax of configuration
+// text shows (the device's running or candidate configuration), so that
+// they are masked wherever they appear later, even where no syntax shows
+// them.
+func (r *Redactor) LearnConfig(text, dialect string) error {
+	if err := checkDialect(dialect); err != nil {
+		return err
+	}
+	var found []string
+	for _, line := range strings.Split(text, "\n") {
+		for _, s := range secretSpans(line) {
+			found = append(found, line[s.start:s.end])
+		}
+	}
+	r.addSecrets(found)
+	return nil
+}
+
+func checkDialect(dialect string) error {
+	switch dialect {
+	case "", DialectHuaweiVRP, DialectCiscoIOSXR:
+		return nil
+	}
+	return fmt.Errorf("redact: unknown CLI dialect %q (want %s or %s)", dialect, DialectHuaweiVRP, DialectCiscoIOSXR)
 }
 
 // span is a byte range of a line.

@@ -53,6 +53,9 @@ func TestConfigGolden(t *testing.T) {
 				t.Fatal(err)
 			}
 			r := New(Options{})
+			if err := r.LearnConfig(string(in), tt.dialect); err != nil {
+				t.Fatal(err)
+			}
 			out, err := r.Config(string(in), tt.dialect)
 			if err != nil {
 				t.Fatal(err)
@@ -105,7 +108,9 @@ func TestConfigLines(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		got, err := New(Options{}).Config(tt.in, "")
+		r := New(Options{})
+		_ = r.LearnConfig(tt.in, "")
+		got, err := r.Config(tt.in, "")
 		if err != nil || got != tt.want {
 			t.Errorf("Config(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}

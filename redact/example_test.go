@@ -6,10 +6,13 @@ import (
 	"github.com/netmcp/netmcp/redact"
 )
 
-// Example masks a configuration, then the same secret echoed in CLI output.
+// Example learns the secrets of a device's configuration, then masks the
+// configuration and the same secret echoed in CLI output.
 func Example() {
 	r := redact.New(redact.Options{})
-	cfg, _ := r.Config("snmp-server community N0tPublic RO\nusername admin secret 5 $1$ab$cd", redact.DialectCiscoIOSXR)
+	running := "snmp-server community N0tPublic RO\nusername admin secret 5 $1$ab$cd"
+	_ = r.LearnConfig(running, redact.DialectCiscoIOSXR)
+	cfg, _ := r.Config(running, redact.DialectCiscoIOSXR)
 	fmt.Println(cfg)
 	fmt.Println(r.String("% Invalid community N0tPublic from 192.0.2.7"))
 	fmt.Println(string(r.JSON([]byte(`{"config":{"name":"admin","password":"pw-1234"}}`))))

@@ -45,6 +45,9 @@ func FuzzRedactText(f *testing.F) {
 		planted := strings.Replace(tmpl, "%s", secret, 1)
 		in := text + "\n" + planted + "\n" + text
 		r := New(Options{})
+		if err := r.LearnConfig(in, ""); err != nil {
+			t.Fatal(err)
+		}
 		out, err := r.Config(in, "")
 		if err != nil {
 			t.Fatal(err)
@@ -54,7 +57,7 @@ func FuzzRedactText(f *testing.F) {
 				t.Fatalf("secret %q survived in %q", secret, out)
 			}
 			if echo := r.String("x" + secret + "x"); strings.Contains(echo, secret) {
-				t.Fatalf("secret %q not known after Config", secret)
+				t.Fatalf("secret %q not known after LearnConfig", secret)
 			}
 			return
 		}

@@ -14,15 +14,23 @@ const Mask = "******"
 // every "7" of an output would destroy it).
 const MinKnownSecretLen = 4
 
-// Redactor masks secrets and remembers the values it masked. It is safe
-// for concurrent use; the zero value is not usable, call New.
+// Redactor masks secrets: by syntax in configuration text, by leaf name
+// and schema path in YANG trees, and by value (the known secrets)
+// everywhere. Masking never teaches it a secret: the known secrets are
+// only those given to AddSecret, LearnConfig and LearnTree, which callers
+// feed with the device's own configuration, never with what a client sent
+// (a masker that learnt from requests could be taught to hide any word,
+// and would confirm guesses). It is safe for concurrent use; the zero value
+// is not usable, call New.
 type Redactor struct {
 	leaves   map[string]bool
 	paths    map[string]bool
 	prefixes map[string]bool // proper prefixes of the paths: /a and /a/b of /a/b/c
 
 	mu    sync.RWMutex
-	known []string // longest first
+	known []string          // longest first
+	set   map[string]bool   // the same, for membership
+	repl  *strings.Replacer // every known secret -> Mask; nil when none
 }
 
 // Options configure a Redactor beyond the defaults.
@@ -56,7 +64,7 @@ var DefaultPaths = []string{
 
 // New returns a Redactor with the default leaves and paths plus opts.
 func New(opts Options) *Redactor {
-	r := &Redactor{leaves: map[string]bool{}, paths: map[string]bool{}, prefixes: map[string]bool{}}
+	r := &Redactor{leaves: map[string]bool{}, paths: map[string]bool{}, prefixes: map[string]bool{}, set: map[string]bool{}}
 	for _, l := range append(slices.Clone(DefaultLeaves), opts.ExtraLeaves...) {
 		r.leaves[l] = true
 	}
@@ -69,25 +77,49 @@ func New(opts Options) *Redactor {
 			}
 		}
 	}
-	for _, s := range opts.Secrets {
-		r.AddSecret(s)
-	}
+	r.addSecrets(opts.Secrets)
 	return r
+}
+
+// SecretLeaf reports whether leaves with the local name local (any module)
+// hold secrets.
+func (r *Redactor) SecretLeaf(local string) bool {
+	if i := strings.IndexByte(local, ':'); i >= 0 {
+		local = local[i+1:]
+	}
+	return r.leaves[local]
 }
 
 // AddSecret makes s masked wherever it appears from now on (when it is at
 // least MinKnownSecretLen long and not made of mask characters only).
 func (r *Redactor) AddSecret(s string) {
-	if len(s) < MinKnownSecretLen || strings.Trim(s, "*") == "" {
-		return
-	}
+	r.addSecrets([]string{s})
+}
+
+// addSecrets adds several secrets and rebuilds the replacer once.
+func (r *Redactor) addSecrets(ss []string) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if slices.Contains(r.known, s) {
+	added := false
+	for _, s := range ss {
+		if len(s) < MinKnownSecretLen || strings.Trim(s, "*") == "" || r.set[s] {
+			continue
+		}
+		r.set[s] = true
+		r.known = append(r.known, s)
+		added = true
+	}
+	if !added {
 		return
 	}
-	r.known = append(r.known, s)
-	slices.SortFunc(r.known, func(a, b string) int { return len(b) - len(a) })
+	// Longest first: where two secrets start at the same place, the
+	// replacer takes the first pair given, so the longer one is masked whole.
+	slices.SortStableFunc(r.known, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*len(r.known))
+	for _, k := range r.known {
+		pairs = append(pairs, k, Mask)
+	}
+	r.repl = strings.NewReplacer(pairs...)
 }
 
 // Known returns how many secret values the Redactor knows.
@@ -97,27 +129,66 @@ func (r *Redactor) Known() int {
 	return len(r.known)
 }
 
-// String masks every known secret value in s.
+// String masks every known secret value in s. Its cost is linear in the
+// length of s (one pass of a strings.Replacer over all known secrets),
+// whatever the number of secrets.
 func (r *Redactor) String(s string) string {
 	r.mu.RLock()
-	defer r.mu.RUnlock()
-	return maskKnown(s, r.known)
+	repl := r.repl
+	r.mu.RUnlock()
+	return maskKnown(s, repl)
+}
+
+// StringKeeping masks every known secret value in s except inside the
+// occurrences of keep, which are left as they are. The server keeps what
+// a caller sent: a caller already knows its own input, and masking a
+// secret inside an echo of it would confirm that the input guessed a
+// secret. Strings of keep shorter than MinKnownSecretLen are ignored.
+// Where a kept string and a secret start at the same place, the kept
+// string wins; where one starts first, it wins.
+func (r *Redactor) StringKeeping(s string, keep []string) string {
+	r.mu.RLock()
+	repl, known := r.repl, r.known
+	r.mu.RUnlock()
+	masked := maskKnown(s, repl)
+	if masked == s || len(keep) == 0 {
+		return masked // no secret in s: nothing to keep (the usual case)
+	}
+	kept := make([]string, 0, len(keep))
+	for _, k := range keep {
+		if len(k) >= MinKnownSecretLen {
+			kept = append(kept, k)
+		}
+	}
+	if len(kept) == 0 {
+		return masked
+	}
+	slices.SortStableFunc(kept, func(a, b string) int { return len(b) - len(a) })
+	pairs := make([]string, 0, 2*(len(kept)+len(known)))
+	for _, k := range kept {
+		pairs = append(pairs, k, k)
+	}
+	for _, k := range known {
+		pairs = append(pairs, k, Mask)
+	}
+	return maskKnown(s, strings.NewReplacer(pairs...))
 }
 
 // maskKnown replaces occurrences of the secrets until none is left (a
-// replacement can reveal a new occurrence across its boundary; each round
-// removes non-mask characters, so this ends).
-func maskKnown(s string, known []string) string {
-	for changed := true; changed; {
-		changed = false
-		for _, k := range known {
-			if strings.Contains(s, k) {
-				s = strings.ReplaceAll(s, k, Mask)
-				changed = true
-			}
-		}
+// replacement can reveal a new occurrence across its boundary when a
+// secret contains '*'; each round removes non-mask characters, so this
+// ends, and most texts take one round).
+func maskKnown(s string, repl *strings.Replacer) string {
+	if repl == nil {
+		return s
 	}
-	return s
+	for {
+		out := repl.Replace(s)
+		if out == s {
+			return s
+		}
+		s = out
+	}
 }
 
 // schemaKey normalises a schema path: prefixes dropped below the first

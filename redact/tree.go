@@ -15,8 +15,9 @@ import (
 // hexadecimal-string). Leaf-lists of secrets are masked element by element;
 // a list so named (openconfig-system's SNMP community list) is not secret
 // as a whole, its entries' leaves are judged by their own names. Known
-// secrets are masked in every other string. The masked values become known secrets. v is not modified:
-// subtrees with nothing to mask are shared with v, the rest are copies.
+// secrets are masked in every other string. Tree learns nothing (see
+// LearnTree). v is not modified: subtrees with nothing to mask are shared
+// with v, the rest are copies.
 func (r *Redactor) Tree(v any) any {
 	out, _ := r.TreeChanged(v)
 	return out
@@ -25,15 +26,63 @@ func (r *Redactor) Tree(v any) any {
 // TreeChanged is Tree, and also reports whether anything was masked (when
 // not, the result is v itself).
 func (r *Redactor) TreeChanged(v any) (any, bool) {
+	r.mu.RLock()
+	repl := r.repl
+	r.mu.RUnlock()
+	return r.walk(v, "", public, repl)
+}
+
+// TreeStructural masks the secret leaves of v by name and schema path only,
+// not the known values in other strings (see ConfigSyntax for why), and
+// reports whether anything was masked.
+func (r *Redactor) TreeStructural(v any) (any, bool) {
+	return r.walk(v, "", public, nil)
+}
+
+// ValueAt masks v as the content of the node at the instance or schema path
+// p (an edit's value): the names along p decide whether v is secret as a
+// whole (a password leaf, a key-string container) before the names inside
+// v are judged, so a plain value sent to a secret leaf is masked even though
+// nothing in v itself is named like a secret. Known secrets are masked in
+// the other strings. It reports whether anything was masked.
+func (r *Redactor) ValueAt(p string, v any) (any, bool) {
+	r.mu.RLock()
+	repl := r.repl
+	r.mu.RUnlock()
+	return r.valueAt(p, v, repl)
+}
+
+// ValueAtStructural is ValueAt without masking known values.
+func (r *Redactor) ValueAtStructural(p string, v any) (any, bool) {
+	return r.valueAt(p, v, nil)
+}
+
+func (r *Redactor) valueAt(p string, v any, repl *strings.Replacer) (any, bool) {
+	path, s := "", public
+	for _, part := range strings.Split(strings.Trim(schemaKey(p), "/"), "/") {
+		if part == "" {
+			continue
+		}
+		var local string
+		path, local = r.childPath(path, part)
+		s = r.member(s, local, path)
+	}
+	return r.walk(v, path, s, repl)
+}
+
+// LearnTree makes known the values of the secret leaves of v (the device's
+// configuration as a YANG tree).
+func (r *Redactor) LearnTree(v any) {
+	var found []string
 	r.visit(v, "", public, func(leaf any) {
 		switch s := leaf.(type) {
 		case string:
-			r.AddSecret(s)
+			found = append(found, s)
 		case json.Number:
-			r.AddSecret(s.String())
+			found = append(found, s.String())
 		}
 	})
-	return r.walk(v, "", public)
+	r.addSecrets(found)
 }
 
 // secrecy is what a node's name and its ancestors say about its values.
@@ -109,13 +158,13 @@ func (r *Redactor) childPath(path, k string) (string, string) {
 
 // walk returns v masked and whether anything changed. A map or list is
 // copied only when something in it changes; v is never modified.
-func (r *Redactor) walk(v any, path string, s secrecy) (any, bool) {
+func (r *Redactor) walk(v any, path string, s secrecy, repl *strings.Replacer) (any, bool) {
 	switch t := v.(type) {
 	case map[string]any:
 		var out map[string]any
 		for k, child := range t {
 			p, local := r.childPath(path, k)
-			masked, changed := r.walk(child, p, r.member(s, local, p))
+			masked, changed := r.walk(child, p, r.member(s, local, p), repl)
 			if changed {
 				if out == nil {
 					out = maps.Clone(t)
@@ -130,7 +179,7 @@ func (r *Redactor) walk(v any, path string, s secrecy) (any, bool) {
 	case []any:
 		var out []any
 		for i, e := range t {
-			masked, changed := r.walk(e, path, element(s, e))
+			masked, changed := r.walk(e, path, element(s, e), repl)
 			if changed {
 				if out == nil {
 					out = slices.Clone(t)
@@ -150,11 +199,11 @@ func (r *Redactor) walk(v any, path string, s secrecy) (any, bool) {
 		}
 		switch x := v.(type) {
 		case string:
-			if m := r.String(x); m != x {
+			if m := maskKnown(x, repl); m != x {
 				return m, true
 			}
 		case json.Number:
-			if r.String(x.String()) != x.String() {
+			if maskKnown(x.String(), repl) != x.String() {
 				return Mask, true
 			}
 		}

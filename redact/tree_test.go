@@ -22,6 +22,7 @@ func TestTreeGolden(t *testing.T) {
 	}
 	before, _ := json.Marshal(tree)
 	r := New(Options{})
+	r.LearnTree(tree) // the device's configuration: its secrets become known
 	out := r.Tree(tree)
 	after, _ := json.Marshal(tree)
 	if !bytes.Equal(before, after) {
@@ -149,6 +150,7 @@ func TestTreeSecretContainersAndLists(t *testing.T) {
 			"community": []any{map[string]any{"name": "monitoring", "community-string": "n0t-public"}}}}},
 		"psk": []any{"leaflist-1", "leaflist-2"},
 	}
+	r.LearnTree(tree)
 	b, _ := json.Marshal(r.Tree(tree))
 	out := string(b)
 	for _, secret := range []string{"0a0b0c0d0e", "deep1", "n0t-public", "leaflist-1"} {
@@ -163,5 +165,31 @@ func TestTreeSecretContainersAndLists(t *testing.T) {
 	}
 	if r.String("a 0a0b0c0d0e b") == "a 0a0b0c0d0e b" {
 		t.Error("a value masked inside a secret container was not learnt")
+	}
+}
+
+func TestValueAt(t *testing.T) {
+	r := New(Options{Secrets: []string{"KnownOne1"}})
+	tests := []struct {
+		path string
+		v    any
+		want string
+	}{
+		{"/openconfig-system:system/aaa/authentication/users/user[username='x']/config/password", "plain-pw", `"******"`},
+		{"/openconfig-system:system/aaa/authentication/users/user[username='x']/config", map[string]any{"password": "p1", "username": "x"}, `{"password":"******","username":"x"}`},
+		{"/ietf-snmp:snmp/community[index='c1']/text-name", "public", `"******"`},
+		{"/ietf-key-chain:key-chains/key-chain[name='k']/key[key-id='1']/key-string", map[string]any{"keystring": "abc"}, `{"keystring":"******"}`},
+		{"/openconfig-interfaces:interfaces/interface[name='Gi0']/config/description", "uplink KnownOne1", `"uplink ******"`},
+		{"/openconfig-interfaces:interfaces/interface[name='Gi0']/config/description", "uplink", `"uplink"`},
+	}
+	for _, tt := range tests {
+		got, _ := r.ValueAt(tt.path, tt.v)
+		b, _ := json.Marshal(got)
+		if string(b) != tt.want {
+			t.Errorf("ValueAt(%s, %v) = %s, want %s", tt.path, tt.v, b, tt.want)
+		}
+	}
+	if got, _ := r.ValueAtStructural("/a:b/description", "uplink KnownOne1"); got != "uplink KnownOne1" {
+		t.Errorf("ValueAtStructural masked a known value: %v", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -129,19 +130,27 @@ func (sec *Security) withLocalRole(id policy.Identity) policy.Identity {
 	return id
 }
 
-// learnDeviceSecrets primes the redactor with the secrets of the running
-// configuration (tree and text), so that a password echoed where no
-// syntax shows it (a log line, an error) is masked from the first request.
+// learnDeviceSecrets teaches the redactor the secrets of the device's
+// configuration (running and candidate, as trees and as text, and the
+// startup configuration), so that a password echoed where no syntax shows
+// it (a log line, a diff) is masked. It runs when security is installed
+// and after every successful change; the device's configuration is the
+// only source of known secrets.
 func (sec *Security) learnDeviceSecrets() {
-	ctx := context.Background()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
 	if sec.s.hasYang() {
-		if v, err := sec.s.drv.Get(ctx, device.Running, "/"); err == nil {
-			sec.mask.learn(v)
+		for _, ds := range []device.Datastore{device.Running, device.Candidate} {
+			if v, err := sec.s.drv.Get(ctx, ds, "/"); err == nil {
+				sec.mask.learn(v)
+			}
 		}
 	}
 	if sec.s.files != nil {
-		if b, err := sec.s.files.ReadFile(ctx, "running-config"); err == nil {
-			sec.mask.learn(string(b))
+		for _, name := range []string{"running-config", "candidate-config", "startup-config"} {
+			if b, err := sec.s.files.ReadFile(ctx, name); err == nil {
+				sec.mask.learn(string(b))
+			}
 		}
 	}
 }

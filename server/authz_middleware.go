@@ -47,37 +47,114 @@ func (sec *Security) handle(ctx context.Context, method string, req mcp.Request,
 	}
 	defer release()
 	if err := sec.authorize(req, id); err != nil {
-		sec.s.log.Info("request denied", "method", method, "identity", id.String(), "error", err)
-		return nil, RPCError(err)
+		sec.s.log.Info("request denied", "method", method, "identity", id.String(), "error", capMessage(err.Error()))
+		return nil, sec.newMasker(id, req).rpcError(err)
+	}
+	secrets := sec.pol.MayReadSecrets(id)
+	var mask *secretMasker
+	if !secrets {
+		// Handlers that cut or filter what they return (a file's chunks,
+		// "| include") mask first, with this caller's masker.
+		mask = sec.mask.keeping(callerInput(req))
+		ctx = withMasker(ctx, mask)
 	}
 	res, err := next(ctx, method, req)
-	secrets := sec.pol.MayReadSecrets(id)
+	if err == nil && isWrite(req) {
+		// The configuration may hold new secrets: know them before anyone
+		// reads them back.
+		sec.learnDeviceSecrets()
+	}
 	if err != nil {
 		if secrets {
-			return res, err
+			return res, capError(err)
 		}
-		return nil, sec.mask.rpcError(err)
+		return nil, mask.rpcError(err)
 	}
 	res = sec.filterList(res, id)
 	sec.tagPrivacy(res)
 	if !secrets {
-		sec.maskResult(res)
+		maskResult(mask, res)
 	}
 	return res, nil
 }
 
-// maskResult masks secrets in a result in place.
-func (sec *Security) maskResult(res mcp.Result) {
+// newMasker returns the masker of errors for id: masking for a caller who
+// may not read secrets, capping only for one who may.
+func (sec *Security) newMasker(id policy.Identity, req mcp.Request) errorMasker {
+	if sec.pol.MayReadSecrets(id) {
+		return capOnly{}
+	}
+	return sec.mask.keeping(callerInput(req))
+}
+
+// errorMasker prepares an error for a caller.
+type errorMasker interface{ rpcError(error) error }
+
+// capOnly caps an error's echoes without masking it (for callers who may
+// read secrets).
+type capOnly struct{}
+
+func (capOnly) rpcError(err error) error { return capError(err) }
+
+// isWrite reports whether req is a call of a state-changing tool or a
+// resources/write.
+func isWrite(req mcp.Request) bool {
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParamsRaw:
+		return policy.IsWriteTool(p.Name)
+	case *WriteParams:
+		return true
+	}
+	return false
+}
+
+// callerInput returns the strings a request carries (tool and prompt
+// arguments, a resource URI): masking leaves them as sent wherever a
+// result echoes them.
+func callerInput(req mcp.Request) []string {
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParamsRaw:
+		return argumentStrings(p.Arguments)
+	case *mcp.ReadResourceParams:
+		return []string{p.URI}
+	case *mcp.GetPromptParams:
+		out := make([]string, 0, len(p.Arguments))
+		for _, v := range p.Arguments {
+			out = append(out, v)
+		}
+		return out
+	}
+	return nil
+}
+
+// maskResult masks secrets in a result in place with m.
+func maskResult(m *secretMasker, res mcp.Result) {
 	switch r := res.(type) {
 	case *mcp.CallToolResult:
-		sec.mask.toolResult(r)
+		m.toolResult(r)
 	case *readResult:
-		sec.mask.resourceContents(r.Contents)
+		m.resourceContents(r.Contents)
 	case *mcp.ReadResourceResult:
-		sec.mask.resourceContents(r.Contents)
+		m.resourceContents(r.Contents)
 	case *mcp.GetPromptResult:
-		sec.mask.prompt(r)
+		m.prompt(r)
 	}
+}
+
+// maskerKey is the context key of the masker of a caller who may not read
+// secrets.
+type maskerKey struct{}
+
+// withMasker returns ctx carrying m, the masker of the caller.
+func withMasker(ctx context.Context, m *secretMasker) context.Context {
+	return context.WithValue(ctx, maskerKey{}, m)
+}
+
+// maskerFrom returns the masker of the caller of ctx, or nil when the
+// caller may read secrets (or no access-control layer is installed).
+func maskerFrom(ctx context.Context) *secretMasker {
+	m, _ := ctx.Value(maskerKey{}).(*secretMasker)
+	return m
 }
 
 // tagPrivacy sets _meta.privacyLevel on the contents of a resources/read result.

@@ -51,7 +51,11 @@ func sha256Hex(b []byte) string {
 }
 
 // filePull returns a file or one chunk of it, with the SHA-256 of the whole
-// file so that the client can check the assembled chunks.
+// file so that the client can check the assembled chunks. For a caller who
+// may not read secrets the file is masked whole first, and the chunk, the
+// size and both hashes describe the masked file: masking each chunk alone
+// would miss a secret split across two chunks, and the hash or size of the
+// unmasked file would let a caller check guesses offline.
 func (s *Server) filePull(ctx context.Context, c *call) (any, error) {
 	var in struct {
 		Name   string `json:"name"`
@@ -64,6 +68,9 @@ func (s *Server) filePull(ctx context.Context, c *call) (any, error) {
 	b, err := s.files.ReadFile(ctx, in.Name)
 	if err != nil {
 		return nil, err
+	}
+	if m := maskerFrom(ctx); m != nil {
+		b = []byte(m.config(string(b)))
 	}
 	if in.Offset > len(b) {
 		return nil, invalidParams("%s: offset %d is past the end of %s (%d bytes)", c.tool, in.Offset, in.Name, len(b))

@@ -9,7 +9,12 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/redact"
 )
+
+// secretNames knows the secret leaf names and schema paths of the data
+// models (it is never taught a secret value): summaries mask by them.
+var secretNames = redact.New(redact.Options{})
 
 // maxSummaryValue bounds the JSON of one edit's value in an approval summary.
 const maxSummaryValue = 600
@@ -24,7 +29,11 @@ func editSummary(e device.Edit) string {
 	if e.Value == nil || op == device.OpDelete || op == device.OpRemove {
 		return fmt.Sprintf("%s %s", op, e.Path)
 	}
-	b, err := json.Marshal(e.Value)
+	// A value sent to a secret leaf is masked by the path's names (never
+	// by value: the summary echoes the caller's input): approval prompts
+	// and the audit records of approval decisions never show it.
+	masked, _ := secretNames.ValueAtStructural(e.Path, e.Value)
+	b, err := json.Marshal(masked)
 	if err != nil {
 		return fmt.Sprintf("%s %s", op, e.Path)
 	}

@@ -3,24 +3,39 @@ package server
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/redact"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // secretMasker masks passwords, secrets, keys and SNMP communities (MCP-NET
 // section 9) in what leaves the server: tool results, resource contents,
 // prompt messages, error messages, audit arguments and log lines. It wraps
-// a *redact.Redactor, whose known secrets are shared by every session, and
-// knows the device's CLI dialect for configuration text.
+// a *redact.Redactor, whose known secrets are shared by every session and
+// come from the device's configuration only (Security.learnDeviceSecrets):
+// masking never learns, so no request can teach it a "secret". It knows
+// the device's CLI dialect for configuration text.
+//
+// A masker is used in one of three modes. The shared one masks by syntax,
+// by leaf name and by known value. One made by keeping leaves the caller's
+// own input as it was sent wherever it is echoed, and masks known values
+// only around it. One made by structural masks by syntax and leaf name
+// only, for error messages, which echo the caller's input and must not
+// confirm a guess by masking it.
 type secretMasker struct {
-	r       *redact.Redactor
-	dialect string // huawei-vrp, cisco-iosxr or "" (both)
+	r          *redact.Redactor
+	dialect    string   // huawei-vrp, cisco-iosxr or "" (both)
+	keep       []string // caller input to leave as sent (see redact.Redactor.StringKeeping)
+	structural bool     // no masking by known value
 }
 
 // newSecretMasker returns a masker over r (a new one when nil) for
@@ -36,17 +51,52 @@ func newSecretMasker(r *redact.Redactor, dialect string) *secretMasker {
 	return &secretMasker{r: r, dialect: dialect}
 }
 
+// keeping returns a masker like m that leaves the strings of keep (a
+// caller's arguments) as they are wherever they are echoed.
+func (m *secretMasker) keeping(keep []string) *secretMasker {
+	if len(keep) == 0 {
+		return m
+	}
+	c := *m
+	c.keep = keep
+	return &c
+}
+
+// structuralOnly returns a masker like m that masks by syntax and leaf
+// name only.
+func (m *secretMasker) structuralOnly() *secretMasker {
+	c := *m
+	c.structural = true
+	return &c
+}
+
+// byValue reports whether the plain redactor (syntax, names and known
+// values in one pass) does this masker's job.
+func (m *secretMasker) byValue() bool { return !m.structural && len(m.keep) == 0 }
+
+// known masks the known secrets in s, as the mode says.
+func (m *secretMasker) known(s string) string {
+	switch {
+	case m.structural:
+		return s
+	case len(m.keep) > 0:
+		return m.r.StringKeeping(s, m.keep)
+	}
+	return m.r.String(s)
+}
+
 // config masks configuration text (or any text: the secrets its lines show
 // by syntax, then every known secret).
 func (m *secretMasker) config(s string) string {
 	if !hasSyntax(s) {
-		return m.r.String(s)
+		return m.known(s)
 	}
-	out, err := m.r.Config(s, m.dialect)
-	if err != nil { // unreachable: the dialect was checked
-		return m.r.String(s)
+	if m.byValue() {
+		out, _ := m.r.Config(s, m.dialect) // the dialect was checked
+		return out
 	}
-	return out
+	out, _ := m.r.ConfigSyntax(s, m.dialect)
+	return m.known(out)
 }
 
 // text masks a text that may be a JSON document (the text fallback of a
@@ -66,27 +116,82 @@ func (m *secretMasker) text(s string) string {
 
 // value returns a JSON value (as decoded with UseNumber) masked, and
 // whether anything was masked: leaves whose names or schema paths are
-// secret are masked, and every string is read as configuration text.
-// Secrets found anywhere in v are learnt first, so a secret is masked in
-// every string of v, wherever it was found. v is not modified; what needs
-// no masking is shared with it.
+// secret are masked, and every string is read as configuration text. v is
+// not modified; what needs no masking is shared with it.
 //
-// Only strings of several tokens go through the configuration syntax: a
-// single token was already masked by Tree with every known secret.
+// With the plain redactor only strings of several tokens go through the
+// configuration syntax: a single token was already masked by Tree with
+// every known secret.
 func (m *secretMasker) value(v any) (any, bool) {
-	eachString(v, func(s string) { // learn what configuration lines show
-		if hasSyntax(s) {
-			m.config(s)
-		}
-	})
-	v, masked := m.r.TreeChanged(v) // secret leaves masked (and learnt), known values masked
+	v, edits := m.edits(v)
+	var masked bool
+	if m.byValue() {
+		v, masked = m.r.TreeChanged(v)
+	} else {
+		v, masked = m.r.TreeStructural(v)
+	}
 	v, configMasked := mapStrings(v, func(s string) string {
-		if hasSyntax(s) {
+		if hasSyntax(s) || !m.byValue() {
 			return m.config(s)
 		}
 		return s
 	})
-	return v, masked || configMasked
+	return v, edits || masked || configMasked
+}
+
+// edits masks the values of the edits in v: every object with a string
+// "path" and a "value" (network.yang.edit's edit list, in arguments, audit
+// records and approval details) has its value masked as the content of
+// that path (redact.Redactor.ValueAt), since a plain value sent to a secret
+// leaf carries no secret name of its own. v is not modified.
+func (m *secretMasker) edits(v any) (any, bool) {
+	switch t := v.(type) {
+	case map[string]any:
+		var out map[string]any
+		if p, ok := t["path"].(string); ok {
+			if val, ok := t["value"]; ok {
+				var masked any
+				var changed bool
+				if m.byValue() {
+					masked, changed = m.r.ValueAt(p, val)
+				} else {
+					masked, changed = m.r.ValueAtStructural(p, val)
+				}
+				if changed {
+					out = maps.Clone(t)
+					out["value"] = masked
+				}
+			}
+		}
+		for k, c := range t {
+			if k == "value" && out != nil {
+				continue
+			}
+			if nc, changed := m.edits(c); changed {
+				if out == nil {
+					out = maps.Clone(t)
+				}
+				out[k] = nc
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	case []any:
+		var out []any
+		for i, c := range t {
+			if nc, changed := m.edits(c); changed {
+				if out == nil {
+					out = slices.Clone(t)
+				}
+				out[i] = nc
+			}
+		}
+		if out != nil {
+			return out, true
+		}
+	}
+	return v, false
 }
 
 // hasSyntax reports whether s has more than one token. A single token
@@ -130,14 +235,20 @@ func (m *secretMasker) any(v any) any {
 	return m.raw(b)
 }
 
-// learn records the secrets of a configuration text or tree without
-// masking anything (priming the redactor with the device's configuration).
+// learn records the secrets of the device's configuration, a text or a
+// tree, without masking anything. Only the device's own configuration may
+// be given: what is learnt is masked in every session from then on.
 func (m *secretMasker) learn(v any) {
 	switch t := v.(type) {
 	case string:
-		m.config(t)
+		_ = m.r.LearnConfig(t, m.dialect) // the dialect was checked
 	default:
-		m.value(t)
+		m.r.LearnTree(t)
+		eachString(t, func(s string) { // configuration lines inside a tree
+			if hasSyntax(s) {
+				_ = m.r.LearnConfig(s, m.dialect)
+			}
+		})
 	}
 }
 
@@ -227,20 +338,119 @@ func (m *secretMasker) prompt(r *mcp.GetPromptResult) {
 	}
 }
 
-// rpcError returns err with known secrets masked in its message and data.
+// selectsBySecret refuses a YANG path that selects list entries or
+// leaf-list values by a secret leaf (user[password='guess'],
+// pre-shared-key[.='guess']): whether such a path finds data would tell a
+// caller who may not read secrets whether the guess is right. Paths that do
+// not parse are left to the driver, which reports the syntax error.
+func (m *secretMasker) selectsBySecret(path string) error {
+	p, err := yang.ParsePath(path)
+	if err != nil {
+		return nil
+	}
+	for _, e := range p {
+		for _, k := range e.Keys {
+			leaf := k.Name
+			if leaf == "." {
+				leaf = e.Name
+			}
+			if m.r.SecretLeaf(leaf) {
+				return netproto.Errorf(netproto.CodeAccessDenied,
+					"the path selects %s by the secret leaf %q; selecting by a secret value needs the secrets scope", e.Name, leaf)
+			}
+		}
+	}
+	return nil
+}
+
+// maxErrorMessage caps the message of an error returned to a caller who
+// may not read secrets: errors echo the caller's input, and a megabyte
+// echoed back is of no use to anyone.
+const maxErrorMessage = 1024
+
+// rpcError returns err with the secrets its message and data show by
+// syntax or leaf name masked, and its message capped at maxErrorMessage
+// bytes. Known secret values are not masked in errors: an error echoes the
+// caller's input (an unknown command, a YANG path), and masking a value
+// there would confirm that the input guessed a secret.
 func (m *secretMasker) rpcError(err error) error {
+	if err == nil {
+		return nil
+	}
+	sm := m.structuralOnly()
 	e := RPCError(err)
 	if e == nil {
-		if err == nil {
-			return nil
-		}
 		// A plain error becomes -32603 with its text; mask that text.
-		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: m.r.String(err.Error())}
+		return &jsonrpc.Error{Code: jsonrpc.CodeInternalError, Message: capMessage(sm.config(err.Error()))}
 	}
-	out := &jsonrpc.Error{Code: e.Code, Message: m.r.String(e.Message)}
+	out := &jsonrpc.Error{Code: e.Code, Message: capMessage(sm.config(e.Message))}
 	if len(e.Data) > 0 {
-		out.Data = m.raw(e.Data)
+		out.Data = capData(sm.raw(e.Data))
 	}
+	return out
+}
+
+// capError caps the message of err and the strings of its data at
+// maxErrorMessage bytes, masking nothing.
+func capError(err error) error {
+	e := RPCError(err)
+	if e == nil {
+		return err
+	}
+	if len(e.Message) <= maxErrorMessage && len(e.Data) <= maxErrorMessage {
+		return e
+	}
+	return &jsonrpc.Error{Code: e.Code, Message: capMessage(e.Message), Data: capData(e.Data)}
+}
+
+// capData caps every string of an error's JSON data at maxErrorMessage
+// bytes.
+func capData(b json.RawMessage) json.RawMessage {
+	if len(b) <= maxErrorMessage {
+		return b
+	}
+	v, ok := decodeJSON(b)
+	if !ok {
+		s, _ := json.Marshal(capMessage(string(b)))
+		return s
+	}
+	v, changed := mapStrings(v, func(s string) string { return capMessage(s) })
+	if !changed {
+		return b
+	}
+	out, err := marshal(v)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
+// capMessage shortens an error message to maxErrorMessage bytes (on a
+// UTF-8 boundary), saying how much was left out.
+func capMessage(s string) string {
+	if len(s) <= maxErrorMessage {
+		return s
+	}
+	cut := maxErrorMessage
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s... (%d more bytes not shown)", s[:cut], len(s)-cut)
+}
+
+// argumentStrings returns the strings of a request's arguments (a JSON
+// document), the caller's own input that masking leaves as sent.
+func argumentStrings(args json.RawMessage) []string {
+	v, ok := decodeJSON(args)
+	if !ok {
+		return nil
+	}
+	var out []string
+	eachString(v, func(s string) {
+		if len(s) >= redact.MinKnownSecretLen {
+			out = append(out, s)
+		}
+	})
 	return out
 }
 

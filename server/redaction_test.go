@@ -24,6 +24,7 @@ func TestToolResultMasking(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			m := newSecretMasker(redact.New(redact.Options{}), "cisco-iosxr")
+			m.learn(map[string]any{"a": map[string]any{"password": "S3cretValue"}}) // the device's configuration
 			r := &mcp.CallToolResult{StructuredContent: json.RawMessage(tt.in), Content: []mcp.Content{&mcp.TextContent{Text: tt.in}}}
 			m.toolResult(r)
 			got := string(r.StructuredContent.(json.RawMessage))

@@ -72,6 +72,7 @@ type secEnv struct {
 	logs      *syncBuffer
 	auditPath string
 	key       ed25519.PrivateKey
+	red       *redact.Redactor
 }
 
 // envConfig changes what newSecEnv builds.
@@ -142,7 +143,7 @@ func newSecEnv(t testing.TB, cfg envConfig) *secEnv {
 		hs.Shutdown(ctx)
 	})
 	return &secEnv{t: t, srv: srv, sec: sec, url: scheme + "://" + ln.Addr().String() + transport.Path,
-		logs: logs, auditPath: auditPath, key: key}
+		logs: logs, auditPath: auditPath, key: key, red: red}
 }
 
 // fullScopes let the subject's roles decide alone (a token without any
@@ -661,7 +662,16 @@ func TestSecretsNeverLeak(t *testing.T) {
 	// the operator (the summary echoes the lines), recorded in the audit log.
 	lines := []string{"snmp-agent community read s3cr3t-ro", "local-user netops password irreversible-cipher N3tOps!2025"}
 	collect(callTool(viewer, netproto.ToolCLIConfigure, map[string]any{"commands": lines}))
-	collect(callTool(operator, netproto.ToolCLIConfigure, map[string]any{"commands": lines}))
+	// The operator's own input may come back as it was sent (a caller knows
+	// what it sent; masking a secret in an echo of it would confirm a
+	// guess), but no other secret may.
+	opOut, opErr := callTool(operator, netproto.ToolCLIConfigure, map[string]any{"commands": lines})
+	if opErr == nil && !strings.Contains(opOut, "APPROVAL REQUIRED") {
+		t.Errorf("operator's configure was not held for approval: %s", trunc(opOut))
+	}
+	if strings.Contains(opOut, "Huawei@123") || !strings.Contains(opOut, "community read "+redact.Mask) {
+		t.Errorf("operator's approval summary: want its own lines masked by syntax and no other secret: %s", trunc(opOut))
+	}
 	rl, err := viewer.ListResources(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

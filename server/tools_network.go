@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/device/clipipe"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -39,18 +40,18 @@ func (s *Server) addTools() error {
 			run:         s.cliExec},
 		{name: netproto.ToolCLIConfigure, title: "Configure with CLI lines", write: true, missing: noConfig,
 			description: "Enter configuration mode and apply CLI configuration lines to the candidate (all or nothing). Commit with network.commit.",
-			input:       `{"type":"object","properties":{"commands":{"type":"array","items":{"type":"string"},"minItems":1,"description":"configuration lines in the device's dialect"},"lines":{"type":"string","minLength":1,"description":"the same, as one newline-separated text"}},"additionalProperties":false}`,
+			input:       `{"type":"object","properties":{"commands":{"type":"array","items":{"type":"string","maxLength":4096},"minItems":1,"maxItems":20000,"description":"configuration lines in the device's dialect"},"lines":{"type":"string","minLength":1,"maxLength":4194304,"description":"the same, as one newline-separated text"}},"additionalProperties":false}`,
 			output:      `{"type":"object","properties":{"status":{"type":"string"},"target":{"type":"string"},"lines":{"type":"integer"},"changes":{"type":"array"},"diff":{"type":"string"}},"required":["status","target"]}`,
 			run:         s.cliConfigure},
 		{name: netproto.ToolYangGet, title: "Read a YANG data node", missing: noYang,
 			description: "Retrieve the RFC 7951 JSON of a YANG instance path from a datastore.",
-			input:       `{"type":"object","properties":{"path":{"type":"string","minLength":1,"description":"YANG instance path, e.g. /openconfig-interfaces:interfaces/interface[name='Gi0/0/0/0']"},"datastore":{"enum":["running","candidate","operational"],"default":"operational"}},"required":["path"],"additionalProperties":false}`,
+			input:       `{"type":"object","properties":{"path":{"type":"string","minLength":1,"maxLength":4096,"description":"YANG instance path, e.g. /openconfig-interfaces:interfaces/interface[name='Gi0/0/0/0']"},"datastore":{"enum":["running","candidate","operational"],"default":"operational"}},"required":["path"],"additionalProperties":false}`,
 			output:      `{"type":"object","properties":{"data":{"description":"the RFC 7951 JSON of the node: any JSON value"}},"required":["data"]}`,
 			run:         s.yangGet},
 		{name: netproto.ToolYangEdit, title: "Edit the candidate datastore", write: true,
 			missing:     func() string { return cmp.Or(noConfig(), noYang()) },
 			description: "Apply YANG edits to the candidate datastore, all or nothing. Commit with network.commit.",
-			input:       `{"type":"object","properties":{"target":{"const":"candidate","default":"candidate"},"edit":{"type":"array","minItems":1,"items":{"type":"object","properties":{"path":{"type":"string","minLength":1},"value":{"description":"the node's new content, RFC 7951 JSON (any JSON value); not used by delete and remove"},"operation":{"enum":["merge","replace","create","delete","remove"],"default":"merge"}},"required":["path"],"additionalProperties":false}}},"required":["edit"],"additionalProperties":false}`,
+			input:       `{"type":"object","properties":{"target":{"const":"candidate","default":"candidate"},"edit":{"type":"array","minItems":1,"items":{"type":"object","properties":{"path":{"type":"string","minLength":1,"maxLength":4096},"value":{"description":"the node's new content, RFC 7951 JSON (any JSON value); not used by delete and remove"},"operation":{"enum":["merge","replace","create","delete","remove"],"default":"merge"}},"required":["path"],"additionalProperties":false}}},"required":["edit"],"additionalProperties":false}`,
 			output:      `{"type":"object","properties":{"commit-id":{"type":"string"},"changes":{"type":"array"},"diff":{"type":"string"}},"required":["commit-id"]}`,
 			run:         s.yangEdit},
 		{name: netproto.ToolCommit, title: "Commit the candidate", write: true, missing: noConfig,
@@ -98,11 +99,21 @@ func (s *Server) cliExec(ctx context.Context, c *call) (any, error) {
 	if err := c.bind(&in); err != nil {
 		return nil, err
 	}
-	out, err := s.drv.Exec(ctx, in.Cmd)
+	// The output filter ("| include RE") runs here, on what the caller may
+	// see: run on the device's unmasked output, it would answer, line by
+	// line, whether a secret matches RE.
+	cmd, filter, err := clipipe.Split(in.Cmd)
+	if err != nil {
+		return nil, netproto.Errorf(netproto.CodeConfigIncompatible, "%s: %v", c.tool, err)
+	}
+	out, err := s.drv.Exec(ctx, cmd)
 	if err != nil {
 		return nil, err
 	}
-	return execOut{Stdout: out}, nil
+	if m := maskerFrom(ctx); m != nil {
+		out = m.config(out)
+	}
+	return execOut{Stdout: filter.Apply(out)}, nil
 }
 
 func (s *Server) cliConfigure(ctx context.Context, c *call) (any, error) {
@@ -150,6 +161,11 @@ func (s *Server) yangGet(ctx context.Context, c *call) (any, error) {
 	}
 	if err := c.bind(&in); err != nil {
 		return nil, err
+	}
+	if m := maskerFrom(ctx); m != nil {
+		if err := m.selectsBySecret(in.Path); err != nil {
+			return nil, err
+		}
 	}
 	data, err := s.drv.Get(ctx, device.Datastore(in.Datastore), in.Path)
 	if err != nil {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"net/netip"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/netmcp/netmcp/device/clipipe"
 	"github.com/netmcp/netmcp/device/sim/netsim"
 	"github.com/netmcp/netmcp/netproto"
 )
@@ -36,9 +36,9 @@ func (d *Driver) Exec(ctx context.Context, command string) (string, error) {
 	if strings.ContainsAny(command, "\r\n;") {
 		return "", netproto.Errorf(netproto.CodeConfigIncompatible, "one command per call (%s)", d.dialect)
 	}
-	cmd, filter, err := splitPipe(command, d.dialect)
+	cmd, filter, err := clipipe.Split(command)
 	if err != nil {
-		return "", err
+		return "", netproto.Errorf(netproto.CodeConfigIncompatible, "%v (%s)", err, d.dialect)
 	}
 	words := strings.Fields(cmd)
 	if len(words) == 0 {
@@ -62,7 +62,7 @@ func (d *Driver) Exec(ctx context.Context, command string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return filter(out), nil
+	return filter.Apply(out), nil
 }
 
 func matchCommand(table []cliCommand, words []string) (*cliCommand, []string) {
@@ -87,45 +87,6 @@ func matchCommand(table []cliCommand, words []string) (*cliCommand, []string) {
 		}
 	}
 	return nil, nil
-}
-
-// splitPipe separates "| include RE", "| exclude RE" and "| begin RE".
-func splitPipe(command, dialect string) (string, func(string) string, error) {
-	cmd, pipe, ok := strings.Cut(command, "|")
-	if !ok {
-		return command, func(s string) string { return s }, nil
-	}
-	kind, pat, _ := strings.Cut(strings.TrimSpace(pipe), " ")
-	pat = strings.TrimSpace(pat)
-	re, err := regexp.Compile(pat)
-	if err != nil || pat == "" {
-		return "", nil, netproto.Errorf(netproto.CodeConfigIncompatible, "bad output filter %q (%s)", pipe, dialect)
-	}
-	var keep func(l string, started bool) bool
-	switch {
-	case strings.HasPrefix("include", kind) && kind != "":
-		keep = func(l string, _ bool) bool { return re.MatchString(l) }
-	case strings.HasPrefix("exclude", kind) && kind != "":
-		keep = func(l string, _ bool) bool { return !re.MatchString(l) }
-	case strings.HasPrefix("begin", kind) && kind != "":
-		keep = func(l string, started bool) bool { return started || re.MatchString(l) }
-	default:
-		return "", nil, netproto.Errorf(netproto.CodeConfigIncompatible, "unsupported output filter %q for CLI dialect %s (include, exclude, begin)", kind, dialect)
-	}
-	return cmd, func(out string) string {
-		var kept []string
-		started := false
-		for _, l := range strings.Split(strings.TrimRight(out, "\n"), "\n") {
-			if keep(l, started) {
-				started = true
-				kept = append(kept, l)
-			}
-		}
-		if len(kept) == 0 {
-			return ""
-		}
-		return strings.Join(kept, "\n") + "\n"
-	}, nil
 }
 
 // isConfigCommand reports whether command parses as a configuration line.
