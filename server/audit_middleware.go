@@ -2,11 +2,14 @@ package server
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -51,7 +54,7 @@ func (sec *Security) newAuditCall(ss *mcp.ServerSession, id policy.Identity, met
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParamsRaw:
 		c.tool = p.Name
-		c.args = sec.mask.raw(p.Arguments)
+		c.args = sec.auditArguments(p.Arguments)
 		c.durable = policy.IsWriteTool(p.Name)
 		return c
 	case *mcp.ReadResourceParams:
@@ -68,10 +71,40 @@ func (sec *Security) newAuditCall(ss *mcp.ServerSession, id policy.Identity, met
 	}
 	if p := req.GetParams(); p != nil {
 		if b, err := json.Marshal(p); err == nil && string(b) != "{}" && string(b) != "null" {
-			c.args = sec.mask.raw(b)
+			c.args = sec.auditArguments(b)
 		}
 	}
 	return c
+}
+
+// MaxAuditArguments is the largest masked arguments document an audit
+// record carries whole; larger ones are recorded as a digest (their SHA-256,
+// size and first bytes), so that oversized requests, refused or not, cannot
+// grow the audit log by their own size.
+const MaxAuditArguments = 16 << 10
+
+// auditHead is how many bytes of oversized arguments a digest shows.
+const auditHead = 512
+
+// auditArguments returns b masked (secrets never reach the audit log or its
+// syslog export), or a bounded digest of the masked document when it is
+// larger than MaxAuditArguments.
+func (sec *Security) auditArguments(b json.RawMessage) json.RawMessage {
+	masked := sec.mask.raw(b)
+	if len(masked) <= MaxAuditArguments {
+		return masked
+	}
+	sum := sha256.Sum256(masked)
+	cut := auditHead
+	for cut > 0 && !utf8.RuneStart(masked[cut]) {
+		cut--
+	}
+	out, err := json.Marshal(map[string]any{"digest": map[string]any{
+		"sha256": hex.EncodeToString(sum[:]), "bytes": len(masked), "head": string(masked[:cut])}})
+	if err != nil {
+		return nil
+	}
+	return out
 }
 
 // request appends the request record; an error means it was not recorded.
@@ -125,7 +158,7 @@ func (sec *Security) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 			c.session = sec.s.owner(ss).Session
 		}
 		if b, err := json.Marshal(req.GetParams()); err == nil {
-			c.args = sec.mask.raw(b)
+			c.args = sec.auditArguments(b)
 		}
 		start := time.Now()
 		_ = c.request()
@@ -147,7 +180,7 @@ func (sec *Security) recordEvent(session, identity, method, tool string, details
 	r := audit.Record{Session: session, Identity: identity, Kind: audit.KindNotification, Method: method, Tool: tool,
 		Outcome: audit.OutcomeOK, Durable: true} // approval decisions and elicitation answers
 	if b, e := json.Marshal(details); e == nil {
-		r.Arguments = sec.mask.raw(b)
+		r.Arguments = sec.auditArguments(b)
 	}
 	if err != nil {
 		r.Outcome = audit.OutcomeError

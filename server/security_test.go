@@ -82,6 +82,7 @@ type envConfig struct {
 	tls    *tls.Config
 	modify func(*server.SecurityOptions)
 	fsync  audit.SyncPolicy
+	sinks  []audit.Sink // audit exports (a syslog collector)
 }
 
 func newSecEnv(t testing.TB, cfg envConfig) *secEnv {
@@ -107,7 +108,7 @@ func newSecEnv(t testing.TB, cfg envConfig) *secEnv {
 	}
 	t.Cleanup(func() { srv.Close() })
 	auditPath := t.TempDir() + "/" + audit.FileName
-	alog, err := audit.Open(auditPath, audit.Options{Sync: cfg.fsync})
+	alog, err := audit.Open(auditPath, audit.Options{Sync: cfg.fsync, Sinks: cfg.sinks})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,146 @@
+package server_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/server"
+)
+
+// collector is a TCP syslog collector that keeps everything it receives.
+type collector struct {
+	ln  net.Listener
+	mu  sync.Mutex
+	buf strings.Builder
+	wg  sync.WaitGroup
+}
+
+func newCollector(t *testing.T) *collector {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &collector{ln: ln}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.wg.Add(1)
+			go func() {
+				defer c.wg.Done()
+				r := bufio.NewReader(conn)
+				b, _ := io.ReadAll(r)
+				c.mu.Lock()
+				c.buf.Write(b)
+				c.mu.Unlock()
+			}()
+		}
+	}()
+	return c
+}
+
+func (c *collector) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
+
+// TestSecretsNeverReachAudit plants a plain secret through
+// network.yang.edit at a secret leaf (and through CLI lines and a file push)
+// as a viewer (refused), an operator (held for approval) and an admin
+// (held for approval): the audit log, its syslog export and the server's
+// log must not carry it (issue 9, point 5). An oversized request is recorded
+// as a bounded digest.
+func TestSecretsNeverReachAudit(t *testing.T) {
+	col := newCollector(t)
+	sink, err := audit.NewSyslog(audit.SyslogConfig{Network: "tcp", Addr: col.ln.Addr().String(), Hostname: "r1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := newSecEnv(t, envConfig{file: matrixPolicy, sinks: []audit.Sink{sink}})
+	const planted = "Pl4nted-Secret!77"
+	edits := []map[string]any{
+		{"edit": []any{map[string]any{"path": "/openconfig-system:system/aaa/authentication/users/user[username='admin']/config/password", "value": planted}}},
+		{"edit": []any{map[string]any{"path": "/openconfig-system:system/aaa/authentication/users/user[username='admin']/config", "value": map[string]any{"password": planted}}}},
+		{"edit": []any{map[string]any{"path": "/ietf-snmp:snmp/community[index='c9']/text-name", "value": planted}}},
+	}
+	for _, who := range []string{"vera", "otto", "ada"} {
+		cs, _ := env.session(env.token(who, "", time.Hour), nil)
+		for _, e := range edits {
+			callTool(cs, netproto.ToolYangEdit, e)
+		}
+		callTool(cs, netproto.ToolCLIConfigure, map[string]any{"commands": []string{"local-user admin password irreversible-cipher " + planted}})
+		callTool(cs, netproto.ToolFilePush, map[string]any{"name": "candidate-config", "content": "snmp-agent community read cipher " + planted + "\n"})
+	}
+	// An oversized request: its record is a digest, not its 3 MB.
+	viewer, _ := env.session(env.token("vera", "", time.Hour), nil)
+	before := fileSize(t, env.auditPath)
+	big := strings.Repeat("display version ", 3<<20/16)
+	for range 5 {
+		callTool(viewer, netproto.ToolCLIConfigure, map[string]any{"lines": big})
+	}
+	if grown := fileSize(t, env.auditPath) - before; grown > 5*4*server.MaxAuditArguments {
+		t.Errorf("5 refused 3 MB requests grew the audit log by %d bytes", grown)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := sink.Flush(ctx); err != nil {
+		t.Fatal(err)
+	}
+	sink.Close()
+	b, err := os.ReadFile(env.auditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"digest"`) {
+		t.Error("no digest recorded for the oversized requests")
+	}
+	if !strings.Contains(string(b), "text-name") || !strings.Contains(string(b), "netmcp/approval") {
+		t.Fatal("the audit log lacks the edits and approval decisions: the test did not reach them")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !strings.Contains(col.String(), "text-name") && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	for what, text := range map[string]string{"audit log": string(b), "syslog export": col.String(), "server log": env.logs.String()} {
+		if strings.Contains(text, planted) {
+			i := strings.Index(text, planted)
+			t.Errorf("the planted secret is in the %s: ...%s...", what, text[max(0, i-300):i])
+		}
+	}
+	if !strings.Contains(col.String(), "text-name") {
+		t.Error("the syslog collector received no record of the edits")
+	}
+	if _, err := audit.Verify(env.auditPath); err != nil {
+		t.Errorf("audit chain: %v", err)
+	}
+	var rec map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("audit line is not JSON: %v", err)
+		}
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
