@@ -1,11 +1,14 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
 )
@@ -18,7 +21,10 @@ const wholeTree = "/"
 // authorize decides one request of id:
 //
 //	tools/call            CallTool, then per tool: network.yang.get ReadPath of its path;
-//	                      network.yang.edit WritePath of every edit's path;
+//	                      network.yang.edit WritePath of every edit's path, and
+//	                      the secrets scope for an edit that writes a secret leaf;
+//	                      network.cli.configure the same for the edits its lines
+//	                      make (ConfigurePlanner), else WritePath "/";
 //	                      network.file.pull ReadPath "/"; network.file.push WritePath "/"
 //	resources/read        ReadResource, ReadPath of the resource's subtree, and
 //	resources/subscribe   consent for privacy level 3
@@ -30,7 +36,8 @@ const wholeTree = "/"
 func (sec *Security) authorize(req mcp.Request, id policy.Identity) error {
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParamsRaw:
-		return sec.authorizeTool(id, p.Name, p.Arguments)
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		return sec.authorizeTool(id, sec.s.owner(ss), p.Name, p.Arguments)
 	case *mcp.ReadResourceParams:
 		return sec.authorizeResource(id, p.URI, p.Meta)
 	case *mcp.SubscribeParams:
@@ -49,7 +56,7 @@ func (sec *Security) authorize(req mcp.Request, id policy.Identity) error {
 // authorizeTool decides a tools/call: the tool, then the paths its
 // arguments name. Arguments that cannot be read are left to the tool's
 // schema validation (-32602).
-func (sec *Security) authorizeTool(id policy.Identity, name string, args json.RawMessage) error {
+func (sec *Security) authorizeTool(id policy.Identity, owner device.Owner, name string, args json.RawMessage) error {
 	if err := sec.pol.Decide(id, policy.Action{Kind: policy.CallTool, Tool: name}); err != nil {
 		return err
 	}
@@ -63,26 +70,112 @@ func (sec *Security) authorizeTool(id policy.Identity, name string, args json.Ra
 		}
 	case netproto.ToolYangEdit:
 		var in struct {
-			Edit []struct {
-				Path string `json:"path"`
-			} `json:"edit"`
+			Edit []device.Edit `json:"edit"`
 		}
 		if json.Unmarshal(args, &in) == nil {
-			for _, e := range in.Edit {
-				if e.Path == "" {
-					continue
-				}
-				if err := sec.pol.Decide(id, policy.Action{Kind: policy.WritePath, Path: e.Path}); err != nil {
-					return err
-				}
-			}
+			return sec.authorizeEdits(id, owner, name, in.Edit)
 		}
+	case netproto.ToolCLIConfigure:
+		return sec.authorizeCLI(id, owner, name, args)
 	case netproto.ToolFilePull:
 		return sec.pol.Decide(id, policy.Action{Kind: policy.ReadPath, Path: wholeTree})
 	case netproto.ToolFilePush:
 		return sec.pol.Decide(id, policy.Action{Kind: policy.WritePath, Path: wholeTree})
 	}
 	return nil
+}
+
+// authorizeEdits decides YANG edits by the paths they write: WritePath of
+// each, and the secrets scope for one that writes or removes a secret leaf
+// (by name or schema path: SNMP communities, keys, passwords, wherever
+// they are in the tree).
+func (sec *Security) authorizeEdits(id policy.Identity, owner device.Owner, tool string, edits []device.Edit) error {
+	secrets := sec.pol.MayReadSecrets(id)
+	for _, e := range edits {
+		if e.Path == "" {
+			continue
+		}
+		if err := sec.pol.Decide(id, policy.Action{Kind: policy.WritePath, Path: e.Path}); err != nil {
+			return err
+		}
+		if secrets {
+			continue
+		}
+		if leaf := sec.secretWritten(owner, e); leaf != "" {
+			return netproto.Errorf(netproto.CodeAccessDenied,
+				"%s denied: %s %s writes the secret leaf %s; %s lacks the %q scope", tool, editOp(e), e.Path, leaf, id, policy.ScopeSecrets)
+		}
+	}
+	return nil
+}
+
+// authorizeCLI decides network.cli.configure by what its lines change: the
+// edits the driver plans for them are decided as network.yang.edit's are.
+// Lines that do not parse are refused here, before anyone is asked to
+// approve them. A driver that cannot plan makes them a write of the whole
+// tree (and so of every secret).
+func (sec *Security) authorizeCLI(id policy.Identity, owner device.Owner, tool string, args json.RawMessage) error {
+	var in struct {
+		Commands []string `json:"commands"`
+		Lines    string   `json:"lines"`
+	}
+	if json.Unmarshal(args, &in) != nil {
+		return nil // left to the schema validation (-32602)
+	}
+	lines := cliLines(in.Commands, in.Lines)
+	planner, ok := sec.s.drv.(device.ConfigurePlanner)
+	if !ok || len(lines) == 0 {
+		if err := sec.pol.Decide(id, policy.Action{Kind: policy.WritePath, Path: wholeTree}); err != nil {
+			return prefixDenial("this driver cannot tell which YANG paths CLI lines change, so they count as a write of the whole configuration", err)
+		}
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	edits, err := planner.PlanConfigure(ctx, owner, lines)
+	if err != nil {
+		return err
+	}
+	if err := sec.authorizeEdits(id, owner, tool, edits); err != nil {
+		return prefixDenial("the lines change YANG paths the caller may not write", err)
+	}
+	return nil
+}
+
+// secretWritten returns the secret leaf (path and name) that e writes,
+// replaces or removes, or "": a value written at a secret path or holding
+// secret leaves, or a replace or delete of a subtree whose present content
+// holds secret leaves.
+func (sec *Security) secretWritten(owner device.Owner, e device.Edit) string {
+	names := sec.mask.r
+	probe := e.Value
+	if probe == nil {
+		probe = "x" // the path alone: is it a secret leaf?
+	}
+	if _, secret := names.ValueAtStructural(e.Path, probe); secret {
+		return e.Path
+	}
+	switch e.Operation {
+	case device.OpReplace, device.OpDelete, device.OpRemove:
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		for _, ds := range []device.Datastore{device.Candidate, device.Running} {
+			if cur, err := sec.s.drv.Get(ctx, ds, e.Path); err == nil && cur != nil {
+				if _, secret := names.ValueAtStructural(e.Path, cur); secret {
+					return "inside " + e.Path
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// editOp names an edit's operation (merge when not given).
+func editOp(e device.Edit) string {
+	if e.Operation == "" {
+		return string(device.OpMerge)
+	}
+	return string(e.Operation)
 }
 
 // authorizeResource decides a read or subscription of uri: the resource,

@@ -282,6 +282,16 @@ func TestAuthorizationMatrix(t *testing.T) {
 			return callTool(cs, netproto.ToolYangEdit, map[string]any{"edit": []any{map[string]any{"path": path, "operation": "delete"}}})
 		}}
 	}
+	set := func(path string, value any, allowed string) cell {
+		return cell{what: fmt.Sprintf("set %s", path), allowed: allowed, do: func(cs *mcp.ClientSession) (string, error) {
+			return callTool(cs, netproto.ToolYangEdit, map[string]any{"edit": []any{map[string]any{"path": path, "value": value}}})
+		}}
+	}
+	cli := func(allowed string, lines ...string) cell {
+		return cell{what: "cli " + strings.Join(lines, "; "), allowed: allowed, do: func(cs *mcp.ClientSession) (string, error) {
+			return callTool(cs, netproto.ToolCLIConfigure, map[string]any{"commands": lines})
+		}}
+	}
 	read := func(uri string, consent bool, allowed string) cell {
 		return cell{what: fmt.Sprintf("read %s consent=%v", uri, consent), allowed: allowed, do: func(cs *mcp.ClientSession) (string, error) {
 			return readResource(cs, uri, consent)
@@ -314,6 +324,15 @@ func TestAuthorizationMatrix(t *testing.T) {
 		edit("/ietf-routing:routing/control-plane-protocols", oA),
 		edit("/openconfig-system:system", aOnly),
 		edit("/openconfig-system:system/aaa", aOnly),
+		edit("/openconfig-system:system/snmp", aOnly),
+		// Writes are decided by the leaves they change, whatever the tool:
+		// secret leaves (passwords, SNMP communities) need the secrets scope.
+		set("/openconfig-system:system/snmp/communities/community[name='community1']/config/community-string", "n3w-c0mm", aOnly),
+		set("/openconfig-system:system/snmp", map[string]any{"communities": map[string]any{"community": []any{map[string]any{"name": "c9", "config": map[string]any{"name": "c9", "community-string": "n3w-c0mm"}}}}}, aOnly),
+		set("/openconfig-system:system/config/hostname", "r1", oA),
+		cli(aOnly, "aaa", "local-user admin password irreversible-cipher N3wAdm1n!"),
+		cli(aOnly, "snmp-agent community read cipher n3w-c0mm"),
+		cli(oA, "sysname r1-new"),
 		// Resources.
 		read(netproto.URIInterfaces, false, vOA), // OpenConfig interfaces: outside ifbot's ietf-interfaces scope
 		read(netproto.URIIPv4RouteTable, false, vOA),
@@ -661,18 +680,15 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 	// Secrets in arguments: refused for the viewer, approval-required for
 	// the operator (the summary echoes the lines), recorded in the audit log.
-	lines := []string{"snmp-agent community read s3cr3t-ro", "local-user netops password irreversible-cipher N3tOps!2025"}
+	lines := []string{"snmp-agent community read N3w-C0mm", "aaa", "local-user netops password irreversible-cipher N3w-Pass!99"}
 	collect(callTool(viewer, netproto.ToolCLIConfigure, map[string]any{"commands": lines}))
-	// The operator's own input may come back as it was sent (a caller knows
-	// what it sent; masking a secret in an echo of it would confirm a
-	// guess), but no other secret may.
+	// The operator may not change secret leaves (issue 9, point 4): the
+	// lines are refused before any approval, and the refusal shows no secret.
 	opOut, opErr := callTool(operator, netproto.ToolCLIConfigure, map[string]any{"commands": lines})
-	if opErr == nil && !strings.Contains(opOut, "APPROVAL REQUIRED") {
-		t.Errorf("operator's configure was not held for approval: %s", trunc(opOut))
+	if rpcCode(opErr) != int64(netproto.CodeAccessDenied) {
+		t.Errorf("operator's configure of secret leaves: %v %s, want -32083", opErr, trunc(opOut))
 	}
-	if strings.Contains(opOut, "Huawei@123") || !strings.Contains(opOut, "community read "+redact.Mask) {
-		t.Errorf("operator's approval summary: want its own lines masked by syntax and no other secret: %s", trunc(opOut))
-	}
+	collect(opOut, opErr)
 	rl, err := viewer.ListResources(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -705,7 +721,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range r1Secrets {
+	for _, s := range append([]string{"N3w-C0mm", "N3w-Pass!99"}, r1Secrets...) {
 		if strings.Contains(all, s) {
 			i := strings.Index(all, s)
 			t.Errorf("secret %q in a viewer's output: ...%s...", s, all[max(0, i-200):min(len(all), i+50)])

@@ -124,10 +124,7 @@ func (s *Server) cliConfigure(ctx context.Context, c *call) (any, error) {
 	if err := c.bind(&in); err != nil {
 		return nil, err
 	}
-	lines := in.Commands
-	if len(lines) == 0 && in.Lines != "" {
-		lines = strings.Split(strings.ReplaceAll(in.Lines, "\r\n", "\n"), "\n")
-	}
+	lines := cliLines(in.Commands, in.Lines)
 	if len(lines) == 0 {
 		return nil, invalidParams("%s: give \"commands\" (an array of lines) or \"lines\" (text)", c.tool)
 	}
@@ -145,6 +142,15 @@ func (s *Server) cliConfigure(ctx context.Context, c *call) (any, error) {
 	}
 	return map[string]any{"status": "applied", "target": "candidate", "lines": len(lines),
 		"changes": nonNil(d.Changes), "diff": d.Unified}, nil
+}
+
+// cliLines returns the configuration lines of network.cli.configure:
+// "commands", or else "lines" split at newlines.
+func cliLines(commands []string, text string) []string {
+	if len(commands) == 0 && text != "" {
+		return strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	}
+	return commands
 }
 
 func nonNil(c []device.Change) []device.Change {

@@ -16,36 +16,41 @@ import (
 // copy of the candidate's configuration, the difference becomes edits, and
 // the store validates and applies them under the candidate lock.
 func (d *Driver) Configure(ctx context.Context, owner device.Owner, lines []string) error {
+	edits, err := d.PlanConfigure(ctx, owner, lines)
+	if err != nil || len(edits) == 0 {
+		return err
+	}
+	return d.store.Edit(ctx, owner, edits)
+}
+
+// PlanConfigure implements device.ConfigurePlanner: the edits that lines
+// make to owner's candidate, which it does not change.
+func (d *Driver) PlanConfigure(_ context.Context, owner device.Owner, lines []string) ([]device.Edit, error) {
 	if len(lines) == 0 {
-		return netproto.Errorf(netproto.CodeConfigIncompatible, "no configuration lines (%s)", d.dialect)
+		return nil, netproto.Errorf(netproto.CodeConfigIncompatible, "no configuration lines (%s)", d.dialect)
 	}
 	for _, l := range lines {
 		if strings.ContainsAny(l, "\r\n") {
-			return netproto.Errorf(netproto.CodeConfigIncompatible, "one configuration command per line (%s)", d.dialect)
+			return nil, netproto.Errorf(netproto.CodeConfigIncompatible, "one configuration command per line (%s)", d.dialect)
 		}
 	}
 	cand := d.store.Candidate(owner)
 	before, err := configFromTree(cand, d.config())
 	if err != nil {
-		return netproto.Errorf(netproto.CodeConfigIncompatible, "candidate cannot be read as %s configuration: %v", d.dialect, err)
+		return nil, netproto.Errorf(netproto.CodeConfigIncompatible, "candidate cannot be read as %s configuration: %v", d.dialect, err)
 	}
 	after := before.clone()
 	s, err := newSession(&after, d.dialect)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if err := s.apply(lines); err != nil {
-		return err
+		return nil, err
 	}
-	edits, err := editsBetween(deviceToTree(before.dev, before.hostname), deviceToTree(after.dev, after.hostname), d.schema)
-	if err != nil {
-		return err
-	}
-	if len(edits) == 0 {
-		return nil
-	}
-	return d.store.Edit(ctx, owner, edits)
+	return editsBetween(deviceToTree(before.dev, before.hostname), deviceToTree(after.dev, after.hostname), d.schema)
 }
+
+var _ device.ConfigurePlanner = (*Driver)(nil)
 
 // configFromTree reads a configuration tree with base's non-configuration facts.
 func configFromTree(tree map[string]any, base devConfig) (devConfig, error) {

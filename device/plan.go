@@ -1,0 +1,17 @@
+package device
+
+import "context"
+
+// ConfigurePlanner is implemented by drivers that can tell which YANG edits
+// configuration lines would make to an owner's candidate, without making
+// them. The MCP layer authorizes CLI configuration by its effect: the
+// paths of the planned edits are checked as a network.yang.edit of them
+// would be, so that no tool reaches a leaf another tool may not write. For
+// a driver without a planner, CLI configuration counts as a write of the
+// whole tree.
+type ConfigurePlanner interface {
+	// PlanConfigure parses lines of the device's dialect against owner's
+	// candidate and returns the edits they amount to. It changes nothing;
+	// lines that do not parse are an error, as Configure's would be.
+	PlanConfigure(ctx context.Context, owner Owner, lines []string) ([]Edit, error)
+}
