@@ -20,6 +20,8 @@ type frameConn struct {
 	nc      net.Conn
 	max     int
 	session string
+	// firstFrame is set while a read deadline bounds the first frame.
+	firstFrame bool
 
 	writeMu sync.Mutex
 	wbuf    []byte
@@ -38,8 +40,9 @@ type readResult struct {
 // errorWriteTimeout bounds the best-effort error frame sent before closing.
 const errorWriteTimeout = 2 * time.Second
 
-// newFrameConn starts the read loop over nc. session may be "".
-func newFrameConn(nc net.Conn, max int, session string) *frameConn {
+// newFrameConn starts the read loop over nc. session may be "". A positive
+// firstFrame bounds the time until the peer's first frame is read.
+func newFrameConn(nc net.Conn, max int, session string, firstFrame time.Duration) *frameConn {
 	if max <= 0 {
 		max = DefaultMaxFrameSize
 	}
@@ -49,6 +52,10 @@ func newFrameConn(nc net.Conn, max int, session string) *frameConn {
 		session:  session,
 		incoming: make(chan readResult),
 		closed:   make(chan struct{}),
+	}
+	if firstFrame > 0 {
+		_ = nc.SetReadDeadline(time.Now().Add(firstFrame))
+		c.firstFrame = true
 	}
 	go c.readLoop()
 	return c
@@ -60,6 +67,12 @@ func (c *frameConn) readLoop() {
 	fr := NewFrameReader(c.nc, c.max)
 	for {
 		data, err := fr.ReadFrame()
+		if c.firstFrame {
+			if err == nil {
+				_ = c.nc.SetReadDeadline(time.Time{})
+			}
+			c.firstFrame = false
+		}
 		var msg jsonrpc.Message
 		if err == nil {
 			msg, err = decode(data)
