@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/transport/internal/rpcconn"
 )
 
 // Path is the URL path of the MCP endpoint.
@@ -107,7 +109,10 @@ func NewHTTPServer(h http.Handler, t ServerTimeouts) *http.Server {
 // at Path ("/mcp"); every other path is 404. getServer returns the server
 // of a new session (it may return the same server every time). Requests
 // whose Host or Origin header is not loopback or allowed get 403 (DNS
-// rebinding protection); POST bodies pass through Normalize.
+// rebinding protection); POST bodies pass through Normalize, and one that
+// is not a JSON-RPC message the SDK answers correctly (malformed JSON, a
+// batch, an id it would not echo exactly, initialize with invalid params)
+// is answered 400 with the JSON-RPC error (see package rpcconn).
 func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts HTTPOptions) http.Handler {
 	timeout := opts.SessionTimeout
 	if timeout == 0 {
@@ -183,6 +188,13 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		body = Normalize(body)
+		if _, reply := rpcconn.Check(body); reply != nil {
+			// What the SDK would answer with another id, or code 0.
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write(reply)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 	}

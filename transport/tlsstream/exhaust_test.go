@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -133,5 +134,50 @@ func TestFirstFrameTimeout(t *testing.T) {
 	time.Sleep(500 * time.Millisecond)
 	if _, err := cs.ListTools(ctx, nil); err != nil {
 		t.Fatalf("a session idle after its first frame was cut: %v", err)
+	}
+}
+
+// TestMalformedFrames: a frame that is not one JSON-RPC message is
+// answered with a JSON-RPC error and the session goes on; before, the
+// connection was closed with no error, and the second of two messages in
+// one frame was silently dropped.
+func TestMalformedFrames(t *testing.T) {
+	l := newLab(t)
+	srvCfg, _ := pki.ServerTLSConfig(l.srvCert, l.srvKey, nil)
+	addr, _, _ := serve(t, srvCfg)
+	cfg, _ := pki.ClientTLSConfig(l.ca.CertPEM, nil, nil, "127.0.0.1")
+	cfg.NextProtos = []string{"mcp"}
+	conn, err := tls.Dial("tcp", addr, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	fr := tlsstream.NewFrameReader(conn, 0)
+	exchange := func(msg string) string {
+		t.Helper()
+		frame, _ := tlsstream.AppendFrame(nil, []byte(msg), 0)
+		if _, err := conn.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+		body, err := fr.ReadFrame()
+		if err != nil {
+			t.Fatalf("after %s: no reply, the connection ended: %v", msg, err)
+		}
+		return string(body)
+	}
+	tests := []struct{ name, frame, want string }{
+		{"not JSON", `{"jsonrpc":"2.0","id":1,`, `"code":-32700`},
+		{"two messages in one frame", `{"jsonrpc":"2.0","id":1,"method":"ping"}{"jsonrpc":"2.0","id":2,"method":"ping"}`, `"code":-32700`},
+		{"batch", `[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, `"code":-32600`},
+		{"fractional id", `{"jsonrpc":"2.0","id":1.5,"method":"ping"}`, `"code":-32600`},
+		{"call before initialize", `{"jsonrpc":"2.0","id":3,"method":"tools/list"}`, `"code":-32600`},
+		{"initialize", `{"jsonrpc":"2.0","id":4,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`, `"id":4,"result"`},
+		{"ping", `{"jsonrpc":"2.0","id":5,"method":"ping"}`, `"id":5,"result"`},
+	}
+	for _, tt := range tests {
+		if got := exchange(tt.frame); !strings.Contains(got, tt.want) {
+			t.Errorf("%s: reply %s, want %s", tt.name, got, tt.want)
+		}
 	}
 }
