@@ -5,7 +5,8 @@
 #
 #   apt:  the real network software the tests drive (see APT_PACKAGES)
 #   npm:  Node 22 (the `node` package, linux-x64 binary) into .tools/node22,
-#         the MCP conformance suite and MCP Inspector, pinned by
+#         the MCP conformance suite, MCP Inspector and the TypeScript SDK 2
+#         client (@modelcontextprotocol/client), pinned by
 #         scripts/npm/package-lock.json, into .tools/mcp
 #   go:   go mod download
 #
@@ -94,10 +95,11 @@ install_npm_tools() {
 	local dir="$tools/mcp" lock="$root/scripts/npm/package-lock.json" want have=""
 	want=$(sha256sum "$root/scripts/npm/package.json" "$lock" | sha256sum | cut -d' ' -f1)
 	[ -f "$dir/.installed" ] && have=$(cat "$dir/.installed")
-	if [ "$want" = "$have" ] && [ -x "$dir/node_modules/.bin/conformance" ] && [ -x "$dir/node_modules/.bin/mcp-inspector" ]; then
+	if [ "$want" = "$have" ] && [ -x "$dir/node_modules/.bin/conformance" ] && [ -x "$dir/node_modules/.bin/mcp-inspector" ] &&
+		[ -f "$dir/node_modules/@modelcontextprotocol/client/dist/index.mjs" ]; then
 		return
 	fi
-	log "npm ci: MCP conformance suite and MCP Inspector into .tools/mcp"
+	log "npm ci: MCP conformance suite, MCP Inspector and the TypeScript client into .tools/mcp"
 	mkdir -p "$dir"
 	cp "$root/scripts/npm/package.json" "$lock" "$dir/"
 	(cd "$dir" && PATH="$node_bin:$PATH" npm ci --no-audit --no-fund --loglevel=error >/dev/null)

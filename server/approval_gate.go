@@ -53,8 +53,10 @@ func (a *ApprovalGate) Approve(ctx context.Context, req ApprovalRequest) error {
 	}
 	if req.MCPSession != nil && canElicit(req.MCPSession) && ev.Token == "" && len(ev.Consent) == 0 {
 		switch {
-		case !usesMRTR(req.MCPSession):
-			ev.Elicitor = sessionElicitor{req.MCPSession}
+		case !usesMRTR(ctx):
+			if elicitAllowed(req.MCPSession) { // else the token path
+				ev.Elicitor = sessionElicitor{req.MCPSession}
+			}
 		case req.Tool != MethodResourcesWrite && a.g.Needs(req.Tool, req.Write):
 			// Protocol 2026-07-28: an input-required result, then the
 			// repeated call with the operator's answer.

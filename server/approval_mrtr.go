@@ -62,18 +62,43 @@ type retry struct {
 	state     string
 }
 
-// withRetry returns ctx carrying the multi round-trip answer of req, if any.
+// protocolKey carries the protocol version a call was made on, when the
+// call names it (_meta, protocol 2026-07-28).
+type protocolKey struct{}
+
+// withRetry returns ctx carrying the protocol version of req (see usesMRTR)
+// and its multi round-trip answer, if any.
 func withRetry(ctx context.Context, req *mcp.CallToolRequest) context.Context {
-	if req == nil || req.Params == nil || (req.Params.InputResponses == nil && req.Params.RequestState == "") {
+	if req == nil || req.Params == nil {
+		return ctx
+	}
+	if v, _ := req.Params.GetMeta()[mcp.MetaKeyProtocolVersion].(string); v != "" {
+		ctx = context.WithValue(ctx, protocolKey{}, v)
+	}
+	if req.Params.InputResponses == nil && req.Params.RequestState == "" {
 		return ctx
 	}
 	return context.WithValue(ctx, retryKey{}, retry{responses: req.Params.InputResponses, state: req.Params.RequestState})
 }
 
-// usesMRTR reports whether the session negotiated multi round-trip requests.
-func usesMRTR(ss *mcp.ServerSession) bool {
+// usesMRTR reports whether the call of ctx runs on a protocol version with
+// multi round-trip requests, the version the server negotiated, not the
+// one a client asked for. On 2026-07-28 every request names its version in
+// _meta (SEP-2575), which the SDK checks against the versions it serves. A
+// session that began with initialize negotiated the version of the
+// initialize result, which the SDK never makes 2026-07-28 or later, even
+// when the client asked for it; such calls name no version here.
+func usesMRTR(ctx context.Context) bool {
+	v, _ := ctx.Value(protocolKey{}).(string)
+	return v >= protocolMRTR
+}
+
+// elicitAllowed reports whether the SDK lets the server send
+// elicitation/create on ss: it refuses when the version the client asked
+// for in initialize is 2026-07-28 or later, whatever was negotiated.
+func elicitAllowed(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
-	return p != nil && p.ProtocolVersion >= protocolMRTR
+	return p == nil || p.ProtocolVersion < protocolMRTR
 }
 
 // stateBinding is what a request state binds the operator's answer to.

@@ -37,7 +37,7 @@ const (
 	filePushInput = `{"type":"object","properties":{
 "name":{"enum":["candidate-config","startup-config"]},
 "content":{"type":"string","description":"the file, or one chunk of at most 262144 bytes"},
-"sha256":{"type":"string","pattern":"^[0-9a-fA-F]{64}$","description":"SHA-256 of the whole file; required on the last chunk of a chunked push"},
+"sha256":{"type":"string","pattern":"^[0-9a-fA-F]{64}$","description":"SHA-256 of the whole file; required on the last (or only) chunk of a push"},
 "offset":{"type":"integer","minimum":0,"default":0,"description":"position of this chunk; must equal the bytes received so far"},
 "more":{"type":"boolean","default":false,"description":"true: more chunks follow; nothing is written until the last one"}},
 "required":["name","content"],"additionalProperties":false}`
@@ -166,8 +166,10 @@ func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
 	s.uploads.mu.Unlock()
 
 	got := sha256Hex(data)
-	if in.Offset > 0 && in.SHA256 == "" {
-		return nil, invalidParams("%s: the last chunk of a chunked push needs \"sha256\" of the whole file; nothing was written", c.tool)
+	if in.SHA256 == "" {
+		// The last chunk carries the sha256 of the whole file, and a push
+		// in one call is its own last chunk.
+		return nil, invalidParams("%s: the last (or only) chunk of a push needs \"sha256\" of the whole file; nothing was written", c.tool)
 	}
 	if in.SHA256 != "" && !strings.EqualFold(in.SHA256, got) {
 		return nil, invalidParams("%s: content has sha256 %s, not the %s given; nothing was written", c.tool, got, in.SHA256)

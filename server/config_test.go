@@ -555,7 +555,7 @@ func TestTwoEditors(t *testing.T) {
 		{netproto.ToolYangEdit, loopEdit("bob")},
 		{netproto.ToolCLIConfigure, `{"lines":"sysname bob"}`},
 		{netproto.ToolCommit, `{}`},
-		{netproto.ToolFilePush, `{"name":"candidate-config","content":"sysname bob\n"}`},
+		{netproto.ToolFilePush, `{"name":"candidate-config","content":"sysname bob\n","sha256":"ee728331d39975578c86ec1ec218b22b2a28e0749d530694088c5c1a3776454c"}`},
 	} {
 		_, err := toolCall(t, b, c.tool, c.args)
 		data := wantCode(t, err, netproto.CodeAccessDenied, "locked by session")

@@ -80,23 +80,55 @@ func metaString(m mcp.Meta, key string) string {
 }
 
 // readResult is a resources/read result that may carry nextCursor, which
-// mcp.ReadResourceResult has no member for.
+// mcp.ReadResourceResult has no member for, and the resultType of protocol
+// 2026-07-28, which only the SDK can set on its own results.
 type readResult struct {
 	*mcp.ReadResourceResult
 	NextCursor string
+	// ResultType is "complete" where the SDK marks its own multi round-trip
+	// results (tools/call, prompts/get, resources/read) so: see
+	// resultTypeFor. Clients of 2026-07-28 refuse a read result without it.
+	ResultType string
 }
 
-// MarshalJSON implements json.Marshaler: the result plus "nextCursor".
+// resultTypeComplete is the resultType of a final result (SEP-2322).
+const resultTypeComplete = "complete"
+
+// resultTypeFor returns the resultType the SDK gives its own results of
+// resources/read on ss (mcp's handleMultiRoundTripResult): "complete" when
+// the client's protocol version is 2026-07-28 or later (the version of
+// every request of a 2026-07-28 session, or the one an initialize asked
+// for; the latest when unknown), "" otherwise.
+func resultTypeFor(ss *mcp.ServerSession) string {
+	version := protocolMRTR // the SDK's latest version, assumed when unknown
+	if ss != nil {
+		if p := ss.InitializeParams(); p != nil {
+			version = p.ProtocolVersion
+		}
+	}
+	if version >= protocolMRTR {
+		return resultTypeComplete
+	}
+	return ""
+}
+
+// MarshalJSON implements json.Marshaler: the result plus "nextCursor" and
+// "resultType" when set.
 func (r *readResult) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(r.ReadResourceResult)
-	if err != nil || r.NextCursor == "" {
+	if err != nil || (r.NextCursor == "" && r.ResultType == "") {
 		return b, err
 	}
 	var m map[string]json.RawMessage
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, err
 	}
-	m["nextCursor"], _ = json.Marshal(r.NextCursor)
+	if r.NextCursor != "" {
+		m["nextCursor"], _ = json.Marshal(r.NextCursor)
+	}
+	if r.ResultType != "" {
+		m["resultType"], _ = json.Marshal(r.ResultType)
+	}
 	return json.Marshal(m)
 }
 

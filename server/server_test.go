@@ -167,9 +167,10 @@ func TestTools(t *testing.T) {
 		{"rollback", netproto.ToolRollback, map[string]any{}, map[string]any{"status": "rolled-back"}, 0, ""},
 		{"file pull", netproto.ToolFilePull, map[string]any{"name": "running-config"}, map[string]any{"name": "running-config", "content": dev.Running, "size": float64(len(dev.Running))}, 0, ""},
 		{"file pull bad name", netproto.ToolFilePull, map[string]any{"name": "/etc/passwd"}, nil, jsonrpc.CodeInvalidParams, ""},
-		{"file push", netproto.ToolFilePush, map[string]any{"name": "startup-config", "content": "hostname r1\n"}, map[string]any{"status": "written", "size": float64(12)}, 0, ""},
+		{"file push", netproto.ToolFilePush, map[string]any{"name": "startup-config", "content": "hostname r1\n", "sha256": "7e139a0aa1a336cce684b8df0254bc33a2d77a34707e2520117b7c098225b97d"}, map[string]any{"status": "written", "size": float64(12)}, 0, ""},
+		{"file push without sha256", netproto.ToolFilePush, map[string]any{"name": "startup-config", "content": "hostname x\n"}, nil, jsonrpc.CodeInvalidParams, ""},
 		{"file push bad sha", netproto.ToolFilePush, map[string]any{"name": "startup-config", "content": "x", "sha256": strings.Repeat("0", 64)}, nil, jsonrpc.CodeInvalidParams, ""},
-		{"file push syntax", netproto.ToolFilePush, map[string]any{"name": "startup-config", "content": "!! broken"}, nil, netproto.CodeYangSyntaxError, ""},
+		{"file push syntax", netproto.ToolFilePush, map[string]any{"name": "startup-config", "content": "!! broken", "sha256": "43a334a7a9319f321fdc5c5d89348e310111f29f30e9e27026b2c3385eec0d22"}, nil, netproto.CodeYangSyntaxError, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

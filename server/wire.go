@@ -14,7 +14,8 @@ import (
 // wireMiddleware adapts results where MCP-NET puts more on the wire than
 // the SDK's types hold:
 //   - resources/read of network:/// URIs is served here, so that a page
-//     carries "nextCursor" and a bad URI gets a specific error;
+//     carries "nextCursor" and a bad URI gets a specific error; the result
+//     carries "resultType" as the SDK's own read results do;
 //   - prompts/list gains the argument schemas of MCP-NET 6.3;
 //   - resources/subscribe answers {"subscriptionId": ...} (section 8.5).
 func (s *Server) wireMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
@@ -26,6 +27,7 @@ func (s *Server) wireMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				if err != nil {
 					return nil, rpc(err)
 				}
+				res.ResultType = resultTypeFor(r.Session)
 				return res, nil
 			}
 		case "prompts/list":

@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"io"
 	"log/slog"
@@ -13,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/transport/internal/rpcconn"
 )
 
 // Path is the URL path of the MCP endpoint.
@@ -23,6 +26,21 @@ const DefaultSessionTimeout = 30 * time.Minute
 
 // DefaultMaxBodyBytes bounds one HTTP request body (4 MiB).
 const DefaultMaxBodyBytes = 4 << 20
+
+// Connection timeouts of the HTTP server (see NewHTTPServer and HTTPOptions).
+const (
+	// DefaultReadHeaderTimeout bounds the time to receive a request's headers.
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultBodyReadTimeout bounds the time to receive a POST body once
+	// its headers arrived.
+	DefaultBodyReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout bounds each write of a response (one JSON-RPC
+	// message, one SSE event): a peer that stops reading is cut off.
+	DefaultWriteTimeout = 30 * time.Second
+	// DefaultIdleTimeout closes a keep-alive connection that carries no
+	// request for this long.
+	DefaultIdleTimeout = 2 * time.Minute
+)
 
 // HTTPOptions configure NewHTTPHandler.
 type HTTPOptions struct {
@@ -42,13 +60,59 @@ type HTTPOptions struct {
 	JSONResponse bool
 	// Logger receives transport logs; nil discards them.
 	Logger *slog.Logger
+	// BodyReadTimeout bounds the time to receive a POST body after its
+	// headers; a peer that sends headers and then too little is answered
+	// 408 and its connection closed. Zero means DefaultBodyReadTimeout.
+	BodyReadTimeout time.Duration
+	// WriteTimeout bounds each write of a response (a JSON response, one
+	// SSE event); the time between writes is not bounded, so SSE streams
+	// and long tool calls are never cut. Zero means DefaultWriteTimeout.
+	WriteTimeout time.Duration
+}
+
+// ServerTimeouts configure NewHTTPServer; zero members take the defaults.
+type ServerTimeouts struct {
+	// ReadHeader bounds the time to receive a request's headers
+	// (DefaultReadHeaderTimeout).
+	ReadHeader time.Duration
+	// Idle closes a keep-alive connection without a request for this long
+	// (DefaultIdleTimeout).
+	Idle time.Duration
+}
+
+// NewHTTPServer returns the http.Server of a handler made by
+// NewHTTPHandler, with timeouts that keep idle or stalled connections from
+// holding the server's file descriptors:
+//
+//   - ReadHeaderTimeout bounds the headers of every request;
+//   - IdleTimeout closes idle keep-alive connections;
+//   - the body of a POST and each write of a response are bounded per
+//     request by the handler itself (HTTPOptions.BodyReadTimeout and
+//     WriteTimeout, through http.ResponseController).
+//
+// http.Server's own ReadTimeout and WriteTimeout stay zero on purpose: they
+// bound a whole request and its response from the first byte, which would
+// cut a server-sent-event stream (the GET stream, a POST answered with
+// SSE) and any tool call that runs longer than the timeout; ReadTimeout
+// would also cancel a running handler's context once it elapsed.
+// Serve it on a listener made by GuardListener to also bound connections
+// per source and survive failing Accepts.
+func NewHTTPServer(h http.Handler, t ServerTimeouts) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: cmp.Or(t.ReadHeader, DefaultReadHeaderTimeout),
+		IdleTimeout:       cmp.Or(t.Idle, DefaultIdleTimeout),
+	}
 }
 
 // NewHTTPHandler returns an http.Handler serving stateful Streamable HTTP
 // at Path ("/mcp"); every other path is 404. getServer returns the server
 // of a new session (it may return the same server every time). Requests
 // whose Host or Origin header is not loopback or allowed get 403 (DNS
-// rebinding protection); POST bodies pass through Normalize.
+// rebinding protection); POST bodies pass through Normalize, and one that
+// is not a JSON-RPC message the SDK answers correctly (malformed JSON, a
+// batch, an id it would not echo exactly, initialize with invalid params)
+// is answered 400 with the JSON-RPC error (see package rpcconn).
 func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts HTTPOptions) http.Handler {
 	timeout := opts.SessionTimeout
 	if timeout == 0 {
@@ -69,13 +133,17 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts HTTPOptions)
 		// check would refuse allowed non-loopback names on a loopback socket.
 		DisableLocalhostProtection: true,
 	})
-	return &httpHandler{inner: inner, opts: opts, limit: limit}
+	return &httpHandler{inner: inner, opts: opts, limit: limit,
+		bodyTimeout:  cmp.Or(opts.BodyReadTimeout, DefaultBodyReadTimeout),
+		writeTimeout: cmp.Or(opts.WriteTimeout, DefaultWriteTimeout)}
 }
 
 type httpHandler struct {
-	inner http.Handler
-	opts  HTTPOptions
-	limit int64
+	inner        http.Handler
+	opts         HTTPOptions
+	limit        int64
+	bodyTimeout  time.Duration
+	writeTimeout time.Duration
 }
 
 func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -91,24 +159,80 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Forbidden: Origin "+quote(o)+" is not a loopback or allowed origin", http.StatusForbidden)
 		return
 	}
+	rc := http.NewResponseController(w)
+	dw := &deadlineWriter{ResponseWriter: w, rc: rc, timeout: h.writeTimeout}
+	// Leave a bounded deadline for what net/http writes after the handler
+	// (the end of a chunked body); the next request's writes set their own.
+	defer dw.arm()
+	w = dw
 	if r.Method == http.MethodPost && r.Body != nil {
+		// The body must arrive within bodyTimeout; the deadline is lifted
+		// afterwards, since net/http's background read of a connection whose
+		// request runs (an SSE stream, a long tool call) must not time out.
+		_ = rc.SetReadDeadline(time.Now().Add(h.bodyTimeout))
 		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.limit))
 		r.Body.Close()
+		_ = rc.SetReadDeadline(time.Time{})
 		if err != nil {
 			var mbe *http.MaxBytesError
-			if errors.As(err, &mbe) {
+			var ne net.Error
+			switch {
+			case errors.As(err, &mbe):
 				http.Error(w, "request body larger than the limit", http.StatusRequestEntityTooLarge)
-				return
+			case errors.As(err, &ne) && ne.Timeout():
+				w.Header().Set("Connection", "close")
+				http.Error(w, "request body not received within "+h.bodyTimeout.String(), http.StatusRequestTimeout)
+			default:
+				http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
 			}
-			http.Error(w, "reading request body: "+err.Error(), http.StatusBadRequest)
 			return
 		}
 		body = Normalize(body)
+		if _, reply := rpcconn.Check(body); reply != nil {
+			// What the SDK would answer with another id, or code 0.
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = w.Write(reply)
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 	}
 	h.inner.ServeHTTP(w, r)
 }
+
+// deadlineWriter sets the connection's write deadline before each write of
+// a response, so that every write (one JSON-RPC message, one SSE event)
+// must complete within timeout while the time between writes (an idle SSE
+// stream, a long tool call) is not bounded.
+type deadlineWriter struct {
+	http.ResponseWriter
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (d *deadlineWriter) arm() { _ = d.rc.SetWriteDeadline(time.Now().Add(d.timeout)) }
+
+// WriteHeader implements http.ResponseWriter.
+func (d *deadlineWriter) WriteHeader(code int) {
+	d.arm()
+	d.ResponseWriter.WriteHeader(code)
+}
+
+// Write implements http.ResponseWriter.
+func (d *deadlineWriter) Write(p []byte) (int, error) {
+	d.arm()
+	return d.ResponseWriter.Write(p)
+}
+
+// Flush implements http.Flusher (the SDK flushes each SSE event).
+func (d *deadlineWriter) Flush() {
+	d.arm()
+	_ = d.rc.Flush()
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (d *deadlineWriter) Unwrap() http.ResponseWriter { return d.ResponseWriter }
 
 func quote(s string) string { return `"` + strings.ReplaceAll(s, `"`, `\"`) + `"` }
 

@@ -5,11 +5,23 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/transport/internal/rpcconn"
 )
+
+// StdioDrainTimeout bounds how long a stdio session whose input ended
+// keeps waiting for the answers to the requests it already read.
+const StdioDrainTimeout = 2 * time.Minute
+
+// maxStdioLine bounds one stdio line (one JSON-RPC message) when no tighter
+// limit applies (see LimitLines): the SDK's own default.
+const maxStdioLine = mcp.DefaultMaxLineLength
 
 // ServeStdio serves one MCP session on stdin/stdout until the client closes
 // stdin, the session ends (e.g. the MCP-NET "close" method) or ctx is done.
@@ -20,9 +32,13 @@ func ServeStdio(ctx context.Context, s *mcp.Server) error {
 
 // ServeIO serves one MCP session of newline-delimited JSON-RPC read from r
 // and written to w, as ServeStdio does on stdin/stdout. Incoming messages
-// pass through Normalize. A clean end of input is not an error.
+// pass through Normalize. A line that is not a JSON-RPC message is answered
+// with a JSON-RPC error (-32700 Parse error or -32600 Invalid Request, id
+// null) and the session goes on. At the end of input the session ends once
+// every request already read is answered (at most StdioDrainTimeout later).
+// A clean end of input is not an error.
 func ServeIO(ctx context.Context, s *mcp.Server, r io.Reader, w io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(NewNormalizingReader(r)), Writer: nopWriteCloser{w}}
+	t := &streamTransport{stream: &lineStream{br: bufio.NewReaderSize(r, 64<<10), w: w}, drain: StdioDrainTimeout}
 	err := s.Run(ctx, t)
 	if err == nil || errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil
@@ -30,69 +46,51 @@ func ServeIO(ctx context.Context, s *mcp.Server, r io.Reader, w io.Writer) error
 	return err
 }
 
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-// maxNormalizedLine is the longest line that Normalize looks at; longer
-// lines (large file pushes) pass through unchanged, since none of the
-// messages Normalize rewrites is that large.
-const maxNormalizedLine = 1 << 20
-
-// NewNormalizingReader returns a reader of newline-delimited JSON-RPC that
-// applies Normalize to each line of r.
-func NewNormalizingReader(r io.Reader) io.Reader {
-	return &normalizingReader{br: bufio.NewReaderSize(r, 64<<10)}
+// streamTransport is an mcp.Transport over one rpcconn.Stream.
+type streamTransport struct {
+	stream rpcconn.Stream
+	drain  time.Duration
 }
 
-type normalizingReader struct {
+// Connect implements mcp.Transport.
+func (t *streamTransport) Connect(context.Context) (mcp.Connection, error) {
+	return rpcconn.New(t.stream, rpcconn.Options{Drain: t.drain}), nil
+}
+
+// lineStream is newline-delimited JSON-RPC: one message per line.
+type lineStream struct {
 	br   *bufio.Reader
-	out  []byte // bytes ready to be returned
-	line []byte // a line being accumulated
-	pass bool   // inside an over-long line: copy bytes through
-	err  error
+	w    io.Writer
+	line []byte
 }
 
-func (n *normalizingReader) Read(p []byte) (int, error) {
-	for len(n.out) == 0 {
-		if n.err != nil {
-			return 0, n.err
+// ReadMessage implements rpcconn.Stream: the next line, normalised.
+func (l *lineStream) ReadMessage() ([]byte, error) {
+	l.line = l.line[:0]
+	for {
+		chunk, err := l.br.ReadSlice('\n')
+		l.line = append(l.line, chunk...)
+		if len(l.line) > maxStdioLine {
+			return nil, fmt.Errorf("stdin: a JSON-RPC message longer than %d bytes", maxStdioLine)
 		}
-		n.fill()
+		switch {
+		case err == nil:
+			return Normalize(bytes.TrimRight(l.line, "\r\n")), nil
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case errors.Is(err, io.EOF) && len(bytes.TrimSpace(l.line)) > 0:
+			return Normalize(l.line), nil // the last line, without newline; EOF comes next
+		default:
+			return nil, err
+		}
 	}
-	c := copy(p, n.out)
-	n.out = n.out[c:]
-	return c, nil
 }
 
-// fill reads until some output is ready or an error is recorded.
-func (n *normalizingReader) fill() {
-	chunk, err := n.br.ReadSlice('\n')
-	complete := err == nil
-	switch {
-	case n.pass:
-		n.out = append(n.out[:0], chunk...)
-		if complete {
-			n.pass = false
-		}
-	case complete:
-		n.line = append(n.line, chunk...)
-		n.out = append(n.out[:0], Normalize(bytes.TrimRight(n.line, "\r\n"))...)
-		n.out = append(n.out, '\n')
-		n.line = n.line[:0]
-	default:
-		n.line = append(n.line, chunk...)
-		if len(n.line) > maxNormalizedLine {
-			n.out = append(n.out[:0], n.line...)
-			n.line = n.line[:0]
-			n.pass = true
-		}
-	}
-	if err != nil && err != bufio.ErrBufferFull {
-		if len(n.line) > 0 { // last line without newline
-			n.out = append(n.out, Normalize(n.line)...)
-			n.line = n.line[:0]
-		}
-		n.err = err
-	}
+// WriteMessage implements rpcconn.Stream.
+func (l *lineStream) WriteMessage(_ context.Context, msg []byte) error {
+	_, err := l.w.Write(append(msg, '\n'))
+	return err
 }
+
+// Close implements rpcconn.Stream: the caller owns r and w.
+func (l *lineStream) Close() error { return nil }

@@ -19,6 +19,12 @@ type TLSStreamOptions struct {
 	// HandshakeTimeout bounds each TLS handshake; 0 means
 	// tlsstream.DefaultHandshakeTimeout.
 	HandshakeTimeout time.Duration
+	// FirstFrameTimeout bounds the time from the handshake to the client's
+	// first frame; 0 means tlsstream.DefaultFirstFrameTimeout.
+	FirstFrameTimeout time.Duration
+	// OnAcceptError, when set, is told of every failed Accept (retried
+	// after a backoff; it never ends ServeTLSStream).
+	OnAcceptError func(err error, retryIn time.Duration)
 	// Connected is called after a successful handshake with the session id
 	// the MCP session will carry and the verified TLS state (peer
 	// certificates); an error refuses the connection. The returned function,
@@ -35,7 +41,9 @@ type TLSStreamOptions struct {
 // ln: each accepted connection completes a TLS 1.3 handshake that must
 // negotiate ALPN "mcp" (handshakes run concurrently), then carries one MCP
 // session of length-prefixed JSON-RPC frames (tlsstream.Serve). Every
-// connection shares srv. When ctx is done, ln and every session are closed
+// connection shares srv. Handshakes and the time to the first frame are
+// bounded; a failed Accept is retried, never fatal. Wrap ln with
+// GuardListener to bound connections per source. When ctx is done, ln and every session are closed
 // and ServeTLSStream returns nil after they end.
 func ServeTLSStream(ctx context.Context, ln net.Listener, cfg *tls.Config, srv *mcp.Server, opts TLSStreamOptions) error {
 	l, err := tlsstream.NewListener(ln, cfg)
@@ -43,6 +51,7 @@ func ServeTLSStream(ctx context.Context, ln net.Listener, cfg *tls.Config, srv *
 		return err
 	}
 	l.MaxFrameSize, l.HandshakeTimeout, l.OnRefused = opts.MaxFrameSize, opts.HandshakeTimeout, opts.OnRefused
+	l.FirstFrameTimeout, l.OnAcceptError = opts.FirstFrameTimeout, opts.OnAcceptError
 	return tlsstream.Serve(ctx, l, func(t *tlsstream.ConnTransport) (*mcp.Server, func(), error) {
 		if opts.Connected == nil {
 			return srv, nil, nil

@@ -103,8 +103,10 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 }
 
 // serveHTTP serves h on ln until ctx is done, then shuts down gracefully.
+// The server bounds headers and idle keep-alives (transport.NewHTTPServer);
+// ln should be guarded (transport.GuardListener).
 func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
-	hs := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
+	hs := transport.NewHTTPServer(h, transport.ServerTimeouts{})
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -39,6 +39,7 @@ type securityFlags struct {
 	rate                      float64
 	burst                     int
 	maxConcurrent             int
+	maxConnsPerSource         int
 	auditSyslog               string
 	auditSyslogCA             string
 	auditFsync                string
@@ -58,6 +59,7 @@ func bindSecurityFlags(fl *pflag.FlagSet, sf *securityFlags) {
 	fl.Float64Var(&sf.rate, "rate", server.DefaultRatePerSecond, "calls per second per identity, sustained (0: no limit; the policy's rateLimit wins)")
 	fl.IntVar(&sf.burst, "burst", server.DefaultRateBurst, "burst of calls per identity")
 	fl.IntVar(&sf.maxConcurrent, "max-concurrent", server.DefaultMaxConcurrentPerSession, "calls in progress per session (0: no limit; the policy's maxConcurrentPerSession wins)")
+	fl.IntVar(&sf.maxConnsPerSource, "max-conns-per-source", transport.DefaultMaxConnsPerSource, "open connections one source IP may hold on each listener (HTTP, TLS stream); more are closed at once (-1: no limit)")
 	fl.StringVar(&sf.auditSyslog, "audit-syslog", "", "also export audit records as RFC 5424 syslog to tcp://HOST:PORT or tls://HOST:PORT")
 	fl.StringVar(&sf.auditSyslogCA, "audit-syslog-ca", "", "CA bundle (PEM) trusted for tls:// syslog (default: the system roots)")
 	fl.StringVar(&sf.auditFsync, "audit-fsync", "writes", "when audit records reach the disk: writes (records of changes and approvals at once, others every second), always (every record), interval (every second) or never")
@@ -130,6 +132,7 @@ func serveSecure(ctx context.Context, sf *securityFlags, srv *server.Server, a s
 		if err != nil {
 			return withExit(2, err)
 		}
+		ln = transport.GuardListener(ln, transport.ListenerOptions{MaxConnsPerSource: sf.maxConnsPerSource, Logger: a.logger, Name: "http"})
 		scheme := "http"
 		if tlsCfg != nil {
 			ln, scheme = transport.TLSListener(ln, tlsCfg), "https"
@@ -148,6 +151,7 @@ func serveSecure(ctx context.Context, sf *securityFlags, srv *server.Server, a s
 			wg.Wait()
 			return withExit(2, err)
 		}
+		ln = transport.GuardListener(ln, transport.ListenerOptions{MaxConnsPerSource: sf.maxConnsPerSource, Logger: a.logger, Name: "tls-stream"})
 		fmt.Fprintf(a.stderr, "netmcp: serving %s (%s) on the TLS stream at %s (ALPN mcp)\n", a.deviceURL, a.dialect, ln.Addr())
 		wg.Add(1)
 		go func() {

@@ -4,173 +4,81 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
 	"net"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/netmcp/netmcp/transport/internal/rpcconn"
 )
 
-// frameConn is an mcp.Connection over one framed stream.
-type frameConn struct {
-	nc      net.Conn
-	max     int
-	session string
+// drainTimeout bounds, once the peer closed its side, the wait for the
+// answers to the requests already read.
+const drainTimeout = 2 * time.Minute
 
-	writeMu sync.Mutex
-	wbuf    []byte
-
-	incoming chan readResult
-	closed   chan struct{}
-	once     sync.Once
-	closeErr error
+// frameStream is the rpcconn.Stream of one framed connection.
+type frameStream struct {
+	nc   net.Conn
+	fr   *FrameReader
+	max  int
+	wbuf []byte
+	// firstFrame is set while a read deadline bounds the first frame.
+	firstFrame bool
 }
 
-type readResult struct {
-	msg jsonrpc.Message
-	err error
-}
-
-// errorWriteTimeout bounds the best-effort error frame sent before closing.
-const errorWriteTimeout = 2 * time.Second
-
-// newFrameConn starts the read loop over nc. session may be "".
-func newFrameConn(nc net.Conn, max int, session string) *frameConn {
+// newFrameConn returns the mcp.Connection over nc: every frame is checked
+// (a malformed one is answered with a JSON-RPC error and the session goes
+// on), see package rpcconn. session may be "". A positive firstFrame bounds
+// the time until the peer's first frame is read.
+func newFrameConn(nc net.Conn, max int, session string, firstFrame time.Duration) *rpcconn.Conn {
 	if max <= 0 {
 		max = DefaultMaxFrameSize
 	}
-	c := &frameConn{
-		nc:       nc,
-		max:      max,
-		session:  session,
-		incoming: make(chan readResult),
-		closed:   make(chan struct{}),
+	fs := &frameStream{nc: nc, fr: NewFrameReader(nc, max), max: max}
+	if firstFrame > 0 {
+		_ = nc.SetReadDeadline(time.Now().Add(firstFrame))
+		fs.firstFrame = true
 	}
-	go c.readLoop()
-	return c
+	return rpcconn.New(fs, rpcconn.Options{SessionID: session, Drain: drainTimeout})
 }
 
-// readLoop decodes frames until an error; a decode error is delivered and
-// ends the loop (the SDK closes the connection on a Read error).
-func (c *frameConn) readLoop() {
-	fr := NewFrameReader(c.nc, c.max)
-	for {
-		data, err := fr.ReadFrame()
-		var msg jsonrpc.Message
+// ReadMessage implements rpcconn.Stream. A frame above the limit or of
+// length zero ends the connection after a JSON-RPC error naming the
+// problem: the stream cannot be trusted after a bad frame header.
+func (f *frameStream) ReadMessage() ([]byte, error) {
+	data, err := f.fr.ReadFrame()
+	if f.firstFrame {
 		if err == nil {
-			msg, err = decode(data)
+			_ = f.nc.SetReadDeadline(time.Time{})
 		}
-		var tooLarge *FrameTooLargeError
-		if errors.As(err, &tooLarge) || errors.Is(err, ErrEmptyFrame) {
-			c.sendFatal(jsonrpc.CodeInvalidRequest, err.Error())
-		}
-		select {
-		case c.incoming <- readResult{msg, err}:
-		case <-c.closed:
-			return
-		}
-		if err != nil {
-			c.Close() // the stream cannot be trusted after a bad frame
-			return
-		}
+		f.firstFrame = false
 	}
+	var tooLarge *FrameTooLargeError
+	if errors.As(err, &tooLarge) || errors.Is(err, ErrEmptyFrame) {
+		return nil, &rpcconn.ReplyError{Err: err, Reply: rpcconn.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, err.Error())}
+	}
+	return data, err
 }
 
-// decode turns one frame into a message. Batches are refused: MCP
-// 2025-06-18 and later have none, and one frame carries one message.
-func decode(data []byte) (jsonrpc.Message, error) {
-	for _, b := range data {
-		if b == ' ' || b == '\t' || b == '\r' || b == '\n' {
-			continue
-		}
-		if b == '[' {
-			return nil, errors.New("tlsstream: JSON-RPC batch in a frame: one frame carries one message")
-		}
-		break
-	}
-	msg, err := jsonrpc.DecodeMessage(data)
-	if err != nil {
-		return nil, fmt.Errorf("tlsstream: frame is not a JSON-RPC message: %w", err)
-	}
-	return msg, nil
-}
-
-// sendFatal writes a JSON-RPC error response with a null id, best effort,
-// so that the peer learns why the connection is being closed.
-func (c *frameConn) sendFatal(code int, detail string) {
-	body, err := json.Marshal(map[string]any{
-		"jsonrpc": "2.0", "id": nil,
-		"error": map[string]any{"code": code, "message": detail},
-	})
-	if err != nil {
-		return
-	}
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	frame, err := AppendFrame(nil, body, c.max)
-	if err != nil {
-		return
-	}
-	_ = c.nc.SetWriteDeadline(time.Now().Add(errorWriteTimeout))
-	_, _ = c.nc.Write(frame)
-}
-
-// Read implements mcp.Connection.
-func (c *frameConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	default:
-	}
-	select {
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case r := <-c.incoming:
-		return r.msg, r.err
-	case <-c.closed:
-		return nil, io.EOF
-	}
-}
-
-// Write implements mcp.Connection. Messages above the frame limit are not
-// sent and yield *FrameTooLargeError.
-func (c *frameConn) Write(ctx context.Context, msg jsonrpc.Message) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	data, err := jsonrpc.EncodeMessage(msg)
-	if err != nil {
-		return fmt.Errorf("tlsstream: encoding message: %w", err)
-	}
-	c.writeMu.Lock()
-	defer c.writeMu.Unlock()
-	c.wbuf, err = AppendFrame(c.wbuf[:0], data, c.max)
+// WriteMessage implements rpcconn.Stream. Messages above the frame limit
+// are not sent and yield *FrameTooLargeError.
+func (f *frameStream) WriteMessage(ctx context.Context, msg []byte) error {
+	var err error
+	f.wbuf, err = AppendFrame(f.wbuf[:0], msg, f.max)
 	if err != nil {
 		return err
 	}
 	if dl, ok := ctx.Deadline(); ok {
-		_ = c.nc.SetWriteDeadline(dl)
-		defer c.nc.SetWriteDeadline(time.Time{})
+		_ = f.nc.SetWriteDeadline(dl)
+		defer f.nc.SetWriteDeadline(time.Time{})
 	}
-	_, err = c.nc.Write(c.wbuf)
+	_, err = f.nc.Write(f.wbuf)
 	return err
 }
 
-// Close implements mcp.Connection; it may be called many times.
-func (c *frameConn) Close() error {
-	c.once.Do(func() {
-		c.closeErr = c.nc.Close()
-		close(c.closed)
-	})
-	return c.closeErr
-}
-
-// SessionID implements mcp.Connection.
-func (c *frameConn) SessionID() string { return c.session }
+// Close implements rpcconn.Stream.
+func (f *frameStream) Close() error { return f.nc.Close() }
 
 // newSessionID returns 128 random bits in hex.
 func newSessionID() string {

@@ -12,5 +12,9 @@
 // A frame larger than the configured maximum ([DefaultMaxFrameSize] unless
 // set) is never buffered: the reader fails with a [*FrameTooLargeError],
 // a JSON-RPC error naming the limit is sent to the peer when possible, and
-// the connection is closed.
+// the connection is closed. A frame that is not one JSON-RPC message (not
+// JSON, two messages, a batch, an id the SDK would not echo exactly) is
+// answered with a JSON-RPC error (-32700 or -32600, id null) and the
+// session goes on. The server bounds the handshake and the time to the
+// client's first frame; a failed Accept is retried, never fatal.
 package tlsstream

@@ -18,6 +18,16 @@ const ALPN = "mcp"
 // DefaultHandshakeTimeout bounds a server-side TLS handshake.
 const DefaultHandshakeTimeout = 10 * time.Second
 
+// DefaultFirstFrameTimeout bounds, on the server side, the time from the
+// end of the handshake to the end of the client's first frame.
+const DefaultFirstFrameTimeout = 30 * time.Second
+
+// Backoff after a failed Accept, as net/http's Server.Serve does.
+const (
+	acceptBackoffMin = 5 * time.Millisecond
+	acceptBackoffMax = time.Second
+)
+
 // ALPNError reports a peer that did not negotiate ALPN "mcp".
 type ALPNError struct {
 	// Negotiated is the protocol the handshake produced ("" for none).
@@ -64,6 +74,11 @@ func handshake(ctx context.Context, tc *tls.Conn) (tls.ConnectionState, error) {
 type ConnTransport struct {
 	// MaxFrameSize bounds inbound and outbound frames; 0 means DefaultMaxFrameSize.
 	MaxFrameSize int
+	// FirstFrameTimeout, when positive, bounds the time from Connect to
+	// the end of the peer's first frame; a peer that sends nothing (or too
+	// little) in time is disconnected. ServerConn leaves it zero (no
+	// bound); Listener sets it.
+	FirstFrameTimeout time.Duration
 
 	nc        net.Conn
 	session   string
@@ -107,7 +122,7 @@ func (t *ConnTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 			return nil, err
 		}
 	}
-	return newFrameConn(t.nc, t.MaxFrameSize, t.session), nil
+	return newFrameConn(t.nc, t.MaxFrameSize, t.session, t.FirstFrameTimeout), nil
 }
 
 // ClientTransport is the client-side mcp.Transport: it dials Addr, runs a
@@ -122,6 +137,9 @@ type ClientTransport struct {
 	MaxFrameSize int
 	// DialTimeout bounds TCP connect plus handshake; 0 means 30 s.
 	DialTimeout time.Duration
+	// NetDialer, when set, dials the TCP connection (e.g. from a chosen
+	// local address); nil means a zero net.Dialer.
+	NetDialer *net.Dialer
 }
 
 // Connect implements mcp.Transport.
@@ -138,7 +156,7 @@ func (t ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 	}
 	dctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	d := &tls.Dialer{Config: cfg}
+	d := &tls.Dialer{NetDialer: t.NetDialer, Config: cfg}
 	nc, err := d.DialContext(dctx, "tcp", t.Addr)
 	if err != nil {
 		return nil, fmt.Errorf("tlsstream: dial %s: %w", t.Addr, err)
@@ -148,7 +166,7 @@ func (t ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		tc.Close()
 		return nil, err
 	}
-	return newFrameConn(tc, t.MaxFrameSize, ""), nil
+	return newFrameConn(tc, t.MaxFrameSize, "", 0), nil
 }
 
 // Listener accepts MCP-NET TLS stream connections.
@@ -157,9 +175,18 @@ type Listener struct {
 	MaxFrameSize int
 	// HandshakeTimeout bounds each handshake; 0 means DefaultHandshakeTimeout.
 	HandshakeTimeout time.Duration
+	// FirstFrameTimeout bounds the time from the end of the handshake to
+	// the end of the client's first frame; 0 means DefaultFirstFrameTimeout,
+	// negative means no bound.
+	FirstFrameTimeout time.Duration
 	// OnRefused, when set, is told of every connection refused during the
 	// handshake (bad certificate, wrong ALPN, old TLS version...).
 	OnRefused func(remote net.Addr, err error)
+	// OnAcceptError, when set, is told of every failed Accept of the TCP
+	// listener (too many open files...) and of the delay before the next
+	// try. Such failures never end Accept or Serve: they back off from
+	// 5 ms doubling up to 1 s, as net/http does.
+	OnAcceptError func(err error, retryIn time.Duration)
 
 	inner net.Listener
 	cfg   *tls.Config
@@ -202,13 +229,25 @@ func (l *Listener) Addr() net.Addr { return l.inner.Addr() }
 // Close stops listening; established sessions are not affected.
 func (l *Listener) Close() error { return l.inner.Close() }
 
-// acceptRaw returns the next TCP connection wrapped for TLS, not yet handshaken.
+// acceptRaw returns the next TCP connection wrapped for TLS, not yet
+// handshaken. A failed Accept is retried after a backoff; only a closed
+// listener ends it (with an error wrapping net.ErrClosed).
 func (l *Listener) acceptRaw() (*tls.Conn, error) {
-	nc, err := l.inner.Accept()
-	if err != nil {
-		return nil, err
+	var delay time.Duration
+	for {
+		nc, err := l.inner.Accept()
+		if err == nil {
+			return tls.Server(nc, l.cfg), nil
+		}
+		if errors.Is(err, net.ErrClosed) {
+			return nil, err
+		}
+		delay = min(max(2*delay, acceptBackoffMin), acceptBackoffMax)
+		if l.OnAcceptError != nil {
+			l.OnAcceptError(err, delay)
+		}
+		time.Sleep(delay)
 	}
-	return tls.Server(nc, l.cfg), nil
 }
 
 // verify runs the handshake with the listener's timeout and reports refusals.
@@ -228,13 +267,18 @@ func (l *Listener) verify(ctx context.Context, tc *tls.Conn) (*ConnTransport, er
 	}
 	t := ServerConn(tc)
 	t.MaxFrameSize = l.MaxFrameSize
+	t.FirstFrameTimeout = l.FirstFrameTimeout
+	if t.FirstFrameTimeout == 0 {
+		t.FirstFrameTimeout = DefaultFirstFrameTimeout
+	}
 	return t, nil
 }
 
 // Accept waits for the next connection whose TLS handshake succeeds with
 // ALPN "mcp" and returns its transport, ready for mcp.Server.Connect.
 // Refused connections are closed, reported to OnRefused and skipped; Accept
-// returns an error only when the listener fails or is closed. Handshakes
+// returns an error only when the listener is closed (other Accept failures
+// are retried after a backoff, see OnAcceptError). Handshakes
 // run one at a time here; Serve runs them concurrently.
 func (l *Listener) Accept() (*ConnTransport, error) {
 	for {
@@ -248,14 +292,17 @@ func (l *Listener) Accept() (*ConnTransport, error) {
 	}
 }
 
-// Serve accepts connections on l until ctx is done or l fails, and runs
+// Serve accepts connections on l until ctx is done or l is closed, and runs
 // one MCP session per connection whose handshake succeeds. newServer is
 // given the connection's transport (its SessionID and verified TLS
 // ConnectionState: peer certificates, ALPN) and returns the server for the
 // session, which may be one server shared by every connection, and, when
 // not nil, a function called when the session ends. An error (or a nil
-// server) refuses the connection and is reported to l.OnRefused. When ctx is done, l and every
-// session are closed and Serve returns nil after they end.
+// server) refuses the connection and is reported to l.OnRefused. A failed
+// Accept (too many open files...) is retried after a backoff and reported
+// to l.OnAcceptError; it never ends Serve. When ctx is done, l and every
+// session are closed and Serve returns nil after they end; when l is
+// closed otherwise, Serve returns an error after the sessions end.
 func Serve(ctx context.Context, l *Listener, newServer func(*ConnTransport) (srv *mcp.Server, end func(), err error)) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// tsClient locates Node 22 and @modelcontextprotocol/client, which
+// scripts/install-deps.sh installs into .tools/; it skips the test when
+// they are absent, and fails it under CI, which installs them.
+func tsClient(t *testing.T) (node, clientDir string) {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	node = filepath.Join(root, ".tools", "node22", "node_modules", ".bin", "node")
+	clientDir = filepath.Join(root, ".tools", "mcp", "node_modules", "@modelcontextprotocol", "client")
+	missing := func(what string) {
+		msg := what + "; run scripts/install-deps.sh"
+		if v := strings.ToLower(os.Getenv("CI")); v != "" && v != "false" && v != "0" {
+			t.Fatal(msg + " (CI is set: this check must run)")
+		}
+		t.Skip(msg)
+	}
+	out, err := exec.Command(node, "--version").Output()
+	if err != nil || !strings.HasPrefix(strings.TrimSpace(string(out)), "v22.") {
+		missing("Node 22 is not installed at " + node)
+	}
+	if _, err := os.Stat(filepath.Join(clientDir, "dist", "index.mjs")); err != nil {
+		missing("@modelcontextprotocol/client is not installed in " + clientDir)
+	}
+	return node, clientDir
+}
+
+// tsOutcome is the JSON line testdata/tsclient.mjs prints.
+type tsOutcome struct {
+	ProtocolVersion string   `json:"protocolVersion"`
+	Resources       []string `json:"resources"`
+	Read            *struct {
+		URI      string `json:"uri"`
+		Contents int    `json:"contents"`
+	} `json:"read"`
+	Error string `json:"error"`
+}
+
+// runTSClient runs testdata/tsclient.mjs with the client's version
+// negotiation ("" for the 2025 handshake) and returns its outcome.
+func runTSClient(t *testing.T, node, clientDir, version string, args ...string) tsOutcome {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("testdata", "tsclient.mjs")}, args...)...)
+	cmd.Env = append(os.Environ(), "MCP_CLIENT_DIR="+clientDir, "MCP_VERSION="+version,
+		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.WaitDelay = 5 * time.Second
+	var stderr lockedBuffer
+	cmd.Stderr = &stderr
+	out, _ := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	var o tsOutcome
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &o); err != nil {
+		t.Fatalf("tsclient.mjs printed no outcome: %v\nstdout: %s\nstderr: %s", err, out, stderr.String())
+	}
+	return o
+}
+
+// TestTypeScriptClientRead connects the official TypeScript SDK 2 client
+// to `netmcp serve` (the simulated r1) over stdio and HTTP, lists the
+// resources and reads network:///interfaces. On stdio the client pins
+// protocol 2026-07-28, where it refuses any read result without
+// resultType (as it did before the fix); over HTTP, which serves the
+// earlier versions only (docs/mcp-mapping.md), the client's automatic
+// negotiation falls back to initialize and reads, and a pinned 2026-07-28
+// is refused as unsupported.
+func TestTypeScriptClientRead(t *testing.T) {
+	node, clientDir := tsClient(t)
+	bin := netmcpBinary(t)
+	serve := []string{bin, "serve", "--device", "sim://r1", "--no-state"}
+
+	check := func(name string, o tsOutcome, wantVersion string) {
+		t.Helper()
+		if o.Error != "" || o.Read == nil || o.Read.Contents == 0 {
+			t.Errorf("%s: the read was refused or empty: %+v", name, o)
+			return
+		}
+		if o.ProtocolVersion != wantVersion {
+			t.Errorf("%s: protocol %q, want %q", name, o.ProtocolVersion, wantVersion)
+		}
+	}
+	check("stdio, 2026-07-28 pinned", runTSClient(t, node, clientDir, "2026-07-28", append([]string{"stdio"}, serve...)...), "2026-07-28")
+	check("stdio, automatic negotiation", runTSClient(t, node, clientDir, "auto", append([]string{"stdio"}, serve...)...), "2026-07-28")
+
+	var stderr lockedBuffer
+	srv := exec.Command(bin, "serve", "--device", "sim://r1", "--no-state", "--listen", "127.0.0.1:0")
+	srv.Stderr = &stderr
+	if err := srv.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = srv.Process.Kill(); _ = srv.Wait() }()
+	re := regexp.MustCompile(`at (http://[0-9.:]+/mcp)`)
+	var url string
+	for deadline := time.Now().Add(20 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+		}
+	}
+	if url == "" {
+		t.Fatalf("no address announced: %q", stderr.String())
+	}
+	check("http, automatic negotiation", runTSClient(t, node, clientDir, "auto", "http", url), "2025-11-25")
+	check("http, 2025 handshake", runTSClient(t, node, clientDir, "", "http", url), "2025-11-25")
+	if o := runTSClient(t, node, clientDir, "2026-07-28", "http", url); !strings.Contains(o.Error, "Unsupported protocol version") {
+		t.Errorf("http, 2026-07-28 pinned: %+v; want it refused as unsupported (see docs/mcp-mapping.md)", o)
+	}
+}
