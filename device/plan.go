@@ -15,3 +15,13 @@ type ConfigurePlanner interface {
 	// lines that do not parse are an error, as Configure's would be.
 	PlanConfigure(ctx context.Context, owner Owner, lines []string) ([]Edit, error)
 }
+
+// RollbackPlanner is implemented by drivers that can tell what a rollback
+// would change without making it, so that a rollback is authorized by the
+// leaves it changes, as an edit of them would be. For a driver without a
+// planner a rollback counts as a write of the whole tree.
+type RollbackPlanner interface {
+	// PlanRollback returns the difference between running and the
+	// configuration of commit id ("" = the one before the last).
+	PlanRollback(ctx context.Context, id string) (Diff, error)
+}

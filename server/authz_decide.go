@@ -25,6 +25,8 @@ const wholeTree = "/"
 //	                      the secrets scope for an edit that writes a secret leaf;
 //	                      network.cli.configure the same for the edits its lines
 //	                      make (ConfigurePlanner), else WritePath "/";
+//	                      network.rollback the same for the leaves it changes
+//	                      (RollbackPlanner), else WritePath "/";
 //	                      network.file.pull ReadPath "/"; network.file.push WritePath "/"
 //	resources/read        ReadResource, ReadPath of the resource's subtree, and
 //	resources/subscribe   consent for privacy level 3
@@ -77,6 +79,8 @@ func (sec *Security) authorizeTool(id policy.Identity, owner device.Owner, name 
 		}
 	case netproto.ToolCLIConfigure:
 		return sec.authorizeCLI(id, owner, name, args)
+	case netproto.ToolRollback:
+		return sec.authorizeRollback(id, owner, name, args)
 	case netproto.ToolFilePull:
 		return sec.pol.Decide(id, policy.Action{Kind: policy.ReadPath, Path: wholeTree})
 	case netproto.ToolFilePush:
@@ -138,6 +142,44 @@ func (sec *Security) authorizeCLI(id policy.Identity, owner device.Owner, tool s
 	}
 	if err := sec.authorizeEdits(id, owner, tool, edits); err != nil {
 		return prefixDenial("the lines change YANG paths the caller may not write", err)
+	}
+	return nil
+}
+
+// authorizeRollback decides network.rollback by what it changes: each
+// changed node is decided as an edit of it would be, so a caller who may
+// not write a secret leaf cannot restore an old value of it either. A
+// driver that cannot plan a rollback makes it a write of the whole tree.
+func (sec *Security) authorizeRollback(id policy.Identity, owner device.Owner, tool string, args json.RawMessage) error {
+	var in struct {
+		ID string `json:"commit-id"`
+	}
+	if json.Unmarshal(args, &in) != nil {
+		return nil // left to the schema validation (-32602)
+	}
+	planner, ok := sec.s.drv.(device.RollbackPlanner)
+	if !ok {
+		if err := sec.pol.Decide(id, policy.Action{Kind: policy.WritePath, Path: wholeTree}); err != nil {
+			return prefixDenial("this driver cannot tell what a rollback changes, so it counts as a write of the whole configuration", err)
+		}
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	d, err := planner.PlanRollback(ctx, in.ID)
+	if err != nil {
+		return nil // the rollback itself reports it (unknown commit, nothing to roll back)
+	}
+	edits := make([]device.Edit, 0, len(d.Changes))
+	for _, c := range d.Changes {
+		e := device.Edit{Path: c.Path, Operation: device.OpReplace, Value: c.New}
+		if c.Op == "delete" {
+			e = device.Edit{Path: c.Path, Operation: device.OpRemove}
+		}
+		edits = append(edits, e)
+	}
+	if err := sec.authorizeEdits(id, owner, tool, edits); err != nil {
+		return prefixDenial("the rollback changes YANG paths the caller may not write", err)
 	}
 	return nil
 }

@@ -200,6 +200,11 @@ func (d *Driver) Diff(ctx context.Context, owner device.Owner) (device.Diff, err
 	return d.store.Diff(ctx, owner)
 }
 
+// PlanRollback implements device.RollbackPlanner.
+func (d *Driver) PlanRollback(ctx context.Context, id string) (device.Diff, error) {
+	return d.store.PlanRollback(ctx, id)
+}
+
 // Validate checks the candidate.
 func (d *Driver) Validate(ctx context.Context, owner device.Owner) error {
 	return d.store.Validate(ctx, owner)
