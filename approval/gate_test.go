@@ -240,3 +240,23 @@ func TestArgumentsHashIgnoresOrderAndEvidence(t *testing.T) {
 		t.Fatal("broken JSON hashed")
 	}
 }
+
+// A token is bound to Request.Binding (a commit's candidate): redeemed for
+// another binding it is refused and spent.
+func TestTokenBoundToBinding(t *testing.T) {
+	ctx := context.Background()
+	g, _, _ := newGate(t, nil)
+	req := commitReq("s1", `{}`)
+	req.Binding = "candidate-A"
+	_, err := g.Approve(ctx, req, Evidence{})
+	var ar *ApprovalRequired
+	if !errors.As(err, &ar) {
+		t.Fatalf("first call: %v", err)
+	}
+	req.Binding = "candidate-A+B"
+	_, err = g.Approve(ctx, req, Evidence{Token: ar.Token})
+	wantDenied(t, err, "candidate changed since this approval was given")
+	req.Binding = "candidate-A"
+	_, err = g.Approve(ctx, req, Evidence{Token: ar.Token})
+	wantDenied(t, err, "unknown or was already used")
+}

@@ -9,6 +9,7 @@ import (
 // pendingToken is an issued, not yet redeemed confirmation token.
 type pendingToken struct {
 	session, tool, hash string
+	binding             string // Request.Binding when the token was issued
 	expires             time.Time
 	issued              time.Time
 }
@@ -36,7 +37,7 @@ func (g *Gate) issue(req Request, hash string) (string, time.Time) {
 		}
 		delete(g.tokens, oldest)
 	}
-	g.tokens[tok] = pendingToken{session: req.Session, tool: req.Tool, hash: hash, expires: exp, issued: now}
+	g.tokens[tok] = pendingToken{session: req.Session, tool: req.Tool, hash: hash, binding: req.Binding, expires: exp, issued: now}
 	return tok, exp
 }
 
@@ -61,6 +62,10 @@ func (g *Gate) redeem(req Request, hash, tok string) error {
 		return denied("confirmation token was issued for %s, not %s", t.tool, req.Tool)
 	case t.hash != hash:
 		return denied("confirmation token was issued for other arguments of %s; call again without it to approve these", req.Tool)
+	case t.binding != req.Binding:
+		// The token is spent: what it approved no longer exists.
+		delete(g.tokens, tok)
+		return denied("%s: the candidate changed since this approval was given, so the approved change is not the one that would be applied; call again without the token to review and approve the current change", req.Tool)
 	}
 	delete(g.tokens, tok)
 	return nil

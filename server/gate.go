@@ -49,6 +49,11 @@ type ApprovalRequest struct {
 	Summary string
 	// RollbackWindow is the confirmed-commit window in seconds (0: none).
 	RollbackWindow int
+	// Binding is a digest of the state the call acts on beyond its
+	// arguments: for network.commit the SHA-256 of the candidate whose diff
+	// Summary shows. An approval given for one Binding is refused for
+	// another (see approval.Request.Binding).
+	Binding string
 	// MCPSession is the session itself, for gates that ask the operator
 	// through MCP elicitation. It may be nil (e.g. in unit tests).
 	MCPSession *mcp.ServerSession

@@ -69,7 +69,8 @@ type Server struct {
 	runbooks      *runbookStore
 	promptSchemas map[string][]argSchema
 	editSeq       int
-	uploads       uploads // chunked network.file.push in progress
+	uploads       uploads    // chunked network.file.push in progress
+	localMu       sync.Mutex // candidateMu of calls without a session
 
 	unsubscribe func()
 }
@@ -80,6 +81,9 @@ type session struct {
 	// identity is the caller the access-control layer bound the session
 	// to at its first request (Security.bind); nil before, or without it.
 	identity *policy.Identity
+	// candMu orders the session's candidate changes and commits (see
+	// Server.candidateMu).
+	candMu sync.Mutex
 }
 
 // New builds the MCP server of a device. The driver's optional interfaces
