@@ -21,6 +21,13 @@ type Options struct {
 	TrustedKeys map[string]ed25519.PublicKey
 	// MaxPending bounds the outstanding tokens (default 1024); the oldest go first.
 	MaxPending int
+	// StateDir, when set, keeps the nonces of used signed consents in
+	// NonceFile there, so that a consent is refused after a restart too.
+	StateDir string
+	// DeviceIDs are names this device answers to in a consent's device
+	// member besides Request.Device (the device's name), e.g. the subject
+	// of its certificate.
+	DeviceIDs []string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -37,12 +44,23 @@ type Decision struct {
 type Gate struct {
 	opts Options
 
-	mu     sync.Mutex
-	tokens map[string]pendingToken
-	nonces map[string]time.Time // consent nonces seen, until they expire
+	mu       sync.Mutex
+	tokens   map[string]pendingToken
+	nonces   map[string]time.Time // consent nonces seen, until they expire
+	nonceErr error                // the used nonces could not be loaded: refuse consents
 }
 
-// New returns a Gate.
+// Open returns a Gate, loading the used consent nonces of
+// Options.StateDir. An unreadable nonce file is an error.
+func Open(opts Options) (*Gate, error) {
+	g := New(opts)
+	return g, g.nonceErr
+}
+
+// New returns a Gate. With Options.StateDir it loads the used consent
+// nonces from there; if they cannot be read, the gate refuses every signed
+// consent (with that reason) rather than risk a replay. Use Open to see
+// the error at once.
 func New(opts Options) *Gate {
 	if opts.Default == "" {
 		opts.Default = Writes
@@ -59,7 +77,13 @@ func New(opts Options) *Gate {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Gate{opts: opts, tokens: map[string]pendingToken{}, nonces: map[string]time.Time{}}
+	g := &Gate{opts: opts, tokens: map[string]pendingToken{}, nonces: map[string]time.Time{}}
+	if n, err := loadNonces(opts.StateDir, opts.Now()); err != nil {
+		g.nonceErr = err
+	} else {
+		g.nonces = n
+	}
+	return g
 }
 
 // Mode returns the mode that applies to tool.

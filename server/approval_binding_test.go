@@ -2,12 +2,19 @@ package server_test
 
 import (
 	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
 )
@@ -105,4 +112,84 @@ func TestChangeCheckedBeforeApproval(t *testing.T) {
 			t.Errorf("%s: the operator was asked %d times to approve a change that cannot apply", tt.name, n)
 		}
 	}
+}
+
+// A signed consent is used once, even across a restart of the server, and
+// only on the device it names (issue 9, point 7).
+func TestConsentNotReplayable(t *testing.T) {
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	stateDir := t.TempDir()
+	gate := func() server.Gate {
+		g, err := approval.Open(approval.Options{StateDir: stateDir,
+			TrustedKeys: map[string]ed25519.PublicKey{"alice": pub}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return server.NewApprovalGate(g, nil)
+	}
+	edit := loopEdit("consented")
+	sign := func(device, nonce string) string {
+		c := approval.Consent{Tool: netproto.ToolYangEdit, Parameters: json.RawMessage(edit), User: "alice",
+			Timestamp: time.Now(), Expires: time.Now().Add(2 * time.Minute), Nonce: nonce, Device: device}
+		b, err := c.Sign("alice", priv)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.TrimSuffix(edit, "}") + `,"consent":` + string(b) + `}`
+	}
+	withConsent := sign("r1", "n-1")
+
+	e := newSim(t, "", server.Options{Gate: gate()})
+	first := e.dial(t, nil)
+	mustOK(t, first, netproto.ToolYangEdit, withConsent)
+	first.Close() // releases the candidate lock, asynchronously
+
+	// The same device served again by a new process: same state directory.
+	r1, err := e.lab.Device("r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	restarted, err := server.New(r1, server.Options{Gate: gate(), User: "tester"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer restarted.Close()
+	cs := dialServer(t, restarted)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		_, err = toolCall(t, cs, netproto.ToolYangEdit, withConsent)
+		var je *jsonrpc.Error
+		if !errors.As(err, &je) || !strings.Contains(string(je.Data), "locked by") || time.Now().After(deadline) {
+			break
+		}
+	}
+	wantCode(t, err, netproto.CodeAccessDenied, "already used (replay)")
+
+	// A second device refuses a consent made for r1, even a fresh one.
+	r2, err := e.lab.Device("r2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := server.New(r2, server.Options{Gate: gate(), User: "tester"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	_, err = toolCall(t, dialServer(t, other), netproto.ToolYangEdit, sign("r1", "n-2"))
+	wantCode(t, err, netproto.CodeAccessDenied, `consent is for device "r1"`)
+}
+
+// dialServer opens an in-memory client session to srv.
+func dialServer(t testing.TB, srv *server.Server) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := srv.MCP().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }

@@ -34,6 +34,7 @@ func (s *Server) approveRequest(ctx context.Context, req ApprovalRequest) error 
 	}
 	owner := s.owner(req.MCPSession)
 	req.Session, req.User = owner.Session, owner.User
+	req.Device = s.info.Name
 	err := s.opts.Gate.Approve(ctx, req)
 	if err == nil {
 		return nil

@@ -293,7 +293,7 @@ func TestApprovalSignedConsent(t *testing.T) {
 	cs := e.dial(t, nil)
 	sign := func(args string, window int, nonce string, jwt bool) json.RawMessage {
 		c := approval.Consent{Tool: netproto.ToolYangEdit, Parameters: json.RawMessage(args), ImpactWindow: window,
-			User: "alice", Role: "admin", Timestamp: time.Now(), Nonce: nonce}
+			User: "alice", Role: "admin", Timestamp: time.Now(), Nonce: nonce, Device: "r1", Expires: time.Now().Add(time.Minute)}
 		if jwt {
 			s, err := c.SignJWT("alice", priv)
 			if err != nil {

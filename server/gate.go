@@ -49,6 +49,9 @@ type ApprovalRequest struct {
 	Summary string
 	// RollbackWindow is the confirmed-commit window in seconds (0: none).
 	RollbackWindow int
+	// Device is the name of the device, to which a signed consent must be
+	// bound.
+	Device string
 	// Binding is a digest of the state the call acts on beyond its
 	// arguments: for network.commit the SHA-256 of the candidate whose diff
 	// Summary shows. An approval given for one Binding is refused for

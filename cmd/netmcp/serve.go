@@ -84,7 +84,13 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	if err != nil {
 		return withExit(2, err)
 	}
-	gate := server.NewApprovalGate(approval.New(pol.Approval()), logger)
+	aopts := pol.Approval()
+	aopts.StateDir = stateDir // used consent nonces survive a restart
+	ag, err := approval.Open(aopts)
+	if err != nil {
+		return withExit(2, err)
+	}
+	gate := server.NewApprovalGate(ag, logger)
 	drv, err := device.Open(ctx, f.device, device.Options{StateDir: stateDir, Params: params})
 	if err != nil {
 		return withExit(2, err)
