@@ -19,8 +19,14 @@ type Options struct {
 	ConsentMaxAge time.Duration
 	// TrustedKeys are the approvers' Ed25519 public keys by key id.
 	TrustedKeys map[string]ed25519.PublicKey
-	// MaxPending bounds the outstanding tokens (default 1024); the oldest go first.
+	// MaxPending bounds the outstanding tokens of the whole gate (default
+	// 1024); when it is reached a new token is refused (retryable), no
+	// other caller's is evicted.
 	MaxPending int
+	// MaxPendingPerIdentity bounds the outstanding tokens of one caller
+	// (Request.User, or the session without one; default 64); a caller
+	// over it loses its own oldest token.
+	MaxPendingPerIdentity int
 	// StateDir, when set, keeps the nonces of used signed consents in
 	// NonceFile there, so that a consent is refused after a restart too.
 	StateDir string
@@ -46,6 +52,7 @@ type Gate struct {
 
 	mu       sync.Mutex
 	tokens   map[string]pendingToken
+	pools    map[string]int       // pending tokens per pool (poolOf)
 	nonces   map[string]time.Time // consent nonces seen, until they expire
 	nonceErr error                // the used nonces could not be loaded: refuse consents
 }
@@ -74,10 +81,13 @@ func New(opts Options) *Gate {
 	if opts.MaxPending <= 0 {
 		opts.MaxPending = 1024
 	}
+	if opts.MaxPendingPerIdentity <= 0 {
+		opts.MaxPendingPerIdentity = 64
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	g := &Gate{opts: opts, tokens: map[string]pendingToken{}, nonces: map[string]time.Time{}}
+	g := &Gate{opts: opts, tokens: map[string]pendingToken{}, pools: map[string]int{}, nonces: map[string]time.Time{}}
 	if n, err := loadNonces(opts.StateDir, opts.Now()); err != nil {
 		g.nonceErr = err
 	} else {
@@ -127,7 +137,10 @@ func (g *Gate) Approve(ctx context.Context, req Request, ev Evidence) (Decision,
 		}
 		return Decision{Method: "elicitation", Approver: "operator"}, nil
 	}
-	tok, exp := g.issue(req, hash)
+	tok, exp, err := g.issue(req, hash)
+	if err != nil {
+		return Decision{}, err
+	}
 	return Decision{}, &ApprovalRequired{Tool: req.Tool, Token: tok, ExpiresAt: exp,
 		Summary: req.Summary, RollbackWindow: req.RollbackWindow}
 }

@@ -5,6 +5,7 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -322,4 +323,58 @@ func TestConsentNoncesSurviveRestart(t *testing.T) {
 	clk.t = t0
 	_, err = New(opts).Approve(ctx, req, Evidence{Consent: raw})
 	wantDenied(t, err, "cannot be read from the state directory")
+}
+
+// Pending tokens are pooled per identity: a caller over its cap loses its
+// own oldest token, and a full gate refuses new tokens instead of evicting
+// anyone's (issue 9, point 8).
+func TestTokenPoolPerIdentity(t *testing.T) {
+	ctx := context.Background()
+	g := New(Options{MaxPending: 6, MaxPendingPerIdentity: 3})
+	ask := func(user string, n int) (string, error) {
+		req := commitReq("s-"+user, fmt.Sprintf(`{"comment":"%d"}`, n))
+		req.User = user
+		_, err := g.Approve(ctx, req, Evidence{})
+		var ar *ApprovalRequired
+		if errors.As(err, &ar) {
+			return ar.Token, nil
+		}
+		return "", err
+	}
+	admin, err := ask("admin", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	for i := 0; i < 10; i++ {
+		tok, err := ask("flood", i)
+		if err != nil {
+			t.Fatalf("flood %d: %v", i, err)
+		}
+		if i == 0 {
+			first = tok
+		}
+	}
+	redeem := func(user, tok string, n int) error {
+		req := commitReq("s-"+user, fmt.Sprintf(`{"comment":"%d"}`, n))
+		req.User = user
+		_, err := g.Approve(ctx, req, Evidence{Token: tok})
+		return err
+	}
+	if err := redeem("flood", first, 0); err == nil {
+		t.Fatal("the flooder's oldest token survived its own cap")
+	}
+	if err := redeem("admin", admin, 0); err != nil {
+		t.Fatalf("admin's token was evicted by another identity: %v", err)
+	}
+	// Fill the gate with other identities: the next token is refused.
+	for _, u := range []string{"a", "b"} {
+		for i := 0; i < 3; i++ {
+			if _, err := ask(u, i); err != nil && u == "a" {
+				t.Fatal(err)
+			}
+		}
+	}
+	_, err = ask("late", 0)
+	wantDenied(t, err, "approvals are pending on this server")
 }

@@ -33,8 +33,11 @@ type ToolPolicy interface {
 type ApprovalRequest struct {
 	// Session identifies the MCP session asking.
 	Session string
-	// User is the session's user, when known.
+	// User is the caller's identity ("jwt:alice"), or the session's user
+	// without an access-control layer. Pending approvals are pooled per User.
 	User string
+	// Role lists the caller's roles, comma-separated, for the operator.
+	Role string
 	// Tool is the tool name as the draft spells it ("network.commit"), or
 	// "resources/write" for a resource write.
 	Tool string

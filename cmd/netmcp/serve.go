@@ -98,7 +98,8 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	defer drv.Close()
 	logger.Info("serving", "device", f.device, "stateDir", stateDir)
 	srv, err := server.New(drv, server.Options{Version: version, CompatNames: f.compatNames, ReadOnly: f.readOnly,
-		PageSize: f.pageSize, Logger: logger, Gate: gate, User: osUser()})
+		PageSize: f.pageSize, Logger: logger, Gate: gate, User: osUser(),
+		MaxSessions: f.sec.maxSessions, MaxSessionsPerIdentity: f.sec.maxSessionsPerIdentity})
 	if err != nil {
 		return err
 	}
