@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -84,6 +85,8 @@ type Server struct {
 	runbooks      *runbookStore
 	promptSchemas map[string][]argSchema
 	editSeq       int
+	handleTag     string         // random, per server: handles of two runs differ
+	handleSeq     int            // sessions seen, for their handles
 	live          int            // initialized sessions (session.admitted)
 	liveBy        map[string]int // initialized sessions per identity
 	uploads       uploads        // chunked network.file.push in progress
@@ -149,6 +152,7 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	s.files, _ = drv.(device.FileStore)
 	s.tel, _ = drv.(device.Telemetry)
 	s.diag, _ = drv.(device.Diagnoser)
+	s.handleTag = strings.ToLower(rand.Text()[:6])
 	s.cursorKey = make([]byte, 32)
 	if _, err := rand.Read(s.cursorKey); err != nil {
 		return nil, fmt.Errorf("server: cursor key: %w", err)
@@ -276,11 +280,13 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 	if st, ok := s.sessions[ss]; ok {
 		return st
 	}
-	id := ss.ID()
-	st := &session{owner: device.Owner{Session: id, User: s.opts.User}}
-	if id == "" {
-		st.owner.Session = rand.Text()
-	} else {
+	// The device knows a session by a handle, never by its MCP session id:
+	// the handle shows up in lock errors and the commit history, where
+	// other callers read it, and a session id is a bearer secret (over
+	// HTTP whoever presents it acts as that session).
+	s.handleSeq++
+	st := &session{owner: device.Owner{Session: fmt.Sprintf("%s-%d", s.handleTag, s.handleSeq), User: s.opts.User}}
+	if id := ss.ID(); id != "" {
 		s.byID[id] = st
 	}
 	s.sessions[ss] = st
@@ -308,19 +314,40 @@ func (s *Server) endSession(ss *mcp.ServerSession) {
 			}
 		}
 	}
+	var owner device.Owner
+	if ok {
+		owner = st.deviceOwner()
+	}
 	s.mu.Unlock()
 	if ok && s.cfg != nil {
-		s.cfg.Release(st.owner)
-		s.log.Info("session ended, locks released", "session", st.owner.Session)
+		s.cfg.Release(owner)
+		s.log.Info("session ended, locks released", "session", owner.Session)
 	}
 }
 
-// owner returns the device owner of the session of req.
+// deviceOwner is who the session is on the device: its handle and the
+// identity it is bound to (the caller, e.g. "jwt:alice"), or Options.User
+// before the binding or without an access-control layer. The binding never
+// changes, so the owner is the same for every call of the session. Called
+// with s.mu held.
+func (st *session) deviceOwner() device.Owner {
+	o := st.owner
+	if st.identity != nil {
+		o.User = st.identity.String()
+	}
+	return o
+}
+
+// owner returns the device owner of the session ss: a handle (not the
+// session id) and the caller's identity.
 func (s *Server) owner(ss *mcp.ServerSession) device.Owner {
 	if ss == nil {
-		return device.Owner{Session: "local"}
+		return device.Owner{Session: "local", User: s.opts.User}
 	}
-	return s.session(ss).owner
+	st := s.session(ss)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return st.deviceOwner()
 }
 
 // hasYang reports whether the device serves YANG data.
