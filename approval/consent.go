@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -13,7 +14,9 @@ import (
 // Consent is the signed consent object of the troubleshooting draft,
 // section 7.1: the tool and its parameters, the impact window (rollback
 // timer), the user's identity and role, and a signed timestamp. Nonce makes
-// each consent single-use.
+// each consent single-use (the gate remembers used nonces, across restarts
+// when it has a state directory); Device and Expires bind it to one device
+// and a lifetime, so that it cannot be replayed on another device or later.
 type Consent struct {
 	Tool         string          `json:"tool"`
 	Parameters   json.RawMessage `json:"parameters"`
@@ -22,6 +25,12 @@ type Consent struct {
 	Role         string          `json:"role"`
 	Timestamp    time.Time       `json:"timestamp"`
 	Nonce        string          `json:"nonce"`
+	// Device names the one device the consent is for: its name or the
+	// identity of its certificate (see Options.DeviceIDs). Required.
+	Device string `json:"device"`
+	// Expires is when the consent stops being valid. Required; the gate
+	// also refuses a consent older than Options.ConsentMaxAge.
+	Expires time.Time `json:"expires,omitzero"`
 	// KeyID names the approver key in the server's trusted keys.
 	KeyID string `json:"keyId"`
 	// Signature is the base64 Ed25519 signature of the canonical JSON of
@@ -38,6 +47,7 @@ func (c Consent) signedBytes() ([]byte, error) {
 	}
 	c.Parameters = params
 	c.Timestamp = c.Timestamp.UTC()
+	c.Expires = c.Expires.UTC()
 	return json.Marshal(c)
 }
 
@@ -76,6 +86,12 @@ func (c Consent) SignJWT(keyID string, key ed25519.PrivateKey) (string, error) {
 			IssuedAt: jwt.NewNumericDate(c.Timestamp),
 			ID:       c.Nonce,
 		},
+	}
+	if c.Device != "" {
+		claims.Audience = jwt.ClaimStrings{c.Device}
+	}
+	if !c.Expires.IsZero() {
+		claims.ExpiresAt = jwt.NewNumericDate(c.Expires)
 	}
 	t := jwt.NewWithClaims(jwt.SigningMethodEdDSA, claims)
 	t.Header["kid"] = keyID
@@ -127,20 +143,38 @@ func (g *Gate) parseConsentJWT(s string) (Consent, error) {
 	if claims.IssuedAt == nil {
 		return Consent{}, denied("consent JWT has no iat (signed timestamp)")
 	}
-	return Consent{
+	if len(claims.Audience) > 1 {
+		return Consent{}, denied("consent JWT names %d devices in aud; a consent is for one device", len(claims.Audience))
+	}
+	c := Consent{
 		Tool: claims.Tool, Parameters: claims.Parameters, ImpactWindow: claims.ImpactWindow,
 		User: claims.Subject, Role: claims.Role, Timestamp: claims.IssuedAt.Time,
 		Nonce: claims.ID, KeyID: kid,
-	}, nil
+	}
+	if len(claims.Audience) == 1 {
+		c.Device = claims.Audience[0]
+	}
+	if claims.ExpiresAt != nil {
+		c.Expires = claims.ExpiresAt.Time
+	}
+	return c, nil
 }
 
-// verifyConsent checks a consent against the call and consumes its nonce.
+// verifyConsent checks a consent against the call and consumes its nonce:
+// signed by a trusted key, for this tool, these parameters and this device,
+// within its expiry and age, with an impact window covering the call's
+// rollback window, and never used before (on this server, before or after
+// a restart when Options.StateDir is set).
 func (g *Gate) verifyConsent(req Request, hash string, raw json.RawMessage) (string, error) {
 	c, err := g.parseConsent(raw)
 	if err != nil {
 		return "", err
 	}
 	now := g.opts.Now()
+	until := c.Timestamp.Add(g.opts.ConsentMaxAge)
+	if !c.Expires.IsZero() && c.Expires.Before(until) {
+		until = c.Expires
+	}
 	switch {
 	case c.Tool != req.Tool:
 		return "", denied("consent is for %s, not %s", c.Tool, req.Tool)
@@ -148,8 +182,16 @@ func (g *Gate) verifyConsent(req Request, hash string, raw json.RawMessage) (str
 		return "", denied("consent has no nonce; it could be replayed")
 	case c.User == "":
 		return "", denied("consent names no user")
-	case c.Timestamp.After(now.Add(30 * time.Second)):
+	case c.Device == "":
+		return "", denied("consent names no device; it could be replayed on another device (sign it for this device: %s)", g.deviceList(req))
+	case !g.isDevice(req, c.Device):
+		return "", denied("consent is for device %q, not this device (%s)", c.Device, g.deviceList(req))
+	case c.Expires.IsZero():
+		return "", denied("consent has no expiry; it could be replayed later")
+	case c.Timestamp.After(now.Add(clockSkew)):
 		return "", denied("consent timestamp %s is in the future", c.Timestamp.UTC().Format(time.RFC3339))
+	case !now.Before(c.Expires):
+		return "", denied("consent expired at %s", c.Expires.UTC().Format(time.RFC3339))
 	case now.Sub(c.Timestamp) > g.opts.ConsentMaxAge:
 		return "", denied("consent signed at %s is older than %s", c.Timestamp.UTC().Format(time.RFC3339), g.opts.ConsentMaxAge)
 	case req.RollbackWindow > c.ImpactWindow && c.ImpactWindow >= 0:
@@ -162,12 +204,42 @@ func (g *Gate) verifyConsent(req Request, hash string, raw json.RawMessage) (str
 	if consentHash != hash {
 		return "", denied("consent parameters differ from the call's arguments")
 	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.purgeLocked(now)
-	if _, seen := g.nonces[c.Nonce]; seen {
-		return "", denied("consent nonce %q was already used (replay)", c.Nonce)
+	if err := g.useNonce(c.KeyID+"/"+c.Nonce, until.Add(clockSkew), now); err != nil {
+		return "", err
 	}
-	g.nonces[c.Nonce] = c.Timestamp.Add(g.opts.ConsentMaxAge + time.Minute)
 	return c.User, nil
+}
+
+// clockSkew is how far in the future a consent's timestamp may be.
+const clockSkew = 30 * time.Second
+
+// isDevice reports whether name is this device: the request's device or
+// one of Options.DeviceIDs.
+func (g *Gate) isDevice(req Request, name string) bool {
+	if req.Device != "" && name == req.Device {
+		return true
+	}
+	for _, id := range g.opts.DeviceIDs {
+		if id != "" && name == id {
+			return true
+		}
+	}
+	return false
+}
+
+// deviceList names this device's identities for messages.
+func (g *Gate) deviceList(req Request) string {
+	var names []string
+	if req.Device != "" {
+		names = append(names, fmt.Sprintf("%q", req.Device))
+	}
+	for _, id := range g.opts.DeviceIDs {
+		if id != "" && id != req.Device {
+			names = append(names, fmt.Sprintf("%q", id))
+		}
+	}
+	if len(names) == 0 {
+		return "this server has no device identity, so it accepts no consent"
+	}
+	return strings.Join(names, " or ")
 }

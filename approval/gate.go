@@ -19,8 +19,21 @@ type Options struct {
 	ConsentMaxAge time.Duration
 	// TrustedKeys are the approvers' Ed25519 public keys by key id.
 	TrustedKeys map[string]ed25519.PublicKey
-	// MaxPending bounds the outstanding tokens (default 1024); the oldest go first.
+	// MaxPending bounds the outstanding tokens of the whole gate (default
+	// 1024); when it is reached a new token is refused (retryable), no
+	// other caller's is evicted.
 	MaxPending int
+	// MaxPendingPerIdentity bounds the outstanding tokens of one caller
+	// (Request.User, or the session without one; default 64); a caller
+	// over it loses its own oldest token.
+	MaxPendingPerIdentity int
+	// StateDir, when set, keeps the nonces of used signed consents in
+	// NonceFile there, so that a consent is refused after a restart too.
+	StateDir string
+	// DeviceIDs are names this device answers to in a consent's device
+	// member besides Request.Device (the device's name), e.g. the subject
+	// of its certificate.
+	DeviceIDs []string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }
@@ -37,12 +50,24 @@ type Decision struct {
 type Gate struct {
 	opts Options
 
-	mu     sync.Mutex
-	tokens map[string]pendingToken
-	nonces map[string]time.Time // consent nonces seen, until they expire
+	mu       sync.Mutex
+	tokens   map[string]pendingToken
+	pools    map[string]int       // pending tokens per pool (poolOf)
+	nonces   map[string]time.Time // consent nonces seen, until they expire
+	nonceErr error                // the used nonces could not be loaded: refuse consents
 }
 
-// New returns a Gate.
+// Open returns a Gate, loading the used consent nonces of
+// Options.StateDir. An unreadable nonce file is an error.
+func Open(opts Options) (*Gate, error) {
+	g := New(opts)
+	return g, g.nonceErr
+}
+
+// New returns a Gate. With Options.StateDir it loads the used consent
+// nonces from there; if they cannot be read, the gate refuses every signed
+// consent (with that reason) rather than risk a replay. Use Open to see
+// the error at once.
 func New(opts Options) *Gate {
 	if opts.Default == "" {
 		opts.Default = Writes
@@ -56,10 +81,19 @@ func New(opts Options) *Gate {
 	if opts.MaxPending <= 0 {
 		opts.MaxPending = 1024
 	}
+	if opts.MaxPendingPerIdentity <= 0 {
+		opts.MaxPendingPerIdentity = 64
+	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return &Gate{opts: opts, tokens: map[string]pendingToken{}, nonces: map[string]time.Time{}}
+	g := &Gate{opts: opts, tokens: map[string]pendingToken{}, pools: map[string]int{}, nonces: map[string]time.Time{}}
+	if n, err := loadNonces(opts.StateDir, opts.Now()); err != nil {
+		g.nonceErr = err
+	} else {
+		g.nonces = n
+	}
+	return g
 }
 
 // Mode returns the mode that applies to tool.
@@ -103,7 +137,10 @@ func (g *Gate) Approve(ctx context.Context, req Request, ev Evidence) (Decision,
 		}
 		return Decision{Method: "elicitation", Approver: "operator"}, nil
 	}
-	tok, exp := g.issue(req, hash)
+	tok, exp, err := g.issue(req, hash)
+	if err != nil {
+		return Decision{}, err
+	}
 	return Decision{}, &ApprovalRequired{Tool: req.Tool, Token: tok, ExpiresAt: exp,
 		Summary: req.Summary, RollbackWindow: req.RollbackWindow}
 }

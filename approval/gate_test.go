@@ -5,6 +5,9 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -30,7 +33,7 @@ func newGate(t *testing.T, modes map[string]Mode) (*Gate, *fakeClock, ed25519.Pr
 }
 
 func commitReq(session, args string) Request {
-	return Request{Session: session, Tool: netproto.ToolCommit, Arguments: json.RawMessage(args), Write: true, RollbackWindow: 120}
+	return Request{Session: session, Tool: netproto.ToolCommit, Arguments: json.RawMessage(args), Write: true, RollbackWindow: 120, Device: "r1"}
 }
 
 // wantDenied asserts err is an -32083 refusal whose detail contains substr.
@@ -169,7 +172,8 @@ func TestSignedConsent(t *testing.T) {
 	ctx := context.Background()
 	_, otherKey, _ := ed25519.GenerateKey(nil)
 	base := Consent{Tool: netproto.ToolCommit, Parameters: json.RawMessage(`{"confirmed":120}`),
-		ImpactWindow: 300, User: "alice", Role: "admin", Timestamp: t0.Add(-time.Minute), Nonce: "n-1"}
+		ImpactWindow: 300, User: "alice", Role: "admin", Timestamp: t0.Add(-time.Minute), Nonce: "n-1",
+		Device: "r1", Expires: t0.Add(3 * time.Minute)}
 
 	tests := []struct {
 		name   string
@@ -188,8 +192,16 @@ func TestSignedConsent(t *testing.T) {
 		{"window too small", func(c *Consent) { c.Nonce = "n-8"; c.ImpactWindow = 60 }, "obj", "impact window of 60"},
 		{"other parameters", func(c *Consent) { c.Nonce = "n-9"; c.Parameters = json.RawMessage(`{"confirmed":30}`) }, "obj", "differ"},
 		{"no nonce", func(c *Consent) { c.Nonce = "" }, "obj", "no nonce"},
+		{"other device", func(c *Consent) { c.Nonce = "n-10"; c.Device = "r2" }, "obj", `consent is for device "r2"`},
+		{"other device, JWT", func(c *Consent) { c.Nonce = "n-11"; c.Device = "r2" }, "jwt", `consent is for device "r2"`},
+		{"no device", func(c *Consent) { c.Nonce = "n-12"; c.Device = "" }, "obj", "names no device"},
+		{"no expiry", func(c *Consent) { c.Nonce = "n-13"; c.Expires = time.Time{} }, "obj", "no expiry"},
+		{"expired", func(c *Consent) { c.Nonce = "n-14"; c.Expires = t0.Add(-time.Second) }, "obj", "expired at"},
+		{"expired JWT", func(c *Consent) { c.Nonce = "n-15"; c.Expires = t0.Add(-time.Second) }, "jwt", "expired"},
+		{"certificate identity", func(c *Consent) { c.Nonce = "n-16"; c.Device = "r1.lab.example" }, "obj", ""},
 	}
 	g, _, priv := newGate(t, nil)
+	g.opts.DeviceIDs = []string{"r1.lab.example"}
 	for _, tt := range tests {
 		c := base
 		if tt.mutate != nil {
@@ -239,4 +251,130 @@ func TestArgumentsHashIgnoresOrderAndEvidence(t *testing.T) {
 	if _, err := ArgumentsHash(json.RawMessage(`{"a":`)); err == nil {
 		t.Fatal("broken JSON hashed")
 	}
+}
+
+// A token is bound to Request.Binding (a commit's candidate): redeemed for
+// another binding it is refused and spent.
+func TestTokenBoundToBinding(t *testing.T) {
+	ctx := context.Background()
+	g, _, _ := newGate(t, nil)
+	req := commitReq("s1", `{}`)
+	req.Binding = "candidate-A"
+	_, err := g.Approve(ctx, req, Evidence{})
+	var ar *ApprovalRequired
+	if !errors.As(err, &ar) {
+		t.Fatalf("first call: %v", err)
+	}
+	req.Binding = "candidate-A+B"
+	_, err = g.Approve(ctx, req, Evidence{Token: ar.Token})
+	wantDenied(t, err, "candidate changed since this approval was given")
+	req.Binding = "candidate-A"
+	_, err = g.Approve(ctx, req, Evidence{Token: ar.Token})
+	wantDenied(t, err, "unknown or was already used")
+}
+
+// Used consent nonces are kept in the state directory: the same consent is
+// refused by a new gate (a restart), and an unreadable nonce file refuses
+// every consent rather than risk a replay (issue 9, point 7).
+func TestConsentNoncesSurviveRestart(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	pub, priv, _ := ed25519.GenerateKey(nil)
+	clk := &fakeClock{t: t0}
+	opts := Options{TrustedKeys: map[string]ed25519.PublicKey{"alice-key": pub}, Now: clk.now, StateDir: dir}
+	c := Consent{Tool: netproto.ToolCommit, Parameters: json.RawMessage(`{}`), User: "alice", Timestamp: t0,
+		Nonce: "once", Device: "r1", Expires: t0.Add(4 * time.Minute)}
+	raw, err := c.Sign("alice-key", priv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req := commitReq("s1", `{}`)
+	req.RollbackWindow = 0
+	g, err := Open(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, err := g.Approve(ctx, req, Evidence{Consent: raw}); err != nil || d.Method != "consent" {
+		t.Fatalf("first use: %v %v", d, err)
+	}
+	g2, err := Open(opts) // the restarted server
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = g2.Approve(ctx, req, Evidence{Consent: raw})
+	wantDenied(t, err, "already used (replay)")
+
+	// Pruned once the consent could not be accepted anyway.
+	clk.t = t0.Add(time.Hour)
+	if _, err := Open(opts); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, NonceFile))
+	if strings.Contains(string(b), "alice-key/once") {
+		t.Fatalf("expired nonce kept: %s", b)
+	}
+
+	if err := os.WriteFile(filepath.Join(dir, NonceFile), []byte("{broken"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(opts); err == nil {
+		t.Fatal("Open accepted an unreadable nonce file")
+	}
+	clk.t = t0
+	_, err = New(opts).Approve(ctx, req, Evidence{Consent: raw})
+	wantDenied(t, err, "cannot be read from the state directory")
+}
+
+// Pending tokens are pooled per identity: a caller over its cap loses its
+// own oldest token, and a full gate refuses new tokens instead of evicting
+// anyone's (issue 9, point 8).
+func TestTokenPoolPerIdentity(t *testing.T) {
+	ctx := context.Background()
+	g := New(Options{MaxPending: 6, MaxPendingPerIdentity: 3})
+	ask := func(user string, n int) (string, error) {
+		req := commitReq("s-"+user, fmt.Sprintf(`{"comment":"%d"}`, n))
+		req.User = user
+		_, err := g.Approve(ctx, req, Evidence{})
+		var ar *ApprovalRequired
+		if errors.As(err, &ar) {
+			return ar.Token, nil
+		}
+		return "", err
+	}
+	admin, err := ask("admin", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first string
+	for i := 0; i < 10; i++ {
+		tok, err := ask("flood", i)
+		if err != nil {
+			t.Fatalf("flood %d: %v", i, err)
+		}
+		if i == 0 {
+			first = tok
+		}
+	}
+	redeem := func(user, tok string, n int) error {
+		req := commitReq("s-"+user, fmt.Sprintf(`{"comment":"%d"}`, n))
+		req.User = user
+		_, err := g.Approve(ctx, req, Evidence{Token: tok})
+		return err
+	}
+	if err := redeem("flood", first, 0); err == nil {
+		t.Fatal("the flooder's oldest token survived its own cap")
+	}
+	if err := redeem("admin", admin, 0); err != nil {
+		t.Fatalf("admin's token was evicted by another identity: %v", err)
+	}
+	// Fill the gate with other identities: the next token is refused.
+	for _, u := range []string{"a", "b"} {
+		for i := 0; i < 3; i++ {
+			if _, err := ask(u, i); err != nil && u == "a" {
+				t.Fatal(err)
+			}
+		}
+	}
+	_, err = ask("late", 0)
+	wantDenied(t, err, "approvals are pending on this server")
 }

@@ -30,6 +30,15 @@ type Request struct {
 	RollbackWindow int
 	// User and Role identify the caller, for the record.
 	User, Role string
+	// Device is the name of the device the call acts on; a signed consent
+	// must name it (or one of Options.DeviceIDs).
+	Device string
+	// Binding is a digest of the state the call acts on beyond its
+	// arguments, e.g. the SHA-256 of the candidate a commit would apply.
+	// An approval (a confirmation token or a multi round-trip answer) is
+	// bound to it as to the arguments: redeemed while Binding differs, it
+	// is refused because the operator approved something else.
+	Binding string
 }
 
 // Evidence is what the caller brought to pass the gate.

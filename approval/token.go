@@ -4,17 +4,34 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"time"
+
+	"github.com/netmcp/netmcp/netproto"
 )
 
 // pendingToken is an issued, not yet redeemed confirmation token.
 type pendingToken struct {
 	session, tool, hash string
+	binding             string // Request.Binding when the token was issued
+	owner               string // the pool it counts against (poolOf)
 	expires             time.Time
 	issued              time.Time
 }
 
+// poolOf names the pool of pending tokens a request counts against: its
+// caller's identity (Request.User), or its session when it has none.
+func poolOf(req Request) string {
+	if req.User != "" {
+		return "user:" + req.User
+	}
+	return "session:" + req.Session
+}
+
 // issue makes a single-use token bound to the session, tool and arguments.
-func (g *Gate) issue(req Request, hash string) (string, time.Time) {
+// Each identity has its own pool of Options.MaxPendingPerIdentity tokens: a
+// full pool loses its own oldest token, never another identity's. When the
+// whole gate holds Options.MaxPending tokens, a new one is refused
+// (retryable) instead of evicting anybody's.
+func (g *Gate) issue(req Request, hash string) (string, time.Time, error) {
 	var b [18]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic("approval: no randomness: " + err.Error()) // crypto/rand never fails on Linux
@@ -22,22 +39,42 @@ func (g *Gate) issue(req Request, hash string) (string, time.Time) {
 	tok := "apv_" + base64.RawURLEncoding.EncodeToString(b[:])
 	now := g.opts.Now()
 	exp := now.Add(g.opts.TokenTTL)
+	pool := poolOf(req)
 
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.purgeLocked(now)
-	if len(g.tokens) >= g.opts.MaxPending {
+	if g.pools[pool] >= g.opts.MaxPendingPerIdentity {
 		var oldest string
 		var at time.Time
 		for k, t := range g.tokens {
-			if oldest == "" || t.issued.Before(at) {
+			if t.owner == pool && (oldest == "" || t.issued.Before(at)) {
 				oldest, at = k, t.issued
 			}
 		}
-		delete(g.tokens, oldest)
+		g.dropLocked(oldest)
 	}
-	g.tokens[tok] = pendingToken{session: req.Session, tool: req.Tool, hash: hash, expires: exp, issued: now}
-	return tok, exp
+	if len(g.tokens) >= g.opts.MaxPending {
+		return "", time.Time{}, netproto.Errorf(netproto.CodeAccessDenied,
+			"approval: %d approvals are pending on this server (the most it keeps); none was evicted; retry when some are used or expire (within %s)",
+			len(g.tokens), g.opts.TokenTTL).Retryable()
+	}
+	g.tokens[tok] = pendingToken{session: req.Session, tool: req.Tool, hash: hash, binding: req.Binding,
+		owner: pool, expires: exp, issued: now}
+	g.pools[pool]++
+	return tok, exp, nil
+}
+
+// dropLocked forgets token tok.
+func (g *Gate) dropLocked(tok string) {
+	t, ok := g.tokens[tok]
+	if !ok {
+		return
+	}
+	delete(g.tokens, tok)
+	if g.pools[t.owner]--; g.pools[t.owner] <= 0 {
+		delete(g.pools, t.owner)
+	}
 }
 
 // redeem checks and consumes a token. A token that does not match the call
@@ -51,7 +88,7 @@ func (g *Gate) redeem(req Request, hash, tok string) error {
 		return denied("confirmation token is unknown or was already used (tokens are single-use); call again without it to get a new one")
 	}
 	if !now.Before(t.expires) {
-		delete(g.tokens, tok)
+		g.dropLocked(tok)
 		return denied("confirmation token expired at %s; call again without it to get a new one", t.expires.UTC().Format(time.RFC3339))
 	}
 	switch {
@@ -61,15 +98,19 @@ func (g *Gate) redeem(req Request, hash, tok string) error {
 		return denied("confirmation token was issued for %s, not %s", t.tool, req.Tool)
 	case t.hash != hash:
 		return denied("confirmation token was issued for other arguments of %s; call again without it to approve these", req.Tool)
+	case t.binding != req.Binding:
+		// The token is spent: what it approved no longer exists.
+		g.dropLocked(tok)
+		return denied("%s: the candidate changed since this approval was given, so the approved change is not the one that would be applied; call again without the token to review and approve the current change", req.Tool)
 	}
-	delete(g.tokens, tok)
+	g.dropLocked(tok)
 	return nil
 }
 
 func (g *Gate) purgeLocked(now time.Time) {
 	for k, t := range g.tokens {
 		if !now.Before(t.expires) {
-			delete(g.tokens, k)
+			g.dropLocked(k)
 		}
 	}
 	for n, exp := range g.nonces {

@@ -9,8 +9,12 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
+	"strings"
 	"sync"
 	"time"
+
+	"github.com/netmcp/netmcp/internal/atomicfile"
 )
 
 // FileName is the audit log's name inside a state directory.
@@ -73,6 +77,38 @@ type Options struct {
 	OnSinkError func(error)
 	// Now replaces time.Now (tests).
 	Now func() time.Time
+	// MaxSize rotates the log when appending a record would make it
+	// larger than this many bytes (0: never). The full file is renamed to
+	// a segment, path + "." + the seq of its last record (20 digits), and a
+	// new file starts; its first record chains to the segment's last one,
+	// so Verify checks the segments and the log as one chain.
+	MaxSize int64
+	// MaxSegments is how many rotated segments are kept (0: all); older
+	// ones are deleted at rotation, and Verify starts the chain at the
+	// oldest segment left.
+	MaxSegments int
+}
+
+// segmentSuffixLen is the length of the seq suffix of a rotated segment.
+const segmentSuffixLen = 20
+
+// Segments returns the rotated segments of the log at path, oldest first.
+func Segments(path string) ([]string, error) {
+	dir, base := filepath.Dir(path), filepath.Base(path)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	var out []string
+	for _, e := range entries {
+		suffix, ok := strings.CutPrefix(e.Name(), base+".")
+		if !ok || len(suffix) != segmentSuffixLen || strings.Trim(suffix, "0123456789") != "" || !e.Type().IsRegular() {
+			continue
+		}
+		out = append(out, filepath.Join(dir, e.Name()))
+	}
+	sort.Strings(out) // fixed-width seq suffixes: name order is chain order
+	return out, nil
 }
 
 // Log is an append-only, hash-chained audit log; it is safe for
@@ -86,6 +122,7 @@ type Log struct {
 	path     string
 	seq      uint64
 	prev     string
+	size     int64 // bytes in the current file
 	lastSync time.Time
 	dirty    bool
 	closed   bool
@@ -113,6 +150,13 @@ func Open(path string, opts Options) (*Log, error) {
 		f.Close()
 		return nil, fmt.Errorf("audit: %s: %w", path, err)
 	}
+	if seq == 0 {
+		// A new file after a rotation continues the newest segment's chain.
+		if seq, prev, err = lastSegmentRecord(path); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
 	headF, err := os.OpenFile(path+HeadSuffix, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		f.Close()
@@ -123,7 +167,13 @@ func Open(path string, opts Options) (*Log, error) {
 		headF.Close()
 		return nil, fmt.Errorf("audit: %s: %w; run `netmcp audit verify` and move the log aside to start a new one", path, err)
 	}
-	l := &Log{opts: opts, f: f, headF: headF, path: path, seq: seq, prev: prev, lastSync: opts.Now()}
+	size, err := f.Seek(0, io.SeekEnd)
+	if err != nil {
+		f.Close()
+		headF.Close()
+		return nil, fmt.Errorf("audit: %w", err)
+	}
+	l := &Log{opts: opts, f: f, headF: headF, path: path, seq: seq, prev: prev, size: size, lastSync: opts.Now()}
 	if err := l.writeHead(); err != nil {
 		l.f.Close()
 		headF.Close()
@@ -172,6 +222,67 @@ func lastRecord(f *os.File) (uint64, string, error) {
 	return r0.Seq, r0.Hash, nil
 }
 
+// lastSegmentRecord returns the seq and hash of the last record of the
+// newest rotated segment of path (0, Genesis without segments).
+func lastSegmentRecord(path string) (uint64, string, error) {
+	segs, err := Segments(path)
+	if err != nil || len(segs) == 0 {
+		return 0, Genesis, err
+	}
+	last := segs[len(segs)-1]
+	f, err := os.OpenFile(last, os.O_RDWR, 0)
+	if err != nil {
+		return 0, "", fmt.Errorf("audit: %w", err)
+	}
+	defer f.Close()
+	seq, prev, err := lastRecord(f)
+	if err != nil {
+		return 0, "", fmt.Errorf("audit: %s: %w", last, err)
+	}
+	return seq, prev, nil
+}
+
+// rotateLocked closes the current file as a segment named after its last
+// record, starts an empty one and drops segments beyond MaxSegments. The
+// chain (seq, prev) and the head file carry on unchanged.
+func (l *Log) rotateLocked() error {
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("audit: fsync before rotation: %w", err)
+	}
+	if err := l.f.Close(); err != nil {
+		return fmt.Errorf("audit: rotation: %w", err)
+	}
+	seg := fmt.Sprintf("%s.%0*d", l.path, segmentSuffixLen, l.seq)
+	if err := os.Rename(l.path, seg); err != nil {
+		// Keep appending to the current file.
+		if f, oerr := os.OpenFile(l.path, os.O_RDWR|os.O_APPEND, 0o600); oerr == nil {
+			l.f = f
+		}
+		return fmt.Errorf("audit: rotation: %w", err)
+	}
+	f, err := os.OpenFile(l.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit: rotation: %w", err)
+	}
+	l.f, l.size = f, 0
+	if err := atomicfile.SyncDir(filepath.Dir(l.path)); err != nil {
+		return fmt.Errorf("audit: rotation: %w", err)
+	}
+	if n := l.opts.MaxSegments; n > 0 {
+		segs, err := Segments(l.path)
+		if err != nil {
+			return err
+		}
+		for len(segs) > n {
+			if err := os.Remove(segs[0]); err != nil {
+				return fmt.Errorf("audit: dropping an old segment: %w", err)
+			}
+			segs = segs[1:]
+		}
+	}
+	return nil
+}
+
 // Path returns the log's file path.
 func (l *Log) Path() string { return l.path }
 
@@ -194,10 +305,17 @@ func (l *Log) Append(r Record) (Record, error) {
 		l.mu.Unlock()
 		return r, err
 	}
+	if l.opts.MaxSize > 0 && l.size > 0 && l.size+int64(len(line)) > l.opts.MaxSize {
+		if err := l.rotateLocked(); err != nil {
+			l.mu.Unlock()
+			return r, err
+		}
+	}
 	if _, err := l.f.Write(line); err != nil {
 		l.mu.Unlock()
 		return r, fmt.Errorf("audit: writing record %d: %w", r.Seq, err)
 	}
+	l.size += int64(len(line))
 	l.seq, l.prev = r.Seq, r.Hash
 	err = l.writeHead()
 	if err == nil {

@@ -20,11 +20,19 @@ type Report struct {
 	LastHash string
 	// HeadChecked tells whether a head file was found and compared.
 	HeadChecked bool
+	// Segments is the number of rotated segments verified before the log.
+	Segments int
+	// FirstSeq is the seq of the first record verified: 1, or more when
+	// the oldest segments were removed by retention (Options.MaxSegments).
+	FirstSeq uint64
 }
 
 // TamperError names the first bad record found by Verify.
 type TamperError struct {
-	// Line is the 1-based line number in the log (the line after the last
+	// File is the file holding it when the log has rotated segments (the
+	// log or one of them); "" for a log without segments.
+	File string
+	// Line is the 1-based line number in File (the line after the last
 	// record when records were cut from the end).
 	Line int
 	// Seq is the record's "seq" member when it could be read.
@@ -35,20 +43,51 @@ type TamperError struct {
 
 // Error implements the error interface.
 func (e *TamperError) Error() string {
+	if e.File != "" {
+		return fmt.Sprintf("audit: %s: line %d: %s", e.File, e.Line, e.Reason)
+	}
 	return fmt.Sprintf("audit: line %d: %s", e.Line, e.Reason)
 }
 
-// Verify reads the log at path and checks every record's hash, sequence
-// number and link to the previous record, then the head file when present.
-// It returns the count of good records and, for the first bad record, a
-// *TamperError; other errors are I/O failures.
+// Verify reads the log at path, after its rotated segments (Segments),
+// oldest first, as one chain: it checks every record's hash, sequence
+// number and link to the previous record (the first record of a file
+// after a rotation links to the last of the segment before), then the head
+// file when present. When the oldest segments were removed by retention,
+// the chain starts at the oldest one left (Report.FirstSeq). It returns the
+// count of good records and, for the first bad record, a *TamperError;
+// other errors are I/O failures.
 func Verify(path string) (Report, error) {
+	segs, err := Segments(path)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{LastHash: Genesis, Segments: len(segs)}
+	line := 0
+	for i, file := range append(segs, path) {
+		if line, err = verifyFile(file, &rep, i == 0 && len(segs) > 0); err != nil {
+			var te *TamperError
+			if errors.As(err, &te) && len(segs) > 0 {
+				te.File = file
+			}
+			return rep, err
+		}
+	}
+	if rep.FirstSeq == 0 {
+		rep.FirstSeq = 1
+	}
+	return rep, checkHead(path, line, &rep)
+}
+
+// verifyFile checks the records of one file against the chain state in
+// rep and returns its number of lines. anchor lets the file's first record
+// start the chain where it links (the oldest segment left by retention).
+func verifyFile(path string, rep *Report, anchor bool) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return Report{}, fmt.Errorf("audit: %w", err)
+		return 0, fmt.Errorf("audit: %w", err)
 	}
 	defer f.Close()
-	rep := Report{LastHash: Genesis}
 	r := bufio.NewReaderSize(f, 64<<10)
 	line := 0
 	for {
@@ -57,20 +96,38 @@ func Verify(path string) (Report, error) {
 			break
 		}
 		if err != nil && err != io.EOF {
-			return rep, fmt.Errorf("audit: %w", err)
+			return line, fmt.Errorf("audit: %w", err)
 		}
 		line++
 		if err == io.EOF {
-			return rep, &TamperError{Line: line, Reason: "incomplete last line (no newline): truncated or appended by hand"}
+			return line, &TamperError{Line: line, Reason: "incomplete last line (no newline): truncated or appended by hand"}
 		}
-		if terr := checkLine(b, line, &rep); terr != nil {
+		if anchor && line == 1 {
+			startChain(b, rep)
+		}
+		if terr := checkLine(b, line, rep); terr != nil {
 			if terr.Seq > rep.LastSeq+1 {
 				explainJump(path, terr, rep.LastSeq+1)
 			}
-			return rep, terr
+			return line, terr
 		}
 	}
-	return rep, checkHead(path, line, &rep)
+	return line, nil
+}
+
+// startChain makes the chain start at record b (the oldest segment left
+// after older ones were removed): its predecessor is taken on trust.
+func startChain(b []byte, rep *Report) {
+	obj, err := decodeObject(b)
+	if err != nil {
+		return
+	}
+	seq, serr := numberMember(obj, "seq")
+	prev, _ := obj["prev"].(string)
+	if serr != nil || seq <= 1 || prev == "" {
+		return
+	}
+	rep.FirstSeq, rep.LastSeq, rep.LastHash = seq, seq-1, prev
 }
 
 // checkLine verifies one record against the chain state in rep and

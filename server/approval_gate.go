@@ -49,7 +49,8 @@ func (a *ApprovalGate) Approve(ctx context.Context, req ApprovalRequest) error {
 	}
 	areq := approval.Request{
 		Session: req.Session, Tool: req.Tool, Arguments: req.Arguments, Write: req.Write,
-		Summary: req.Summary, RollbackWindow: req.RollbackWindow, User: req.User,
+		Summary: req.Summary, RollbackWindow: req.RollbackWindow, User: req.User, Role: req.Role, Binding: req.Binding,
+		Device: req.Device,
 	}
 	if req.MCPSession != nil && canElicit(req.MCPSession) && ev.Token == "" && len(ev.Consent) == 0 {
 		switch {

@@ -106,6 +106,7 @@ type stateBinding struct {
 	Session string    `json:"s"`
 	Tool    string    `json:"t"`
 	Hash    string    `json:"h"`
+	Binding string    `json:"b,omitempty"` // approval.Request.Binding: the candidate a commit applies
 	Expires time.Time `json:"e"`
 	Nonce   string    `json:"n"`
 }
@@ -124,7 +125,7 @@ func newMRTRApprover() *mrtrApprover {
 
 // ask returns the input-required refusal of req.
 func (m *mrtrApprover) ask(req approval.Request, hash string) error {
-	state := signJSON(m.key, stateBinding{Session: req.Session, Tool: req.Tool, Hash: hash, Expires: time.Now().Add(m.ttl), Nonce: rand.Text()})
+	state := signJSON(m.key, stateBinding{Session: req.Session, Tool: req.Tool, Hash: hash, Binding: req.Binding, Expires: time.Now().Add(m.ttl), Nonce: rand.Text()})
 	return &elicitationRequired{params: &mcp.ElicitParams{Mode: "form", Message: approval.ElicitMessage(req), RequestedSchema: approvalSchema}, state: state}
 }
 
@@ -141,6 +142,8 @@ func (m *mrtrApprover) check(req approval.Request, hash string, r retry) error {
 		return denyf("the operator's answer belongs to another session")
 	case b.Tool != req.Tool || b.Hash != hash:
 		return denyf("the operator approved other arguments of %s; nothing was changed", b.Tool)
+	case b.Binding != req.Binding:
+		return denyf("%s: the candidate changed since the operator approved it, so the approved change is not the one that would be applied; nothing was changed; call again to have the current change approved", req.Tool)
 	case !now.Before(b.Expires):
 		return denyf("the operator's answer expired at %s; call again", b.Expires.UTC().Format(time.RFC3339))
 	}

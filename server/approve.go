@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/approval"
+	"github.com/netmcp/netmcp/policy"
 )
 
 // MethodResourcesWrite is the custom method of MCP-NET 5.3; its approval
@@ -34,6 +36,13 @@ func (s *Server) approveRequest(ctx context.Context, req ApprovalRequest) error 
 	}
 	owner := s.owner(req.MCPSession)
 	req.Session, req.User = owner.Session, owner.User
+	// The caller is the identity the access-control layer authenticated
+	// for this request: the operator reads who asks, and each identity has
+	// its own pool of pending approvals.
+	if id, ok := policy.IdentityFrom(ctx); ok {
+		req.User, req.Role = id.String(), strings.Join(id.Roles, ",")
+	}
+	req.Device = s.info.Name
 	err := s.opts.Gate.Approve(ctx, req)
 	if err == nil {
 		return nil

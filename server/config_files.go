@@ -197,5 +197,8 @@ func (s *Server) writeFile(ctx context.Context, ss *mcp.ServerSession, tool stri
 	if err := s.approve(ctx, ss, tool, args, summary); err != nil {
 		return err
 	}
+	mu := s.candidateMu(ss)
+	mu.Lock()
+	defer mu.Unlock()
 	return rpc(s.files.WriteFile(ctx, s.owner(ss), name, data))
 }

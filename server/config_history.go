@@ -26,7 +26,7 @@ func (s *Server) addConfigResources() {
 		return
 	}
 	s.mcp.AddResource(&mcp.Resource{URI: URICommitHistory, Name: "commit-history", MIMEType: netproto.MIMEJSON,
-		Description: "Commit history, newest first: commit-id (for network.rollback), time, user, session, comment, status (committed, confirmed, rolled-back...).",
+		Description: "Commit history, newest first: commit-id (for network.rollback), time, user (the caller's identity), session (a handle of the session, not its id), comment, status (committed, confirmed, rolled-back...).",
 		Meta:        mcp.Meta{"readOnly": true}},
 		func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 			res, err := s.readHistory(ctx)

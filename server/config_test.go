@@ -293,7 +293,7 @@ func TestApprovalSignedConsent(t *testing.T) {
 	cs := e.dial(t, nil)
 	sign := func(args string, window int, nonce string, jwt bool) json.RawMessage {
 		c := approval.Consent{Tool: netproto.ToolYangEdit, Parameters: json.RawMessage(args), ImpactWindow: window,
-			User: "alice", Role: "admin", Timestamp: time.Now(), Nonce: nonce}
+			User: "alice", Role: "admin", Timestamp: time.Now(), Nonce: nonce, Device: "r1", Expires: time.Now().Add(time.Minute)}
 		if jwt {
 			s, err := c.SignJWT("alice", priv)
 			if err != nil {
@@ -586,8 +586,8 @@ func TestTwoEditors(t *testing.T) {
 func TestConfigureAndResourcesWrite(t *testing.T) {
 	e := newSim(t, "", server.Options{})
 	cs := e.dial(t, nil)
-	_, err := toolCall(t, cs, netproto.ToolCLIConfigure, withToken(`{"lines":"interface GigabitEthernet0/0/0\nmtu 99999"}`,
-		needApproval(t, cs, netproto.ToolCLIConfigure, `{"lines":"interface GigabitEthernet0/0/0\nmtu 99999"}`).ApprovalToken))
+	// An invalid change is refused before any approval is asked for.
+	_, err := toolCall(t, cs, netproto.ToolCLIConfigure, `{"lines":"interface GigabitEthernet0/0/0\nmtu 99999"}`)
 	wantCode(t, err, netproto.CodeConfigIncompatible, "")
 	args := `{"lines":"interface GigabitEthernet0/0/0\ndescription via-cli"}`
 	mustOK(t, cs, netproto.ToolCLIConfigure, withToken(args, needApproval(t, cs, netproto.ToolCLIConfigure, args).ApprovalToken))

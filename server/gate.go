@@ -33,8 +33,11 @@ type ToolPolicy interface {
 type ApprovalRequest struct {
 	// Session identifies the MCP session asking.
 	Session string
-	// User is the session's user, when known.
+	// User is the caller's identity ("jwt:alice"), or the session's user
+	// without an access-control layer. Pending approvals are pooled per User.
 	User string
+	// Role lists the caller's roles, comma-separated, for the operator.
+	Role string
 	// Tool is the tool name as the draft spells it ("network.commit"), or
 	// "resources/write" for a resource write.
 	Tool string
@@ -49,6 +52,14 @@ type ApprovalRequest struct {
 	Summary string
 	// RollbackWindow is the confirmed-commit window in seconds (0: none).
 	RollbackWindow int
+	// Device is the name of the device, to which a signed consent must be
+	// bound.
+	Device string
+	// Binding is a digest of the state the call acts on beyond its
+	// arguments: for network.commit the SHA-256 of the candidate whose diff
+	// Summary shows. An approval given for one Binding is refused for
+	// another (see approval.Request.Binding).
+	Binding string
 	// MCPSession is the session itself, for gates that ask the operator
 	// through MCP elicitation. It may be nil (e.g. in unit tests).
 	MCPSession *mcp.ServerSession

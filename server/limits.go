@@ -16,9 +16,11 @@ const (
 	DefaultMaxConcurrentPerSession = 8
 )
 
-// unlimited are the methods no limit applies to: the handshake and
-// liveness checks, which a client must always be able to send.
-var unlimited = map[string]bool{"initialize": true, "ping": true}
+// unlimited are the methods no limit applies to: liveness checks, which a
+// client must always be able to send. initialize is rate-limited like any
+// call (each one creates a session); the number of sessions is bounded by
+// Options.MaxSessions and MaxSessionsPerIdentity.
+var unlimited = map[string]bool{"ping": true}
 
 // admit applies the rate limit of id and the concurrency limit of the
 // session to one request, and returns the function that ends it. Both

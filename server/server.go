@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,6 +21,13 @@ import (
 // DefaultPageSize is the number of list entries (interfaces, routes) in one
 // page of a paginated resource.
 const DefaultPageSize = 100
+
+// Default bounds of the sessions of a Server (Options.MaxSessions and
+// Options.MaxSessionsPerIdentity).
+const (
+	DefaultMaxSessions            = 1024
+	DefaultMaxSessionsPerIdentity = 256
+)
 
 // Options configure New.
 type Options struct {
@@ -42,6 +50,14 @@ type Options struct {
 	// User names the user behind every session (e.g. the OS user of a
 	// stdio server); it is recorded with commits and lock holders.
 	User string
+	// MaxSessions bounds the sessions the server keeps at once (default
+	// DefaultMaxSessions); an initialize over it is refused with a
+	// retryable -32083 and leaves no session behind.
+	MaxSessions int
+	// MaxSessionsPerIdentity bounds the sessions of one caller identity
+	// (default DefaultMaxSessionsPerIdentity), so that one caller cannot
+	// take every session.
+	MaxSessionsPerIdentity int
 	// DiagLimiter bounds the diagnostics (ping, traceroute, ...) running
 	// at once, overall and per session. Nil means DefaultDiagMax and
 	// DefaultDiagPerSession.
@@ -69,7 +85,12 @@ type Server struct {
 	runbooks      *runbookStore
 	promptSchemas map[string][]argSchema
 	editSeq       int
-	uploads       uploads // chunked network.file.push in progress
+	handleTag     string         // random, per server: handles of two runs differ
+	handleSeq     int            // sessions seen, for their handles
+	live          int            // initialized sessions (session.admitted)
+	liveBy        map[string]int // initialized sessions per identity
+	uploads       uploads        // chunked network.file.push in progress
+	localMu       sync.Mutex     // candidateMu of calls without a session
 
 	unsubscribe func()
 }
@@ -80,6 +101,13 @@ type session struct {
 	// identity is the caller the access-control layer bound the session
 	// to at its first request (Security.bind); nil before, or without it.
 	identity *policy.Identity
+	// candMu orders the session's candidate changes and commits (see
+	// Server.candidateMu).
+	candMu sync.Mutex
+	// admitted: the session's initialize passed the session bounds and
+	// counts against them, for identity who.
+	admitted bool
+	who      string
 }
 
 // New builds the MCP server of a device. The driver's optional interfaces
@@ -93,6 +121,12 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	}
 	if opts.PageSize == 0 {
 		opts.PageSize = DefaultPageSize
+	}
+	if opts.MaxSessions <= 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxSessionsPerIdentity <= 0 {
+		opts.MaxSessionsPerIdentity = DefaultMaxSessionsPerIdentity
 	}
 	log := opts.Logger
 	if log == nil {
@@ -112,12 +146,13 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 		opts.Version = "0"
 	}
 	s := &Server{drv: drv, info: info, opts: opts, log: log,
-		sessions: map[*mcp.ServerSession]*session{}, byID: map[string]*session{}, subs: map[string]int{},
+		sessions: map[*mcp.ServerSession]*session{}, byID: map[string]*session{}, subs: map[string]int{}, liveBy: map[string]int{},
 		runbooks: newRunbookStore()}
 	s.cfg, _ = drv.(device.Configurer)
 	s.files, _ = drv.(device.FileStore)
 	s.tel, _ = drv.(device.Telemetry)
 	s.diag, _ = drv.(device.Diagnoser)
+	s.handleTag = strings.ToLower(rand.Text()[:6])
 	s.cursorKey = make([]byte, 32)
 	if _, err := rand.Read(s.cursorKey); err != nil {
 		return nil, fmt.Errorf("server: cursor key: %w", err)
@@ -175,14 +210,67 @@ func instructions(info device.Info) string {
 }
 
 // sessionMiddleware registers each new session: it gets a device owner
-// identity, and when it ends its candidate locks are released.
+// identity, and when it ends its candidate locks are released. A session's
+// first request (initialize, or any request of a per-request protocol
+// version) must fit the session bounds (Options.MaxSessions,
+// MaxSessionsPerIdentity); a session refused, or whose initialize fails,
+// leaves no session state behind.
 func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
-			s.session(ss)
+		ss, ok := req.GetSession().(*mcp.ServerSession)
+		if !ok {
+			return next(ctx, method, req)
 		}
-		return next(ctx, method, req)
+		who := ""
+		if id, ok := policy.IdentityFrom(ctx); ok {
+			who = id.String()
+		}
+		fresh, err := s.admitSession(ss, who)
+		if err != nil {
+			s.endSession(ss)
+			return nil, RPCError(err)
+		}
+		res, err := next(ctx, method, req)
+		if err != nil && fresh && method == "initialize" {
+			s.endSession(ss)
+		}
+		return res, err
 	}
+}
+
+// admitSession counts ss against the session bounds at its first request.
+// It reports whether ss was admitted now (false for any later request), or
+// refuses it with a retryable -32083.
+func (s *Server) admitSession(ss *mcp.ServerSession, who string) (fresh bool, err error) {
+	st := s.session(ss)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st.admitted {
+		return false, nil
+	}
+	if s.live >= s.opts.MaxSessions {
+		s.log.Warn("session refused: server full", "sessions", s.live, "identity", who)
+		return false, netproto.Errorf(netproto.CodeAccessDenied,
+			"the server has %d sessions open, its limit; close a session (HTTP: DELETE it) or retry when idle sessions expire", s.live).Retryable()
+	}
+	if who != "" && s.liveBy[who] >= s.opts.MaxSessionsPerIdentity {
+		s.log.Warn("session refused: identity at its limit", "identity", who, "sessions", s.liveBy[who])
+		return false, netproto.Errorf(netproto.CodeAccessDenied,
+			"%s has %d sessions open, the limit per identity; close one of them (HTTP: DELETE it) or retry when idle sessions expire", who, s.liveBy[who]).Retryable()
+	}
+	st.admitted, st.who = true, who
+	s.live++
+	if who != "" {
+		s.liveBy[who]++
+	}
+	return true, nil
+}
+
+// Sessions returns the number of sessions the server keeps state for.
+func (s *Server) Sessions() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.sessions)
 }
 
 // session returns the state of ss, creating it on first use.
@@ -192,11 +280,13 @@ func (s *Server) session(ss *mcp.ServerSession) *session {
 	if st, ok := s.sessions[ss]; ok {
 		return st
 	}
-	id := ss.ID()
-	st := &session{owner: device.Owner{Session: id, User: s.opts.User}}
-	if id == "" {
-		st.owner.Session = rand.Text()
-	} else {
+	// The device knows a session by a handle, never by its MCP session id:
+	// the handle shows up in lock errors and the commit history, where
+	// other callers read it, and a session id is a bearer secret (over
+	// HTTP whoever presents it acts as that session).
+	s.handleSeq++
+	st := &session{owner: device.Owner{Session: fmt.Sprintf("%s-%d", s.handleTag, s.handleSeq), User: s.opts.User}}
+	if id := ss.ID(); id != "" {
 		s.byID[id] = st
 	}
 	s.sessions[ss] = st
@@ -215,19 +305,49 @@ func (s *Server) endSession(ss *mcp.ServerSession) {
 	if ok && s.byID[ss.ID()] == st {
 		delete(s.byID, ss.ID())
 	}
+	if ok && st.admitted {
+		st.admitted = false
+		s.live--
+		if st.who != "" {
+			if s.liveBy[st.who]--; s.liveBy[st.who] <= 0 {
+				delete(s.liveBy, st.who)
+			}
+		}
+	}
+	var owner device.Owner
+	if ok {
+		owner = st.deviceOwner()
+	}
 	s.mu.Unlock()
 	if ok && s.cfg != nil {
-		s.cfg.Release(st.owner)
-		s.log.Info("session ended, locks released", "session", st.owner.Session)
+		s.cfg.Release(owner)
+		s.log.Info("session ended, locks released", "session", owner.Session)
 	}
 }
 
-// owner returns the device owner of the session of req.
+// deviceOwner is who the session is on the device: its handle and the
+// identity it is bound to (the caller, e.g. "jwt:alice"), or Options.User
+// before the binding or without an access-control layer. The binding never
+// changes, so the owner is the same for every call of the session. Called
+// with s.mu held.
+func (st *session) deviceOwner() device.Owner {
+	o := st.owner
+	if st.identity != nil {
+		o.User = st.identity.String()
+	}
+	return o
+}
+
+// owner returns the device owner of the session ss: a handle (not the
+// session id) and the caller's identity.
 func (s *Server) owner(ss *mcp.ServerSession) device.Owner {
 	if ss == nil {
-		return device.Owner{Session: "local"}
+		return device.Owner{Session: "local", User: s.opts.User}
 	}
-	return s.session(ss).owner
+	st := s.session(ss)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return st.deviceOwner()
 }
 
 // hasYang reports whether the device serves YANG data.

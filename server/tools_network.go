@@ -129,10 +129,17 @@ func (s *Server) cliConfigure(ctx context.Context, c *call) (any, error) {
 		return nil, invalidParams("%s: give \"commands\" (an array of lines) or \"lines\" (text)", c.tool)
 	}
 	ss := c.req.Session
+	owner := s.owner(ss)
+	// Refuse what cannot apply before a person is asked to approve it.
+	if err := s.checkConfigure(ctx, owner, lines); err != nil {
+		return nil, err
+	}
 	if err := s.approve(ctx, ss, c.tool, c.rawArgs(), "apply to the candidate:\n"+strings.Join(lines, "\n")); err != nil {
 		return nil, err
 	}
-	owner := s.owner(ss)
+	mu := s.candidateMu(ss)
+	mu.Lock()
+	defer mu.Unlock()
 	if err := s.cfg.Configure(ctx, owner, lines); err != nil {
 		return nil, err
 	}
@@ -192,6 +199,11 @@ func (s *Server) yangEdit(ctx context.Context, c *call) (any, error) {
 		return nil, RPCError(netproto.Errorf(netproto.CodeConfigIncompatible, "%s: %d edits exceed maxBulkEdit %d; nothing was applied; split the change into requests of at most %d edits", c.tool, len(in.Edit), max, max))
 	}
 	ss := c.req.Session
+	owner := s.owner(ss)
+	// Refuse what cannot apply before a person is asked to approve it.
+	if err := s.checkEdit(ctx, owner, in.Edit); err != nil {
+		return nil, err
+	}
 	var sum strings.Builder
 	sum.WriteString("edit the candidate:")
 	for _, e := range in.Edit {
@@ -200,7 +212,9 @@ func (s *Server) yangEdit(ctx context.Context, c *call) (any, error) {
 	if err := s.approve(ctx, ss, c.tool, c.rawArgs(), sum.String()); err != nil {
 		return nil, err
 	}
-	owner := s.owner(ss)
+	mu := s.candidateMu(ss)
+	mu.Lock()
+	defer mu.Unlock()
 	if err := s.cfg.Edit(ctx, owner, in.Edit); err != nil {
 		return nil, err
 	}
@@ -273,7 +287,15 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 	}
 	opts := device.CommitOptions{Confirmed: confirmed, Comment: in.Comment, DryRun: in.DryRun}
 	if !in.DryRun {
+		// Refuse a locked or invalid candidate before a person is asked.
+		if err := s.checkEdit(ctx, owner, nil); err != nil {
+			return nil, err
+		}
 		d, err := s.cfg.Diff(ctx, owner)
+		if err != nil {
+			return nil, err
+		}
+		digest, err := s.candidateDigest(ctx, owner, d)
 		if err != nil {
 			return nil, err
 		}
@@ -284,9 +306,26 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 		if d.Unified != "" {
 			sum += ":\n" + d.Unified
 		}
+		// The approval covers this candidate only (Binding): a token or
+		// answer given for it is refused once the candidate changed.
 		if err := s.approveRequest(ctx, ApprovalRequest{MCPSession: ss, Tool: c.tool, Arguments: c.rawArgs(), Write: true,
-			Summary: sum, RollbackWindow: confirmed}); err != nil {
+			Summary: sum, RollbackWindow: confirmed, Binding: digest}); err != nil {
 			return nil, err
+		}
+		// The candidate may have changed while the approval was given
+		// (a concurrent call of this session): commit only what was approved.
+		mu := s.candidateMu(ss)
+		mu.Lock()
+		defer mu.Unlock()
+		if d, err = s.cfg.Diff(ctx, owner); err != nil {
+			return nil, err
+		}
+		now, err := s.candidateDigest(ctx, owner, d)
+		if err != nil {
+			return nil, err
+		}
+		if now != digest {
+			return nil, errCandidateChanged(c.tool)
 		}
 	}
 	return s.cfg.Commit(ctx, owner, opts)

@@ -21,21 +21,24 @@ import (
 
 // approveFlags are the flags of `netmcp approve`.
 type approveFlags struct {
-	key, keyID, tool, args, user, role string
-	window                             int
-	jwt                                bool
+	key, keyID, tool, args, user, role, device string
+	window                                     int
+	ttl                                        time.Duration
+	jwt                                        bool
 }
 
 // newApproveCmd builds "netmcp approve" and its keygen subcommand.
 func newApproveCmd() *cobra.Command {
 	var f approveFlags
 	cmd := &cobra.Command{
-		Use:   "approve --key KEYFILE --tool TOOL --args JSON",
+		Use:   "approve --key KEYFILE --device NAME --tool TOOL --args JSON",
 		Short: "Sign a consent for one state-changing call (troubleshooting draft 7.1)",
 		Long: "Print a signed consent object for TOOL called with exactly ARGS, to be sent as the \"consent\"\n" +
 			"argument of that call. The server accepts it when the signing key is among the trustedKeys of its\n" +
-			"policy (netmcp serve --policy), the consent is fresh (5 min), its nonce unused and its impact window\n" +
-			"(--window, seconds) covers the call's rollback window. --jwt prints an EdDSA JWT instead.\n" +
+			"policy (netmcp serve --policy), the consent names this device (--device: its name, as in the\n" +
+			"capability object), it has not expired (--ttl, at most 5 min), its nonce was never used on that\n" +
+			"server (even before a restart) and its impact window (--window, seconds) covers the call's rollback\n" +
+			"window. --jwt prints an EdDSA JWT instead.\n" +
 			"Make a key pair with `netmcp approve keygen --out FILE`.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runApprove(f, cmd.OutOrStdout()) },
@@ -48,8 +51,10 @@ func newApproveCmd() *cobra.Command {
 	fl.IntVar(&f.window, "window", 0, "impact window in seconds: the longest rollback window the consent allows")
 	fl.StringVar(&f.user, "user", "", "approver's identity (required)")
 	fl.StringVar(&f.role, "role", "", "approver's role")
+	fl.StringVar(&f.device, "device", "", "the one device the consent is for: its name (or the identity of its certificate) (required)")
+	fl.DurationVar(&f.ttl, "ttl", 5*time.Minute, "how long the consent stays valid (servers accept at most 5 min from signing)")
 	fl.BoolVar(&f.jwt, "jwt", false, "print a signed JWT instead of a signed JSON object")
-	for _, n := range []string{"key", "tool", "user"} {
+	for _, n := range []string{"key", "tool", "user", "device"} {
 		_ = cmd.MarkFlagRequired(n)
 	}
 
@@ -78,6 +83,12 @@ func runApprove(f approveFlags, w io.Writer) error {
 	if f.window < 0 {
 		return withExit(2, errors.New("--window must not be negative"))
 	}
+	if f.ttl <= 0 {
+		return withExit(2, errors.New("--ttl must be positive"))
+	}
+	if f.device == "" {
+		return withExit(2, errors.New("--device must name the device the consent is for"))
+	}
 	keyID := f.keyID
 	if keyID == "" {
 		keyID = f.user
@@ -85,8 +96,9 @@ func runApprove(f approveFlags, w io.Writer) error {
 	if !keyIDValid(keyID) {
 		return withExit(2, fmt.Errorf("key id %q must be one word (set --key-id)", keyID))
 	}
+	now := time.Now().UTC().Truncate(time.Second)
 	c := approval.Consent{Tool: f.tool, Parameters: json.RawMessage(f.args), ImpactWindow: f.window,
-		User: f.user, Role: f.role, Timestamp: time.Now().UTC().Truncate(time.Second), Nonce: rand.Text()}
+		User: f.user, Role: f.role, Timestamp: now, Nonce: rand.Text(), Device: f.device, Expires: now.Add(f.ttl)}
 	if f.jwt {
 		s, err := c.SignJWT(keyID, key)
 		if err != nil {

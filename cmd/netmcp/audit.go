@@ -18,7 +18,8 @@ func newAuditCmd() *cobra.Command {
 	verifyCmd := &cobra.Command{
 		Use:   "verify FILE | --state-dir DIR | --device URL [--topology FILE]",
 		Short: "Check the audit log's hash chain; exit 1 naming the first bad record",
-		Long: "Recompute every record's SHA-256 hash and its link to the previous record, and compare\n" +
+		Long: "Recompute every record's SHA-256 hash and its link to the previous record, across the rotated\n" +
+			"segments (FILE.<seq>, oldest first) and the log as one chain, and compare\n" +
 			"the end of the chain with the head file. Prints OK and the record count, or the line of the\n" +
 			"first record that was edited, deleted, inserted or moved, and exits 1. Name the log by its file,\n" +
 			"by the state directory of `netmcp serve --state-dir`, or by the device URL (and topology) given\n" +
@@ -45,7 +46,11 @@ func newAuditCmd() *cobra.Command {
 			rep, err := audit.Verify(path)
 			var te *audit.TamperError
 			if errors.As(err, &te) {
-				fmt.Fprintf(cmd.OutOrStdout(), "FAIL %s: line %d: %s (%d good records before it)\n", path, te.Line, te.Reason, rep.Records)
+				file := path
+				if te.File != "" {
+					file = te.File
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "FAIL %s: line %d: %s (%d good records before it)\n", file, te.Line, te.Reason, rep.Records)
 				return withExit(1, fmt.Errorf("audit log %s is not intact", path))
 			}
 			if err != nil {
@@ -54,6 +59,12 @@ func newAuditCmd() *cobra.Command {
 			head := "no head file"
 			if rep.HeadChecked {
 				head = "head file matches"
+			}
+			if rep.Segments > 0 {
+				head += fmt.Sprintf("; %d rotated segments", rep.Segments)
+				if rep.FirstSeq > 1 {
+					head += fmt.Sprintf(", chain starts at record %d (older segments removed)", rep.FirstSeq)
+				}
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "OK %s: %d records, last hash %s (%s)\n", path, rep.Records, rep.LastHash, head)
 			return nil

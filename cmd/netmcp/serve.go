@@ -84,7 +84,13 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	if err != nil {
 		return withExit(2, err)
 	}
-	gate := server.NewApprovalGate(approval.New(pol.Approval()), logger)
+	aopts := pol.Approval()
+	aopts.StateDir = stateDir // used consent nonces survive a restart
+	ag, err := approval.Open(aopts)
+	if err != nil {
+		return withExit(2, err)
+	}
+	gate := server.NewApprovalGate(ag, logger)
 	drv, err := device.Open(ctx, f.device, device.Options{StateDir: stateDir, Params: params})
 	if err != nil {
 		return withExit(2, err)
@@ -92,7 +98,8 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	defer drv.Close()
 	logger.Info("serving", "device", f.device, "stateDir", stateDir)
 	srv, err := server.New(drv, server.Options{Version: version, CompatNames: f.compatNames, ReadOnly: f.readOnly,
-		PageSize: f.pageSize, Logger: logger, Gate: gate, User: osUser()})
+		PageSize: f.pageSize, Logger: logger, Gate: gate, User: osUser(),
+		MaxSessions: f.sec.maxSessions, MaxSessionsPerIdentity: f.sec.maxSessionsPerIdentity})
 	if err != nil {
 		return err
 	}

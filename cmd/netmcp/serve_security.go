@@ -27,6 +27,10 @@ import (
 	"github.com/netmcp/netmcp/transport"
 )
 
+// defaultAuditMaxSize is the size at which `netmcp serve` rotates the
+// audit log by default.
+const defaultAuditMaxSize = 64 << 20
+
 // securityFlags are the security flags of `netmcp serve` (issue 5: who may
 // do what): TLS and mutual TLS, the TLS stream, the local role, limits and
 // the audit trail's export. The policy file is serve's --policy.
@@ -43,6 +47,10 @@ type securityFlags struct {
 	auditSyslog               string
 	auditSyslogCA             string
 	auditFsync                string
+	auditMaxSize              int64
+	auditKeep                 int
+	maxSessions               int
+	maxSessionsPerIdentity    int
 
 	redactor *redact.Redactor // shared by the log handler and the server
 }
@@ -62,6 +70,10 @@ func bindSecurityFlags(fl *pflag.FlagSet, sf *securityFlags) {
 	fl.IntVar(&sf.maxConnsPerSource, "max-conns-per-source", transport.DefaultMaxConnsPerSource, "open connections one source IP may hold on each listener (HTTP, TLS stream); more are closed at once (-1: no limit)")
 	fl.StringVar(&sf.auditSyslog, "audit-syslog", "", "also export audit records as RFC 5424 syslog to tcp://HOST:PORT or tls://HOST:PORT")
 	fl.StringVar(&sf.auditSyslogCA, "audit-syslog-ca", "", "CA bundle (PEM) trusted for tls:// syslog (default: the system roots)")
+	fl.Int64Var(&sf.auditMaxSize, "audit-max-size", defaultAuditMaxSize, "rotate the audit log when it would exceed this many bytes (0: never); segments stay hash-chained and `netmcp audit verify` checks them all")
+	fl.IntVar(&sf.auditKeep, "audit-keep", 0, "rotated audit segments to keep, newest first (0: all)")
+	fl.IntVar(&sf.maxSessions, "max-sessions", server.DefaultMaxSessions, "most sessions open at once; more are refused (retryable -32083)")
+	fl.IntVar(&sf.maxSessionsPerIdentity, "max-sessions-per-identity", server.DefaultMaxSessionsPerIdentity, "most sessions open at once per caller identity")
 	fl.StringVar(&sf.auditFsync, "audit-fsync", "writes", "when audit records reach the disk: writes (records of changes and approvals at once, others every second), always (every record), interval (every second) or never")
 }
 
@@ -215,7 +227,11 @@ func (sf *securityFlags) securityOptions(a serveArgs) (server.SecurityOptions, f
 	if err != nil {
 		return opts, nil, err
 	}
-	aopts := audit.Options{Sync: sync, OnSinkError: func(err error) { a.logger.Warn("audit export failed", "error", err) }}
+	if sf.auditMaxSize < 0 || sf.auditKeep < 0 {
+		return opts, nil, errors.New("--audit-max-size and --audit-keep must not be negative")
+	}
+	aopts := audit.Options{Sync: sync, MaxSize: sf.auditMaxSize, MaxSegments: sf.auditKeep,
+		OnSinkError: func(err error) { a.logger.Warn("audit export failed", "error", err) }}
 	var sink *audit.Syslog
 	if sf.auditSyslog != "" {
 		if sink, err = sf.syslogSink(a.logger); err != nil {

@@ -63,6 +63,34 @@ func (s *Store) Edit(ctx context.Context, owner device.Owner, edits []device.Edi
 	return nil
 }
 
+// CheckEdit reports the error Edit would return for edits, without changing
+// anything: the candidate lock, the bulk limit, every edit and the schema's
+// rules on the result. It lets a caller refuse a change that cannot apply
+// before anyone is asked to approve it. With no edits it checks that owner
+// may change the candidate and that owner's candidate is valid (what
+// Commit checks first).
+func (s *Store) CheckEdit(ctx context.Context, owner device.Owner, edits []device.Edit) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return err
+	}
+	if err := s.lockedBy(owner); err != nil {
+		return err
+	}
+	if len(edits) > s.opts.MaxBulkEdit {
+		return netproto.Errorf(incompatible, "request has %d edits; maxBulkEdit is %d", len(edits), s.opts.MaxBulkEdit)
+	}
+	tree := s.candidateLocked(owner)
+	for i, e := range edits {
+		var err error
+		if tree, err = s.applyEdit(tree, e); err != nil {
+			return annotate(err, yangSyntax, fmt.Sprintf("edit %d of %d: ", i+1, len(edits)), e.Path)
+		}
+	}
+	return s.validate(tree)
+}
+
 // applyEdit returns tree with edit e applied; tree is not modified.
 func (s *Store) applyEdit(tree map[string]any, e device.Edit) (map[string]any, error) {
 	op := e.Operation

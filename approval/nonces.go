@@ -1,0 +1,98 @@
+package approval
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/netmcp/netmcp/internal/atomicfile"
+)
+
+// NonceFile is the file, in Options.StateDir, that keeps the nonces of the
+// signed consents already used, each until the consent could no longer be
+// accepted anyway, so that a consent is not accepted twice even across a
+// restart.
+const NonceFile = "consent-nonces.json"
+
+// nonceState is the content of NonceFile.
+type nonceState struct {
+	Version int `json:"version"`
+	// Nonces maps "keyId/nonce" to the time after which it may be forgotten.
+	Nonces map[string]time.Time `json:"nonces"`
+}
+
+const nonceVersion = 1
+
+// loadNonces reads the used nonces of dir, dropping the expired ones (and
+// rewriting the file without them). A missing file is an empty set.
+func loadNonces(dir string, now time.Time) (map[string]time.Time, error) {
+	out := map[string]time.Time{}
+	if dir == "" {
+		return out, nil
+	}
+	path := filepath.Join(dir, NonceFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("approval: used consent nonces: %w", err)
+	}
+	var st nonceState
+	if err := json.Unmarshal(b, &st); err != nil {
+		return nil, fmt.Errorf("approval: used consent nonces: %s: %w", path, err)
+	}
+	if st.Version != nonceVersion {
+		return nil, fmt.Errorf("approval: used consent nonces: %s: unsupported version %d", path, st.Version)
+	}
+	for n, exp := range st.Nonces {
+		if now.Before(exp) {
+			out[n] = exp
+		}
+	}
+	if len(out) < len(st.Nonces) {
+		// Best effort: a stale entry left on disk is harmless and pruned
+		// at the next write.
+		_ = saveNonces(dir, out)
+	}
+	return out, nil
+}
+
+// saveNonces writes the used nonces to dir atomically (a temporary file,
+// synced, renamed over NonceFile, the directory synced).
+func saveNonces(dir string, nonces map[string]time.Time) error {
+	b, err := json.Marshal(nonceState{Version: nonceVersion, Nonces: nonces})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, NonceFile), b, 0o600)
+}
+
+// useNonce records nonce as used until forget, or refuses it as a replay.
+// With a state directory the nonce is durable before the consent is
+// accepted; if it cannot be written the consent is refused.
+func (g *Gate) useNonce(nonce string, forget, now time.Time) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.nonceErr != nil {
+		return denied("used consent nonces cannot be read from the state directory (%v); consents are refused until this is repaired", g.nonceErr)
+	}
+	g.purgeLocked(now)
+	if _, seen := g.nonces[nonce]; seen {
+		return denied("consent nonce %q was already used (replay)", nonce)
+	}
+	g.nonces[nonce] = forget
+	if g.opts.StateDir != "" {
+		if err := saveNonces(g.opts.StateDir, g.nonces); err != nil {
+			delete(g.nonces, nonce)
+			return denied("the consent's nonce cannot be recorded in the state directory (%v), so it could be replayed; refused", err)
+		}
+	}
+	return nil
+}
