@@ -3,6 +3,7 @@ package sim
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -14,10 +15,13 @@ import (
 // syslogCapacity is the size of a device's log buffer (MCP-NET: max 10000).
 const syslogCapacity = 10000
 
-// syslogRing is a fixed-size log buffer.
+// syslogRing is a bounded log buffer: it grows as entries arrive, up to
+// capacity, then overwrites the oldest. A quiet device holds a few entries,
+// not capacity empty slots.
 type syslogRing struct {
 	mu      sync.Mutex
-	buf     []device.LogEntry
+	cap     int
+	buf     []device.LogEntry // len(buf) <= cap; a ring once len(buf) == cap
 	start   int
 	n       int
 	seq     int // VRP sequence number
@@ -25,14 +29,18 @@ type syslogRing struct {
 }
 
 func newSyslogRing(capacity int) *syslogRing {
-	return &syslogRing{buf: make([]device.LogEntry, capacity)}
+	return &syslogRing{cap: max(capacity, 1)}
 }
 
 func (r *syslogRing) add(e device.LogEntry) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.n < len(r.buf) {
-		r.buf[(r.start+r.n)%len(r.buf)] = e
+	if len(r.buf) < r.cap {
+		// Not full yet: start is 0 and the entries are buf[:n].
+		if len(r.buf) == cap(r.buf) {
+			r.buf = slices.Grow(r.buf, min(max(2*len(r.buf), 16), r.cap)-len(r.buf))
+		}
+		r.buf = append(r.buf, e)
 		r.n++
 		return
 	}

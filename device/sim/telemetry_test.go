@@ -108,3 +108,46 @@ func TestSyslog(t *testing.T) {
 		t.Errorf("ring = %+v", l)
 	}
 }
+
+// TestSyslogRingGrows checks that the log buffer holds the newest entries
+// in order at every fill level, and that it allocates as entries arrive,
+// not its whole capacity up front.
+func TestSyslogRingGrows(t *testing.T) {
+	msgs := func(es []device.LogEntry) string {
+		var b strings.Builder
+		for _, e := range es {
+			b.WriteString(e.Message)
+		}
+		return b.String()
+	}
+	for _, tc := range []struct {
+		capacity, adds int
+		last           int
+		want           string
+		dropped        int
+	}{
+		{capacity: 3, adds: 0, want: ""},
+		{capacity: 3, adds: 2, want: "ab"},
+		{capacity: 3, adds: 3, want: "abc"},
+		{capacity: 3, adds: 5, want: "cde", dropped: 2},
+		{capacity: 3, adds: 5, last: 2, want: "de", dropped: 2},
+		{capacity: 20, adds: 17, want: "abcdefghijklmnopq"},
+		{capacity: 20, adds: 26, last: 5, want: "vwxyz", dropped: 6},
+		{capacity: 20, adds: 26, want: "ghijklmnopqrstuvwxyz", dropped: 6},
+	} {
+		r := newSyslogRing(tc.capacity)
+		for i := 0; i < tc.adds; i++ {
+			r.add(device.LogEntry{Message: string(rune('a' + i))})
+		}
+		count, dropped := r.stats()
+		if got := msgs(r.last(tc.last)); got != tc.want || count != min(tc.adds, tc.capacity) || dropped != tc.dropped {
+			t.Errorf("cap %d, %d adds, last(%d) = %q (count %d, dropped %d), want %q (dropped %d)",
+				tc.capacity, tc.adds, tc.last, got, count, dropped, tc.want, tc.dropped)
+		}
+	}
+	r := newSyslogRing(syslogCapacity)
+	r.add(device.LogEntry{Message: "boot"})
+	if c := cap(r.buf); c > 64 {
+		t.Errorf("a ring of %d entries holding one allocated %d slots", syslogCapacity, c)
+	}
+}
