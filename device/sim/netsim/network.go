@@ -27,47 +27,155 @@ func New(t topology.Topology, opts Options) (*Network, error) {
 	return n, nil
 }
 
+// The Network's topology is copy-on-write: n.topo and everything it holds
+// is never modified in place, so a change builds a new Devices (or Faults)
+// slice sharing every unchanged device with the old one, and only what
+// comes from a caller is deep-copied.
+
 // cloneTopology deep-copies a topology (every field is plain data).
 func cloneTopology(t topology.Topology) topology.Topology {
-	b, err := json.Marshal(t)
-	if err != nil {
-		panic(fmt.Sprintf("netsim: copying topology: %v", err))
-	}
 	var c topology.Topology
-	if err := json.Unmarshal(b, &c); err != nil {
-		panic(fmt.Sprintf("netsim: copying topology: %v", err))
-	}
+	cloneJSON(t, &c)
 	return c
 }
 
+// cloneDevice deep-copies one device.
+func cloneDevice(d topology.Device) topology.Device {
+	var c topology.Device
+	cloneJSON(d, &c)
+	return c
+}
+
+// cloneFaults deep-copies faults (their Params maps included).
+func cloneFaults(f []topology.Fault) []topology.Fault {
+	if len(f) == 0 {
+		return nil
+	}
+	var c []topology.Fault
+	cloneJSON(f, &c)
+	return c
+}
+
+// cloneJSON copies plain data through JSON, which follows every field the
+// topology types grow without a hand-written copy to keep up to date.
+func cloneJSON(from, to any) {
+	b, err := json.Marshal(from)
+	if err == nil {
+		err = json.Unmarshal(b, to)
+	}
+	if err != nil {
+		panic(fmt.Sprintf("netsim: copying topology data: %v", err))
+	}
+}
+
 // Topology returns a deep copy of the current topology, faults included.
+// It copies the whole network: the lookups below (Device, Links, ...)
+// are cheaper for a single question.
 func (n *Network) Topology() topology.Topology {
 	n.mu.RLock()
 	defer n.mu.RUnlock()
 	return cloneTopology(n.topo)
 }
 
-// UpdateDevice replaces one device's configuration (after a commit) and
-// recomputes all derived state. The device must exist, keep its name, and
-// keep every interface that a link or a fault names; it is validated as
-// New validates.
-func (n *Network) UpdateDevice(d topology.Device) error {
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	t := n.topo
-	t.Devices = append([]topology.Device(nil), n.topo.Devices...)
-	found := false
-	for i := range t.Devices {
-		if t.Devices[i].Name == d.Name {
-			t.Devices[i] = d
-			found = true
+// Device returns a deep copy of one device's configuration.
+func (n *Network) Device(name string) (topology.Device, bool) {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	d, ok := n.state.devs[name]
+	if !ok {
+		return topology.Device{}, false
+	}
+	return cloneDevice(*d.cfg), true
+}
+
+// DeviceNames returns the names of the devices, in topology order.
+func (n *Network) DeviceNames() []string {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	out := make([]string, len(n.state.order))
+	for i, d := range n.state.order {
+		out[i] = d.name
+	}
+	return out
+}
+
+// DevicesOfKind returns deep copies of the devices of one kind (router,
+// switch or host), in topology order.
+func (n *Network) DevicesOfKind(kind string) []topology.Device {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	var out []topology.Device
+	for _, d := range n.state.order {
+		if d.kind == kind {
+			out = append(out, cloneDevice(*d.cfg))
 		}
 	}
-	if !found {
-		return fmt.Errorf("netsim: no device %q", d.Name)
+	return out
+}
+
+// Links returns a copy of the links (plain values).
+func (n *Network) Links() []topology.Link {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return append([]topology.Link(nil), n.topo.Links...)
+}
+
+// InterfaceStatus is the administrative and operational state of one
+// interface, as InterfaceStates lists it.
+type InterfaceStatus struct {
+	Device, Interface string
+	AdminUp, OperUp   bool
+}
+
+// InterfaceStates returns the state of every interface of every device, in
+// topology order: one pass under one lock, for watching what a change did.
+func (n *Network) InterfaceStates() []InterfaceStatus {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	var out []InterfaceStatus
+	for _, d := range n.state.order {
+		for _, it := range d.ifList {
+			out = append(out, InterfaceStatus{Device: d.name, Interface: it.name, AdminUp: it.adminUp, OperUp: it.operUp})
+		}
 	}
-	t = cloneTopology(t) // one deep copy, of the network and of d
-	if err := validate(&t); err != nil {
+	return out
+}
+
+// UpdateDevice replaces one device's configuration (after a commit) and
+// recomputes the derived state. The device must exist, keep its name, and
+// keep every interface that a link or a fault names; it is validated as
+// New validates. Only d is copied: the rest of the topology is shared with
+// the previous state.
+func (n *Network) UpdateDevice(d topology.Device) error {
+	return n.UpdateDevices([]topology.Device{d})
+}
+
+// UpdateDevices replaces the configuration of several devices at once with
+// one recomputation of the derived state (a lab loading saved
+// configurations); see UpdateDevice. Nothing changes unless every device
+// is accepted.
+func (n *Network) UpdateDevices(ds []topology.Device) error {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	pos := make(map[string]int, len(n.topo.Devices))
+	for i := range n.topo.Devices {
+		pos[n.topo.Devices[i].Name] = i
+	}
+	t := n.topo
+	t.Devices = append([]topology.Device(nil), n.topo.Devices...)
+	changed := map[string]bool{}
+	for _, d := range ds {
+		i, ok := pos[d.Name]
+		if !ok {
+			return fmt.Errorf("netsim: no device %q", d.Name)
+		}
+		t.Devices[i] = cloneDevice(d)
+		if err := validateDevice(&t.Devices[i]); err != nil {
+			return err
+		}
+		changed[d.Name] = true
+	}
+	if err := validateRefs(&t, changed); err != nil {
 		return err
 	}
 	n.topo = t
@@ -75,13 +183,13 @@ func (n *Network) UpdateDevice(d topology.Device) error {
 	return nil
 }
 
-// SetFaults replaces the injected faults and recomputes all derived state.
+// SetFaults replaces the injected faults and recomputes the derived state.
 func (n *Network) SetFaults(f []topology.Fault) error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	t := cloneTopology(n.topo)
-	t.Faults = append([]topology.Fault(nil), f...)
-	if err := validate(&t); err != nil {
+	t := n.topo
+	t.Faults = cloneFaults(f)
+	if err := validateFaults(t.Faults, checkEndIn(&t), linkEnds(&t)); err != nil {
 		return err
 	}
 	n.topo = t
@@ -93,7 +201,7 @@ func (n *Network) SetFaults(f []topology.Fault) error {
 func (n *Network) Faults() []topology.Fault {
 	n.mu.RLock()
 	defer n.mu.RUnlock()
-	return append([]topology.Fault(nil), n.topo.Faults...)
+	return cloneFaults(n.topo.Faults)
 }
 
 // iface finds a compiled interface.
@@ -149,7 +257,7 @@ func (n *Network) Routes(dev, vrf string, family int) ([]Route, error) {
 		return nil, fmt.Errorf("netsim: device %q has no VRF %q", dev, vrf)
 	}
 	var out []Route
-	for _, r := range d.ribs[ribKey{vrf, family}] {
+	for _, r := range n.state.rib(d, ribKey{vrf, family}) {
 		out = append(out, r.Route)
 	}
 	return out, nil

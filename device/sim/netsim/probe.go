@@ -79,7 +79,7 @@ func (n *Network) prepare(req ProbeRequest) (*prober, bool, error) {
 	if pr.local {
 		return pr, true, nil
 	}
-	r := lookup(d.ribs[ribKey{req.VRF, pr.fam}], dst, netip.Prefix{})
+	r := lookup(s.rib(d, ribKey{req.VRF, pr.fam}), dst, netip.Prefix{})
 	if r == nil {
 		return pr, false, nil
 	}

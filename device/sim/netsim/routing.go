@@ -24,33 +24,57 @@ type route struct {
 	order int
 }
 
-// routing computes every device's tables.
+// routing prepares what every device's tables are computed from: the IGP
+// graph of each family. The tables themselves are computed per device on
+// first use (rib), so a network of a thousand routers costs a graph, not a
+// million routes, until someone looks.
 func (s *state) routing() {
-	for _, fam := range []int{4, 6} {
-		for _, d := range s.order {
-			for _, it := range d.ifList {
-				if !it.l3() || !it.operUp {
-					continue
-				}
-				for _, p := range it.addrs {
-					if familyOf(p.Addr()) != fam {
-						continue
-					}
-					k := ribKey{it.vrf, fam}
-					d.ribs[k] = append(d.ribs[k], &route{Route: Route{Prefix: p.Masked(), Protocol: "direct",
-						Preference: prefDirect, Interface: it.name}, outIf: it})
-				}
-			}
-		}
-		s.igp(fam)
-		for _, d := range s.order {
-			d.statics(fam)
+	for _, d := range s.order {
+		if d.kind == topology.KindRouter {
+			s.routers = append(s.routers, d)
 		}
 	}
-	for _, d := range s.order {
-		for _, rs := range d.ribs {
-			selectBest(rs)
+	for i, fam := range []int{4, 6} {
+		s.graphs[i] = s.igpGraph(fam)
+	}
+}
+
+// rib returns a device's candidate routes of one table, computing all of
+// the device's tables on first use. Safe under the Network's read lock.
+func (s *state) rib(d *device, k ribKey) []*route {
+	d.ribOnce.Do(func() { s.computeRIBs(d) })
+	return d.ribs[k]
+}
+
+// computeRIBs computes every table of d: connected routes, then the IGP's
+// (routers only), then statics resolved over both, per family; then the
+// best route of each prefix is marked active.
+func (s *state) computeRIBs(d *device) {
+	d.ribs = map[ribKey][]*route{}
+	for gi, fam := range []int{4, 6} {
+		for _, it := range d.ifList {
+			if !it.l3() || !it.operUp {
+				continue
+			}
+			for _, p := range it.addrs {
+				if familyOf(p.Addr()) != fam {
+					continue
+				}
+				k := ribKey{it.vrf, fam}
+				d.ribs[k] = append(d.ribs[k], &route{Route: Route{Prefix: p.Masked(), Protocol: "direct",
+					Preference: prefDirect, Interface: it.name}, outIf: it})
+			}
 		}
+		if g := s.graphs[gi]; g != nil {
+			if src, ok := g.idx[d]; ok {
+				k := ribKey{"", fam}
+				d.ribs[k] = append(d.ribs[k], g.routes(src)...)
+			}
+		}
+		d.statics(fam)
+	}
+	for _, rs := range d.ribs {
+		selectBest(rs)
 	}
 }
 
@@ -168,20 +192,37 @@ type adjacency struct {
 	nh    netip.Addr
 }
 
-// igp runs a link-state IGP over the global tables of the routers for one
+// igpGraph is the link-state database of one family: the routers, their
+// adjacencies and the prefixes each advertises.
+type igpGraph struct {
+	routers []*device
+	idx     map[*device]int
+	adj     [][]adjacency
+	// adverts are each router's connected global prefixes.
+	adverts [][]netip.Prefix
+}
+
+// igpGraph builds the IGP's graph of the routers' global tables for one
 // family: adjacencies over up links between non-passive interfaces sharing
-// a subnet, shortest paths by Dijkstra, every connected prefix advertised.
-func (s *state) igp(fam int) {
-	var routers []*device
-	idx := map[*device]int{}
-	for _, d := range s.order {
-		if d.kind == topology.KindRouter {
-			idx[d] = len(routers)
-			routers = append(routers, d)
-		}
+// a subnet, every connected prefix advertised.
+func (s *state) igpGraph(fam int) *igpGraph {
+	g := &igpGraph{routers: s.routers, idx: make(map[*device]int, len(s.routers))}
+	for i, d := range s.routers {
+		g.idx[d] = i
 	}
-	adj := make([][]adjacency, len(routers))
-	for i, d := range routers {
+	g.adj = make([][]adjacency, len(g.routers))
+	g.adverts = make([][]netip.Prefix, len(g.routers))
+	for i, d := range g.routers {
+		for _, it := range d.ifList {
+			if !it.l3() || !it.operUp || it.vrf != "" {
+				continue
+			}
+			for _, p := range it.addrs {
+				if familyOf(p.Addr()) == fam {
+					g.adverts[i] = append(g.adverts[i], p.Masked())
+				}
+			}
+		}
 		for _, it := range d.ifList {
 			if it.vrf != "" || !it.operUp || it.cfg.Passive || it.loopback {
 				continue
@@ -196,90 +237,133 @@ func (s *state) igp(fam int) {
 			}
 			for _, r := range it.reach {
 				p := r.to
-				if _, isR := idx[p.dev]; !isR || p.vrf != "" || p.cfg.Passive || p.dev == d {
+				if _, isR := g.idx[p.dev]; !isR || p.vrf != "" || p.cfg.Passive || p.dev == d {
 					continue
 				}
 				for _, pa := range p.addrs {
 					if familyOf(pa.Addr()) == fam && mine.Masked().Contains(pa.Addr()) {
-						adj[i] = append(adj[i], adjacency{to: p.dev, cost: cost, outIf: it, nh: pa.Addr()})
+						g.adj[i] = append(g.adj[i], adjacency{to: p.dev, cost: cost, outIf: it, nh: pa.Addr()})
 						break
 					}
 				}
 			}
 		}
 	}
-	// Prefixes each router advertises: its connected global prefixes.
-	adverts := make([][]netip.Prefix, len(routers))
-	for i, d := range routers {
-		for _, r := range d.ribs[ribKey{"", fam}] {
-			if r.Protocol == "direct" {
-				adverts[i] = append(adverts[i], r.Prefix)
+	return g
+}
+
+// routes runs shortest paths from router src (Dijkstra over a binary heap
+// ordered by distance, then router index, so that ties break as they
+// always did: towards the router listed first) and returns its IGP routes:
+// each prefix advertised by another router, through the first hop of the
+// cheapest path to the nearest router advertising it.
+func (g *igpGraph) routes(src int) []*route {
+	const inf = int(^uint(0) >> 2)
+	n := len(g.routers)
+	dist := make([]int, n)
+	first := make([]*adjacency, n)
+	done := make([]bool, n)
+	for i := range dist {
+		dist[i] = inf
+	}
+	dist[src] = 0
+	h := distHeap{{0, src}}
+	for len(h) > 0 {
+		it := h.pop()
+		u := it.node
+		if done[u] || it.dist != dist[u] {
+			continue
+		}
+		done[u] = true
+		for k := range g.adj[u] {
+			a := &g.adj[u][k]
+			v := g.idx[a.to]
+			if nd := dist[u] + a.cost; nd < dist[v] {
+				dist[v] = nd
+				if u == src {
+					first[v] = a
+				} else {
+					first[v] = first[u]
+				}
+				h.push(heapItem{nd, v})
 			}
 		}
 	}
-	const inf = int(^uint(0) >> 2)
-	for src, d := range routers {
-		dist := make([]int, len(routers))
-		first := make([]*adjacency, len(routers))
-		done := make([]bool, len(routers))
-		for i := range dist {
-			dist[i] = inf
+	own := map[netip.Prefix]bool{}
+	for _, p := range g.adverts[src] {
+		own[p] = true
+	}
+	best := map[netip.Prefix]int{} // index in list
+	var list []*route
+	for q := range g.routers {
+		if q == src || dist[q] == inf || first[q] == nil {
+			continue
 		}
-		dist[src] = 0
-		for {
-			u := -1
-			for i := range routers {
-				if !done[i] && dist[i] < inf && (u < 0 || dist[i] < dist[u]) {
-					u = i
-				}
-			}
-			if u < 0 {
-				break
-			}
-			done[u] = true
-			for k := range adj[u] {
-				a := &adj[u][k]
-				v := idx[a.to]
-				if nd := dist[u] + a.cost; nd < dist[v] {
-					dist[v] = nd
-					if u == src {
-						first[v] = a
-					} else {
-						first[v] = first[u]
-					}
-				}
-			}
-		}
-		own := map[netip.Prefix]bool{}
-		for _, p := range adverts[src] {
-			own[p] = true
-		}
-		best := map[netip.Prefix]int{} // index in list
-		var list []*route
-		for q := range routers {
-			if q == src || dist[q] == inf || first[q] == nil {
+		for _, p := range g.adverts[q] {
+			if own[p] {
 				continue
 			}
-			for _, p := range adverts[q] {
-				if own[p] {
-					continue
-				}
-				i, seen := best[p]
-				if seen && list[i].Metric <= dist[q] {
-					continue
-				}
-				f := first[q]
-				r := &route{Route: Route{Prefix: p, Protocol: "igp", Preference: prefIGP, Metric: dist[q],
-					NextHop: f.nh, Interface: f.outIf.name}, outIf: f.outIf, gw: f.nh}
-				if seen {
-					list[i] = r
-				} else {
-					best[p] = len(list)
-					list = append(list, r)
-				}
+			i, seen := best[p]
+			if seen && list[i].Metric <= dist[q] {
+				continue
+			}
+			f := first[q]
+			r := &route{Route: Route{Prefix: p, Protocol: "igp", Preference: prefIGP, Metric: dist[q],
+				NextHop: f.nh, Interface: f.outIf.name}, outIf: f.outIf, gw: f.nh}
+			if seen {
+				list[i] = r
+			} else {
+				best[p] = len(list)
+				list = append(list, r)
 			}
 		}
-		k := ribKey{"", fam}
-		d.ribs[k] = append(d.ribs[k], list...)
 	}
+	return list
+}
+
+// heapItem is a router and a tentative distance.
+type heapItem struct{ dist, node int }
+
+// distHeap is a binary min-heap of heapItems by distance, then node.
+type distHeap []heapItem
+
+func (h distHeap) less(i, j int) bool {
+	return h[i].dist < h[j].dist || h[i].dist == h[j].dist && h[i].node < h[j].node
+}
+
+func (h *distHeap) push(x heapItem) {
+	*h = append(*h, x)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *distHeap) pop() heapItem {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(a) && a.less(l, m) {
+			m = l
+		}
+		if r < len(a) && a.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
 }

@@ -6,6 +6,7 @@ import (
 	"net/netip"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/netmcp/netmcp/device/sim/topology"
 )
@@ -18,11 +19,16 @@ const (
 )
 
 // state is the network compiled from a topology and faults; it is rebuilt
-// wholesale on every change and read under the Network's lock.
+// on every change and read under the Network's lock. Routing tables are
+// computed per device on first use (see rib).
 type state struct {
 	devs  map[string]*device
 	order []*device
 	links []*link
+	// routers are the devices of kind router, in topology order; graphs
+	// are the IGP's graphs of IPv4 and IPv6.
+	routers []*device
+	graphs  [2]*igpGraph
 }
 
 // device is a compiled device.
@@ -34,8 +40,10 @@ type device struct {
 	ifList []*iface
 	acls   map[string]*acl
 	vlans  map[int]bool
-	// ribs holds every candidate route, keyed by vrf and family.
-	ribs map[ribKey][]*route
+	// ribs holds every candidate route, keyed by vrf and family; it is
+	// computed once, on first use, under ribOnce (see state.rib).
+	ribs    map[ribKey][]*route
+	ribOnce sync.Once
 }
 
 // ribKey names one routing table.
@@ -250,9 +258,6 @@ func build(t *topology.Topology) *state {
 	}
 	s.operState()
 	s.l2()
-	for _, d := range s.order {
-		d.ribs = map[ribKey][]*route{}
-	}
 	s.routing()
 	return s
 }

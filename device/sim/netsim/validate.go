@@ -176,48 +176,101 @@ func validateDevice(d *topology.Device) error {
 
 // validate checks a whole topology: devices, links and faults.
 func validate(t *topology.Topology) error {
-	devs := map[string]map[string]bool{}
+	seen := map[string]bool{}
 	for i := range t.Devices {
 		d := &t.Devices[i]
 		if err := validateDevice(d); err != nil {
 			return err
 		}
-		if devs[d.Name] != nil {
+		if seen[d.Name] {
 			return fmt.Errorf("netsim: duplicate device %q", d.Name)
 		}
-		ifs := map[string]bool{}
+		seen[d.Name] = true
+	}
+	return validateRefs(t, nil)
+}
+
+// interfaceSets maps each device of t to the set of its interface names.
+func interfaceSets(t *topology.Topology) map[string]map[string]bool {
+	devs := make(map[string]map[string]bool, len(t.Devices))
+	for i := range t.Devices {
+		d := &t.Devices[i]
+		ifs := make(map[string]bool, len(d.Interfaces))
 		for _, it := range d.Interfaces {
 			ifs[it.Name] = true
 		}
 		devs[d.Name] = ifs
 	}
-	checkEnd := func(what, s string) error {
-		dev, ifn, ok := topology.SplitEnd(s)
-		if !ok {
-			return fmt.Errorf("netsim: %s %q: want \"device:interface\"", what, s)
+	return devs
+}
+
+// checkEndIn returns a checker of "device:interface" references against t.
+func checkEndIn(t *topology.Topology) func(string) error {
+	devs := interfaceSets(t)
+	return func(s string) error { return checkEnd(devs, "fault interface", s) }
+}
+
+// checkEnd checks that s, a "device:interface" reference described by
+// what, names an existing interface.
+func checkEnd(devs map[string]map[string]bool, what, s string) error {
+	dev, ifn, ok := topology.SplitEnd(s)
+	if !ok {
+		return fmt.Errorf("netsim: %s %q: want \"device:interface\"", what, s)
+	}
+	ifs, ok := devs[dev]
+	if !ok {
+		return fmt.Errorf("netsim: %s %q: no device %q", what, s, dev)
+	}
+	if !ifs[ifn] {
+		return fmt.Errorf("netsim: %s %q: device %q has no interface %q", what, s, dev, ifn)
+	}
+	return nil
+}
+
+// linkEnds is the set of the link ends of t.
+func linkEnds(t *topology.Topology) map[string]bool {
+	ends := make(map[string]bool, 2*len(t.Links))
+	for _, l := range t.Links {
+		ends[l.A], ends[l.B] = true, true
+	}
+	return ends
+}
+
+// validateRefs checks the links and faults of t against its devices. With
+// changed set, the links were valid before devices of those names changed:
+// only the references to them are checked again, so reconfiguring one
+// device costs in proportion to the links, not to the whole network.
+func validateRefs(t *topology.Topology, changed map[string]bool) error {
+	devs := interfaceSets(t)
+	touches := func(end string) bool {
+		if changed == nil {
+			return true
 		}
-		ifs, ok := devs[dev]
-		if !ok {
-			return fmt.Errorf("netsim: %s %q: no device %q", what, s, dev)
-		}
-		if !ifs[ifn] {
-			return fmt.Errorf("netsim: %s %q: device %q has no interface %q", what, s, dev, ifn)
-		}
-		return nil
+		dev, _, _ := topology.SplitEnd(end)
+		return changed[dev]
 	}
 	used := map[string]string{}
 	ends := map[string]bool{}
 	for _, l := range t.Links {
 		name := l.A + " -- " + l.B
 		for _, e := range []string{l.A, l.B} {
-			if err := checkEnd("link "+name+" end", e); err != nil {
+			ends[e] = true
+			if !touches(e) {
+				continue
+			}
+			if err := checkEnd(devs, "link "+name+" end", e); err != nil {
 				return err
+			}
+			if changed != nil {
+				continue
 			}
 			if prev, ok := used[e]; ok {
 				return fmt.Errorf("netsim: interface %q is on two links (%s and %s)", e, prev, name)
 			}
 			used[e] = name
-			ends[e] = true
+		}
+		if changed != nil {
+			continue
 		}
 		if l.A == l.B {
 			return fmt.Errorf("netsim: link %s joins an interface to itself", name)
@@ -226,7 +279,7 @@ func validate(t *topology.Topology) error {
 			return fmt.Errorf("netsim: link %s: negative delay", name)
 		}
 	}
-	return validateFaults(t.Faults, func(s string) error { return checkEnd("fault interface", s) }, ends)
+	return validateFaults(t.Faults, func(s string) error { return checkEnd(devs, "fault interface", s) }, ends)
 }
 
 // validateFaults checks faults against the interfaces and link ends.
