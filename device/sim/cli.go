@@ -172,11 +172,9 @@ func (d *Driver) resolveHost(s string, v6 bool) (netip.Addr, bool) {
 		return a, true
 	}
 	name := strings.TrimSuffix(strings.TrimSuffix(strings.ToLower(s), "."), "."+labDomain)
-	for _, dev := range d.lab.net.Topology().Devices {
-		if strings.ToLower(dev.Name) == name {
-			if a, ok := deviceAddress(dev, v6); ok {
-				return a, true
-			}
+	for _, dev := range d.lab.devicesNamed(name) {
+		if a, ok := deviceAddress(dev, v6); ok {
+			return a, true
 		}
 	}
 	return netip.Addr{}, false

@@ -59,7 +59,6 @@ func (d *Driver) reachable(vrf string, addr netip.Addr) (bool, int) {
 func (d *Driver) dig(req device.DiagRequest) (string, int) {
 	qtype := strings.ToUpper(cmp.Or(req.QueryType, "A"))
 	qname := strings.ToLower(strings.TrimSuffix(req.Destination, ".")) + "."
-	topo := d.lab.net.Topology()
 	var server netip.Addr
 	rtt, ok := 0, false
 	if req.Server != "" {
@@ -68,10 +67,7 @@ func (d *Driver) dig(req device.DiagRequest) (string, int) {
 			ok, rtt = d.reachable(req.VRF, a)
 		}
 	} else {
-		for _, h := range topo.Devices {
-			if h.Kind != topology.KindHost {
-				continue
-			}
+		for _, h := range d.lab.net.DevicesOfKind(topology.KindHost) {
 			a, has := deviceAddress(h, false)
 			if !has {
 				continue
@@ -106,10 +102,7 @@ func (d *Driver) dig(req device.DiagRequest) (string, int) {
 	var answers []string
 	status := "NXDOMAIN"
 	if host, inZone := strings.CutSuffix(qname, "."+labDomain+"."); inZone {
-		for _, dev := range topo.Devices {
-			if strings.ToLower(dev.Name) != host {
-				continue
-			}
+		for _, dev := range d.lab.devicesNamed(host) {
 			status = "NOERROR"
 			for _, t := range []string{"A", "AAAA"} {
 				if qtype != t && qtype != "ANY" {

@@ -74,12 +74,19 @@ func newDriver(l *Lab, d topology.Device, dir string) (*Driver, error) {
 	return drv, nil
 }
 
-// loadRunning configures the model from the store's running configuration.
-func (d *Driver) loadRunning() error {
-	if err := d.applyRunning(d.store.Running()); err != nil {
-		return fmt.Errorf("sim: device %s: saved running configuration: %w", d.name, err)
+// runningDevice turns the store's running configuration into the
+// device's topology, the configuration the model starts with, and makes it
+// the device's current one.
+func (d *Driver) runningDevice() (topology.Device, error) {
+	running := d.store.Running()
+	dev, err := TreeToDevice(running, d.cur.dev)
+	if err != nil {
+		return topology.Device{}, fmt.Errorf("sim: device %s: saved running configuration: %w", d.name, err)
 	}
-	return nil
+	d.mu.Lock()
+	d.cur = devConfig{dev: dev, hostname: Hostname(running, d.name)}
+	d.mu.Unlock()
+	return dev, nil
 }
 
 // applyRunning is the store's Apply hook: it turns the new running

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -58,16 +59,13 @@ func NewLab(topo topology.Topology, opts LabOptions) (*Lab, error) {
 	if opts.TelemetryInterval <= 0 {
 		opts.TelemetryInterval = DefaultTelemetryInterval
 	}
+	topo.Devices = slices.Clone(topo.Devices) // the running configurations replace them below
 	for i := range topo.Devices {
 		if topo.Devices[i].Kind == "" {
 			topo.Devices[i].Kind = topology.KindRouter
 		}
 	}
-	n, err := netsim.New(topo, netsim.Options{Seed: opts.Seed, Now: opts.Now})
-	if err != nil {
-		return nil, fmt.Errorf("sim: %w", err)
-	}
-	l := &Lab{opts: opts, net: n, drivers: map[string]*Driver{}, last: map[string]map[string]ifSnap{}, booting: true}
+	l := &Lab{opts: opts, drivers: map[string]*Driver{}, last: map[string]map[string]ifSnap{}, booting: true}
 	for _, d := range topo.Devices {
 		if d.Kind == topology.KindHost {
 			continue
@@ -84,14 +82,25 @@ func NewLab(topo topology.Topology, opts LabOptions) (*Lab, error) {
 		l.drivers[d.Name] = drv
 		l.routers = append(l.routers, d.Name)
 	}
-	// Configure the model from every device's running configuration (it
-	// differs from the topology when a state directory kept commits).
-	for _, name := range l.routers {
-		if err := l.drivers[name].loadRunning(); err != nil {
-			l.Close()
-			return nil, err
+	// The model runs every device's running configuration (it differs
+	// from the topology when a state directory kept commits): it is built
+	// once, from all of them, not once per device.
+	for i, d := range topo.Devices {
+		if drv := l.drivers[d.Name]; drv != nil {
+			dev, err := drv.runningDevice()
+			if err != nil {
+				l.Close()
+				return nil, err
+			}
+			topo.Devices[i] = dev
 		}
 	}
+	n, err := netsim.New(topo, netsim.Options{Seed: opts.Seed, Now: opts.Now})
+	if err != nil {
+		l.Close()
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	l.net = n
 	l.mu.Lock()
 	l.diffStates(true)
 	l.booting = false
@@ -115,6 +124,20 @@ func (l *Lab) Device(name string) (*Driver, error) {
 // Routers lists the devices that serve MCP (routers and switches), in
 // topology order.
 func (l *Lab) Routers() []string { return slices.Clone(l.routers) }
+
+// devicesNamed returns the configurations of the devices (hosts included)
+// whose name is name in any case, in topology order.
+func (l *Lab) devicesNamed(name string) []topology.Device {
+	var out []topology.Device
+	for _, n := range l.net.DeviceNames() {
+		if strings.EqualFold(n, name) {
+			if d, ok := l.net.Device(n); ok {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
 
 // Network returns the network model.
 func (l *Lab) Network() *netsim.Network { return l.net }
@@ -182,27 +205,28 @@ func (l *Lab) applyDevice(dev topology.Device) error {
 // seen and tells the drivers about the changes (quiet: just record them).
 func (l *Lab) diffStates(quiet bool) {
 	now := l.opts.Now()
-	for _, d := range l.net.Topology().Devices {
-		drv := l.drivers[d.Name]
-		if drv == nil {
-			continue
+	states := l.net.InterfaceStates()
+	for i := 0; i < len(states); {
+		dev := states[i].Device
+		j := i
+		for j < len(states) && states[j].Device == dev {
+			j++
 		}
-		prev := l.last[d.Name]
-		cur := map[string]ifSnap{}
-		for _, it := range d.Interfaces {
-			st, err := l.net.InterfaceState(d.Name, it.Name)
-			if err != nil {
-				continue
+		if drv := l.drivers[dev]; drv != nil {
+			prev := l.last[dev]
+			cur := make(map[string]ifSnap, j-i)
+			for _, st := range states[i:j] {
+				s := ifSnap{admin: st.AdminUp, oper: st.OperUp}
+				cur[st.Interface] = s
+				old, seen := prev[st.Interface]
+				if quiet || (seen && old == s) || (!seen && !s.admin) {
+					continue
+				}
+				drv.interfaceChanged(now, st.Interface, old, s, seen)
 			}
-			s := ifSnap{admin: st.AdminUp, oper: st.OperUp}
-			cur[it.Name] = s
-			old, seen := prev[it.Name]
-			if quiet || (seen && old == s) || (!seen && !s.admin) {
-				continue
-			}
-			drv.interfaceChanged(now, it.Name, old, s, seen)
+			l.last[dev] = cur
 		}
-		l.last[d.Name] = cur
+		i = j
 	}
 }
 
@@ -210,7 +234,7 @@ func (l *Lab) diffStates(quiet bool) {
 // error-rate alarms for loss, an MTU change; delay and ACL drops are silent.
 func (l *Lab) logFault(f topology.Fault, injected bool) {
 	ends := []string{f.Link, f.Interface}
-	for _, lk := range l.net.Topology().Links {
+	for _, lk := range l.net.Links() {
 		if lk.A == f.Link || lk.B == f.Link {
 			ends = append(ends, lk.A, lk.B)
 		}
