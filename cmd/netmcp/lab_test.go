@@ -47,7 +47,7 @@ func TestLabUp(t *testing.T) {
 	cmd.SetOut(out)
 	done := make(chan error, 1)
 	go func() {
-		done <- runLab(ctx, sim.DefaultTopology(), sim.LabOptions{}, 0, cmd)
+		done <- runLab(ctx, sim.DefaultTopology(), sim.LabOptions{}, labRunOptions{}, cmd)
 	}()
 
 	deadline := time.After(10 * time.Second)
