@@ -33,6 +33,7 @@ type Network struct {
 	counters map[string]*Counters
 	lossSeq  map[string]uint64
 	probes   uint64
+	rebuilds uint64 // times the derived state was computed (see Rebuilds)
 }
 
 // Counters are an interface's traffic counters.
@@ -99,8 +100,11 @@ type ProbeRequest struct {
 	// the whole packet length (default 60).
 	Size         int
 	DontFragment bool
-	// MaxHops bounds traceroute (default 30) and is the ping TTL when set.
+	// MaxHops bounds traceroute and tracepath (default 30); ping ignores it.
 	MaxHops int
+	// TTL is the time to live of ping's echo requests (default 64, as
+	// Linux sends them); traceroute ignores it.
+	TTL int
 	// Protocol is "icmp" (default for ping) or "udp" (default for traceroute).
 	Protocol string
 	// DstPort is the UDP destination port (traceroute default 33434, incremented per probe).

@@ -168,7 +168,7 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 			return res
 		}
 		// As in Linux: the route lookup comes first, then the TTL check.
-		r := lookup(m.s.rib(at, ribKey{vrf, fam}), p.dst, netip.Prefix{})
+		r := m.s.route(at, ribKey{vrf, fam}, p.dst)
 		switch {
 		case r == nil && in == nil:
 			res.kind = fwNoRoute

@@ -54,7 +54,7 @@ var goldenCases = []goldenCase{
 	{name: "ping-no-route.out", render: pingText(ProbeRequest{From: "r1", Destination: addr("172.16.0.1")})},
 	{name: "ping-frag-needed.out", faults: []topology.Fault{mtuFault},
 		render: pingText(ProbeRequest{From: "h1", Destination: addr("3.3.3.3"), Count: 2, Size: 1472, DontFragment: true})},
-	{name: "ping-ttl-exceeded.out", render: pingText(ProbeRequest{From: "h1", Destination: addr("3.3.3.3"), Count: 2, MaxHops: 2})},
+	{name: "ping-ttl-exceeded.out", render: pingText(ProbeRequest{From: "h1", Destination: addr("3.3.3.3"), Count: 2, TTL: 2})},
 	{name: "ping-loss.out", faults: []topology.Fault{{Kind: topology.FaultLoss, Link: "r1:" + g0, Percent: 30}},
 		render: pingText(ProbeRequest{From: "h1", Destination: addr("3.3.3.3"), Count: 10})},
 	{name: "traceroute-ok.out", render: traceText(ProbeRequest{From: "h1", Destination: addr("3.3.3.3")}, false)},

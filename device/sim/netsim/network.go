@@ -23,7 +23,7 @@ func New(t topology.Topology, opts Options) (*Network, error) {
 		return nil, err
 	}
 	n := &Network{opts: opts, topo: t, counters: map[string]*Counters{}, lossSeq: map[string]uint64{}}
-	n.state = build(&n.topo)
+	n.rebuild()
 	return n, nil
 }
 
@@ -179,7 +179,7 @@ func (n *Network) UpdateDevices(ds []topology.Device) error {
 		return err
 	}
 	n.topo = t
-	n.state = build(&n.topo)
+	n.rebuild()
 	return nil
 }
 
@@ -193,7 +193,7 @@ func (n *Network) SetFaults(f []topology.Fault) error {
 		return err
 	}
 	n.topo = t
-	n.state = build(&n.topo)
+	n.rebuild()
 	return nil
 }
 
@@ -202,6 +202,22 @@ func (n *Network) Faults() []topology.Fault {
 	n.mu.RLock()
 	defer n.mu.RUnlock()
 	return cloneFaults(n.topo.Faults)
+}
+
+// rebuild recomputes the derived state from n.topo (under the write lock).
+func (n *Network) rebuild() {
+	n.state = build(&n.topo)
+	n.rebuilds++
+}
+
+// Rebuilds tells how many times the derived state (interface states, L2
+// reachability, the IGP's graph) has been computed: once by New and once
+// per accepted change. Tests and benchmarks use it to check that a change
+// costs one rebuild, whatever the number of devices it touches.
+func (n *Network) Rebuilds() uint64 {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	return n.rebuilds
 }
 
 // iface finds a compiled interface.

@@ -79,7 +79,7 @@ func (n *Network) prepare(req ProbeRequest) (*prober, bool, error) {
 	if pr.local {
 		return pr, true, nil
 	}
-	r := lookup(s.rib(d, ribKey{req.VRF, pr.fam}), dst, netip.Prefix{})
+	r := s.route(d, ribKey{req.VRF, pr.fam}, dst)
 	if r == nil {
 		return pr, false, nil
 	}
@@ -170,7 +170,8 @@ func ms(f float64) time.Duration {
 }
 
 // Ping sends Count echo requests (default 5) of Size payload bytes
-// (default 56) from a device and reports each answer. When the sender has
+// (default 56) with time to live TTL (default 64) from a device and
+// reports each answer. When the sender has
 // no route the outcome carries Error and no packet is sent at all.
 func (n *Network) Ping(req ProbeRequest) (PingOutcome, error) {
 	n.mu.Lock()
@@ -191,7 +192,7 @@ func (n *Network) Ping(req ProbeRequest) (PingOutcome, error) {
 		o.Error = errNetUnreachable
 		return o, nil
 	}
-	ttl := req.MaxHops
+	ttl := req.TTL
 	if ttl <= 0 {
 		ttl = defaultPingTTL
 	}

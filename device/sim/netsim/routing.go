@@ -46,6 +46,58 @@ func (s *state) rib(d *device, k ribKey) []*route {
 	return d.ribs[k]
 }
 
+// route returns the active route of a device's table that forwards to a,
+// by longest prefix match (nil: none).
+func (s *state) route(d *device, k ribKey, a netip.Addr) *route {
+	d.ribOnce.Do(func() { s.computeRIBs(d) })
+	return d.fibs[k].lookup(a)
+}
+
+// fib is a table's active routes indexed for longest prefix match: one map
+// probe per prefix length in use, instead of a scan of every route.
+type fib struct {
+	byPrefix map[netip.Prefix]*route
+	lens     []int // the prefix lengths in use, longest first
+}
+
+// newFIB indexes the active routes of rs (one per prefix, see selectBest).
+func newFIB(rs []*route) *fib {
+	f := &fib{byPrefix: make(map[netip.Prefix]*route, len(rs))}
+	seen := map[int]bool{}
+	for _, r := range rs {
+		if !r.Active {
+			continue
+		}
+		f.byPrefix[r.Prefix] = r
+		if !seen[r.Prefix.Bits()] {
+			seen[r.Prefix.Bits()] = true
+			f.lens = append(f.lens, r.Prefix.Bits())
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(f.lens)))
+	return f
+}
+
+// lookup is the longest prefix match of a (nil f: an empty table).
+func (f *fib) lookup(a netip.Addr) *route {
+	if f == nil {
+		return nil
+	}
+	for _, bits := range f.lens {
+		if bits > a.BitLen() {
+			continue
+		}
+		p, err := a.Prefix(bits)
+		if err != nil {
+			continue
+		}
+		if r := f.byPrefix[p]; r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
 // computeRIBs computes every table of d: connected routes, then the IGP's
 // (routers only), then statics resolved over both, per family; then the
 // best route of each prefix is marked active.
@@ -73,8 +125,10 @@ func (s *state) computeRIBs(d *device) {
 		}
 		d.statics(fam)
 	}
-	for _, rs := range d.ribs {
+	d.fibs = make(map[ribKey]*fib, len(d.ribs))
+	for k, rs := range d.ribs {
 		selectBest(rs)
+		d.fibs[k] = newFIB(rs)
 	}
 }
 

@@ -43,6 +43,7 @@ type device struct {
 	// ribs holds every candidate route, keyed by vrf and family; it is
 	// computed once, on first use, under ribOnce (see state.rib).
 	ribs    map[ribKey][]*route
+	fibs    map[ribKey]*fib // the active routes of ribs, indexed
 	ribOnce sync.Once
 }
 
