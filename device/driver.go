@@ -270,6 +270,7 @@ type DiagRequest struct {
 	PacketSize   int           `json:"packetSize,omitempty"`
 	DontFragment bool          `json:"dontFragment,omitempty"`
 	MaxHops      int           `json:"maxHops,omitempty"`
+	TTL          int           `json:"ttl,omitempty"`  // ping's time to live (0: 64); MaxHops is traceroute's
 	IPv4         bool          `json:"ipv4,omitempty"` // force IPv4 (a host name may resolve to both)
 	IPv6         bool          `json:"ipv6,omitempty"`
 	// Resolve asks traceroute/tracepath to print host names; by default

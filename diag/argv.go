@@ -29,6 +29,9 @@ func (r *Request) Argv() []string {
 		if r.DontFragment {
 			a = append(a, "-M", "do")
 		}
+		if r.TTL > 0 {
+			a = append(a, "-t", itoa(r.TTL))
+		}
 		if r.Source != "" {
 			a = append(a, "-I", r.Source)
 		}

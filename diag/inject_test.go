@@ -44,6 +44,9 @@ func TestValidateRefusesAttacks(t *testing.T) {
 		{Tool: "ping", Destination: "example.com", QueryType: "A"},
 		{Tool: "ping", Destination: "192.0.2.1", IPv6: true},
 		{Tool: "ping", Destination: "example.com", VRF: "a b"},
+		{Tool: "ping", Destination: "example.com", TTL: 256},
+		{Tool: "ping", Destination: "example.com", TTL: -1},
+		{Tool: "traceroute", Destination: "example.com", TTL: 5},
 	}
 	for _, r := range bad {
 		if err := r.Validate(); !errors.Is(err, ErrInvalidRequest) {
@@ -78,6 +81,7 @@ func TestValidAndArgv(t *testing.T) {
 		{Request{Tool: "ping", Destination: "192.0.2.1"}, "ping -n -c 4 -i 1 -W 2 -- 192.0.2.1"},
 		{Request{Tool: "ping", Destination: "host-1.example.", Count: 2, IntervalMs: 200, PacketSize: 1472, DontFragment: true, IPv4: true},
 			"ping -n -4 -c 2 -i 0.2 -W 2 -s 1472 -M do -- host-1.example."},
+		{Request{Tool: "ping", Destination: "192.0.2.1", Count: 1, TTL: 3}, "ping -n -c 1 -i 1 -W 2 -t 3 -- 192.0.2.1"},
 		{Request{Tool: "traceroute", Destination: "2001:db8::1", MaxHops: 5, IPv6: true}, "traceroute -6 -n -m 5 -w 2 -q 3 -- 2001:db8::1"},
 		{Request{Tool: "tracepath", Destination: "example.com"}, "tracepath -n -m 30 -- example.com"},
 		{Request{Tool: "dig", Destination: "example.com", Server: "192.0.2.3", QueryType: "mx"}, "dig @192.0.2.3 +time=2 +tries=1 -t MX -q example.com"},
@@ -93,7 +97,7 @@ func TestValidAndArgv(t *testing.T) {
 			t.Errorf("argv = %q, want %q", got, tc.want)
 		}
 		d := r.ToDevice()
-		if d.Tool != r.Tool || d.Destination != r.Destination || d.Count != r.Count {
+		if d.Tool != r.Tool || d.Destination != r.Destination || d.Count != r.Count || d.TTL != r.TTL || d.MaxHops != r.MaxHops {
 			t.Errorf("ToDevice = %+v", d)
 		}
 		if InputSchema(r.Tool) == nil || OutputSchema(r.Tool) == nil {

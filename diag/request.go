@@ -18,6 +18,7 @@ var ErrInvalidRequest = errors.New("diag: invalid request")
 const (
 	MaxCount      = 100   // ping probes, mtr cycles
 	MaxHops       = 64    // traceroute, tracepath, mtr
+	MaxTTL        = 255   // ping's time to live
 	MaxPacketSize = 9000  // bytes of payload
 	MaxTimeout    = 30    // seconds to wait for one reply
 	MinIntervalMs = 200   // older iputils refuse less without root (20221126 refuses < 2 ms)
@@ -46,6 +47,8 @@ type Request struct {
 	DontFragment bool `json:"dontFragment,omitempty"`
 	// MaxHops bounds traceroute, tracepath and mtr (default 30, 1..64).
 	MaxHops int `json:"maxHops,omitempty"`
+	// TTL is ping's time to live (1..255; 0 leaves ping's default, 64).
+	TTL int `json:"ttl,omitempty"`
 	// IPv6 forces IPv6 (by default the tool chooses).
 	IPv6 bool `json:"ipv6,omitempty"`
 	// IPv4 forces IPv4.
@@ -102,6 +105,14 @@ func (r *Request) Validate() error {
 	}
 	if err := bound("maxHops", &r.MaxHops, 30, 1, MaxHops); err != nil {
 		return err
+	}
+	if r.TTL != 0 {
+		if r.Tool != "ping" {
+			return invalid("ttl applies to ping only (traceroute, tracepath and mtr take maxHops)")
+		}
+		if r.TTL < 1 || r.TTL > MaxTTL {
+			return invalid("ttl %d out of range 1..%d", r.TTL, MaxTTL)
+		}
 	}
 	if r.PacketSize < 0 || r.PacketSize > MaxPacketSize {
 		return invalid("packetSize %d out of range 0..%d", r.PacketSize, MaxPacketSize)
@@ -218,6 +229,7 @@ func (r *Request) ToDevice() device.DiagRequest {
 		PacketSize:   r.PacketSize,
 		DontFragment: r.DontFragment,
 		MaxHops:      r.MaxHops,
+		TTL:          r.TTL,
 		IPv4:         r.IPv4,
 		IPv6:         r.IPv6,
 		Resolve:      r.Resolve,

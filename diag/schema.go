@@ -29,6 +29,7 @@ func InputSchema(tool string) map[string]any {
 		props["intervalMs"] = integer("milliseconds between probes (default 1000)", MinIntervalMs, MaxIntervalMs)
 		props["packetSize"] = integer("payload bytes", 0, MaxPacketSize)
 		props["dontFragment"] = map[string]any{"type": "boolean", "description": "set DF (path MTU test)"}
+		props["ttl"] = integer("time to live of the echo requests (default 64)", 1, MaxTTL)
 	case "traceroute", "tracepath", "mtr":
 		props["maxHops"] = integer("hop limit (default 30)", 1, MaxHops)
 		props["packetSize"] = integer("packet bytes", 0, MaxPacketSize)

@@ -23,6 +23,7 @@ func Request(r device.DiagRequest) diag.Request {
 		PacketSize:   r.PacketSize,
 		DontFragment: r.DontFragment,
 		MaxHops:      r.MaxHops,
+		TTL:          r.TTL,
 		IPv4:         r.IPv4,
 		IPv6:         r.IPv6,
 		Resolve:      r.Resolve,

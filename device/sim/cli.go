@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/netip"
@@ -108,7 +109,8 @@ type opts struct {
 	vrf, source string
 	count, size int
 	df, v6      bool
-	maxHops     int
+	maxHops     int // traceroute's max TTL
+	ttl         int // ping's TTL
 	rest        []string
 }
 
@@ -147,8 +149,10 @@ func parseOpts(args []string, dialect string) (opts, error) {
 			o.count, err = num()
 		case "size", "-s":
 			o.size, err = num()
-		case "-m", "ttl", "maxttl", "max-ttl":
+		case "-m", "maxttl", "max-ttl":
 			o.maxHops, err = num()
+		case "-h", "ttl": // VRP ping -h TTL; the "ttl" keyword
+			o.ttl, err = num()
 		case "timeout", "-t", "-w", "interval", "-i":
 			_, err = val()
 		case "-f", "df-bit", "donnotfrag":
@@ -403,7 +407,7 @@ func (v *view) probe(args []string) (netsim.ProbeRequest, error) {
 	}
 	v.d.tel.addLoad(v.now, loadProbe)
 	return netsim.ProbeRequest{From: v.d.name, VRF: vrf, Source: src, Destination: dst, Count: o.count,
-		Size: o.size, DontFragment: o.df, MaxHops: o.maxHops}, nil
+		Size: o.size, DontFragment: o.df, TTL: o.ttl, MaxHops: cmp.Or(o.maxHops, o.ttl)}, nil
 }
 
 // uptime formats the time since the lab started.

@@ -41,7 +41,12 @@ func (d *Driver) Diagnose(ctx context.Context, req device.DiagRequest, onLine fu
 		return device.DiagResult{Output: em.out.String(), ExitCode: 2}, nil
 	}
 	pr := netsim.ProbeRequest{From: d.name, VRF: req.VRF, Source: req.Source, Destination: dst,
-		Count: req.Count, Size: req.PacketSize, DontFragment: req.DontFragment, MaxHops: req.MaxHops}
+		Count: req.Count, Size: req.PacketSize, DontFragment: req.DontFragment}
+	if req.Tool == "ping" {
+		pr.TTL = req.TTL // traceroute's MaxHops is no ping TTL
+	} else {
+		pr.MaxHops = req.MaxHops
+	}
 	d.tel.addLoad(d.lab.opts.Now(), loadProbe)
 	switch req.Tool {
 	case "ping":
