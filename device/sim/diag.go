@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"context"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,14 +14,27 @@ import (
 	"github.com/netmcp/netmcp/netproto"
 )
 
-// defaultProbeInterval paces simulated output lines when the request sets
+// defaultProbeInterval paces simulated ping output when the request sets
 // no interval: fast enough for tests, slow enough to be seen streaming.
 const defaultProbeInterval = 100 * time.Millisecond
 
+// How long the tools wait for a probe that gets no answer: traceroute's
+// -w (when the request sets no timeout) and tracepath's fixed wait.
+const (
+	defaultTraceWait = 5 * time.Second
+	tracepathWait    = time.Second
+	tracepathTries   = 3
+	// traceInFlight is how many probes traceroute 2.1 keeps in flight (-N).
+	traceInFlight = 16
+)
+
 // Diagnose runs ping, traceroute, tracepath or dig from the device through
 // the network model and returns the real Linux tools' text. Lines go to
-// onLine as they would appear, one probe (or hop) per interval; a
-// cancelled ctx stops the run at once with the output so far.
+// onLine as they would appear: ping's one request per interval;
+// traceroute's and tracepath's as the model answers, each hop after its
+// probes' round trip, or after the tool's wait when a probe gets no
+// answer (see traceWaits). A cancelled ctx stops the run at once with the
+// output so far.
 func (d *Driver) Diagnose(ctx context.Context, req device.DiagRequest, onLine func(string)) (device.DiagResult, error) {
 	interval := req.Interval
 	if interval <= 0 {
@@ -70,7 +85,17 @@ func (d *Driver) Diagnose(ctx context.Context, req device.DiagRequest, onLine fu
 		}
 		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 		em.line(lines[0])
-		em.lines(lines[1:], interval)
+		waits := traceWaits(out, req.Tool, cmp.Or(req.Timeout, defaultTraceWait))
+		for i, l := range lines[1:] {
+			var w time.Duration
+			if i < len(waits) {
+				w = waits[i]
+			}
+			if !em.wait(w) {
+				break
+			}
+			em.line(l)
+		}
 		code := 0
 		if out.Error != "" {
 			code = 1
@@ -78,6 +103,51 @@ func (d *Driver) Diagnose(ctx context.Context, req device.DiagRequest, onLine fu
 		return device.DiagResult{Output: em.out.String(), ExitCode: code}, em.err
 	}
 	return device.DiagResult{}, netproto.Errorf(netproto.CodeConfigIncompatible, "diagnostic tool %q is not supported by the simulator (ping, traceroute, tracepath, dig)", req.Tool)
+}
+
+// traceWaits returns how long each line after the header takes to appear,
+// by the model. traceroute sends its probes in hop order, keeping
+// traceInFlight of them in flight, each done after its round trip or,
+// unanswered, after wait; a hop's line is printed once all its probes
+// are done and the previous hops' lines are out. tracepath probes one at a
+// time: a step comes after its probe's round trip, or after its three
+// unanswered tries. Lines beyond the hops (tracepath's summary, an error)
+// come at once.
+func traceWaits(o netsim.TraceOutcome, tool string, wait time.Duration) []time.Duration {
+	var out []time.Duration
+	if tool == "tracepath" {
+		for _, s := range o.Tracepath {
+			if s.Probe.Kind == netsim.ResultLost {
+				out = append(out, tracepathTries*tracepathWait)
+			} else {
+				out = append(out, s.Probe.RTT)
+			}
+		}
+		return out
+	}
+	if o.Error != "" {
+		return nil
+	}
+	// slots holds when each of the in-flight probes is done: a new probe
+	// is sent when the earliest of them is.
+	slots := make([]time.Duration, traceInFlight)
+	var printed time.Duration
+	for _, h := range o.Hops {
+		var done time.Duration
+		for _, p := range h.Probes {
+			i := slices.Index(slots, slices.Min(slots))
+			d := p.RTT
+			if p.Kind == netsim.ResultLost {
+				d = wait
+			}
+			slots[i] += d
+			done = max(done, slots[i])
+		}
+		at := max(printed, done)
+		out = append(out, at-printed)
+		printed = at
+	}
+	return out
 }
 
 // emitter delivers output lines, paced, until ctx is cancelled.
