@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/netmcp/netmcp/device"
@@ -53,5 +54,56 @@ func BenchmarkConfigureCommit(b *testing.B) {
 		if _, err := r2.Commit(ctx, alice, device.CommitOptions{}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkCommitInLargeLab commits a description change on one router of
+// a generated lab: what one device's change costs the model (validation,
+// copying, recomputation, the interface-state diff) as the lab grows.
+func BenchmarkCommitInLargeLab(b *testing.B) {
+	for _, n := range []int{50, 200, 1000} {
+		b.Run(fmt.Sprintf("chain%d", n), func(b *testing.B) {
+			topo, err := ChainTopology(n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			lab, err := NewLab(topo, LabOptions{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer lab.Close()
+			r2, _ := lab.Device("r2")
+			ctx := context.Background()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := r2.Configure(ctx, alice, []string{"interface GigabitEthernet0/0/0/1", fmt.Sprintf("description d%d", i)}); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := r2.Commit(ctx, alice, device.CommitOptions{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkNewGeneratedLab builds the model and the drivers of generated
+// labs (without lab up's HTTP servers; see cmd/netmcp BenchmarkLabUp).
+func BenchmarkNewGeneratedLab(b *testing.B) {
+	for _, n := range []int{50, 200, 1000} {
+		b.Run(fmt.Sprintf("chain%d", n), func(b *testing.B) {
+			topo, err := ChainTopology(n)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				lab, err := NewLab(topo, LabOptions{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				lab.Close()
+			}
+		})
 	}
 }
