@@ -97,6 +97,10 @@ func (c *client) mapError(what string, err error) error {
 	switch {
 	case errors.Is(err, gosnmp.ErrWrongDigest), errors.Is(err, gosnmp.ErrDecryption):
 		return netproto.Errorf(netproto.CodeAccessDenied, "snmp: %s: %s: the agent rejected the SNMPv3 credentials of user %q (%v): check auth/priv pass phrases and protocols", addr, what, c.cfg.User, err)
+	case strings.Contains(err.Error(), "not authentic"):
+		// gosnmp has no sentinel for it: the answer (typically the agent's
+		// usmStatsWrongDigests report) does not verify with our key.
+		return netproto.Errorf(netproto.CodeAccessDenied, "snmp: %s: %s: the agent's answer does not authenticate with the auth pass phrase of user %q: wrong user name, auth pass phrase or auth protocol", addr, what, c.cfg.User)
 	case errors.Is(err, gosnmp.ErrUnknownUsername):
 		return netproto.Errorf(netproto.CodeAccessDenied, "snmp: %s: %s: the agent knows no SNMPv3 user %q", addr, what, c.cfg.User)
 	case errors.Is(err, gosnmp.ErrUnknownSecurityLevel):
