@@ -295,11 +295,17 @@ func TestWrongCommunityIsATimeoutWithHint(t *testing.T) {
 		t.Errorf("the error shows the community: %v", err)
 	}
 
-	// An agent that goes away after the open: the same hint on Get.
+	// An agent that hangs after the open: the same hint on Get.
 	d := open(t, a.URLv2c()+"&timeout=400ms&retries=0")
-	a.Stop()
+	a.Pause()
 	_, err = d.Get(ctx(t), "", "/openconfig-interfaces:interfaces")
 	if !errors.As(err, &ne) || ne.Code != netproto.CodeTimeout || !strings.Contains(ne.Detail, "agent down") {
+		t.Errorf("Get from a hung agent: %v", err)
+	}
+	// An agent that is gone: its host says the port is closed.
+	a.Stop()
+	_, err = d.Get(ctx(t), "", "/openconfig-interfaces:interfaces")
+	if !errors.As(err, &ne) || (ne.Code != netproto.CodeUnreachable && ne.Code != netproto.CodeTimeout) || !strings.Contains(ne.Detail, "agent down") {
 		t.Errorf("Get from a stopped agent: %v", err)
 	}
 }
@@ -402,4 +408,31 @@ func TestConformance(t *testing.T) {
 func TestMain(m *testing.M) {
 	os.Setenv("MIBS", "")
 	os.Exit(m.Run())
+}
+
+// TestCancelWhileWaiting: cancelling the context ends a request waiting
+// for an agent that does not answer, long before the request's timeout.
+func TestCancelWhileWaiting(t *testing.T) {
+	a := snmptest.Start(t)
+	d := open(t, a.URLv2c()+"&timeout=50s&retries=0")
+	a.Pause() // it receives, but does not answer
+	c, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { _, err := d.Get(c, "", "/openconfig-interfaces:interfaces"); done <- err }()
+	time.Sleep(100 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Get after cancel: %v, want context.Canceled", err)
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatal("Get still waits for the agent after its context was cancelled")
+	}
+	// A second caller waiting for the session honours its context too.
+	c2, cancel2 := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel2()
+	if _, err := d.Exec(c2, "show version"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Exec with a deadline against a silent agent: %v", err)
+	}
 }

@@ -85,8 +85,14 @@ func (c *client) do(ctx context.Context, what string, f func(g *gosnmp.GoSNMP) e
 	if err == nil {
 		return nil
 	}
-	if ctx.Err() != nil {
+	if errors.Is(ctx.Err(), context.Canceled) {
 		return ctx.Err()
+	}
+	if dl, ok := ctx.Deadline(); ok && !time.Now().Before(dl) {
+		// The caller's deadline cut the wait short: report it as such, with
+		// the hint (the server maps context.DeadlineExceeded to -32081).
+		return fmt.Errorf("snmp: %s: %s: no answer before the call's deadline (%w): wrong community or v3 credentials, ACL, or agent down",
+			c.cfg.Address(), what, context.DeadlineExceeded)
 	}
 	return c.mapError(what, err)
 }
@@ -105,6 +111,8 @@ func (c *client) mapError(what string, err error) error {
 		return netproto.Errorf(netproto.CodeAccessDenied, "snmp: %s: %s: the agent knows no SNMPv3 user %q", addr, what, c.cfg.User)
 	case errors.Is(err, gosnmp.ErrUnknownSecurityLevel):
 		return netproto.Errorf(netproto.CodeAccessDenied, "snmp: %s: %s: the agent does not accept security level %s for user %q", addr, what, c.cfg.SecurityLevel(), c.cfg.User)
+	case strings.Contains(err.Error(), "connection refused"):
+		return netproto.Errorf(netproto.CodeUnreachable, "snmp: %s: %s: no SNMP agent listens there (ICMP port unreachable): agent down or wrong port", addr, what).Retryable()
 	case isTimeout(err):
 		total := c.cfg.Timeout * time.Duration(c.cfg.Retries+1)
 		return netproto.Errorf(netproto.CodeTimeout, "snmp: %s: %s: no answer in %s: wrong community or v3 credentials, ACL, or agent down (SNMP agents drop requests they do not accept without replying)", addr, what, total).Retryable()
@@ -120,8 +128,7 @@ func isTimeout(err error) bool {
 	if errors.As(err, &te) && te.Timeout() {
 		return true
 	}
-	s := err.Error()
-	return strings.Contains(s, "timeout") || strings.Contains(s, "connection refused")
+	return strings.Contains(err.Error(), "timeout")
 }
 
 // get fetches scalar OIDs. Missing objects (noSuchObject/noSuchInstance)

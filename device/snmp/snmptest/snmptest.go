@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -259,6 +260,14 @@ func (a *Agent) Stop() {
 		case <-time.After(10 * time.Second):
 		}
 	})
+}
+
+// Pause stops snmpd with SIGSTOP: requests reach it and get no answer,
+// as with a wrong community. Stop still ends it.
+func (a *Agent) Pause() {
+	if a.cmd != nil && a.cmd.Process != nil {
+		a.cmd.Process.Signal(syscall.SIGSTOP)
+	}
 }
 
 // Exec runs a command in the agent's namespace and returns its output.
