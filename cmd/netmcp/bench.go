@@ -185,15 +185,15 @@ func runBench(ctx context.Context, f benchFlags, stdout, stderr io.Writer) error
 				for j, a := range r.Argv {
 					r.Argv[j] = strings.Replace(a, tmp, "$TMP", 1)
 				}
-				if err := benchOnce(ctx, r, t, argv, tmp, args, f); err != nil {
+				s, err := benchOnce(ctx, r, t, argv, tmp, args, f)
+				if err != nil {
 					return err
 				}
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
-				last := benchkit.Summarize(slices.Clone(r.lat[len(r.lat)-min(len(r.lat), f.calls):]), 0)
-				fmt.Fprintf(stderr, "netmcp bench: rep %d/%d %-5s %-18s p50 %s  %6.0f calls/s\n",
-					i+1, f.reps, t, c.name, fmtDur(last.P50), last.CallsPerSec)
+				fmt.Fprintf(stderr, "netmcp bench: rep %d/%d %-5s %-18s p50 %s  %6.0f calls/s  %d failed\n",
+					i+1, f.reps, t, c.name, fmtDur(s.P50), s.CallsPerSec, s.Errors)
 			}
 		}
 	}
@@ -256,8 +256,9 @@ func benchArgv(self string, c benchConfig, t, stateDir string, f benchFlags) []s
 	return append(argv, f.serveArgs...)
 }
 
-// benchOnce starts one server, measures it and adds to r.
-func benchOnce(ctx context.Context, r *benchResult, transport string, argv []string, tmp string, args any, f benchFlags) error {
+// benchOnce starts one server, measures it, adds to r and returns the
+// figures of this run.
+func benchOnce(ctx context.Context, r *benchResult, transport string, argv []string, tmp string, args any, f benchFlags) (benchkit.Stats, error) {
 	opts := benchkit.Options{Argv: argv, Env: []string{"XDG_STATE_HOME=" + filepath.Join(tmp, "xdg")}, Stderr: &stderrTail{}}
 	var c benchkit.Client
 	var err error
@@ -267,18 +268,18 @@ func benchOnce(ctx context.Context, r *benchResult, transport string, argv []str
 		c, err = benchkit.StartStdio(opts)
 	}
 	if err != nil {
-		return fmt.Errorf("bench: %s over %s: %w\n%s", r.Server, transport, err, opts.Stderr)
+		return benchkit.Stats{}, fmt.Errorf("bench: %s over %s: %w\n%s", r.Server, transport, err, opts.Stderr)
 	}
 	defer c.Close()
 	idle, err := benchkit.RSS(c.Pid())
 	if err != nil {
-		return err
+		return benchkit.Stats{}, err
 	}
 	_, wfail, wfirst := benchkit.Run(ctx, c, f.warmup, netproto.ToolYangGet, args)
 	lat, failed, first := benchkit.Run(ctx, c, f.calls, netproto.ToolYangGet, args)
 	after, err := benchkit.RSS(c.Pid())
 	if err != nil {
-		return err
+		return benchkit.Stats{}, err
 	}
 	r.lat = append(r.lat, lat...)
 	r.Errors += wfail + failed
@@ -292,7 +293,7 @@ func benchOnce(ctx context.Context, r *benchResult, transport string, argv []str
 	}
 	r.rssIdle = append(r.rssIdle, idle)
 	r.rssAt = append(r.rssAt, after)
-	return nil
+	return benchkit.Summarize(slices.Clone(lat), wfail+failed), nil
 }
 
 // stderrTail keeps the last lines a server wrote on stderr, to explain a
@@ -330,6 +331,9 @@ func printBench(w io.Writer, rep benchReport) {
 			fmt.Sprintf("%.1f MB", r.RSSIdleMB), fmt.Sprintf("%.1f MB", r.RSSMB),
 			fmtRatio(r.RatioP50), fmtRatio(r.RatioCallsPerSec), fmtRatio(r.RatioRSS), strconv.Itoa(r.Errors))
 	}
+	fmt.Fprintln(w, "\np50, p99, calls/s: one client, sequential calls that succeeded, all repetitions pooled; RSS: the server\n"+
+		"process's VmRSS after initialize (idle) and after the calls, median of the repetitions; x/bare: netmcp over\n"+
+		"the bare go-sdk server on the same transport; errors: failed calls, warm-up included.")
 }
 
 // machine describes this machine from the Go runtime and /proc.
