@@ -24,8 +24,11 @@ func buildNetmcp(b *testing.B) string {
 	return bin
 }
 
-// benchArgs are the arguments of every call measured.
-var benchArgs = map[string]any{"path": "/openconfig-interfaces:interfaces", "datastore": "running"}
+// benchPath is the YANG path every benchmark reads.
+const benchPath = "/openconfig-interfaces:interfaces"
+
+// benchArgs are the arguments of every call the round-trip benchmarks measure.
+var benchArgs = map[string]any{"path": benchPath, "datastore": "running"}
 
 // benchConfigs are the server configurations the round-trip benchmarks
 // measure: the audit trail's fsync policy is the dominant cost, so each is
