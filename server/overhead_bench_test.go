@@ -17,24 +17,28 @@ import (
 // without process or pipe noise, and the place to take CPU and allocation
 // profiles (-cpuprofile, -memprofile).
 func BenchmarkYangGetInProcess(b *testing.B) {
-	for _, secure := range []bool{false, true} {
-		name := "bare"
-		if secure {
-			name = "secure-audit"
-		}
-		b.Run(name, func(b *testing.B) {
+	for _, cfg := range []struct {
+		name          string
+		secure, audit bool
+	}{{"bare", false, false}, {"secure", true, false}, {"secure-audit", true, true}} {
+		secure := cfg.secure
+		b.Run(cfg.name, func(b *testing.B) {
 			s, err := server.New(simR1(b), server.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer s.Close()
 			if secure {
-				alog, err := audit.Open(b.TempDir()+"/"+audit.FileName, audit.Options{Sync: audit.SyncWrites})
-				if err != nil {
-					b.Fatal(err)
+				opts := server.SecurityOptions{LocalUser: "bench"}
+				if cfg.audit {
+					alog, err := audit.Open(b.TempDir()+"/"+audit.FileName, audit.Options{Sync: audit.SyncWrites})
+					if err != nil {
+						b.Fatal(err)
+					}
+					defer alog.Close()
+					opts.Audit = alog
 				}
-				defer alog.Close()
-				if _, err := s.Secure(server.SecurityOptions{Audit: alog, LocalUser: "bench"}); err != nil {
+				if _, err := s.Secure(opts); err != nil {
 					b.Fatal(err)
 				}
 			}
