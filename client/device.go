@@ -358,6 +358,7 @@ func (d *Device) connect(ctx context.Context) (*mcp.ClientSession, error) {
 			tools = append(tools, t)
 		}
 	}
+	tools = d.fleet.internTools(tools)
 	d.mu.Lock()
 	network := parseNetwork(d.rawInit, init)
 	d.init, d.network, d.tools = init, network, tools
@@ -475,6 +476,7 @@ func (d *Device) refreshTools(cs *mcp.ClientSession) {
 		}
 		tools = append(tools, t)
 	}
+	tools = d.fleet.internTools(tools)
 	d.mu.Lock()
 	if d.cs == cs {
 		d.tools = tools

@@ -2,6 +2,8 @@ package client
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -19,6 +21,9 @@ type Fleet struct {
 	byName  map[string]*Device
 	connSem chan struct{} // bounds connection attempts in progress
 
+	toolsMu sync.Mutex
+	tools   map[[32]byte][]*mcp.Tool // tool lists seen, shared by the devices that list the same
+
 	mu      sync.Mutex
 	started bool
 	closed  bool
@@ -34,7 +39,7 @@ func New(inv *inventory.Inventory, opts Options) (*Fleet, error) {
 	if err := inv.Validate(); err != nil {
 		return nil, err
 	}
-	f := &Fleet{opts: opts.withDefaults(), byName: map[string]*Device{}}
+	f := &Fleet{opts: opts.withDefaults(), byName: map[string]*Device{}, tools: map[[32]byte][]*mcp.Tool{}}
 	f.connSem = make(chan struct{}, f.opts.Concurrency)
 	for _, dev := range inv.Devices {
 		d := newDevice(f, dev)
@@ -256,4 +261,23 @@ func Errors(results []Result) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// internTools returns the fleet's copy of a tool list equal to tools, so
+// that a thousand devices of the same kind hold their (large) schemas
+// once; the SDK's decoded list is then garbage. Callers must not modify
+// the tools.
+func (f *Fleet) internTools(tools []*mcp.Tool) []*mcp.Tool {
+	b, err := json.Marshal(tools)
+	if err != nil {
+		return tools
+	}
+	key := sha256.Sum256(b)
+	f.toolsMu.Lock()
+	defer f.toolsMu.Unlock()
+	if t, ok := f.tools[key]; ok {
+		return t
+	}
+	f.tools[key] = tools
+	return tools
 }
