@@ -369,3 +369,38 @@ func TestHeadFollowsSyncs(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestInsertMember checks the hash member is inserted where canonicalJSON
+// would have written it, for objects around and inside which "hash" sorts.
+func TestInsertMember(t *testing.T) {
+	docs := []string{
+		`{}`,
+		`{"a":1}`,
+		`{"z":1}`,
+		`{"a":{"hash":"x","q":[1,{"z":"}"}]},"id":"#1","s":"a,b\"c"}`,
+		`{"arguments":{"k":"v"},"kind":"request","prev":"00","seq":1}`,
+		`{"h":[],"hasi":"{","hashz":true}`,
+	}
+	for _, d := range docs {
+		obj, err := decodeObject([]byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := canonicalJSON(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj["hash"] = "abc"
+		want, err := canonicalJSON(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := insertMember(in, "hash", "abc")
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("insertMember(%s) = %s, want %s", d, got, want)
+		}
+	}
+}
