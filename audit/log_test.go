@@ -310,3 +310,97 @@ func TestSyncWrites(t *testing.T) {
 		}
 	}
 }
+
+// TestHeadFollowsSyncs checks that under the writes policy the head file is
+// written with each fsync, not with each record: a change brings it up to
+// date at once, reads only at the next sync or at Close; a head behind the
+// log (a crash before the sync) still verifies.
+func TestHeadFollowsSyncs(t *testing.T) {
+	now := time.Date(2026, 11, 24, 8, 0, 0, 0, time.UTC)
+	path := filepath.Join(t.TempDir(), FileName)
+	l, err := Open(path, Options{Sync: SyncWrites, SyncInterval: time.Second, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	headSeq := func() uint64 {
+		t.Helper()
+		b, err := os.ReadFile(path + HeadSuffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var h head
+		if err := json.Unmarshal(bytes.TrimSpace(b), &h); err != nil && len(bytes.TrimSpace(b)) > 0 {
+			t.Fatalf("head %q: %v", b, err)
+		}
+		return h.Seq
+	}
+	appendRec := func(durable bool) {
+		t.Helper()
+		if _, err := l.Append(Record{Kind: KindRequest, Method: "tools/call", Durable: durable}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	appendRec(false)
+	appendRec(false)
+	if got := headSeq(); got != 0 {
+		t.Errorf("head after two reads = %d, want 0 (written at the next sync)", got)
+	}
+	if _, err := Verify(path); err != nil {
+		t.Errorf("a head behind the log must verify (a crash before the sync): %v", err)
+	}
+	appendRec(true)
+	if got := headSeq(); got != 3 {
+		t.Errorf("head after a change = %d, want 3", got)
+	}
+	appendRec(false)
+	now = now.Add(2 * time.Second)
+	appendRec(false)
+	if got := headSeq(); got != 5 {
+		t.Errorf("head after the interval = %d, want 5", got)
+	}
+	appendRec(false)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := headSeq(); got != 6 {
+		t.Errorf("head after Close = %d, want 6", got)
+	}
+	if _, err := Verify(path); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestInsertMember checks the hash member is inserted where canonicalJSON
+// would have written it, for objects around and inside which "hash" sorts.
+func TestInsertMember(t *testing.T) {
+	docs := []string{
+		`{}`,
+		`{"a":1}`,
+		`{"z":1}`,
+		`{"a":{"hash":"x","q":[1,{"z":"}"}]},"id":"#1","s":"a,b\"c"}`,
+		`{"arguments":{"k":"v"},"kind":"request","prev":"00","seq":1}`,
+		`{"h":[],"hasi":"{","hashz":true}`,
+	}
+	for _, d := range docs {
+		obj, err := decodeObject([]byte(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, err := canonicalJSON(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		obj["hash"] = "abc"
+		want, err := canonicalJSON(obj)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := insertMember(in, "hash", "abc")
+		if err != nil {
+			t.Fatalf("%s: %v", d, err)
+		}
+		if string(got) != string(want) {
+			t.Errorf("insertMember(%s) = %s, want %s", d, got, want)
+		}
+	}
+}

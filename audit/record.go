@@ -116,15 +116,111 @@ func seal(r *Record, prev string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	h, err := canonicalHash(obj)
+	delete(obj, "hash")
+	body, err := canonicalJSON(obj)
 	if err != nil {
 		return nil, err
 	}
-	r.Hash = h
-	obj["hash"] = h
-	line, err := canonicalJSON(obj)
+	sum := sha256.Sum256(body)
+	r.Hash = hex.EncodeToString(sum[:])
+	// The line is the same canonical object with "hash" added: insert it at
+	// its sorted place rather than encode the whole record a second time.
+	line, err := insertMember(body, "hash", r.Hash)
 	if err != nil {
 		return nil, err
 	}
 	return append(line, '\n'), nil
+}
+
+// insertMember returns the canonical JSON object obj (compact, members
+// sorted, as canonicalJSON writes it) with the string member key: value
+// added at its sorted place. obj must not have key already.
+func insertMember(obj []byte, key, value string) ([]byte, error) {
+	member, err := json.Marshal(map[string]string{key: value})
+	if err != nil {
+		return nil, err
+	}
+	member = member[1 : len(member)-1] // "key":"value"
+	if len(obj) < 2 || obj[0] != '{' || obj[len(obj)-1] != '}' {
+		return nil, errors.New("audit: not a JSON object")
+	}
+	at := len(obj) - 1 // before the closing brace: after every member
+	for i := 1; i < len(obj)-1; {
+		// obj[i] starts a member's name.
+		end, err := stringEnd(obj, i)
+		if err != nil {
+			return nil, err
+		}
+		var name string
+		if err := json.Unmarshal(obj[i:end], &name); err != nil {
+			return nil, err
+		}
+		if name > key {
+			at = i
+			break
+		}
+		if i, err = valueEnd(obj, end+1); err != nil { // past the ':'
+			return nil, err
+		}
+		if obj[i] == ',' {
+			i++
+		}
+	}
+	out := make([]byte, 0, len(obj)+len(member)+1)
+	out = append(out, obj[:at]...)
+	switch {
+	case len(obj) == 2: // {}
+		out = append(out, member...)
+	case at == len(obj)-1:
+		out = append(out, ',')
+		out = append(out, member...)
+	default:
+		out = append(out, member...)
+		out = append(out, ',')
+	}
+	return append(out, obj[at:]...), nil
+}
+
+// stringEnd returns the index just past the JSON string starting at b[i].
+func stringEnd(b []byte, i int) (int, error) {
+	if i >= len(b) || b[i] != '"' {
+		return 0, errors.New("audit: expected a member name")
+	}
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1, nil
+		}
+	}
+	return 0, errors.New("audit: unterminated string")
+}
+
+// valueEnd returns the index of the ',' or '}' that ends the member value
+// starting at b[i] of a compact JSON object.
+func valueEnd(b []byte, i int) (int, error) {
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			end, err := stringEnd(b, j)
+			if err != nil {
+				return 0, err
+			}
+			j = end - 1
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j, nil
+			}
+			depth--
+		case ',':
+			if depth == 0 {
+				return j, nil
+			}
+		}
+	}
+	return 0, errors.New("audit: unterminated value")
 }

@@ -11,7 +11,9 @@ type Driver interface {
 	Info() Info
 	// Get returns the RFC 7951 JSON subtree at path (a YANG instance path,
 	// see package yang) from datastore ds. The result is a generic JSON
-	// value: map[string]any, []any, string, float64, bool or nil.
+	// value: map[string]any, []any, string, float64, bool or nil. It may
+	// share memory with the driver's own state: callers must not modify it
+	// (copy it with yang.Clone to change it).
 	// A path the device does not model gives a *netproto.Error with
 	// CodeConfigIncompatible; a well-formed path with no data gives ErrNotFound.
 	Get(ctx context.Context, ds Datastore, path string) (any, error)

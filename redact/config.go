@@ -102,9 +102,11 @@ func (r *Redactor) config(text, dialect string, known bool) (string, error) {
 	}
 	lines := strings.Split(text, "\n")
 	for i, line := range lines {
-		lines[i] = maskKnown(applySpans(line, secretSpans(line)), repl)
+		lines[i] = applySpans(line, secretSpans(line))
 	}
-	return strings.Join(lines, "\n"), nil
+	// One pass of the known secrets over the whole text (a secret is one
+	// token: it never spans lines).
+	return maskKnown(strings.Join(lines, "\n"), repl), nil
 }
 
 // LearnConfig makes known the secrets that the syntax of configuration

@@ -59,7 +59,9 @@ func TestStringKeeping(t *testing.T) {
 		{"unknown command \"show zzzz\"", []string{"show zzzz"}, "unknown command \"show zzzz\""},
 		{"echo Hunter22, device S3cretXY", []string{"echo Hunter22"}, "echo Hunter22, device ******"},
 		{"S3cretXY twice S3cretXY", nil, "****** twice ******"},
-		{"abc Hunter22", []string{"abc"}, "abc ******"}, // keep strings shorter than MinKnownSecretLen are ignored
+		{"abc Hunter22", []string{"abc"}, "abc ******"},    // keep strings shorter than MinKnownSecretLen are ignored
+		{"xxHunter22yy", []string{"xxHunt"}, "xx******yy"}, // a secret overlapping an echo is masked, echo or not
+		{"show Hunter22 Hunter22", []string{"show Hunter22"}, "show Hunter22 ******"},
 	}
 	for _, tt := range tests {
 		if got := r.StringKeeping(tt.in, tt.keep); got != tt.want {

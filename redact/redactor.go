@@ -139,13 +139,16 @@ func (r *Redactor) String(s string) string {
 	return maskKnown(s, repl)
 }
 
-// StringKeeping masks every known secret value in s except inside the
-// occurrences of keep, which are left as they are. The server keeps what
-// a caller sent: a caller already knows its own input, and masking a
-// secret inside an echo of it would confirm that the input guessed a
-// secret. Strings of keep shorter than MinKnownSecretLen are ignored.
-// Where a kept string and a secret start at the same place, the kept
-// string wins; where one starts first, it wins.
+// StringKeeping masks every known secret value in s except a secret that
+// lies wholly inside an occurrence of one of keep, which is left as it is.
+// The server keeps what a caller sent: a caller already knows its own
+// input, and masking a secret inside an echo of it would confirm that the
+// input guessed a secret. A secret that only overlaps an echo is masked,
+// and the echo with it: the caller did not send its other bytes. Strings
+// of keep shorter than MinKnownSecretLen are ignored.
+//
+// When s holds no known secret this costs one replacer pass; otherwise it
+// also searches s for each known secret and kept string.
 func (r *Redactor) StringKeeping(s string, keep []string) string {
 	r.mu.RLock()
 	repl, known := r.repl, r.known
@@ -154,24 +157,76 @@ func (r *Redactor) StringKeeping(s string, keep []string) string {
 	if masked == s || len(keep) == 0 {
 		return masked // no secret in s: nothing to keep (the usual case)
 	}
-	kept := make([]string, 0, len(keep))
-	for _, k := range keep {
-		if len(k) >= MinKnownSecretLen {
-			kept = append(kept, k)
-		}
-	}
+	kept := keptSpans(s, keep)
 	if len(kept) == 0 {
 		return masked
 	}
-	slices.SortStableFunc(kept, func(a, b string) int { return len(b) - len(a) })
-	pairs := make([]string, 0, 2*(len(kept)+len(known)))
-	for _, k := range kept {
-		pairs = append(pairs, k, k)
-	}
+	hide := make([]bool, len(s)) // bytes of s to mask
 	for _, k := range known {
-		pairs = append(pairs, k, Mask)
+		for from := 0; ; {
+			i := strings.Index(s[from:], k)
+			if i < 0 {
+				break
+			}
+			start, end := from+i, from+i+len(k)
+			if !insideOne(kept, start, end) {
+				for j := start; j < end; j++ {
+					hide[j] = true
+				}
+			}
+			from = start + 1
+		}
 	}
-	return maskKnown(s, strings.NewReplacer(pairs...))
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if !hide[i] {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		for i < len(s) && hide[i] {
+			i++
+		}
+		b.WriteString(Mask)
+	}
+	return b.String()
+}
+
+// keptSpans returns the occurrences of the kept strings in s, leftmost and
+// longest first, not overlapping.
+func keptSpans(s string, keep []string) [][2]int {
+	var ks []string
+	for _, k := range keep {
+		if len(k) >= MinKnownSecretLen {
+			ks = append(ks, k)
+		}
+	}
+	slices.SortStableFunc(ks, func(a, b string) int { return len(b) - len(a) })
+	var out [][2]int
+	for from := 0; from < len(s); {
+		at, n := -1, 0
+		for _, k := range ks {
+			if i := strings.Index(s[from:], k); i >= 0 && (at < 0 || from+i < at) {
+				at, n = from+i, len(k)
+			}
+		}
+		if at < 0 {
+			break
+		}
+		out = append(out, [2]int{at, at + n})
+		from = at + n
+	}
+	return out
+}
+
+// insideOne reports whether [start, end) lies wholly inside one span.
+func insideOne(spans [][2]int, start, end int) bool {
+	for _, sp := range spans {
+		if sp[0] <= start && end <= sp[1] {
+			return true
+		}
+	}
+	return false
 }
 
 // maskKnown replaces occurrences of the secrets until none is left (a

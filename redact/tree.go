@@ -206,6 +206,14 @@ func (r *Redactor) walk(v any, path string, s secrecy, repl *strings.Replacer) (
 			if maskKnown(x.String(), repl) != x.String() {
 				return Mask, true
 			}
+		case float64, int, int64, uint32, uint64:
+			// A number of a tree not decoded from JSON, as encoding/json
+			// would write it.
+			if repl != nil {
+				if b, err := json.Marshal(x); err == nil && maskKnown(string(b), repl) != string(b) {
+					return Mask, true
+				}
+			}
 		}
 		return v, false
 	}

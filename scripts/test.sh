@@ -4,7 +4,9 @@
 #      and MCP Inspector, Go modules);
 #   2. go vet ./...
 #   3. go test -count=1 ./... (unit, integration, conformance, Inspector);
-#   4. bounded fuzzing of every Fuzz target found in the repo's _test.go files.
+#   4. netmcp bench --quick: netmcp against a bare go-sdk server, printed
+#      (no timing assertion: it fails only if a call fails);
+#   5. bounded fuzzing of every Fuzz target found in the repo's _test.go files.
 # It exits non-zero on the first failing stage. Stays well under 30 minutes on
 # 2 cores: the test stage has a hard timeout, and each fuzz target runs
 # FUZZTIME executions (default 200000x, 2 to 60 s a target here).
@@ -40,6 +42,11 @@ go vet ./...
 
 stage "go test -count=1 ./..."
 go test -count=1 -timeout "$TEST_TIMEOUT" ./...
+
+stage "netmcp bench --quick"
+mkdir -p .tools
+CGO_ENABLED=0 go build -trimpath -o .tools/netmcp-bench ./cmd/netmcp
+.tools/netmcp-bench bench --quick
 
 stage "fuzz (each target ${FUZZTIME})"
 # Every `func FuzzX(` in a _test.go file outside .tools/, node_modules/ and

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -52,11 +53,14 @@ func (sec *Security) handle(ctx context.Context, method string, req mcp.Request,
 	}
 	secrets := sec.pol.MayReadSecrets(id)
 	var mask *secretMasker
+	var call *callMask
 	if !secrets {
 		// Handlers that cut or filter what they return (a file's chunks,
-		// "| include") mask first, with this caller's masker.
+		// "| include") mask first, with this caller's masker; a tool whose
+		// output is a JSON tree is masked before it is encoded.
 		mask = sec.mask.keeping(callerInput(req))
-		ctx = withMasker(ctx, mask)
+		call = &callMask{m: mask}
+		ctx = context.WithValue(ctx, maskerKey{}, call)
 	}
 	res, err := next(ctx, method, req)
 	if err == nil && isWrite(req) {
@@ -72,7 +76,7 @@ func (sec *Security) handle(ctx context.Context, method string, req mcp.Request,
 	}
 	res = sec.filterList(res, id)
 	sec.tagPrivacy(res)
-	if !secrets {
+	if !secrets && !call.done(res) {
 		maskResult(mask, res)
 	}
 	return res, nil
@@ -145,16 +149,68 @@ func maskResult(m *secretMasker, res mcp.Result) {
 // secrets.
 type maskerKey struct{}
 
-// withMasker returns ctx carrying m, the masker of the caller.
-func withMasker(ctx context.Context, m *secretMasker) context.Context {
-	return context.WithValue(ctx, maskerKey{}, m)
+// callMask is the masking of one call of a caller who may not read
+// secrets: its masker, and the result a handler already masked whole.
+type callMask struct {
+	m      *secretMasker
+	masked mcp.Result
+}
+
+// done reports whether res is the result the handler masked itself.
+func (c *callMask) done(res mcp.Result) bool {
+	return c != nil && c.masked != nil && c.masked == res
 }
 
 // maskerFrom returns the masker of the caller of ctx, or nil when the
 // caller may read secrets (or no access-control layer is installed).
 func maskerFrom(ctx context.Context) *secretMasker {
-	m, _ := ctx.Value(maskerKey{}).(*secretMasker)
-	return m
+	if c, _ := ctx.Value(maskerKey{}).(*callMask); c != nil {
+		return c.m
+	}
+	return nil
+}
+
+// maskedToolResult returns the result of a tool whose output is out, masked
+// before it is encoded when the caller may not read secrets and out is a
+// JSON tree (the masking of the encoded result would decode it again), and
+// records that the result needs no further masking. ok is false when the
+// result must be made, and masked, as usual.
+func maskedToolResult(ctx context.Context, out any) (res *mcp.CallToolResult, ok bool, err error) {
+	c, _ := ctx.Value(maskerKey{}).(*callMask)
+	if c == nil || !isJSONTree(out) {
+		return nil, false, nil
+	}
+	masked, _ := c.m.value(out)
+	if res, err = toolResult(masked); err != nil {
+		return nil, false, err
+	}
+	c.masked = res
+	return res, true, nil
+}
+
+// isJSONTree reports whether v is made only of the types a JSON decoder
+// makes (maps of strings, slices of any, strings, numbers, booleans, nil),
+// which masking reads as it reads a decoded document.
+func isJSONTree(v any) bool {
+	switch t := v.(type) {
+	case map[string]any:
+		for _, c := range t {
+			if !isJSONTree(c) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, c := range t {
+			if !isJSONTree(c) {
+				return false
+			}
+		}
+		return true
+	case nil, string, bool, float64, json.Number, int, int64, uint32, uint64:
+		return true
+	}
+	return false
 }
 
 // tagPrivacy sets _meta.privacyLevel on the contents of a resources/read result.

@@ -1,21 +1,15 @@
 package server_test
 
 import (
-	"bufio"
 	"context"
-	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/netmcp/netmcp/internal/benchkit"
 )
 
 // buildNetmcp builds cmd/netmcp once per benchmark binary.
@@ -30,19 +24,17 @@ func buildNetmcp(b *testing.B) string {
 	return bin
 }
 
+// benchPath is the YANG path every benchmark reads.
 const benchPath = "/openconfig-interfaces:interfaces"
 
-// stdioChild is a child `netmcp serve` spoken to as raw JSON-RPC.
-type stdioChild struct {
-	cmd *exec.Cmd
-	in  io.WriteCloser
-	out *bufio.Reader
-}
+// benchArgs are the arguments of every call the round-trip benchmarks measure.
+var benchArgs = map[string]any{"path": benchPath, "datastore": "running"}
 
 // benchConfigs are the server configurations the round-trip benchmarks
 // measure: the audit trail's fsync policy is the dominant cost, so each is
 // reported on its own. The per-identity rate limit is off (--rate 0): it
-// would measure the limiter, not the server.
+// would measure the limiter, not the server (it is on by default over HTTP).
+// `netmcp bench` compares the same round trips with a bare go-sdk server.
 var benchConfigs = []struct {
 	name string
 	args []string
@@ -54,60 +46,38 @@ var benchConfigs = []struct {
 	{"no-state-admin", []string{"--no-state", "--stdio-role", "admin", "--local-role", "admin"}},
 }
 
-func serveArgs(b *testing.B, extra ...string) []string {
-	args := []string{"serve", "--device", "sim://r1", "--rate", "0"}
+func serveArgv(b *testing.B, bin string, extra ...string) []string {
+	args := []string{bin, "serve", "--device", "sim://r1", "--rate", "0"}
 	if !slices.Contains(extra, "--no-state") {
 		args = append(args, "--state-dir", b.TempDir())
 	}
 	return append(args, extra...)
 }
 
-func startStdio(b *testing.B, bin string, extra ...string) *stdioChild {
-	cmd := exec.Command(bin, serveArgs(b, extra...)...)
-	in, _ := cmd.StdinPipe()
-	outp, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	c := &stdioChild{cmd: cmd, in: in, out: bufio.NewReaderSize(outp, 1<<20)}
-	c.roundTrip(b, `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
-	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
-	b.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
-	return c
-}
-
-func (c *stdioChild) roundTrip(b *testing.B, msg string) string {
-	if _, err := io.WriteString(c.in, msg+"\n"); err != nil {
-		b.Fatal(err)
-	}
-	line, err := c.out.ReadString('\n')
+// measure makes at least min calls on c (b.N if more), reports their
+// p50, p99 and calls/s, and the server's RSS idle (before the calls) and
+// after them.
+func measure(b *testing.B, c benchkit.Client, atLeast int) {
+	idle, err := benchkit.RSS(c.Pid())
 	if err != nil {
 		b.Fatal(err)
 	}
-	return line
-}
-
-// vmRSS returns a process's resident set size in MiB.
-func vmRSS(b *testing.B, pid int) float64 {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	b.ResetTimer()
+	lat, failed, first := benchkit.Run(context.Background(), c, max(b.N, atLeast), "network.yang.get", benchArgs)
+	b.StopTimer()
+	if failed > 0 {
+		b.Fatalf("%d calls failed; first: %v", failed, first)
+	}
+	after, err := benchkit.RSS(c.Pid())
 	if err != nil {
 		b.Fatal(err)
 	}
-	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(data)
-	kb, _ := strconv.Atoi(string(m[1]))
-	return float64(kb) / 1024
-}
-
-func report(b *testing.B, lat []time.Duration) {
-	slices.Sort(lat)
-	var total time.Duration
-	for _, l := range lat {
-		total += l
-	}
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50_ms")
-	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99_ms")
-	b.ReportMetric(float64(len(lat))/total.Seconds(), "calls/s")
+	s := benchkit.Summarize(lat, failed)
+	b.ReportMetric(float64(s.P50)/float64(time.Millisecond), "p50_ms")
+	b.ReportMetric(float64(s.P99)/float64(time.Millisecond), "p99_ms")
+	b.ReportMetric(s.CallsPerSec, "calls/s")
+	b.ReportMetric(float64(idle)/(1<<20), "rss_idle_MB")
+	b.ReportMetric(float64(after)/(1<<20), "rss_after_MB")
 }
 
 // BenchmarkYangGetStdio measures the tools/call round trip of
@@ -116,76 +86,31 @@ func report(b *testing.B, lat []time.Duration) {
 func BenchmarkYangGetStdio(b *testing.B) {
 	bin := buildNetmcp(b)
 	for _, cfg := range benchConfigs {
-		b.Run(cfg.name, func(b *testing.B) { benchStdio(b, bin, cfg.args) })
+		b.Run(cfg.name, func(b *testing.B) {
+			c, err := benchkit.StartStdio(benchkit.Options{Argv: serveArgv(b, bin, cfg.args...), Stderr: os.Stderr})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			time.Sleep(200 * time.Millisecond) // let start-up garbage be collected before the idle RSS
+			measure(b, c, 10000)
+		})
 	}
-}
-
-func benchStdio(b *testing.B, bin string, extra []string) {
-	c := startStdio(b, bin, extra...)
-	time.Sleep(200 * time.Millisecond)
-	idle := vmRSS(b, c.cmd.Process.Pid)
-	n := max(b.N, 10000)
-	lat := make([]time.Duration, 0, n)
-	b.ResetTimer()
-	for i := 0; i < n; i++ {
-		msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"network.yang.get","arguments":{"path":%q,"datastore":"running"}}}`, i+1, benchPath)
-		t0 := time.Now()
-		resp := c.roundTrip(b, msg)
-		lat = append(lat, time.Since(t0))
-		if i == 0 && !strings.Contains(resp, `"structuredContent"`) {
-			b.Fatalf("unexpected response %.300s", resp)
-		}
-	}
-	b.StopTimer()
-	report(b, lat)
-	b.ReportMetric(idle, "rss_idle_MB")
-	b.ReportMetric(vmRSS(b, c.cmd.Process.Pid), "rss_after_MB")
 }
 
 // BenchmarkYangGetHTTP measures the same round trip over Streamable HTTP
-// with the SDK client.
+// (one session, one keep-alive connection).
 func BenchmarkYangGetHTTP(b *testing.B) {
 	bin := buildNetmcp(b)
 	for _, cfg := range benchConfigs {
-		b.Run(cfg.name, func(b *testing.B) { benchHTTP(b, bin, cfg.args) })
+		b.Run(cfg.name, func(b *testing.B) {
+			argv := serveArgv(b, bin, append([]string{"--listen", "127.0.0.1:0"}, cfg.args...)...)
+			c, err := benchkit.StartHTTP(benchkit.Options{Argv: argv})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			measure(b, c, 0)
+		})
 	}
-}
-
-func benchHTTP(b *testing.B, bin string, extra []string) {
-	cmd := exec.Command(bin, serveArgs(b, append([]string{"--listen", "127.0.0.1:0"}, extra...)...)...)
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	// The first stderr line naming http://... is the listen address; any
-	// warning before it (e.g. --no-state) is skipped.
-	errs := bufio.NewReader(stderr)
-	url := ""
-	for url == "" {
-		line, err := errs.ReadString('\n')
-		if err != nil {
-			b.Fatalf("no listen address on stderr: %v", err)
-		}
-		url = regexp.MustCompile(`http://\S+`).FindString(line)
-	}
-	go io.Copy(io.Discard, errs)
-	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer cs.Close()
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		t0 := time.Now()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "network.yang.get", Arguments: map[string]any{"path": benchPath, "datastore": "running"}})
-		lat = append(lat, time.Since(t0))
-		if err != nil || res.IsError {
-			b.Fatalf("call: %v %v", err, res)
-		}
-	}
-	b.StopTimer()
-	report(b, lat)
 }

@@ -145,53 +145,30 @@ func (m *secretMasker) value(v any) (any, bool) {
 // that path (redact.Redactor.ValueAt), since a plain value sent to a secret
 // leaf carries no secret name of its own. v is not modified.
 func (m *secretMasker) edits(v any) (any, bool) {
-	switch t := v.(type) {
-	case map[string]any:
-		var out map[string]any
-		if p, ok := t["path"].(string); ok {
-			if val, ok := t["value"]; ok {
-				var masked any
-				var changed bool
-				if m.byValue() {
-					masked, changed = m.r.ValueAt(p, val)
-				} else {
-					masked, changed = m.r.ValueAtStructural(p, val)
-				}
-				if changed {
-					out = maps.Clone(t)
-					out["value"] = masked
-				}
-			}
+	return rewrite(v, func(n any) (any, bool) {
+		t, ok := n.(map[string]any)
+		if !ok {
+			return n, false
 		}
-		for k, c := range t {
-			if k == "value" && out != nil {
-				continue
-			}
-			if nc, changed := m.edits(c); changed {
-				if out == nil {
-					out = maps.Clone(t)
-				}
-				out[k] = nc
-			}
+		p, ok := t["path"].(string)
+		val, has := t["value"]
+		if !ok || !has {
+			return n, false
 		}
-		if out != nil {
-			return out, true
+		var masked any
+		var changed bool
+		if m.byValue() {
+			masked, changed = m.r.ValueAt(p, val)
+		} else {
+			masked, changed = m.r.ValueAtStructural(p, val)
 		}
-	case []any:
-		var out []any
-		for i, c := range t {
-			if nc, changed := m.edits(c); changed {
-				if out == nil {
-					out = slices.Clone(t)
-				}
-				out[i] = nc
-			}
+		if !changed {
+			return n, false
 		}
-		if out != nil {
-			return out, true
-		}
-	}
-	return v, false
+		out := maps.Clone(t)
+		out["value"] = masked
+		return out, true
+	})
 }
 
 // hasSyntax reports whether s has more than one token. A single token
@@ -484,14 +461,25 @@ func eachString(v any, fn func(string)) {
 // mapStrings applies fn to every string of a JSON tree and reports whether
 // any changed. Like Tree it copies only what changes: v is not modified.
 func mapStrings(v any, fn func(string) string) (any, bool) {
+	return rewrite(v, func(n any) (any, bool) {
+		if s, ok := n.(string); ok {
+			out := fn(s)
+			return out, out != s
+		}
+		return n, false
+	})
+}
+
+// rewrite applies fn to every node of a JSON tree, top-down (a node's
+// replacement is visited in its place), and reports whether anything
+// changed. Only what changes is copied: v is not modified.
+func rewrite(v any, fn func(any) (any, bool)) (any, bool) {
+	v, changed := fn(v)
 	switch t := v.(type) {
-	case string:
-		out := fn(t)
-		return out, out != t
 	case map[string]any:
 		var out map[string]any
 		for k, c := range t {
-			if nc, changed := mapStrings(c, fn); changed {
+			if nc, ch := rewrite(c, fn); ch {
 				if out == nil {
 					out = maps.Clone(t)
 				}
@@ -504,7 +492,7 @@ func mapStrings(v any, fn func(string) string) (any, bool) {
 	case []any:
 		var out []any
 		for i, c := range t {
-			if nc, changed := mapStrings(c, fn); changed {
+			if nc, ch := rewrite(c, fn); ch {
 				if out == nil {
 					out = slices.Clone(t)
 				}
@@ -515,5 +503,5 @@ func mapStrings(v any, fn func(string) string) (any, bool) {
 			return out, true
 		}
 	}
-	return v, false
+	return v, changed
 }

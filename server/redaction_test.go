@@ -1,12 +1,15 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/device"
+	_ "github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/redact"
 )
 
@@ -64,5 +67,48 @@ func TestMaskingLeavesInputAlone(t *testing.T) {
 	}
 	if b, _ := json.Marshal(masked); strings.Contains(string(b), "Publ1cRO") || strings.Contains(string(b), "Adm1nPass!") {
 		t.Fatalf("secrets left: %s", b)
+	}
+}
+
+// TestMaskBeforeEncoding checks that masking a tool's output tree before it
+// is encoded gives the same document as masking the encoded result, for the
+// whole configuration and state of a simulated device (secrets learnt from
+// it), including numbers of Go types a decoder would not make.
+func TestMaskBeforeEncoding(t *testing.T) {
+	drv, err := device.Open(context.Background(), "sim://r1", device.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drv.Close()
+	m := newSecretMasker(nil, drv.Info().CLIDialect)
+	for _, ds := range []device.Datastore{device.Running, device.Operational} {
+		tree, err := drv.Get(context.Background(), ds, "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.learn(tree)
+		out := map[string]any{"data": tree, "n": 1500, "secretish": int64(4321), "note": "community Huawei@123 seen"}
+		m.r.AddSecret("4321")
+		if !isJSONTree(out) {
+			t.Fatalf("%s tree is not a JSON tree", ds)
+		}
+		before, _ := m.value(out)
+		a, err := marshal(before)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := marshal(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b := m.ownJSON(raw); string(a) != string(b) {
+			t.Errorf("%s: masked before encoding:\n%.400s\nafter:\n%.400s", ds, a, b)
+		}
+		if strings.Contains(string(a), "Huawei@123") || strings.Contains(string(a), "4321") {
+			t.Errorf("%s: a secret survived: %.400s", ds, a)
+		}
+	}
+	if isJSONTree(map[string]any{"x": struct{}{}}) || isJSONTree([]string{"a"}) {
+		t.Error("isJSONTree accepted a Go type a decoder never makes")
 	}
 }

@@ -131,6 +131,9 @@ func (s *Server) addTool(d toolDef) error {
 			res.SetError(err)
 			return res, nil
 		}
+		if res, ok, err := maskedToolResult(ctx, out); ok || err != nil {
+			return res, err
+		}
 		return toolResult(out)
 	})
 	return nil

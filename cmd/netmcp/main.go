@@ -38,6 +38,8 @@ var commands = []struct {
 }{
 	{"approve", newApproveCmd},
 	{"audit", newAuditCmd},
+	{"bench", newBenchCmd},
+	{"bench-peer", newBenchPeerCmd},
 	{"conformance-server", newConformanceCmd},
 	{"diag", newDiagCmd},
 	{"lab", newLabCmd},

@@ -67,6 +67,7 @@ func newServeCmd() *cobra.Command {
 }
 
 func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
+	f.sec.rateExplicit = cmd.Flags().Changed("rate") || cmd.Flags().Changed("burst")
 	level := slog.LevelWarn
 	if f.verbose {
 		level = slog.LevelInfo

@@ -42,6 +42,7 @@ type securityFlags struct {
 	maxRequestBytes           int
 	rate                      float64
 	burst                     int
+	rateExplicit              bool // --rate or --burst given: the limit applies on stdio too
 	maxConcurrent             int
 	maxConnsPerSource         int
 	auditSyslog               string
@@ -64,8 +65,8 @@ func bindSecurityFlags(fl *pflag.FlagSet, sf *securityFlags) {
 	fl.StringVar(&sf.localRole, "local-role", policy.RoleViewer, "role of HTTP peers on loopback that no certificate or token authenticates and the policy does not map (\"none\": no role)")
 	fl.StringVar(&sf.stdioRole, "stdio-role", policy.RoleOperator, "role of the stdio user when the policy does not map it; changes still need approval (\"none\": no role)")
 	fl.IntVar(&sf.maxRequestBytes, "max-request-bytes", transport.DefaultMaxBodyBytes, "largest JSON-RPC message accepted (HTTP body, stdio line, TLS stream frame)")
-	fl.Float64Var(&sf.rate, "rate", server.DefaultRatePerSecond, "calls per second per identity, sustained (0: no limit; the policy's rateLimit wins)")
-	fl.IntVar(&sf.burst, "burst", server.DefaultRateBurst, "burst of calls per identity")
+	fl.Float64Var(&sf.rate, "rate", server.DefaultRatePerSecond, "calls per second per identity, sustained, on HTTP and the TLS stream; stdio (one local user) has no limit unless --rate or --burst is given (0: no limit; the policy's rateLimit wins)")
+	fl.IntVar(&sf.burst, "burst", server.DefaultRateBurst, "burst of calls per identity (see --rate)")
 	fl.IntVar(&sf.maxConcurrent, "max-concurrent", server.DefaultMaxConcurrentPerSession, "calls in progress per session (0: no limit; the policy's maxConcurrentPerSession wins)")
 	fl.IntVar(&sf.maxConnsPerSource, "max-conns-per-source", transport.DefaultMaxConnsPerSource, "open connections one source IP may hold on each listener (HTTP, TLS stream); more are closed at once (-1: no limit)")
 	fl.StringVar(&sf.auditSyslog, "audit-syslog", "", "also export audit records as RFC 5424 syslog to tcp://HOST:PORT or tls://HOST:PORT")
@@ -132,7 +133,7 @@ func serveSecure(ctx context.Context, sf *securityFlags, srv *server.Server, a s
 	if err != nil {
 		return withExit(2, err)
 	}
-	if a.listen == "" && sf.tlsStreamListen == "" {
+	if sf.stdioOnly(a) {
 		return serveStdioLimited(ctx, srv.MCP(), sf.maxRequestBytes, a.logger)
 	}
 	ctx, cancel := context.WithCancel(ctx)
@@ -201,6 +202,10 @@ func (sf *securityFlags) securityOptions(a serveArgs) (server.SecurityOptions, f
 	switch {
 	case f.RateLimit != nil:
 		opts.RateLimiter = policy.NewRateLimiter(f.RateLimit.PerSecond, f.RateLimit.Burst)
+	case sf.stdioOnly(a) && !sf.rateExplicit:
+		// One local user, who started the process: a per-identity rate
+		// limit only refuses its scripts (issue 10). Configured
+		// explicitly (flags or policy), it applies.
 	case sf.rate > 0:
 		if sf.burst < 1 {
 			return opts, nil, fmt.Errorf("--burst must be at least 1 with --rate %g", sf.rate)
@@ -256,6 +261,11 @@ func (sf *securityFlags) securityOptions(a serveArgs) (server.SecurityOptions, f
 			sink.Close()
 		}
 	}, nil
+}
+
+// stdioOnly reports whether serve runs one stdio session and no listener.
+func (sf *securityFlags) stdioOnly(a serveArgs) bool {
+	return a.listen == "" && sf.tlsStreamListen == ""
 }
 
 // syslogSink parses --audit-syslog (tcp://HOST:PORT or tls://HOST:PORT).

@@ -236,16 +236,9 @@ func (s *Store) Rollback(ctx context.Context, owner device.Owner, id string) (de
 			"confirmed commit %s is pending until %s; confirm or cancel it before a rollback",
 			p.ID, p.Deadline.UTC().Format(time.RFC3339)).Retryable()
 	}
-	target := id
-	if id == "" {
-		if s.st.Head == "" {
-			return device.CommitResult{}, netproto.Errorf(netproto.CodeRollbackFailed,
-				"nothing to roll back: running is the initial configuration")
-		}
-		target = s.records[s.st.Head].Parent
-	} else if s.records[id] == nil {
-		return device.CommitResult{}, netproto.Errorf(netproto.CodeRollbackFailed,
-			"unknown commit id %q (see the commit history)", id)
+	target, err := s.rollbackTarget(id)
+	if err != nil {
+		return device.CommitResult{}, err
 	}
 	cfg := s.configOf(target)
 	d := s.diff(s.st.Running, cfg, "running", nameOf(target))

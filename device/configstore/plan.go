@@ -16,18 +16,28 @@ func (s *Store) PlanRollback(ctx context.Context, id string) (device.Diff, error
 	if err := s.check(ctx); err != nil {
 		return device.Diff{}, err
 	}
-	target := id
-	if id == "" {
-		if s.st.Head == "" {
-			return device.Diff{}, netproto.Errorf(netproto.CodeRollbackFailed,
-				"nothing to roll back: running is the initial configuration")
-		}
-		target = s.records[s.st.Head].Parent
-	} else if s.records[id] == nil {
-		return device.Diff{}, netproto.Errorf(netproto.CodeRollbackFailed,
-			"unknown commit id %q (see the commit history)", id)
+	target, err := s.rollbackTarget(id)
+	if err != nil {
+		return device.Diff{}, err
 	}
 	return s.diff(s.st.Running, s.configOf(target), "running", nameOf(target)), nil
+}
+
+// rollbackTarget resolves the commit a rollback to id returns to ("" = the
+// one before the last); s.mu is held.
+func (s *Store) rollbackTarget(id string) (string, error) {
+	if id == "" {
+		if s.st.Head == "" {
+			return "", netproto.Errorf(netproto.CodeRollbackFailed,
+				"nothing to roll back: running is the initial configuration")
+		}
+		return s.records[s.st.Head].Parent, nil
+	}
+	if s.records[id] == nil {
+		return "", netproto.Errorf(netproto.CodeRollbackFailed,
+			"unknown commit id %q (see the commit history)", id)
+	}
+	return id, nil
 }
 
 var _ device.RollbackPlanner = (*Store)(nil)

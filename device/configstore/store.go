@@ -378,6 +378,25 @@ func (s *Store) Running() map[string]any {
 	return cloneTree(s.st.Running)
 }
 
+// RunningView returns the running configuration itself, not a copy, for
+// reading: the store never modifies a tree it has installed (every edit,
+// commit and rollback installs a new one, sharing what did not change), so
+// the view stays valid and unchanging after the lock is released. Callers
+// must not modify it. Reads served from it cost no copy of the whole
+// configuration per call.
+func (s *Store) RunningView() map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.st.Running
+}
+
+// CandidateView is Candidate without the copy, under RunningView's rules.
+func (s *Store) CandidateView(owner device.Owner) map[string]any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.candidateLocked(owner)
+}
+
 // Startup returns a copy of the startup configuration.
 func (s *Store) Startup() map[string]any {
 	s.mu.Lock()

@@ -153,10 +153,10 @@ func (d *Driver) Get(ctx context.Context, ds device.Datastore, path string) (any
 	var tree map[string]any
 	switch ds {
 	case device.Running, "":
-		tree = d.store.Running()
+		tree = d.store.RunningView() // shared, read only (device.Driver.Get)
 	case device.Candidate:
 		owner, _ := d.store.LockHolder()
-		tree = d.store.Candidate(owner)
+		tree = d.store.CandidateView(owner)
 	case device.Startup:
 		tree = d.store.Startup()
 	case device.Operational:

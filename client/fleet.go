@@ -1,0 +1,283 @@
+package client
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/inventory"
+)
+
+// Fleet is a set of devices, each with its supervised MCP session.
+type Fleet struct {
+	opts    Options
+	devs    []*Device
+	byName  map[string]*Device
+	connSem chan struct{} // bounds connection attempts in progress
+
+	toolsMu sync.Mutex
+	tools   map[[32]byte][]*mcp.Tool // tool lists seen, shared by the devices that list the same
+
+	mu      sync.Mutex
+	started bool
+	closed  bool
+	cancel  context.CancelFunc
+}
+
+// New returns the fleet of the inventory's devices, not yet connected
+// (see Connect). The inventory is validated.
+func New(inv *inventory.Inventory, opts Options) (*Fleet, error) {
+	if inv == nil {
+		return nil, errors.New("client: nil inventory")
+	}
+	if err := inv.Validate(); err != nil {
+		return nil, err
+	}
+	f := &Fleet{opts: opts.withDefaults(), byName: map[string]*Device{}, tools: map[[32]byte][]*mcp.Tool{}}
+	f.connSem = make(chan struct{}, f.opts.Concurrency)
+	for _, dev := range inv.Devices {
+		d := newDevice(f, dev)
+		f.devs = append(f.devs, d)
+		f.byName[dev.Name] = d
+	}
+	return f, nil
+}
+
+// Start starts every device's supervisor, which connects (in parallel, at
+// most Options.Concurrency attempts at once) and keeps reconnecting until
+// Close. It returns at once; Connect also waits for the first attempts.
+func (f *Fleet) Start() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.started || f.closed {
+		return
+	}
+	f.started = true
+	ctx, cancel := context.WithCancel(context.Background())
+	f.cancel = cancel
+	for _, d := range f.devs {
+		go d.run(ctx)
+	}
+}
+
+// Connect starts the supervisors (Start) and waits until every device has
+// made its first connection attempt, or ctx is done. It returns the
+// errors of the devices that are not connected, joined (each a
+// *DeviceError); those devices keep being retried in the background.
+func (f *Fleet) Connect(ctx context.Context) error {
+	f.Start()
+	var errs []error
+	for _, d := range f.devs {
+		select {
+		case <-d.first:
+		case <-ctx.Done():
+		}
+		st, err := d.State()
+		switch {
+		case st == StateConnected:
+		case err != nil:
+			errs = append(errs, &DeviceError{Device: d.Name(), Op: "connect", Err: err})
+		default:
+			errs = append(errs, &DeviceError{Device: d.Name(), Op: "connect", Err: fmt.Errorf("%w: %s", ErrNotConnected, st)})
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Close ends every session and supervisor and waits for them.
+func (f *Fleet) Close() error {
+	f.mu.Lock()
+	if f.closed {
+		f.mu.Unlock()
+		return nil
+	}
+	f.closed = true
+	started := f.started
+	if f.cancel != nil {
+		f.cancel()
+	}
+	f.mu.Unlock()
+	if started {
+		for _, d := range f.devs {
+			<-d.done
+		}
+	}
+	return nil
+}
+
+func (f *Fleet) acquireConnect(ctx context.Context) error {
+	select {
+	case f.connSem <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (f *Fleet) releaseConnect() { <-f.connSem }
+
+// Devices returns the devices in inventory order.
+func (f *Fleet) Devices() []*Device { return append([]*Device(nil), f.devs...) }
+
+// Device returns the device called name, nil when there is none.
+func (f *Fleet) Device(name string) *Device { return f.byName[name] }
+
+// Select returns the devices, in inventory order, whose inventory entry
+// keep accepts.
+func (f *Fleet) Select(keep func(inventory.Device) bool) []*Device {
+	var out []*Device
+	for _, d := range f.devs {
+		if keep(d.inv) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// Result is the outcome of a fan-out on one device.
+type Result struct {
+	// Device is the device.
+	Device *Device
+	// Value is the tool result of CallAll (nil for Each, and when the call
+	// failed before a result; set together with a *ToolError).
+	Value *mcp.CallToolResult
+	// Err is nil on success; otherwise a *DeviceError, a *ToolError or
+	// the function's own error, always naming the device.
+	Err error
+	// Elapsed is the time spent on the device (from the start of its work,
+	// not counting the wait for a concurrency slot).
+	Elapsed time.Duration
+}
+
+// Each runs fn on every device of devs (every device of the fleet when
+// devs is nil), at most Options.Concurrency at once, each under a context
+// with Options.CallTimeout. It returns one Result per device, in the order
+// of devs, once every device is done or timed out: a function that does
+// not return in time is abandoned (its context is cancelled) and reported
+// as timed out, so no device can hang the run.
+func (f *Fleet) Each(ctx context.Context, devs []*Device, fn func(ctx context.Context, d *Device) error) []Result {
+	return f.each(ctx, devs, func(ctx context.Context, d *Device, r *Result) error { return fn(ctx, d) })
+}
+
+// CallAll calls the tool with args on every device of devs (every device
+// when nil), as Each does, and returns the results in the order of devs.
+func (f *Fleet) CallAll(ctx context.Context, devs []*Device, tool string, args any) []Result {
+	return f.each(ctx, devs, func(ctx context.Context, d *Device, r *Result) error {
+		res, err := d.CallTool(ctx, tool, args)
+		r.Value = res
+		return err
+	})
+}
+
+func (f *Fleet) each(ctx context.Context, devs []*Device, fn func(context.Context, *Device, *Result) error) []Result {
+	if devs == nil {
+		devs = f.devs
+	}
+	results := make([]Result, len(devs))
+	sem := make(chan struct{}, f.opts.Concurrency)
+	timeout := f.opts.CallTimeout
+	var wg sync.WaitGroup
+	for i, d := range devs {
+		results[i].Device = d
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+			case <-ctx.Done():
+				results[i].Err = &DeviceError{Device: d.Name(), Op: "fan-out", Err: fmt.Errorf("not started: %w", ctx.Err())}
+				return
+			}
+			defer func() { <-sem }()
+			results[i] = runOne(ctx, d, timeout, fn)
+		}()
+	}
+	wg.Wait()
+	return results
+}
+
+// runOne runs fn on d with a timeout; a function still running at the
+// deadline is left behind (its context cancelled) and reported.
+func runOne(ctx context.Context, d *Device, timeout time.Duration, fn func(context.Context, *Device, *Result) error) Result {
+	dctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	start := time.Now()
+	type outcome struct {
+		r   Result
+		err error
+	}
+	ch := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() {
+			if p := recover(); p != nil {
+				o.err = fmt.Errorf("panic: %v", p)
+			}
+			ch <- o
+		}()
+		o.err = fn(dctx, d, &o.r)
+	}()
+	var o outcome
+	select {
+	case o = <-ch:
+	case <-dctx.Done():
+		select {
+		case o = <-ch: // it returned just in time
+		case <-time.After(100 * time.Millisecond): // grace for a function that honours its context
+			o.err = dctx.Err()
+		}
+	}
+	r := Result{Device: d, Value: o.r.Value, Elapsed: time.Since(start)}
+	if o.err != nil {
+		var de *DeviceError
+		var te *ToolError
+		switch {
+		case errors.As(o.err, &te):
+			r.Err = &DeviceError{Device: d.Name(), Op: "tools/call " + te.Tool, Err: o.err}
+		case errors.As(o.err, &de) && de.Device == d.Name():
+			r.Err = o.err
+		default:
+			r.Err = &DeviceError{Device: d.Name(), Op: "fan-out", Err: o.err}
+		}
+		if dctx.Err() != nil && ctx.Err() == nil && errors.Is(o.err, context.DeadlineExceeded) {
+			r.Err = &DeviceError{Device: d.Name(), Op: "fan-out", Err: fmt.Errorf("timed out after %v: %w", timeout, o.err)}
+		}
+	}
+	return r
+}
+
+// Errors joins the errors of results (nil when every device succeeded).
+func Errors(results []Result) error {
+	var errs []error
+	for _, r := range results {
+		if r.Err != nil {
+			errs = append(errs, r.Err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// internTools returns the fleet's copy of a tool list equal to tools, so
+// that a thousand devices of the same kind hold their (large) schemas
+// once; the SDK's decoded list is then garbage. Callers must not modify
+// the tools.
+func (f *Fleet) internTools(tools []*mcp.Tool) []*mcp.Tool {
+	b, err := json.Marshal(tools)
+	if err != nil {
+		return tools
+	}
+	key := sha256.Sum256(b)
+	f.toolsMu.Lock()
+	defer f.toolsMu.Unlock()
+	if t, ok := f.tools[key]; ok {
+		return t
+	}
+	f.tools[key] = tools
+	return tools
+}

@@ -1,0 +1,406 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/netmcp/netmcp/internal/benchkit"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// benchFlags are the flags of `netmcp bench`.
+type benchFlags struct {
+	calls, reps, warmup int
+	quick, jsonOut      bool
+	transports          []string
+	device, path        string
+	serveArgs           []string
+}
+
+// benchConfig is one server measured by `netmcp bench`.
+type benchConfig struct {
+	name string
+	bare bool     // the bench peer, not netmcp serve
+	args []string // netmcp serve flags (besides --device and --listen)
+}
+
+// benchConfigs are the servers `netmcp bench` compares; the last is the
+// baseline of the ratios.
+var benchConfigs = []benchConfig{
+	{name: "netmcp"}, // default flags; state dir (audit log) in a temporary directory
+	{name: "netmcp --no-state", args: []string{"--no-state"}}, // no state dir: no audit log, no commit history
+	{name: "bare go-sdk", bare: true},
+}
+
+// newBenchCmd builds "netmcp bench".
+func newBenchCmd() *cobra.Command {
+	var f benchFlags
+	cmd := &cobra.Command{
+		Use:   "bench",
+		Short: "Measure netmcp against a bare go-sdk server, side by side (p50, p99, calls/s, RSS)",
+		Long: "Measure sequential network.yang.get round trips through `netmcp serve` and through a bare\n" +
+			"go-sdk server built into this binary (hidden `netmcp bench-peer`: one equivalent tool on the\n" +
+			"same driver, none of netmcp's layers), over stdio and Streamable HTTP, interleaved: each\n" +
+			"repetition starts every server once per transport, in rotating order. Prints p50, p99, calls/s,\n" +
+			"the server process's RSS (VmRSS, after the calls) and the ratios netmcp/bare.\n\n" +
+			"Configurations: netmcp with its defaults (audit log on, state dir in a temporary directory),\n" +
+			"netmcp --no-state, and the bare server. Over HTTP netmcp runs with --rate 0: its default\n" +
+			"per-identity limit (50/s) would refuse a benchmark. Exits 1 if any call failed.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if f.quick {
+				fl := cmd.Flags()
+				if !fl.Changed("calls") {
+					f.calls = 300
+				}
+				if !fl.Changed("reps") {
+					f.reps = 1
+				}
+				if !fl.Changed("warmup") {
+					f.warmup = 50
+				}
+			}
+			return runBench(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	fl.IntVar(&f.calls, "calls", 5000, "timed calls per server, transport and repetition")
+	fl.IntVar(&f.reps, "reps", 3, "repetitions (each starts every server anew)")
+	fl.IntVar(&f.warmup, "warmup", 200, "untimed calls before the timed ones")
+	fl.BoolVar(&f.quick, "quick", false, "a short run for CI: 300 calls, 1 repetition, 50 warm-up calls (unless set)")
+	fl.BoolVar(&f.jsonOut, "json", false, "print the results as JSON instead of a table")
+	fl.StringSliceVar(&f.transports, "transport", []string{"stdio", "http"}, "transports to measure: stdio, http")
+	fl.StringVar(&f.device, "device", "sim://r1", "device URL served")
+	fl.StringVar(&f.path, "path", "/openconfig-interfaces:interfaces", "YANG path read (datastore running)")
+	fl.StringArrayVar(&f.serveArgs, "serve-arg", nil, "extra flag for every netmcp configuration (repeatable), e.g. --serve-arg=--audit-fsync=always")
+	return cmd
+}
+
+// benchResult is one line of the results: a server on a transport, all
+// repetitions pooled.
+type benchResult struct {
+	Transport   string   `json:"transport"`
+	Server      string   `json:"server"`
+	Argv        []string `json:"argv"`
+	Calls       int      `json:"calls"`
+	Errors      int      `json:"errors"`
+	FirstError  string   `json:"firstError,omitempty"`
+	P50us       float64  `json:"p50_us"`
+	P99us       float64  `json:"p99_us"`
+	CallsPerSec float64  `json:"calls_per_s"`
+	RSSIdleMB   float64  `json:"rss_idle_mb"` // after initialize, before any call (median of the repetitions)
+	RSSMB       float64  `json:"rss_mb"`      // after the calls (median of the repetitions)
+	// Ratios to the bare server on the same transport (absent for it).
+	RatioP50         float64 `json:"ratio_p50,omitempty"`
+	RatioP99         float64 `json:"ratio_p99,omitempty"`
+	RatioCallsPerSec float64 `json:"ratio_calls_per_s,omitempty"`
+	RatioRSS         float64 `json:"ratio_rss,omitempty"`
+
+	lat            []time.Duration
+	rssIdle, rssAt []int64
+}
+
+// benchReport is the output of `netmcp bench --json`.
+type benchReport struct {
+	Machine  benchMachine  `json:"machine"`
+	Tool     string        `json:"tool"`
+	Device   string        `json:"device"`
+	Path     string        `json:"path"`
+	Calls    int           `json:"calls"`
+	Reps     int           `json:"reps"`
+	Warmup   int           `json:"warmup"`
+	Started  time.Time     `json:"started"`
+	Duration float64       `json:"duration_s"`
+	Results  []benchResult `json:"results"`
+}
+
+// benchMachine describes where the benchmark ran.
+type benchMachine struct {
+	OS      string `json:"os"`
+	Arch    string `json:"arch"`
+	CPUs    int    `json:"cpus"`
+	CPU     string `json:"cpu,omitempty"`
+	MemMB   int64  `json:"mem_mb,omitempty"`
+	Go      string `json:"go"`
+	Version string `json:"netmcp"`
+	// Load is the 1-minute load average at the start and at the end:
+	// other work on the machine skews every figure, the ratios least.
+	Load [2]float64 `json:"load"`
+}
+
+func runBench(ctx context.Context, f benchFlags, stdout, stderr io.Writer) error {
+	if f.calls < 1 || f.reps < 1 || f.warmup < 0 {
+		return withExit(2, fmt.Errorf("--calls and --reps must be at least 1, --warmup at least 0"))
+	}
+	for _, t := range f.transports {
+		if t != "stdio" && t != "http" {
+			return withExit(2, fmt.Errorf("--transport %q: want stdio or http", t))
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "netmcp-bench-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+
+	rep := benchReport{Machine: machine(), Tool: netproto.ToolYangGet, Device: f.device, Path: f.path,
+		Calls: f.calls, Reps: f.reps, Warmup: f.warmup, Started: time.Now().UTC().Truncate(time.Second)}
+	results := map[string]*benchResult{}
+	var order []*benchResult
+	for _, t := range f.transports {
+		for _, c := range benchConfigs {
+			r := &benchResult{Transport: t, Server: c.name}
+			results[t+"\x00"+c.name] = r
+			order = append(order, r)
+		}
+	}
+	args := map[string]any{"path": f.path, "datastore": "running"}
+	start := time.Now()
+	run := 0
+	for i := 0; i < f.reps; i++ {
+		for _, t := range f.transports {
+			// Rotate the order per repetition: no server always runs first.
+			for k := range benchConfigs {
+				c := benchConfigs[(k+i)%len(benchConfigs)]
+				run++
+				argv := benchArgv(self, c, t, filepath.Join(tmp, "state-"+strconv.Itoa(run)), f)
+				r := results[t+"\x00"+c.name]
+				r.Argv = slices.Clone(argv[1:])
+				for j, a := range r.Argv {
+					r.Argv[j] = strings.Replace(a, tmp, "$TMP", 1)
+				}
+				s, err := benchOnce(ctx, r, t, argv, tmp, args, f)
+				if err != nil {
+					return err
+				}
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				fmt.Fprintf(stderr, "netmcp bench: rep %d/%d %-5s %-18s p50 %s  %6.0f calls/s  %d failed\n",
+					i+1, f.reps, t, c.name, fmtDur(s.P50), s.CallsPerSec, s.Errors)
+			}
+		}
+	}
+	rep.Duration = time.Since(start).Seconds()
+	rep.Machine.Load[1] = loadAvg()
+	failed := 0
+	var firstErr string
+	for _, r := range order {
+		s := benchkit.Summarize(r.lat, r.Errors)
+		r.Calls, r.P50us, r.P99us, r.CallsPerSec = s.Calls, us(s.P50), us(s.P99), s.CallsPerSec
+		r.RSSIdleMB, r.RSSMB = mb(median(r.rssIdle)), mb(median(r.rssAt))
+		failed += r.Errors
+		if firstErr == "" {
+			firstErr = r.FirstError
+		}
+	}
+	for _, r := range order {
+		base := results[r.Transport+"\x00"+benchConfigs[len(benchConfigs)-1].name]
+		if r == base {
+			continue
+		}
+		r.RatioP50, r.RatioP99 = ratio(r.P50us, base.P50us), ratio(r.P99us, base.P99us)
+		r.RatioCallsPerSec, r.RatioRSS = ratio(r.CallsPerSec, base.CallsPerSec), ratio(r.RSSMB, base.RSSMB)
+	}
+	for _, r := range order {
+		rep.Results = append(rep.Results, *r)
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			return err
+		}
+	} else {
+		printBench(stdout, rep)
+	}
+	if failed > 0 {
+		return withExit(1, fmt.Errorf("bench: %d calls failed; first: %s", failed, firstErr))
+	}
+	return nil
+}
+
+// benchArgv is the command line of configuration c on transport t.
+func benchArgv(self string, c benchConfig, t, stateDir string, f benchFlags) []string {
+	if c.bare {
+		argv := []string{self, "bench-peer", "--device", f.device}
+		if t == "http" {
+			argv = append(argv, "--listen", "127.0.0.1:0")
+		}
+		return argv
+	}
+	argv := []string{self, "serve", "--device", f.device}
+	if !slices.Contains(c.args, "--no-state") {
+		argv = append(argv, "--state-dir", stateDir)
+	}
+	if t == "http" {
+		argv = append(argv, "--listen", "127.0.0.1:0", "--rate", "0")
+	}
+	argv = append(argv, c.args...)
+	return append(argv, f.serveArgs...)
+}
+
+// benchOnce starts one server, measures it, adds to r and returns the
+// figures of this run.
+func benchOnce(ctx context.Context, r *benchResult, transport string, argv []string, tmp string, args any, f benchFlags) (benchkit.Stats, error) {
+	opts := benchkit.Options{Argv: argv, Env: []string{"XDG_STATE_HOME=" + filepath.Join(tmp, "xdg")}, Stderr: &stderrTail{}}
+	var c benchkit.Client
+	var err error
+	if transport == "http" {
+		c, err = benchkit.StartHTTP(opts)
+	} else {
+		c, err = benchkit.StartStdio(opts)
+	}
+	if err != nil {
+		return benchkit.Stats{}, fmt.Errorf("bench: %s over %s: %w\n%s", r.Server, transport, err, opts.Stderr)
+	}
+	defer c.Close()
+	idle, err := benchkit.RSS(c.Pid())
+	if err != nil {
+		return benchkit.Stats{}, err
+	}
+	_, wfail, wfirst := benchkit.Run(ctx, c, f.warmup, netproto.ToolYangGet, args)
+	lat, failed, first := benchkit.Run(ctx, c, f.calls, netproto.ToolYangGet, args)
+	after, err := benchkit.RSS(c.Pid())
+	if err != nil {
+		return benchkit.Stats{}, err
+	}
+	r.lat = append(r.lat, lat...)
+	r.Errors += wfail + failed
+	if r.FirstError == "" {
+		if wfirst == nil {
+			wfirst = first
+		}
+		if wfirst != nil {
+			r.FirstError = wfirst.Error()
+		}
+	}
+	r.rssIdle = append(r.rssIdle, idle)
+	r.rssAt = append(r.rssAt, after)
+	return benchkit.Summarize(slices.Clone(lat), wfail+failed), nil
+}
+
+// stderrTail keeps the last lines a server wrote on stderr, to explain a
+// failed start.
+type stderrTail struct{ b []byte }
+
+func (s *stderrTail) Write(p []byte) (int, error) {
+	s.b = append(s.b, p...)
+	if len(s.b) > 4096 {
+		s.b = s.b[len(s.b)-4096:]
+	}
+	return len(p), nil
+}
+
+func (s *stderrTail) String() string { return string(s.b) }
+
+// printBench prints rep as a table.
+func printBench(w io.Writer, rep benchReport) {
+	m := rep.Machine
+	fmt.Fprintf(w, "netmcp bench: %s %s (running) on %s; %d calls x %d repetitions per server and transport (after %d warm-up calls), interleaved; %.0f s\n",
+		rep.Tool, rep.Path, rep.Device, rep.Calls, rep.Reps, rep.Warmup, rep.Duration)
+	fmt.Fprintf(w, "machine: %s/%s, %d CPUs", m.OS, m.Arch, m.CPUs)
+	if m.CPU != "" {
+		fmt.Fprintf(w, " (%s)", m.CPU)
+	}
+	if m.MemMB > 0 {
+		fmt.Fprintf(w, ", %d MiB", m.MemMB)
+	}
+	fmt.Fprintf(w, ", %s, netmcp %s; load average %.1f at the start, %.1f at the end\n\n", m.Go, m.Version, m.Load[0], m.Load[1])
+	const row = "%-9s  %-17s  %8s  %8s  %7s  %8s  %8s  %8s  %12s  %8s  %6s\n"
+	fmt.Fprintf(w, row, "transport", "server", "p50", "p99", "calls/s", "RSS idle", "RSS", "p50/bare", "calls/s/bare", "RSS/bare", "errors")
+	for _, r := range rep.Results {
+		fmt.Fprintf(w, row, r.Transport, r.Server,
+			fmtDur(time.Duration(r.P50us*1e3)), fmtDur(time.Duration(r.P99us*1e3)), fmt.Sprintf("%.0f", r.CallsPerSec),
+			fmt.Sprintf("%.1f MB", r.RSSIdleMB), fmt.Sprintf("%.1f MB", r.RSSMB),
+			fmtRatio(r.RatioP50), fmtRatio(r.RatioCallsPerSec), fmtRatio(r.RatioRSS), strconv.Itoa(r.Errors))
+	}
+	fmt.Fprintln(w, "\np50, p99, calls/s: one client, sequential calls that succeeded, all repetitions pooled; RSS: the server\n"+
+		"process's VmRSS after initialize (idle) and after the calls, median of the repetitions; x/bare: netmcp over\n"+
+		"the bare go-sdk server on the same transport; errors: failed calls, warm-up included.")
+}
+
+// machine describes this machine from the Go runtime and /proc.
+func machine() benchMachine {
+	m := benchMachine{OS: runtime.GOOS, Arch: runtime.GOARCH, CPUs: runtime.NumCPU(), Go: runtime.Version(), Version: version,
+		Load: [2]float64{loadAvg(), 0}}
+	if f, err := os.Open("/proc/cpuinfo"); err == nil {
+		sc := bufio.NewScanner(f)
+		for sc.Scan() {
+			if k, v, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(k) == "model name" {
+				m.CPU = strings.TrimSpace(v)
+				break
+			}
+		}
+		f.Close()
+	}
+	if b, err := os.ReadFile("/proc/meminfo"); err == nil {
+		for _, line := range strings.Split(string(b), "\n") {
+			if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+				kb, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+				m.MemMB = kb >> 10
+			}
+		}
+	}
+	return m
+}
+
+// loadAvg returns the 1-minute load average (0 if unknown).
+func loadAvg() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	v, _ := strconv.ParseFloat(strings.Fields(string(b) + " 0")[0], 64)
+	return v
+}
+
+func us(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 }
+func mb(b int64) float64         { return float64(b) / (1 << 20) }
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return 0
+	}
+	return a / b
+}
+
+func median(v []int64) int64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := slices.Clone(v)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
+func fmtRatio(r float64) string {
+	if r == 0 {
+		return "—"
+	}
+	return fmt.Sprintf("%.2f", r)
+}
+
+// fmtDur prints a latency in µs below 10 ms, else in ms.
+func fmtDur(d time.Duration) string {
+	if d < 10*time.Millisecond {
+		return fmt.Sprintf("%d µs", d.Microseconds())
+	}
+	return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1e3)
+}

@@ -1,0 +1,103 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// TestBenchPeerAnswersAsNetmcp: the bench peer's network.yang.get returns
+// the same result (structured content and text) as netmcp serve's, for
+// each datastore, so that `netmcp bench` compares equal work. Operational
+// state differs between two processes only in 64-bit values (RFC 7951
+// strings: timestamps such as last-change, counters), which are compared
+// as "N".
+func TestBenchPeerAnswersAsNetmcp(t *testing.T) {
+	connect := func(args ...string) *mcp.ClientSession {
+		cmd := exec.Command(netmcpBinary(t), args...)
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-test", Version: "1"}, nil).
+			Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
+		if err != nil {
+			t.Fatalf("start %v: %v", args, err)
+		}
+		t.Cleanup(func() { cs.Close() })
+		return cs
+	}
+	netmcp := connect("serve", "--device", "sim://r1", "--no-state")
+	bare := connect("bench-peer", "--device", "sim://r1")
+	for _, args := range []map[string]any{
+		{"path": "/openconfig-interfaces:interfaces", "datastore": "running"},
+		{"path": "/openconfig-interfaces:interfaces", "datastore": "operational"},
+		{"path": "/openconfig-interfaces:interfaces"}, // default datastore: operational
+	} {
+		var got [2]string
+		for i, cs := range []*mcp.ClientSession{netmcp, bare} {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: netproto.ToolYangGet, Arguments: args})
+			if err != nil || res.IsError {
+				t.Fatalf("%v: %v %+v", args, err, res)
+			}
+			b, _ := json.Marshal(res.StructuredContent)
+			got[i] = uint64s.ReplaceAllString(string(b)+"\n"+res.Content[0].(*mcp.TextContent).Text, `"N"`)
+		}
+		if got[0] != got[1] {
+			t.Errorf("%v: netmcp answered\n%.500s\nthe bench peer\n%.500s", args, got[0], got[1])
+		}
+	}
+}
+
+// uint64s are RFC 7951's quoted 64-bit integers.
+var uint64s = regexp.MustCompile(`"[0-9]+"`)
+
+// TestBenchJSON runs a short `netmcp bench --json` and checks its report:
+// every server on every transport measured, no call failed, ratios to the
+// bare server, RSS read.
+func TestBenchJSON(t *testing.T) {
+	cmd := exec.Command(netmcpBinary(t), "bench", "--quick", "--calls", "20", "--warmup", "2", "--json")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("netmcp bench: %v\n%s", err, out)
+	}
+	var rep benchReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if len(rep.Results) != 2*len(benchConfigs) || rep.Calls != 20 || rep.Reps != 1 || rep.Machine.CPUs < 1 {
+		t.Fatalf("report %+v", rep)
+	}
+	for _, r := range rep.Results {
+		if r.Calls != 20 || r.Errors != 0 || r.P50us <= 0 || r.P99us < r.P50us || r.CallsPerSec <= 0 || r.RSSMB <= 0 || r.RSSIdleMB <= 0 {
+			t.Errorf("%s %s: %+v", r.Transport, r.Server, r)
+		}
+		if bare := r.Server == "bare go-sdk"; bare != (r.RatioP50 == 0) || bare != (r.RatioCallsPerSec == 0) || bare != (r.RatioRSS == 0) {
+			t.Errorf("%s %s: ratios %g %g %g", r.Transport, r.Server, r.RatioP50, r.RatioCallsPerSec, r.RatioRSS)
+		}
+	}
+}
+
+// TestBenchFlagErrors: bad flags are refused with exit code 2 before
+// anything starts.
+func TestBenchFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"bench", "--calls", "0"},
+		{"bench", "--transport", "carrier-pigeon"},
+	} {
+		root := newRootCmd(args)
+		root.SetOut(new(lockedBuffer))
+		root.SetErr(new(lockedBuffer))
+		err := root.Execute()
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.code != 2 {
+			t.Errorf("%v: %v, want exit code 2", args, err)
+		}
+	}
+}
