@@ -9,8 +9,8 @@ import (
 )
 
 // MaxGeneratedRouters bounds ChainTopology and GridTopology: the address
-// plan below has room for 65,536 links and 65,535 loopbacks; a lab of more
-// routers than this would not fit a laptop anyway.
+// plan below has room for 65,536 links and 65,535 loopbacks, and the bound
+// keeps a typo in a flag from starting a lab of millions.
 const MaxGeneratedRouters = 10000
 
 // Generated topologies use one plain address plan:
