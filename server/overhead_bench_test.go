@@ -62,3 +62,18 @@ func BenchmarkYangGetInProcess(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkServerNew measures building one device's MCP server (tools,
+// schemas, prompts, resources): what each router of a lab pays on its
+// first request.
+func BenchmarkServerNew(b *testing.B) {
+	drv := simR1(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := server.New(drv, server.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		s.Close()
+	}
+}
