@@ -37,6 +37,10 @@ type Record struct {
 	Session string `json:"session,omitempty"`
 	// Identity is who made the call: an mTLS subject, a JWT subject, or "anonymous".
 	Identity string `json:"identity,omitempty"`
+	// Correlation is the caller's correlation id of the request
+	// (_meta["netmcp/correlationId"]): one id per controller intent, the
+	// same on every device's records of it.
+	Correlation string `json:"correlationId,omitempty"`
 	// Kind is request, response or notification.
 	Kind string `json:"kind"`
 	// ID is the JSON-RPC id as text ("" for notifications).

@@ -8,11 +8,14 @@ import (
 	"reflect"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/netproto"
 )
 
 // MetaCorrelationID is the _meta key of the correlation id every request
-// carries (see the package documentation).
-const MetaCorrelationID = "netmcp/correlationId"
+// carries (see the package documentation); device servers record it in
+// their audit trail.
+const MetaCorrelationID = netproto.MetaCorrelationID
 
 type correlationKey struct{}
 

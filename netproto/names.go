@@ -46,3 +46,12 @@ const (
 	StreamNetconfStream = "netconf-stream"
 	StreamSNMPTrap      = "snmp-trap"
 )
+
+// MetaCorrelationID is the _meta key of the correlation id a controller
+// puts on every request made for one intent (troubleshooting draft 7.4,
+// cross-device correlation): device servers record it in their audit
+// trail, so one intent can be followed across devices.
+const MetaCorrelationID = "netmcp/correlationId"
+
+// MaxCorrelationID is the longest correlation id a server records.
+const MaxCorrelationID = 128

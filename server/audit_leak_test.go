@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
@@ -143,4 +145,43 @@ func fileSize(t *testing.T, path string) int64 {
 		t.Fatal(err)
 	}
 	return fi.Size()
+}
+
+// TestAuditCorrelationID checks that the correlation id a controller puts
+// in a request's _meta is recorded on the request and response records, and
+// that an id that is not printable ASCII of a sane length is not.
+func TestAuditCorrelationID(t *testing.T) {
+	env := newSecEnv(t, envConfig{file: matrixPolicy})
+	cs, _ := env.session(env.token("vera", "", time.Hour), nil)
+	for _, id := range []string{"intent-7f3a", "bad id\nwith newline", strings.Repeat("x", netproto.MaxCorrelationID+1)} {
+		p := &mcp.CallToolParams{Name: netproto.ToolYangGet, Arguments: map[string]any{"path": "/ietf-interfaces:interfaces"}}
+		p.Meta = mcp.Meta{netproto.MetaCorrelationID: id}
+		if _, err := cs.CallTool(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := os.ReadFile(env.auditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec audit.Record
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatal(err)
+		}
+		switch rec.Correlation {
+		case "":
+		case "intent-7f3a":
+			n++
+		default:
+			t.Errorf("recorded correlation id %q", rec.Correlation)
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d records carry the correlation id, want 2 (request and response)", n)
+	}
+	if _, err := audit.Verify(env.auditPath); err != nil {
+		t.Fatal(err)
+	}
 }

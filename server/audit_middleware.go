@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
 )
 
@@ -28,6 +30,7 @@ type auditCall struct {
 	sec      *Security
 	session  string
 	identity string
+	corr     string // the request's correlation id
 	method   string
 	tool     string
 	args     json.RawMessage
@@ -43,6 +46,7 @@ func (sec *Security) newAuditCall(ss *mcp.ServerSession, id policy.Identity, met
 	if sec.opts.Audit == nil {
 		return c
 	}
+	c.corr = correlationID(req)
 	if ss != nil {
 		c.session = sec.s.owner(ss).Session
 	}
@@ -75,6 +79,30 @@ func (sec *Security) newAuditCall(ss *mcp.ServerSession, id policy.Identity, met
 		}
 	}
 	return c
+}
+
+// correlationID returns the correlation id a request carries in
+// _meta[netproto.MetaCorrelationID], if it is a string of printable ASCII
+// of at most netproto.MaxCorrelationID bytes (anything else is not
+// recorded: the id is the caller's, and the audit trail stays readable).
+func correlationID(req mcp.Request) string {
+	p := req.GetParams()
+	if p == nil {
+		return ""
+	}
+	if v := reflect.ValueOf(p); v.Kind() == reflect.Pointer && v.IsNil() {
+		return "" // a method without params (tools/list)
+	}
+	id, _ := p.GetMeta()[netproto.MetaCorrelationID].(string)
+	if id == "" || len(id) > netproto.MaxCorrelationID {
+		return ""
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return ""
+		}
+	}
+	return id
 }
 
 // MaxAuditArguments is the largest masked arguments document an audit
@@ -112,7 +140,7 @@ func (c *auditCall) request() error {
 	if c.sec.opts.Audit == nil {
 		return nil
 	}
-	_, err := c.sec.opts.Audit.Append(audit.Record{Session: c.session, Identity: c.identity, Kind: c.kind,
+	_, err := c.sec.opts.Audit.Append(audit.Record{Session: c.session, Identity: c.identity, Correlation: c.corr, Kind: c.kind,
 		ID: c.id, Method: c.method, Tool: c.tool, Arguments: c.args, Durable: c.durable})
 	if err != nil {
 		c.sec.s.log.Error("audit record not written; request refused", "method", c.method, "error", err)
@@ -125,7 +153,7 @@ func (c *auditCall) response(res mcp.Result, err error, d time.Duration) {
 	if c.sec.opts.Audit == nil || c.kind == audit.KindNotification {
 		return
 	}
-	r := audit.Record{Session: c.session, Identity: c.identity, Kind: audit.KindResponse, ID: c.id,
+	r := audit.Record{Session: c.session, Identity: c.identity, Correlation: c.corr, Kind: audit.KindResponse, ID: c.id,
 		Method: c.method, Tool: c.tool, Outcome: audit.OutcomeOK, DurationMS: float64(d.Microseconds()) / 1000,
 		Durable: c.durable}
 	if err != nil {
