@@ -44,8 +44,10 @@ type Driver struct {
 	holder  *device.Owner // holds the candidate (and the device's lock)
 	lockGen uint64        // session generation the device lock was taken in
 	pending *pendingCommit
-	history []historyEntry
-	nextID  int
+	// validated: a <validate> ran since the last edit (see Commit).
+	validated bool
+	history   []historyEntry
+	nextID    int
 
 	closeOnce sync.Once
 	closeErr  error
@@ -398,6 +400,7 @@ func (d *Driver) callLocked(ctx context.Context, op string) ([]byte, error) {
 
 // unlock releases the device lock and the holder.
 func (d *Driver) unlock(ctx context.Context) error {
+	d.validated = false
 	if d.holder == nil {
 		return nil
 	}
@@ -455,6 +458,9 @@ func (d *Driver) Edit(ctx context.Context, owner device.Owner, edits []device.Ed
 		return err
 	}
 	_, err = d.callLocked(ctx, b.b.String())
+	if err == nil {
+		d.validated = false
+	}
 	return err
 }
 
@@ -526,6 +532,9 @@ func (d *Driver) Validate(ctx context.Context, owner device.Owner) error {
 	op := "<validate><source><candidate/></source></validate>"
 	if d.holder != nil {
 		_, err := d.callLocked(ctx, op)
+		if err == nil {
+			d.validated = true
+		}
 		return err
 	}
 	_, _, err := d.conn.call(ctx, op, true, 0)
@@ -574,14 +583,30 @@ func (d *Driver) Commit(ctx context.Context, owner device.Owner, opts device.Com
 		}
 		pend = &pendingCommit{owner: owner, deadline: time.Now().Add(time.Duration(opts.Confirmed) * time.Second), gen: d.lockGen}
 		op = "<commit><confirmed/><confirm-timeout>" + strconv.Itoa(opts.Confirmed) + "</confirm-timeout>"
-		if h.Persist {
+		if d.persist(h) {
 			pend.persistID = newPersistID()
 			op += "<persist>" + pend.persistID + "</persist>"
 		}
 		op += "</commit>"
 	}
+	if d.validated {
+		// netconfd forgets that the candidate differs from running after a
+		// <validate>, and the next <commit> silently does nothing. Writing
+		// the candidate back onto itself (same content) marks it changed.
+		if err := d.rewriteCandidate(ctx); err != nil {
+			return device.CommitResult{}, err
+		}
+	}
 	if _, err := d.callLocked(ctx, op); err != nil {
 		return device.CommitResult{}, err
+	}
+	d.validated = false
+	// Check that running is now the candidate: a device that accepts a
+	// commit and does not apply it must not be reported as committed.
+	if len(diff.Changes) > 0 {
+		if after, _, err := d.diff(ctx); err == nil && len(after.Changes) > 0 {
+			return device.CommitResult{}, netproto.Errorf(netproto.CodeRollbackFailed, "the device answered <ok/> to <commit> but running still differs from the candidate (%d changes)", len(after.Changes))
+		}
 	}
 	id := d.newCommitID()
 	info := device.CommitInfo{ID: id, Time: time.Now().UTC(), User: owner.User, Session: owner.Session, Comment: opts.Comment,
@@ -598,6 +623,23 @@ func (d *Driver) Commit(ctx context.Context, owner device.Owner, opts device.Com
 		return res, err
 	}
 	return res, nil
+}
+
+// persist reports whether confirmed commits carry <persist>: when the
+// device has :confirmed-commit:1.1, unless ?persist=0, and not on
+// netconfd (yuma123) unless ?persist=1: netconfd 2.13 crashes (glibc
+// munmap_chunk abort) when a persistent confirmed commit times out after
+// the session that made it has ended, which is exactly the case persist
+// is for. Without persist, netconfd rolls back when the session ends.
+func (d *Driver) persist(h *helloInfo) bool {
+	if !h.Persist || d.cfg.Persist == "0" {
+		return false
+	}
+	if d.cfg.Persist == "1" {
+		return true
+	}
+	_, yuma := h.Modules["yuma123-system"]
+	return !yuma
 }
 
 func newPersistID() string {
@@ -719,16 +761,7 @@ func (d *Driver) Rollback(ctx context.Context, owner device.Owner, id string) (d
 		}
 		return device.CommitResult{}, netproto.Errorf(netproto.CodeRollbackFailed, "unknown commit id %q", id)
 	}
-	root, err := parseXML(target.before)
-	if err != nil {
-		return device.CommitResult{}, err
-	}
-	var inner []byte
-	for _, n := range root.children {
-		if n.name.Local == "data" {
-			inner = innerXML(target.before)
-		}
-	}
+	inner := innerXML(target.before)
 	if err := d.takeLock(ctx, owner); err != nil {
 		return device.CommitResult{}, err
 	}
@@ -746,7 +779,7 @@ func (d *Driver) Rollback(ctx context.Context, owner device.Owner, id string) (d
 	nid := d.newCommitID()
 	d.history = append(d.history, historyEntry{info: device.CommitInfo{ID: nid, Time: time.Now().UTC(), User: owner.User, Session: owner.Session,
 		Comment: "rollback to before commit " + target.info.ID, Status: device.StatusRolledBack}})
-	err = d.unlock(ctx)
+	err := d.unlock(ctx)
 	return device.CommitResult{Status: device.StatusRolledBack, CommitID: nid}, err
 }
 
@@ -774,6 +807,17 @@ func innerXML(x []byte) []byte {
 		return nil
 	}
 	return x[start:end]
+}
+
+// rewriteCandidate replaces the candidate with its own content.
+func (d *Driver) rewriteCandidate(ctx context.Context) error {
+	body, err := d.fetch(ctx, "candidate", "")
+	if err != nil {
+		return err
+	}
+	op := "<edit-config>" + candidateOnly("candidate") + "<default-operation>replace</default-operation><config xmlns=\"" + nsBase + "\">" + string(innerXML(body)) + "</config></edit-config>"
+	_, err = d.callLocked(ctx, op)
+	return err
 }
 
 // History lists the commits made through this driver, newest first.

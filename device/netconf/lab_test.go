@@ -104,7 +104,14 @@ func startLab(t testing.TB) *lab {
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
+	t.Cleanup(func() {
+		if t.Failed() {
+			n, _ := os.ReadFile(filepath.Join(dir, "netconfd.log"))
+			b, _ := os.ReadFile(filepath.Join(dir, "lab.log"))
+			t.Logf("lab.log:\n%s\nnetconfd.log tail:\n%s", tail(string(b), 30), tail(string(n), 60))
+		}
+		os.RemoveAll(dir)
+	})
 	if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
 		t.Fatal(err)
 	}

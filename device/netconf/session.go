@@ -245,16 +245,16 @@ func (c *conn) close(ctx context.Context) error {
 
 // helloInfo is what the device's <hello> says.
 type helloInfo struct {
-	SessionID    uint64
-	Capabilities []string
-	Base11       bool
-	Candidate    bool
-	Confirmed    bool // confirmed-commit 1.0 or 1.1
-	Persist      bool // confirmed-commit 1.1: persist and cancel-commit
+	SessionID     uint64
+	Capabilities  []string
+	Base11        bool
+	Candidate     bool
+	Confirmed     bool // confirmed-commit 1.0 or 1.1
+	Persist       bool // confirmed-commit 1.1: persist and cancel-commit
 	RollbackOnErr bool
-	Validate     bool
-	Monitoring   bool // ietf-netconf-monitoring: get-schema
-	Notification bool
+	Validate      bool
+	Monitoring    bool // ietf-netconf-monitoring: get-schema
+	Notification  bool
 	// Modules maps module name to its namespace and revision, from the
 	// capabilities' module= parameters.
 	Modules map[string]moduleInfo

@@ -28,7 +28,7 @@ const (
 )
 
 // queryParams lists the URL query parameters the driver accepts.
-var queryParams = []string{"key-file", "password-file", "password-env", "known-hosts", "insecure-host-key", "timeout", "name"}
+var queryParams = []string{"key-file", "password-file", "password-env", "known-hosts", "insecure-host-key", "timeout", "name", "persist"}
 
 // Config is a parsed netconf:// device URL with its credentials resolved.
 // Its String method never shows a secret.
@@ -38,6 +38,11 @@ type Config struct {
 	Port    int
 	Timeout time.Duration // dial, SSH handshake and <hello>
 	Name    string        // device name in Info (?name=, default host)
+	// Persist is ?persist=: "1" makes confirmed commits with <persist>
+	// (where :confirmed-commit:1.1 is advertised), "0" without (the device
+	// then rolls back as soon as the session ends, and only that session
+	// can confirm), "" decides by device (see the package documentation).
+	Persist string
 
 	auth            []ssh.AuthMethod
 	authDesc        []string // "key-file PATH", "password-file PATH": never the secret
@@ -88,6 +93,15 @@ func ParseURL(u *url.URL) (*Config, error) {
 	}
 	if v := q.Get("name"); v != "" {
 		c.Name = v
+	}
+	switch v := q.Get("persist"); v {
+	case "":
+	case "1", "true":
+		c.Persist = "1"
+	case "0", "false":
+		c.Persist = "0"
+	default:
+		return nil, fmt.Errorf("netconf: persist=%q: want 1 or 0", v)
 	}
 	if v := q.Get("timeout"); v != "" {
 		d, err := time.ParseDuration(v)

@@ -9,8 +9,8 @@ import (
 
 	"github.com/openconfig/goyang/pkg/yang"
 
-	nyang "github.com/netmcp/netmcp/yang"
 	"github.com/netmcp/netmcp/netproto"
+	nyang "github.com/netmcp/netmcp/yang"
 )
 
 // xmlBuilder writes NETCONF XML for YANG paths and RFC 7951 values.
