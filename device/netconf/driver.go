@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -46,6 +47,7 @@ type Driver struct {
 	pending *pendingCommit
 	// validated: a <validate> ran since the last edit (see Commit).
 	validated bool
+	replay    string // the last edit-config, idempotent (see Commit)
 	history   []historyEntry
 	nextID    int
 
@@ -161,6 +163,16 @@ func (d *Driver) loadedSchema(ctx context.Context) (*schema, error) {
 	}
 	d.schemaMu.Unlock()
 	h := d.hello()
+	key := ""
+	if h != nil {
+		key = schemaKey(d.cfg.Address(), h)
+		if c, ok := schemaCache.Load(key); ok {
+			d.schemaMu.Lock()
+			defer d.schemaMu.Unlock()
+			d.schema = c.(*schema)
+			return d.schema, nil
+		}
+	}
 	var s *schema
 	if h == nil || !h.Monitoring {
 		s = &schema{problems: []string{"the device does not advertise ietf-netconf-monitoring (no get-schema)"}}
@@ -180,12 +192,30 @@ func (d *Driver) loadedSchema(ctx context.Context) (*schema, error) {
 	if len(s.problems) > 0 {
 		d.log.Debug("netconf: some YANG modules are converted without schema", "device", d.cfg.Address(), "problems", s.problems)
 	}
+	if key != "" && ctx.Err() == nil {
+		schemaCache.Store(key, s)
+	}
 	d.schemaMu.Lock()
 	defer d.schemaMu.Unlock()
 	if d.schema == nil {
 		d.schema = s
 	}
 	return d.schema, nil
+}
+
+// schemaCache holds compiled schemas across drivers of the same device
+// (a new session of a device with the same modules and revisions reuses
+// it): fetching and compiling some 25 modules costs seconds, and netconfd
+// stops answering after a few rounds of them in quick succession.
+var schemaCache sync.Map
+
+func schemaKey(addr string, h *helloInfo) string {
+	mods := make([]string, 0, len(h.Modules))
+	for n, m := range h.Modules {
+		mods = append(mods, n+"@"+m.Revision+"?"+strings.Join(m.Features, ","))
+	}
+	sort.Strings(mods)
+	return addr + "|" + strings.Join(mods, "|")
 }
 
 func (d *Driver) builder(s *schema) *xmlBuilder {
@@ -400,7 +430,7 @@ func (d *Driver) callLocked(ctx context.Context, op string) ([]byte, error) {
 
 // unlock releases the device lock and the holder.
 func (d *Driver) unlock(ctx context.Context) error {
-	d.validated = false
+	d.validated, d.replay = false, ""
 	if d.holder == nil {
 		return nil
 	}
@@ -452,6 +482,10 @@ func (d *Driver) Edit(ctx context.Context, owner device.Owner, edits []device.Ed
 		}
 	}
 	b.b.WriteString("</config></edit-config>")
+	replay, err := d.idempotentEdit(s, edits)
+	if err != nil {
+		return err
+	}
 	d.cfgMu.Lock()
 	defer d.cfgMu.Unlock()
 	if err := d.takeLock(ctx, owner); err != nil {
@@ -460,8 +494,34 @@ func (d *Driver) Edit(ctx context.Context, owner device.Owner, edits []device.Ed
 	_, err = d.callLocked(ctx, b.b.String())
 	if err == nil {
 		d.validated = false
+		d.replay = replay
 	}
 	return err
+}
+
+// idempotentEdit is the edit-config of edits with create sent as merge
+// and delete as remove: sending it again changes nothing.
+func (d *Driver) idempotentEdit(s *schema, edits []device.Edit) (string, error) {
+	b := d.builder(s)
+	b.b.WriteString("<edit-config>" + candidateOnly("candidate") + "<default-operation>merge</default-operation><config xmlns=\"" + nsBase + "\">")
+	for _, e := range edits {
+		p, err := nyang.ParsePath(e.Path)
+		if err != nil {
+			return "", err
+		}
+		op := e.Operation
+		switch op {
+		case "", device.OpCreate:
+			op = device.OpMerge
+		case device.OpDelete:
+			op = device.OpRemove
+		}
+		if err := b.edit(p, string(op), e.Value); err != nil {
+			return "", err
+		}
+	}
+	b.b.WriteString("</config></edit-config>")
+	return b.b.String(), nil
 }
 
 // Configure refuses CLI lines: NETCONF takes YANG edits.
@@ -530,6 +590,18 @@ func (d *Driver) Validate(ctx context.Context, owner device.Owner) error {
 		return netproto.Errorf(netproto.CodeConfigIncompatible, "the device has no :validate capability; the commit validates")
 	}
 	op := "<validate><source><candidate/></source></validate>"
+	if isYuma(h) {
+		// netconfd forgets that the candidate differs from running after
+		// <validate> of the candidate, and the next <commit> silently does
+		// nothing; validating a copy of the candidate given inline
+		// (:validate:1.1) checks the same content and leaves the
+		// candidate's state alone.
+		body, err := d.fetch(ctx, "candidate", "")
+		if err != nil {
+			return err
+		}
+		op = "<validate><source><config>" + string(innerXML(body)) + "</config></source></validate>"
+	}
 	if d.holder != nil {
 		_, err := d.callLocked(ctx, op)
 		if err == nil {
@@ -591,10 +663,16 @@ func (d *Driver) Commit(ctx context.Context, owner device.Owner, opts device.Com
 	}
 	if d.validated {
 		// netconfd forgets that the candidate differs from running after a
-		// <validate>, and the next <commit> silently does nothing. Writing
-		// the candidate back onto itself (same content) marks it changed.
-		if err := d.rewriteCandidate(ctx); err != nil {
-			return device.CommitResult{}, err
+		// <validate>, and the next <commit> silently does nothing. Sending
+		// the last edit again, in its idempotent form (create as merge,
+		// delete as remove), marks the candidate changed without changing
+		// it. (Writing the whole candidate back with replace would do too,
+		// but netconfd 2.13 crashes on a later session after replacing
+		// ietf-ip containers that way.)
+		if d.replay != "" {
+			if _, err := d.callLocked(ctx, d.replay); err != nil {
+				return device.CommitResult{}, err
+			}
 		}
 	}
 	if _, err := d.callLocked(ctx, op); err != nil {
@@ -638,8 +716,14 @@ func (d *Driver) persist(h *helloInfo) bool {
 	if d.cfg.Persist == "1" {
 		return true
 	}
+	return !isYuma(h)
+}
+
+// isYuma reports whether the device is netconfd (yuma123), whose quirks
+// the driver works around (see Validate and persist).
+func isYuma(h *helloInfo) bool {
 	_, yuma := h.Modules["yuma123-system"]
-	return !yuma
+	return yuma
 }
 
 func newPersistID() string {
@@ -807,17 +891,6 @@ func innerXML(x []byte) []byte {
 		return nil
 	}
 	return x[start:end]
-}
-
-// rewriteCandidate replaces the candidate with its own content.
-func (d *Driver) rewriteCandidate(ctx context.Context) error {
-	body, err := d.fetch(ctx, "candidate", "")
-	if err != nil {
-		return err
-	}
-	op := "<edit-config>" + candidateOnly("candidate") + "<default-operation>replace</default-operation><config xmlns=\"" + nsBase + "\">" + string(innerXML(body)) + "</config></edit-config>"
-	_, err = d.callLocked(ctx, op)
-	return err
 }
 
 // History lists the commits made through this driver, newest first.

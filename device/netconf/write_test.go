@@ -56,9 +56,9 @@ func TestLabEditDiffCommit(t *testing.T) {
 	d := l.open(t)
 	ctx := ctx60(t)
 	if err := d.Edit(ctx, alice, []device.Edit{descEdit("edited by netmcp"), {Operation: device.OpCreate,
-		Path: "/ietf-interfaces:interfaces/interface[name='eth1']",
-		Value: map[string]any{"name": "eth1", "type": "iana-if-type:ethernetCsmacd", "enabled": false,
-			"ietf-ip:ipv4": map[string]any{"mtu": float64(9000)}}}}); err != nil {
+		Path:  "/ietf-interfaces:interfaces/interface[name='eth1']",
+		Value: map[string]any{"name": "eth1", "type": "iana-if-type:ethernetCsmacd", "enabled": false}},
+		{Operation: device.OpMerge, Path: "/ietf-interfaces:interfaces/interface[name='eth0']/ietf-ip:ipv4/mtu", Value: float64(9000)}}); err != nil {
 		t.Fatalf("Edit: %v", err)
 	}
 	if got := getDesc(t, d, device.Candidate); got != "edited by netmcp" {
@@ -71,7 +71,7 @@ func TestLabEditDiffCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(diff.Changes) != 2 || !strings.Contains(diff.Unified, "edited by netmcp") {
+	if len(diff.Changes) != 3 || !strings.Contains(diff.Unified, "edited by netmcp") {
 		t.Fatalf("diff %+v", diff)
 	}
 	if err := d.Validate(ctx, alice); err != nil {
@@ -84,9 +84,9 @@ func TestLabEditDiffCommit(t *testing.T) {
 	if got := getDesc(t, d, device.Running); got != "edited by netmcp" {
 		t.Fatalf("running after the commit (validate must not make the commit a no-op): %v", got)
 	}
-	mtu, err := d.Get(ctx, device.Running, "/ietf-interfaces:interfaces/interface[name='eth1']/ietf-ip:ipv4/mtu")
+	mtu, err := d.Get(ctx, device.Running, "/ietf-interfaces:interfaces/interface[name='eth0']/ietf-ip:ipv4/mtu")
 	if err != nil || mtu != float64(9000) {
-		t.Fatalf("mtu of eth1: %v (%T) %v, want the number 9000", mtu, mtu, err)
+		t.Fatalf("mtu of eth0: %v (%T) %v, want the number 9000", mtu, mtu, err)
 	}
 	// A second driver (a new NETCONF session) sees the committed change.
 	d2 := l.open(t)
