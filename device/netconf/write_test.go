@@ -135,8 +135,16 @@ func TestLabLocks(t *testing.T) {
 	}
 	// The other client ends; the lock is free again.
 	other.Close()
-	if err := d.Edit(ctx, bob, []device.Edit{descEdit("b")}); err != nil {
-		t.Fatalf("edit after the other client left: %v", err)
+	// netconfd frees the lock when it has torn the session down, shortly
+	// after close-session is answered.
+	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+		err := d.Edit(ctx, bob, []device.Edit{descEdit("b")})
+		if err == nil {
+			break
+		}
+		if time.Now().After(end) {
+			t.Fatalf("edit after the other client left: %v", err)
+		}
 	}
 	d.Release(bob)
 	if got := getDesc(t, d, device.Candidate); got != "uplink" {
