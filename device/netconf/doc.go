@@ -75,7 +75,17 @@
 // CancelCommit (<cancel-commit><persist-id>) work from a new session.
 // Rollback re-applies the running configuration saved before a commit
 // made through this driver (edit-config replace, commit): the history is
-// in memory, kept by this driver only.
+// in memory, kept by this driver only. After a commit the driver checks
+// that running now equals the candidate.
+//
+// netconfd (yuma123 2.13, recognised by its yuma123-system module) has two
+// quirks handled here: its <validate> of the candidate makes the next
+// <commit> a silent no-op, so Validate sends an inline copy of the
+// candidate instead (:validate:1.1); and it aborts when a persistent
+// confirmed commit times out after its session ended, so confirmed commits
+// on netconfd go without <persist> unless ?persist=1 (netconfd then rolls
+// back when the session ends, and only that session can confirm). ?persist=0
+// turns persist off for any device.
 //
 // # Errors
 //
