@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"maps"
+	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -210,7 +212,7 @@ func (r *Redactor) walk(v any, path string, s secrecy, repl *strings.Replacer) (
 			// A number of a tree not decoded from JSON, as encoding/json
 			// would write it.
 			if repl != nil {
-				if b, err := json.Marshal(x); err == nil && maskKnown(string(b), repl) != string(b) {
+				if n := numberText(x); maskKnown(n, repl) != n {
 					return Mask, true
 				}
 			}
@@ -236,4 +238,27 @@ func (r *Redactor) JSON(doc []byte) []byte {
 		return []byte(r.String(string(doc)))
 	}
 	return bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+}
+
+// numberText writes a Go number as encoding/json does (for the values trees
+// hold: integers, and floats in the range it writes without an exponent),
+// without json.Marshal's allocations on every numeric leaf.
+func numberText(v any) string {
+	switch n := v.(type) {
+	case int:
+		return strconv.Itoa(n)
+	case int64:
+		return strconv.FormatInt(n, 10)
+	case uint32:
+		return strconv.FormatUint(uint64(n), 10)
+	case uint64:
+		return strconv.FormatUint(n, 10)
+	case float64:
+		if a := math.Abs(n); a != 0 && (a < 1e-6 || a >= 1e21) {
+			b, _ := json.Marshal(n) // the exponent form, as encoding/json writes it
+			return string(b)
+		}
+		return strconv.FormatFloat(n, 'f', -1, 64)
+	}
+	return ""
 }

@@ -193,3 +193,12 @@ func TestValueAt(t *testing.T) {
 		t.Errorf("ValueAtStructural masked a known value: %v", got)
 	}
 }
+
+func TestNumberText(t *testing.T) {
+	for _, v := range []any{0, 7, -42, int64(1) << 40, uint32(4294967295), uint64(1) << 63, 1.5, 1500.0, -0.25, 1e-7, 3e21, 123456789.125} {
+		want, _ := json.Marshal(v)
+		if got := numberText(v); got != string(want) {
+			t.Errorf("numberText(%v) = %s, encoding/json writes %s", v, got, want)
+		}
+	}
+}

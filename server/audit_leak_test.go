@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -44,8 +43,7 @@ func newCollector(t *testing.T) *collector {
 			c.wg.Add(1)
 			go func() {
 				defer c.wg.Done()
-				r := bufio.NewReader(conn)
-				b, _ := io.ReadAll(r)
+				b, _ := io.ReadAll(conn)
 				c.mu.Lock()
 				c.buf.Write(b)
 				c.mu.Unlock()

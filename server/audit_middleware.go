@@ -118,7 +118,7 @@ const auditHead = 512
 // syslog export), or a bounded digest of the masked document when it is
 // larger than MaxAuditArguments.
 func (sec *Security) auditArguments(b json.RawMessage) json.RawMessage {
-	masked := sec.mask.raw(b)
+	masked := sec.mask.arguments(b)
 	if len(masked) <= MaxAuditArguments {
 		return masked
 	}

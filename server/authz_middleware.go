@@ -49,7 +49,7 @@ func (sec *Security) handle(ctx context.Context, method string, req mcp.Request,
 	defer release()
 	if err := sec.authorize(req, id); err != nil {
 		sec.s.log.Info("request denied", "method", method, "identity", id.String(), "error", capMessage(err.Error()))
-		return nil, sec.newMasker(id, req).rpcError(err)
+		return nil, sec.callerError(id, req, err)
 	}
 	secrets := sec.pol.MayReadSecrets(id)
 	var mask *secretMasker
@@ -63,9 +63,10 @@ func (sec *Security) handle(ctx context.Context, method string, req mcp.Request,
 		ctx = context.WithValue(ctx, maskerKey{}, call)
 	}
 	res, err := next(ctx, method, req)
-	if err == nil && isWrite(req) {
+	if err == nil && isWrite(req) && !isToolError(res) {
 		// The configuration may hold new secrets: know them before anyone
-		// reads them back.
+		// reads them back. (A refused call, or one held for approval,
+		// changed nothing: no need to read the configuration again.)
 		sec.learnDeviceSecrets()
 	}
 	if err != nil {
@@ -82,23 +83,14 @@ func (sec *Security) handle(ctx context.Context, method string, req mcp.Request,
 	return res, nil
 }
 
-// newMasker returns the masker of errors for id: masking for a caller who
-// may not read secrets, capping only for one who may.
-func (sec *Security) newMasker(id policy.Identity, req mcp.Request) errorMasker {
+// callerError prepares err for id: masked for a caller who may not read
+// secrets (keeping what req sent), capped for one who may.
+func (sec *Security) callerError(id policy.Identity, req mcp.Request, err error) error {
 	if sec.pol.MayReadSecrets(id) {
-		return capOnly{}
+		return capError(err)
 	}
-	return sec.mask.keeping(callerInput(req))
+	return sec.mask.keeping(callerInput(req)).rpcError(err)
 }
-
-// errorMasker prepares an error for a caller.
-type errorMasker interface{ rpcError(error) error }
-
-// capOnly caps an error's echoes without masking it (for callers who may
-// read secrets).
-type capOnly struct{}
-
-func (capOnly) rpcError(err error) error { return capError(err) }
 
 // isWrite reports whether req is a call of a state-changing tool or a
 // resources/write.
@@ -110,6 +102,13 @@ func isWrite(req mcp.Request) bool {
 		return true
 	}
 	return false
+}
+
+// isToolError reports whether res is a tool result that reports an error
+// (an approval-required result is one).
+func isToolError(res mcp.Result) bool {
+	r, ok := res.(*mcp.CallToolResult)
+	return ok && r.IsError
 }
 
 // callerInput returns the strings a request carries (tool and prompt

@@ -123,7 +123,6 @@ func (m *secretMasker) text(s string) string {
 // configuration syntax: a single token was already masked by Tree with
 // every known secret.
 func (m *secretMasker) value(v any) (any, bool) {
-	v, edits := m.edits(v)
 	var masked bool
 	if m.byValue() {
 		v, masked = m.r.TreeChanged(v)
@@ -136,7 +135,7 @@ func (m *secretMasker) value(v any) (any, bool) {
 		}
 		return s
 	})
-	return v, edits || masked || configMasked
+	return v, masked || configMasked
 }
 
 // edits masks the values of the edits in v: every object with a string
@@ -179,6 +178,19 @@ func hasSyntax(s string) bool { return strings.ContainsAny(s, " \t\n") }
 
 // raw masks a JSON document; text that is not JSON is masked as text.
 func (m *secretMasker) raw(b json.RawMessage) json.RawMessage {
+	return m.document(b, false)
+}
+
+// arguments masks the arguments of a request (or an approval's details) as
+// raw does, and also the values of the edits they carry by the paths those
+// edits target (see edits). Only arguments carry edit lists: results are
+// spared that walk of the whole tree.
+func (m *secretMasker) arguments(b json.RawMessage) json.RawMessage {
+	return m.document(b, true)
+}
+
+// document masks a JSON document, with its edit values when withEdits.
+func (m *secretMasker) document(b json.RawMessage, withEdits bool) json.RawMessage {
 	if len(b) == 0 {
 		return b
 	}
@@ -186,6 +198,9 @@ func (m *secretMasker) raw(b json.RawMessage) json.RawMessage {
 	if !ok {
 		s, _ := json.Marshal(m.config(string(b)))
 		return s
+	}
+	if withEdits {
+		v, _ = m.edits(v)
 	}
 	masked, _ := m.value(v)
 	out, err := marshal(masked)

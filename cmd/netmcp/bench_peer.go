@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -90,16 +89,5 @@ func runBenchPeer(ctx context.Context, cmd *cobra.Command, deviceURL, listen str
 	fmt.Fprintf(cmd.ErrOrStderr(), "netmcp bench-peer: serving %s at http://%s/mcp\n", deviceURL, ln.Addr())
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-		defer cancel()
-		_ = hs.Shutdown(sctx)
-		return nil
-	}
+	return serveHTTP(ctx, ln, mux) // the HTTP server netmcp serve uses, so only the MCP layers differ
 }

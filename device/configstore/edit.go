@@ -37,30 +37,39 @@ func (s *Store) lockedBy(owner device.Owner) error {
 func (s *Store) Edit(ctx context.Context, owner device.Owner, edits []device.Edit) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.check(ctx); err != nil {
-		return err
-	}
-	if err := s.lockedBy(owner); err != nil {
-		return err
-	}
-	if len(edits) > s.opts.MaxBulkEdit {
-		return netproto.Errorf(incompatible, "request has %d edits; maxBulkEdit is %d", len(edits), s.opts.MaxBulkEdit)
-	}
-	if len(edits) == 0 {
-		return nil
-	}
-	tree := s.candidateLocked(owner)
-	for i, e := range edits {
-		var err error
-		if tree, err = s.applyEdit(tree, e); err != nil {
-			return annotate(err, yangSyntax, fmt.Sprintf("edit %d of %d: ", i+1, len(edits)), e.Path)
-		}
-	}
-	if err := s.validate(tree); err != nil {
+	tree, err := s.editedLocked(ctx, owner, edits)
+	if err != nil || len(edits) == 0 {
 		return err
 	}
 	s.cand, s.holder = tree, &owner
 	return nil
+}
+
+// editedLocked returns owner's candidate with edits applied and checked,
+// changing nothing: the context, the candidate lock, the bulk limit, each
+// edit, then (when there are edits) the schema's rules on the result; s.mu
+// is held.
+func (s *Store) editedLocked(ctx context.Context, owner device.Owner, edits []device.Edit) (map[string]any, error) {
+	if err := s.check(ctx); err != nil {
+		return nil, err
+	}
+	if err := s.lockedBy(owner); err != nil {
+		return nil, err
+	}
+	if len(edits) > s.opts.MaxBulkEdit {
+		return nil, netproto.Errorf(incompatible, "request has %d edits; maxBulkEdit is %d", len(edits), s.opts.MaxBulkEdit)
+	}
+	tree := s.candidateLocked(owner)
+	if len(edits) == 0 {
+		return tree, nil
+	}
+	for i, e := range edits {
+		var err error
+		if tree, err = s.applyEdit(tree, e); err != nil {
+			return nil, annotate(err, yangSyntax, fmt.Sprintf("edit %d of %d: ", i+1, len(edits)), e.Path)
+		}
+	}
+	return tree, s.validate(tree)
 }
 
 // CheckEdit reports the error Edit would return for edits, without changing
@@ -72,23 +81,11 @@ func (s *Store) Edit(ctx context.Context, owner device.Owner, edits []device.Edi
 func (s *Store) CheckEdit(ctx context.Context, owner device.Owner, edits []device.Edit) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := s.check(ctx); err != nil {
+	tree, err := s.editedLocked(ctx, owner, edits)
+	if err != nil || len(edits) > 0 {
 		return err
 	}
-	if err := s.lockedBy(owner); err != nil {
-		return err
-	}
-	if len(edits) > s.opts.MaxBulkEdit {
-		return netproto.Errorf(incompatible, "request has %d edits; maxBulkEdit is %d", len(edits), s.opts.MaxBulkEdit)
-	}
-	tree := s.candidateLocked(owner)
-	for i, e := range edits {
-		var err error
-		if tree, err = s.applyEdit(tree, e); err != nil {
-			return annotate(err, yangSyntax, fmt.Sprintf("edit %d of %d: ", i+1, len(edits)), e.Path)
-		}
-	}
-	return s.validate(tree)
+	return s.validate(tree) // no edits: is owner's candidate valid as it is?
 }
 
 // applyEdit returns tree with edit e applied; tree is not modified.

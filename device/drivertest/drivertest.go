@@ -448,8 +448,10 @@ func jsonEq(a, b any) bool {
 	return string(ja) == string(jb)
 }
 
-func testRoundtrip(t *testing.T, d device.Driver, c Capabilities) {
-	cfg := d.(device.Configurer)
+// configEdit returns d as a Configurer and the edit the table makes on d:
+// c.Edit (or defaultEdit) of its first interface.
+func configEdit(t *testing.T, d device.Driver, c Capabilities) (device.Configurer, device.Edit) {
+	t.Helper()
 	names := getInterfaceNames(t, d)
 	if len(names) == 0 {
 		t.Fatal("no interface to edit")
@@ -458,7 +460,11 @@ func testRoundtrip(t *testing.T, d device.Driver, c Capabilities) {
 	if mk == nil {
 		mk = defaultEdit
 	}
-	e := mk(names[0])
+	return d.(device.Configurer), mk(names[0])
+}
+
+func testRoundtrip(t *testing.T, d device.Driver, c Capabilities) {
+	cfg, e := configEdit(t, d, c)
 	ctx := ctxT(t)
 	before := getOrAbsent(t, d, e.Path)
 	if err := cfg.Edit(ctx, ownerA, []device.Edit{e}); err != nil {
@@ -499,16 +505,7 @@ func testRoundtrip(t *testing.T, d device.Driver, c Capabilities) {
 }
 
 func testLockConflict(t *testing.T, d device.Driver, c Capabilities) {
-	cfg := d.(device.Configurer)
-	names := getInterfaceNames(t, d)
-	if len(names) == 0 {
-		t.Fatal("no interface to edit")
-	}
-	mk := c.Edit
-	if mk == nil {
-		mk = defaultEdit
-	}
-	e := mk(names[0])
+	cfg, e := configEdit(t, d, c)
 	ctx := ctxT(t)
 	t.Cleanup(func() {
 		cfg.Discard(context.Background(), ownerA)

@@ -142,13 +142,9 @@ func (d *Driver) Info() device.Info {
 
 // Get returns the subtree at path of datastore ds.
 func (d *Driver) Get(ctx context.Context, ds device.Datastore, path string) (any, error) {
-	p, err := yang.ParsePath(path)
+	p, err := device.ParsePath(path)
 	if err != nil {
-		var ne *netproto.Error
-		if errors.As(err, &ne) {
-			return nil, ne
-		}
-		return nil, netproto.Errorf(netproto.CodeYangSyntaxError, "bad path %q: %v", path, err).WithPath(path)
+		return nil, err
 	}
 	var tree map[string]any
 	switch ds {

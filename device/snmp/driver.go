@@ -117,13 +117,9 @@ func (d *Driver) Info() device.Info {
 // of the operational datastore ("" means operational: SNMP reads state
 // and has no configuration datastores).
 func (d *Driver) Get(ctx context.Context, ds device.Datastore, path string) (any, error) {
-	p, err := yang.ParsePath(path)
+	p, err := device.ParsePath(path)
 	if err != nil {
-		var ne *netproto.Error
-		if errors.As(err, &ne) {
-			return nil, ne
-		}
-		return nil, netproto.Errorf(netproto.CodeYangSyntaxError, "bad path %q: %v", path, err).WithPath(path)
+		return nil, err
 	}
 	if ds != "" && ds != device.Operational {
 		return nil, netproto.Errorf(netproto.CodeConfigIncompatible,

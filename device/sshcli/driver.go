@@ -192,13 +192,9 @@ func (drv *Driver) runningText(ctx context.Context) (string, error) {
 // and candidate hold the configuration as the device prints it, one line
 // per entry, under netmcp-cli:configuration/line.
 func (drv *Driver) Get(ctx context.Context, ds device.Datastore, path string) (any, error) {
-	p, err := yang.ParsePath(path)
+	p, err := device.ParsePath(path)
 	if err != nil {
-		var ne *netproto.Error
-		if errors.As(err, &ne) {
-			return nil, ne
-		}
-		return nil, netproto.Errorf(netproto.CodeYangSyntaxError, "bad path %q: %v", path, err).WithPath(path)
+		return nil, err
 	}
 	var tree map[string]any
 	switch ds {
