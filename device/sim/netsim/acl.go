@@ -22,6 +22,7 @@ type acl struct {
 type aclRule struct {
 	permit   bool
 	protocol string // lower case
+	srcPort  int
 	dstPort  int
 	src, dst netip.Prefix
 }
@@ -37,7 +38,7 @@ func compileACL(a topology.ACL) *acl {
 		c.filters4 = c.filters4 || (sAny || familyOf(src.Addr()) == 4) && (dAny || familyOf(dst.Addr()) == 4)
 		c.filters6 = c.filters6 || (sAny || familyOf(src.Addr()) == 6) && (dAny || familyOf(dst.Addr()) == 6)
 		c.rules = append(c.rules, aclRule{permit: strings.EqualFold(e.Action, "permit"),
-			protocol: strings.ToLower(e.Protocol), dstPort: e.DstPort, src: src, dst: dst})
+			protocol: strings.ToLower(e.Protocol), srcPort: e.SrcPort, dstPort: e.DstPort, src: src, dst: dst})
 	}
 	return c
 }
@@ -69,18 +70,24 @@ func aclPermits(d *device, name string, p *packet) bool {
 func (r *aclRule) matches(p *packet) bool {
 	switch r.protocol {
 	case "", "ip", "ipv6":
+		if p.proto == protoARP {
+			return false // ARP is not IP
+		}
 	case "icmp", "icmpv6":
 		if p.proto != protoICMP {
 			return false
 		}
-	case "tcp", "udp":
+	case "tcp", "udp", "ospf", "arp":
 		if p.proto != r.protocol {
 			return false
 		}
 	default:
 		return false
 	}
-	if r.dstPort != 0 && (p.proto == protoICMP || p.dport != r.dstPort) {
+	if r.dstPort != 0 && (!p.hasPorts() || p.dport != r.dstPort) {
+		return false
+	}
+	if r.srcPort != 0 && (!p.hasPorts() || p.sport != r.srcPort) {
 		return false
 	}
 	return prefixMatches(r.src, p.src) && prefixMatches(r.dst, p.dst)

@@ -12,6 +12,9 @@ import (
 const (
 	protoICMP = "icmp"
 	protoUDP  = "udp"
+	protoTCP  = "tcp"
+	protoOSPF = "ospf" // IP protocol 89
+	protoARP  = "arp"  // not IP: matched only by ACL rules for arp
 )
 
 // Per-hop costs added to the link delays, in milliseconds.
@@ -28,9 +31,13 @@ type packet struct {
 	ttl      int
 	size     int // IP total length
 	proto    string
+	sport    int
 	dport    int
 	df       bool
 }
+
+// hasPorts tells whether the packet's protocol carries ports.
+func (p *packet) hasPorts() bool { return p.proto == protoTCP || p.proto == protoUDP }
 
 // Outcomes of forwarding one packet.
 const (

@@ -177,12 +177,29 @@ func lookup(rs []*route, a netip.Addr, skip netip.Prefix) *route {
 	return best
 }
 
+// staticRoutes returns the device's static routes with its Gateway, if
+// any, as a default route of distance 1 (a host's "default via").
+func (d *device) staticRoutes() []topology.StaticRoute {
+	if d.cfg.Gateway == "" {
+		return d.cfg.Routes
+	}
+	gw, err := netip.ParseAddr(d.cfg.Gateway)
+	if err != nil {
+		return d.cfg.Routes
+	}
+	def := "0.0.0.0/0"
+	if gw.Is6() {
+		def = "::/0"
+	}
+	return append([]topology.StaticRoute{{Prefix: def, NextHop: gw.String()}}, d.cfg.Routes...)
+}
+
 // statics adds the static routes of family fam, resolving next hops
 // recursively until nothing changes.
 func (d *device) statics(fam int) {
 	var pending []*route
 	var cfgs []topology.StaticRoute
-	for _, sr := range d.cfg.Routes {
+	for _, sr := range d.staticRoutes() {
 		p, _ := netip.ParsePrefix(sr.Prefix)
 		if familyOf(p.Addr()) != fam {
 			continue

@@ -97,6 +97,11 @@ func validateDevice(d *topology.Device) error {
 			return fmt.Errorf("%s: negative igp-cost %d", where, it.IGPCost)
 		}
 	}
+	if d.Gateway != "" {
+		if _, err := netip.ParseAddr(d.Gateway); err != nil {
+			return fmt.Errorf("netsim: device %q: bad gateway %q: %v", d.Name, d.Gateway, err)
+		}
+	}
 	for i, r := range d.Routes {
 		where := fmt.Sprintf("netsim: device %q static route %d (%s)", d.Name, i+1, r.Prefix)
 		p, err := netip.ParsePrefix(r.Prefix)
@@ -142,9 +147,9 @@ func validateDevice(d *topology.Device) error {
 				return fmt.Errorf("%s: action %q (want permit or deny)", where, e.Action)
 			}
 			switch strings.ToLower(e.Protocol) {
-			case "", "ip", "ipv6", "icmp", "icmpv6", "tcp", "udp":
+			case "", "ip", "ipv6", "icmp", "icmpv6", "tcp", "udp", "ospf", "arp":
 			default:
-				return fmt.Errorf("%s: protocol %q (want ip, icmp, tcp or udp)", where, e.Protocol)
+				return fmt.Errorf("%s: protocol %q (want ip, icmp, tcp, udp, ospf or arp)", where, e.Protocol)
 			}
 			if _, _, err := parseAddrOrPrefix(e.Source); err != nil {
 				return fmt.Errorf("%s: bad source %q: %v", where, e.Source, err)
@@ -154,6 +159,12 @@ func validateDevice(d *topology.Device) error {
 			}
 			if e.DstPort < 0 || e.DstPort > 65535 {
 				return fmt.Errorf("%s: dst-port %d out of range", where, e.DstPort)
+			}
+			if e.SrcPort < 0 || e.SrcPort > 65535 {
+				return fmt.Errorf("%s: src-port %d out of range", where, e.SrcPort)
+			}
+			if p := strings.ToLower(e.Protocol); (e.SrcPort != 0 || e.DstPort != 0) && p != "tcp" && p != "udp" {
+				return fmt.Errorf("%s: ports need protocol tcp or udp, not %q", where, e.Protocol)
 			}
 		}
 	}

@@ -140,11 +140,15 @@ type ACL struct {
 type ACLEntry struct {
 	Seq    int    `yaml:"seq" json:"seq"`
 	Action string `yaml:"action" json:"action"` // permit or deny
-	// Protocol is ip (any), icmp, tcp or udp.
+	// Protocol is ip (any IP packet), icmp, tcp, udp, ospf (IP protocol
+	// 89) or arp (ARP requests and replies, which are not IP: a rule for
+	// arp matches on Source/Destination as the ARP sender/target address).
 	Protocol    string `yaml:"protocol,omitempty" json:"protocol,omitempty"`
 	Source      string `yaml:"source,omitempty" json:"source,omitempty"`           // prefix; default any
 	Destination string `yaml:"destination,omitempty" json:"destination,omitempty"` // prefix; default any
-	DstPort     int    `yaml:"dst-port,omitempty" json:"dst-port,omitempty"`
+	// SrcPort and DstPort match TCP and UDP ports (0 = any).
+	SrcPort int `yaml:"src-port,omitempty" json:"src-port,omitempty"`
+	DstPort int `yaml:"dst-port,omitempty" json:"dst-port,omitempty"`
 }
 
 // Neighbor is a static ARP/ND entry of an unmodelled host.
