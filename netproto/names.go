@@ -20,6 +20,11 @@ const (
 	ToolTraceroute = "traceroute"
 	ToolTracepath  = "tracepath"
 	ToolDNSLookup  = "dns_lookup"
+	// ToolCapture is the troubleshooting draft's "tcpdump" (section
+	// 4.4.2): a packet capture on an interface from a structured filter.
+	ToolCapture = "capture"
+	// ToolClearCounters resets interface counters.
+	ToolClearCounters = "clear-counters"
 )
 
 // NetworkTools lists the eight MCP-NET tools in the draft's order.
@@ -31,6 +36,9 @@ var NetworkTools = []string{
 // Prompt names of MCP-NET section 6.1.
 const (
 	PromptPingFail = "network.troubleshoot.ping-fail"
+	// PromptBGPDown is the runbook of the troubleshooting draft's 4.4.2:
+	// why is a BGP neighbor down.
+	PromptBGPDown  = "network.troubleshoot.bgp-down"
 	PromptAddVLAN  = "network.config.add-vlan"
 	PromptSecAudit = "network.security.audit"
 )
