@@ -302,7 +302,7 @@ func (l *Log) Append(r Record) (Record, error) {
 	}
 	r.Time = r.Time.UTC()
 	r.Seq = l.seq + 1
-	line, err := seal(&r, l.prev)
+	line, err := sealRecord(&r, l.prev)
 	if err != nil {
 		l.mu.Unlock()
 		return r, err

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"time"
 )
 
@@ -107,33 +106,6 @@ func decodeObject(line []byte) (map[string]any, error) {
 		return nil, errors.New("trailing data after the JSON object")
 	}
 	return obj, nil
-}
-
-// seal sets r.Prev and r.Hash and returns the line to write (with "\n").
-func seal(r *Record, prev string) ([]byte, error) {
-	r.Prev, r.Hash = prev, ""
-	raw, err := json.Marshal(r)
-	if err != nil {
-		return nil, fmt.Errorf("audit: encoding record: %w", err)
-	}
-	obj, err := decodeObject(raw)
-	if err != nil {
-		return nil, err
-	}
-	delete(obj, "hash")
-	body, err := canonicalJSON(obj)
-	if err != nil {
-		return nil, err
-	}
-	sum := sha256.Sum256(body)
-	r.Hash = hex.EncodeToString(sum[:])
-	// The line is the same canonical object with "hash" added: insert it at
-	// its sorted place rather than encode the whole record a second time.
-	line, err := insertMember(body, "hash", r.Hash)
-	if err != nil {
-		return nil, err
-	}
-	return append(line, '\n'), nil
 }
 
 // insertMember returns the canonical JSON object obj (compact, members
