@@ -33,6 +33,7 @@ APT_PACKAGES=(
 	iproute2 iputils-ping traceroute iputils-tracepath bind9-dnsutils mtr-tiny
 	unbound nftables frr rsyslog rsyslog-openssl bsdextrautils openssh-server snmpd snmp lldpd
 	jc hyperfine
+	netconfd
 )
 
 install_apt() {
