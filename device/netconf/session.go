@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	nc "github.com/nemith/netconf"
 	ncssh "github.com/nemith/netconf/transport/ssh"
@@ -125,15 +126,66 @@ func (c *conn) open(ctx context.Context) error {
 		tr.Close()
 		return netproto.Errorf(netproto.CodeUnreachable, "%s: NETCONF session: %v", c.cfg.Address(), o.err).Retryable()
 	}
-	c.sess, c.tr = o.s, tr
-	c.gen++
 	h := parseHello(o.s.ServerCapabilities())
 	h.SessionID = o.s.SessionID()
+	if isYuma(h) {
+		if err := syncAfterHello(ctx, o.s); err != nil {
+			tr.Close()
+			if errors.Is(err, context.Canceled) {
+				return err
+			}
+			return netproto.Errorf(netproto.CodeTimeout, "%s: the NETCONF session answered no RPC within %s after <hello>: %v", c.cfg.Address(), c.cfg.Timeout, err).Retryable()
+		}
+	}
+	c.sess, c.tr = o.s, tr
+	c.gen++
 	c.mu.Lock()
 	c.hello = h
 	c.mu.Unlock()
 	c.log.Debug("netconf session opened", "device", c.cfg.Address(), "session-id", h.SessionID, "base11", h.Base11)
 	return nil
+}
+
+// syncOp is the RPC that syncAfterHello sends: <get-schema> of
+// ietf-netconf-monitoring (the module that defines it, so a device with
+// get-schema has it), which the driver's first read fetches anyway; any
+// reply will do. (Other first RPCs, even an unknown one answered with an
+// rpc-error, make netconfd 2.13 die on the <get-schema>s that follow in
+// the session opened after it rolled back a killed session's confirmed
+// commit: TestLabConfirmedCommitSurvivesKill.)
+const syncOp = `<get-schema xmlns="urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring"><identifier>ietf-netconf-monitoring</identifier><format>yang</format></get-schema>`
+
+// syncFirstWait is how long syncAfterHello waits for the first reply
+// before it sends the RPC again; each later wait is twice as long.
+var syncFirstWait = time.Second
+
+// syncAfterHello makes sure the device has taken the client's <hello> as
+// a message of its own before the session is used. netconfd (yuma123)
+// silently drops whatever arrives in the same read as the client's
+// <hello>: an RPC sent right after the handshake, when netconfd is slow
+// to read (a loaded host), arrives with the <hello>, is never answered,
+// and the caller waits for its whole deadline (TestNetconfdDropsRPCWithHello).
+// A later RPC, read on its own, is answered. So a harmless RPC is sent,
+// and sent again with a new message-id while no reply has come, until
+// one is answered or ctx ends. Replies to the earlier copies that come
+// late are dropped by the session (nobody waits for their message-id).
+func syncAfterHello(ctx context.Context, s *nc.Session) error {
+	wait := syncFirstWait
+	for {
+		actx, cancel := context.WithTimeout(ctx, wait)
+		_, err := s.Do(actx, syncOp)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if !errors.Is(err, context.DeadlineExceeded) {
+			return err
+		}
+		wait *= 2
+	}
 }
 
 // dialError maps an SSH dial failure to the draft's codes.
