@@ -92,10 +92,10 @@ func openCoalesced(t *testing.T, l *lab) *nc.Session {
 }
 
 // TestNetconfdDropsRPCWithHello shows the netconfd quirk that
-// syncAfterHello works around, and that it does: an RPC that netconfd
+// sendFirst works around, and that it does: an RPC that netconfd
 // reads together with the client's <hello> is never answered (the driver
 // used to wait for it until its deadline: Get "context deadline exceeded",
-// close-session timing out), and after syncAfterHello the session answers.
+// close-session timing out), and through sendFirst the session answers, reads and writes.
 func TestNetconfdDropsRPCWithHello(t *testing.T) {
 	l := startLab(t)
 	const get = `<get-config><source><running/></source></get-config>`
@@ -113,22 +113,26 @@ func TestNetconfdDropsRPCWithHello(t *testing.T) {
 		}
 	})
 
-	t.Run("with-sync", func(t *testing.T) {
-		s := openCoalesced(t, l)
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		if err := syncAfterHello(ctx, s); err != nil {
-			t.Fatalf("syncAfterHello: %v", err)
-		}
-		reply, err := s.Do(ctx, get)
-		if err != nil {
-			t.Fatalf("get-config after syncAfterHello: %v", err)
-		}
-		if !bytes.Contains(reply.Body, []byte("eth0")) {
-			t.Errorf("get-config reply has no eth0: %s", reply.Body)
-		}
-		if err := s.Close(ctx); err != nil {
-			t.Errorf("close-session: %v", err)
-		}
-	})
+	for _, tc := range []struct {
+		name       string
+		idempotent bool
+	}{{"read-resent", true}, {"write-after-read", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openCoalesced(t, l)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			// get-config stands for the first RPC; as a "write" it is
+			// sent once, after a read the session answered.
+			reply, err := sendFirst(ctx, s, get, tc.idempotent)
+			if err != nil {
+				t.Fatalf("first RPC through sendFirst: %v", err)
+			}
+			if !bytes.Contains(reply.Body, []byte("eth0")) {
+				t.Errorf("get-config reply has no eth0: %s", reply.Body)
+			}
+			if err := s.Close(ctx); err != nil {
+				t.Errorf("close-session: %v", err)
+			}
+		})
+	}
 }
