@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"time"
 
 	nc "github.com/nemith/netconf"
 	ncssh "github.com/nemith/netconf/transport/ssh"
@@ -46,6 +47,11 @@ type conn struct {
 	sess *nc.Session
 	tr   *ncssh.Transport
 	gen  uint64 // incremented for every new session
+	// answered is true once the session has answered an RPC: until then
+	// netconfd may have dropped what it read together with our <hello>
+	// (see sendFirst).
+	answered bool
+	yuma     bool // the session is to netconfd (yuma123)
 
 	// prefixes, set by the driver, maps YANG prefixes to module names
 	// (for error-path); it may return nil.
@@ -125,15 +131,62 @@ func (c *conn) open(ctx context.Context) error {
 		tr.Close()
 		return netproto.Errorf(netproto.CodeUnreachable, "%s: NETCONF session: %v", c.cfg.Address(), o.err).Retryable()
 	}
-	c.sess, c.tr = o.s, tr
-	c.gen++
 	h := parseHello(o.s.ServerCapabilities())
 	h.SessionID = o.s.SessionID()
+	c.sess, c.tr = o.s, tr
+	c.gen++
+	c.answered, c.yuma = false, isYuma(h)
 	c.mu.Lock()
 	c.hello = h
 	c.mu.Unlock()
 	c.log.Debug("netconf session opened", "device", c.cfg.Address(), "session-id", h.SessionID, "base11", h.Base11)
 	return nil
+}
+
+// syncOp is the read sendFirst sends ahead of a write that would be a
+// session's first RPC: <get-schema> of ietf-netconf-monitoring (the module
+// that defines it, so a device with get-schema has it). The driver sends
+// no RPC of its own otherwise: netconfd 2.13, after it rolled back a killed
+// session's confirmed commit, dies on the <get-schema>s that follow any
+// other first RPC in the next session (TestLabConfirmedCommitSurvivesKill).
+const syncOp = `<get-schema xmlns="urn:ietf:params:xml:ns:yang:ietf-netconf-monitoring"><identifier>ietf-netconf-monitoring</identifier><format>yang</format></get-schema>`
+
+// firstReplyWait is how long sendFirst waits for a reply to a session's
+// first RPC before it sends the RPC again; each later wait is twice as long.
+var firstReplyWait = 2 * time.Second
+
+// sendFirst sends a session's first RPC. netconfd (yuma123) silently drops
+// whatever arrives in the same read as the client's <hello>: an RPC sent
+// right after the handshake, when netconfd is slow to read (a loaded
+// host), arrives with the <hello> and is never answered, and the caller
+// would wait for its whole deadline (TestNetconfdDropsRPCWithHello). A
+// read (idempotent) is therefore sent again with a new message-id while no
+// reply has come, until one is answered or ctx ends; late replies to the
+// earlier copies are dropped by the session (nobody waits for their
+// message-id). A write is never sent twice: a read goes first the same
+// way, then the write once the session has answered.
+func sendFirst(ctx context.Context, s *nc.Session, op string, idempotent bool) (*nc.Reply, error) {
+	if !idempotent {
+		if _, err := resendUntilAnswered(ctx, s, syncOp); err != nil {
+			return nil, err
+		}
+		return s.Do(ctx, op)
+	}
+	return resendUntilAnswered(ctx, s, op)
+}
+
+// resendUntilAnswered sends op, and again after each wait without a reply.
+func resendUntilAnswered(ctx context.Context, s *nc.Session, op string) (*nc.Reply, error) {
+	wait := firstReplyWait
+	for {
+		actx, cancel := context.WithTimeout(ctx, wait)
+		reply, err := s.Do(actx, op)
+		cancel()
+		if err == nil || ctx.Err() != nil || !errors.Is(err, context.DeadlineExceeded) {
+			return reply, err
+		}
+		wait *= 2
+	}
 }
 
 // dialError maps an SSH dial failure to the draft's codes.
@@ -185,8 +238,15 @@ func (c *conn) call(ctx context.Context, op string, retry bool, gen uint64) ([]b
 		if gen != 0 && c.gen != gen {
 			return nil, c.gen, errSessionLost
 		}
-		reply, err := c.sess.Do(ctx, op) // a string is written verbatim inside <rpc>
+		var reply *nc.Reply
+		var err error
+		if c.yuma && !c.answered {
+			reply, err = sendFirst(ctx, c.sess, op, retry)
+		} else {
+			reply, err = c.sess.Do(ctx, op) // a string is written verbatim inside <rpc>
+		}
 		if err == nil {
+			c.answered = true
 			if rerr := rpcError(reply.Errors, c.schemaPrefixes()); rerr != nil {
 				return nil, c.gen, rerr
 			}
