@@ -78,8 +78,11 @@
 // in memory, kept by this driver only. After a commit the driver checks
 // that running now equals the candidate.
 //
-// netconfd (yuma123 2.13, recognised by its yuma123-system module) has two
-// quirks handled here: its <validate> of the candidate makes the next
+// netconfd (yuma123 2.13, recognised by its yuma123-system module) has
+// three quirks handled here: it never answers an RPC it reads together
+// with the client's <hello> (on a loaded host the first RPC arrives in the
+// same read), so a session's first read is sent again while unanswered
+// and a first write waits for one answered read; its <validate> of the candidate makes the next
 // <commit> a silent no-op, so Validate sends an inline copy of the
 // candidate instead (:validate:1.1); and it aborts when a persistent
 // confirmed commit times out after its session ended, so confirmed commits
