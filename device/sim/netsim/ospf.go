@@ -147,7 +147,7 @@ func ifSpeed(it *iface) int {
 // its highest IPv4 address (as FRR picks one).
 func routerID(d *device, override string) netip.Addr {
 	for _, s := range []string{override, d.cfg.RouterID} {
-		if a, err := netip.ParseAddr(s); err == nil {
+		if a, err := netip.ParseAddr(s); err == nil && a.Is4() {
 			return a
 		}
 	}
