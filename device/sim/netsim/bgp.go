@@ -389,58 +389,49 @@ func samePath(a, b *bgpPath) bool {
 		a.lp == b.lp && a.med == b.med && a.origin == b.origin && a.internal == b.internal && a.valid == b.valid
 }
 
-// decide selects the best valid path of every prefix and tells whether the
-// selection changed.
-func (p *bgpProc) decide() bool {
-	best := make(map[netip.Prefix]*bgpPath, len(p.best))
-	consider := func(x *bgpPath) {
-		if !x.valid {
-			return
-		}
-		if b := best[x.prefix]; b == nil || better(x, b) {
-			best[x.prefix] = x
-		}
-	}
-	for _, x := range p.local {
-		consider(x)
-	}
-	for _, n := range p.nbrs {
-		if !n.est {
-			continue
-		}
-		for _, x := range n.in {
-			if r := p.resolve(x.nh); r != nil {
-				x.valid, x.igp = true, r.Metric
-			} else {
-				x.valid = false
+// decide selects again the best valid path of some prefixes and returns
+// those whose selection changed.
+func (p *bgpProc) decide(pfxs map[netip.Prefix]bool) []netip.Prefix {
+	var changed []netip.Prefix
+	for pfx := range pfxs {
+		var best *bgpPath
+		consider := func(x *bgpPath) {
+			if x != nil && x.valid && (best == nil || better(x, best)) {
+				best = x
 			}
-			consider(x)
 		}
-	}
-	changed := len(best) != len(p.best)
-	for pfx, b := range best {
-		if o := p.best[pfx]; o == nil || !samePath(o, b) {
-			changed = true
+		consider(p.local[pfx])
+		for _, n := range p.nbrs {
+			if n.est {
+				consider(n.in[pfx])
+			}
 		}
+		old := p.best[pfx]
+		switch {
+		case best == old:
+			continue
+		case best == nil:
+			delete(p.best, pfx)
+		default:
+			p.best[pfx] = best
+		}
+		changed = append(changed, pfx)
 	}
-	p.best = best
 	return changed
 }
 
-// exportTo sends the router's best paths to an Established neighbour (its
-// Adj-RIB-In at the peer) and tells whether what the peer holds changed.
-// eBGP prepends the AS and sets the next hop to the session's source; iBGP
-// keeps both, except for paths originated here or with next-hop-self, and
-// does not pass on what another iBGP peer sent.
-func (p *bgpProc) exportTo(n *bgpNbr) bool {
+// exportPrefix sends the router's best path of a prefix to an Established
+// neighbour (its Adj-RIB-In at the peer), or withdraws it, and tells
+// whether what the peer holds changed. eBGP prepends the AS and sets the
+// next hop to the session's source; iBGP keeps both, except for paths
+// originated here or with next-hop-self, and does not pass on what another
+// iBGP peer sent. Nothing goes back to the peer a path came from.
+func (p *bgpProc) exportPrefix(n *bgpNbr, pfx netip.Prefix) bool {
 	rn, q := n.rn, n.remote
-	in := make(map[netip.Prefix]*bgpPath, len(rn.in))
-	fam := familyOf(n.addr)
-	for pfx, b := range p.best {
-		if familyOf(pfx.Addr()) != fam || b.from == n || n.internal && b.from != nil && b.from.internal {
-			continue
-		}
-		x := &bgpPath{prefix: pfx, from: rn, origin: b.origin, internal: n.internal, peerRID: p.rid}
+	var x *bgpPath
+	if b := p.best[pfx]; b != nil && familyOf(pfx.Addr()) == familyOf(n.addr) && b.from != n &&
+		!(n.internal && b.from != nil && b.from.internal) {
+		x = &bgpPath{prefix: pfx, from: rn, origin: b.origin, internal: n.internal, peerRID: p.rid}
 		if n.internal {
 			x.asPath, x.lp, x.med, x.nh = b.asPath, b.lp, b.med, b.nh
 			if b.from == nil || n.cfg.NextHopSelf {
@@ -452,64 +443,84 @@ func (p *bgpProc) exportTo(n *bgpNbr) bool {
 			if b.from == nil {
 				x.med = b.med
 			}
-		}
-		if slices.Contains(x.asPath, q.asn) && !n.internal {
-			continue // the peer drops a path with its own AS in it
-		}
-		if o := rn.in[pfx]; o != nil && samePath(o, x) {
-			x = o
-		}
-		in[pfx] = x
-	}
-	changed := len(in) != len(rn.in)
-	for pfx, x := range in {
-		if rn.in[pfx] != x {
-			changed = true
+			if slices.Contains(b.asPath, q.asn) {
+				x = nil // the peer drops a path with its own AS in it
+			}
 		}
 	}
-	rn.in = in
-	n.sent = len(in)
-	return changed
+	if x != nil {
+		if r := q.resolve(x.nh); r != nil {
+			x.valid, x.igp = true, r.Metric
+		}
+	}
+	o := rn.in[pfx]
+	switch {
+	case x == nil && o == nil:
+		return false
+	case x == nil:
+		delete(rn.in, pfx)
+		return true
+	case o != nil && samePath(o, x) && o.igp == x.igp:
+		return false
+	}
+	rn.in[pfx] = x
+	return true
 }
 
 // bgpPropagate exchanges routes over the Established sessions until no
-// router's best paths change (bounded), then trips the sessions whose
-// peer sent more prefixes than maximum-prefix allows; it tells whether it
-// tripped any (the caller recomputes the sessions then).
+// router's best paths change (bounded), prefix by prefix: a change of a
+// router's best path of a prefix is sent to its peers, which decide that
+// prefix again. Then it trips the sessions whose peer sent more prefixes
+// than maximum-prefix allows and tells whether it tripped any (the caller
+// recomputes the sessions then).
 func (s *state) bgpPropagate() bool {
-	var dirty []*bgpProc
+	pending := map[*bgpProc]map[netip.Prefix]bool{}
 	for _, p := range s.bgpList {
-		p.best = nil
+		p.best = map[netip.Prefix]*bgpPath{}
 		for _, n := range p.nbrs {
-			n.in, n.sent = nil, 0
+			n.in, n.sent = map[netip.Prefix]*bgpPath{}, 0
 		}
 		p.originate()
-		if p.running {
-			dirty = append(dirty, p)
+		if p.running && len(p.local) > 0 {
+			set := make(map[netip.Prefix]bool, len(p.local))
+			for pfx := range p.local {
+				set[pfx] = true
+			}
+			pending[p] = set
 		}
 	}
-	for round := 0; len(dirty) > 0 && round < 4*len(s.bgpList)+8; round++ {
-		next := map[*bgpProc]bool{}
-		for _, p := range dirty {
-			if !p.decide() {
+	for step := 0; len(pending) > 0 && step < 4*len(s.bgpList)+8; step++ {
+		cur := pending
+		pending = map[*bgpProc]map[netip.Prefix]bool{}
+		for _, p := range s.bgpList {
+			set := cur[p]
+			if set == nil {
 				continue
 			}
+			changed := p.decide(set)
 			for _, n := range p.nbrs {
-				if n.est && n.exportToChanged() {
-					next[n.remote] = true
+				if !n.est {
+					continue
 				}
-			}
-		}
-		dirty = dirty[:0]
-		for _, p := range s.bgpList {
-			if next[p] {
-				dirty = append(dirty, p)
+				for _, pfx := range changed {
+					if p.exportPrefix(n, pfx) {
+						next := pending[n.remote]
+						if next == nil {
+							next = map[netip.Prefix]bool{}
+							pending[n.remote] = next
+						}
+						next[pfx] = true
+					}
+				}
 			}
 		}
 	}
 	tripped := false
 	for _, p := range s.bgpList {
 		for _, n := range p.nbrs {
+			if n.est {
+				n.sent = len(n.rn.in)
+			}
 			if n.est && n.cfg.MaxPrefix > 0 && len(n.in) > n.cfg.MaxPrefix {
 				n.trip, tripped = true, true
 			}
@@ -517,9 +528,6 @@ func (s *state) bgpPropagate() bool {
 	}
 	return tripped
 }
-
-// exportToChanged is exportTo from the neighbour's side.
-func (n *bgpNbr) exportToChanged() bool { return n.p.exportTo(n) }
 
 // install turns the best learnt paths into RIB routes (eBGP preference 20,
 // iBGP 200, resolved recursively over the tables without BGP) and tells

@@ -59,8 +59,8 @@ func (s *state) bgpConverge() {
 			p.baseRoutes[i] = p.d.ribs[k]
 		}
 	}
+	s.bgpSessions(owner)
 	for round := 0; round < bgpMaxOuterRounds; round++ {
-		s.bgpSessions(owner)
 		for s.bgpPropagate() {
 			s.bgpSessions(owner) // a maximum-prefix trip takes sessions down
 		}
@@ -76,7 +76,29 @@ func (s *state) bgpConverge() {
 		if !changed {
 			break
 		}
+		// The routes changed: the sessions may reach differently. When
+		// they do not, the exchange over them stands.
+		before := sessionStates(s.bgpList)
+		s.bgpSessions(owner)
+		if sessionStates(s.bgpList) == before {
+			break
+		}
 	}
+}
+
+// sessionStates summarises every session's outcome, to tell whether a
+// recomputation changed any.
+func sessionStates(ps []*bgpProc) string {
+	var b []byte
+	for _, p := range ps {
+		for _, n := range p.nbrs {
+			b = append(b, n.state...)
+			b = append(b, '|')
+			b = append(b, n.cause...)
+			b = append(b, '|')
+		}
+	}
+	return string(b)
 }
 
 // bgpRoutesOf returns the BGP routes to put in one of a device's tables.
