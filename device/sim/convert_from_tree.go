@@ -89,7 +89,7 @@ func interfaceFromTree(n any, baseIf map[string]topology.Interface) (topology.In
 		return topology.Interface{}, fmt.Errorf("interface without a name")
 	}
 	b := baseIf[name]
-	it := topology.Interface{Name: name, MAC: b.MAC, IGPCost: b.IGPCost, Passive: b.Passive}
+	it := topology.Interface{Name: name, MAC: b.MAC, IGPCost: b.IGPCost, Passive: b.Passive, OSPF: b.OSPF}
 	c := at(n, "config")
 	it.Description = strOf(at(c, "description"))
 	it.Type = strings.TrimPrefix(strOf(at(c, "type")), "iana-if-type:")

@@ -71,6 +71,10 @@ type sim struct {
 	s    *state
 	n    *Network
 	seed int64
+	// dry runs the control plane's reachability checks: no counter moves,
+	// and a link drops a packet only when it loses everything that way
+	// (a protocol retransmits through partial loss).
+	dry bool
 }
 
 // hash01 maps its inputs to a deterministic number in [0,1).
@@ -95,6 +99,9 @@ func (m *sim) lose(h linkHop) bool {
 	if h.l.loss <= 0 {
 		return false
 	}
+	if m.dry {
+		return h.l.loss >= 100
+	}
 	key := h.l.id + ">" + h.to.key()
 	seq := m.n.lossSeq[key]
 	m.n.lossSeq[key] = seq + 1
@@ -103,6 +110,9 @@ func (m *sim) lose(h linkHop) bool {
 
 // counters returns the persistent counters of an interface.
 func (m *sim) counters(it *iface) *Counters {
+	if m.dry {
+		return &Counters{}
+	}
 	k := it.key()
 	c := m.n.counters[k]
 	if c == nil {

@@ -206,7 +206,7 @@ func (n *Network) Faults() []topology.Fault {
 
 // rebuild recomputes the derived state from n.topo (under the write lock).
 func (n *Network) rebuild() {
-	n.state = build(&n.topo)
+	n.state = build(&n.topo, n.state, n.opts.Now())
 	n.rebuilds++
 }
 

@@ -7,7 +7,8 @@ import (
 	"github.com/netmcp/netmcp/device/sim/topology"
 )
 
-// Route preferences (administrative distances).
+// Route preferences (administrative distances; OSPF's and BGP's are in
+// ospf.go and bgp.go).
 const (
 	prefDirect = 0
 	prefStatic = 1
@@ -29,14 +30,21 @@ type route struct {
 // first use (rib), so a network of a thousand routers costs a graph, not a
 // million routes, until someone looks.
 func (s *state) routing() {
+	// The abstract IGP: IPv4 among the routers without an OSPF process (a
+	// router with one routes IPv4 by OSPFv2, ospf.go), IPv6 among all
+	// routers (standing in for OSPFv3, which the topology has no schema
+	// for); a router whose routing daemon is down takes part in neither.
+	var routers4 []*device
 	for _, d := range s.order {
-		if d.kind == topology.KindRouter {
+		if d.kind == topology.KindRouter && !s.daemonDown[d.name] {
 			s.routers = append(s.routers, d)
+			if d.cfg.OSPF == nil {
+				routers4 = append(routers4, d)
+			}
 		}
 	}
-	for i, fam := range []int{4, 6} {
-		s.graphs[i] = s.igpGraph(fam)
-	}
+	s.graphs[0] = s.igpGraph(4, routers4)
+	s.graphs[1] = s.igpGraph(6, s.routers)
 }
 
 // rib returns a device's candidate routes of one table, computing all of
@@ -117,12 +125,16 @@ func (s *state) computeRIBs(d *device) {
 					Preference: prefDirect, Interface: it.name}, outIf: it})
 			}
 		}
+		k := ribKey{"", fam}
 		if g := s.graphs[gi]; g != nil {
 			if src, ok := g.idx[d]; ok {
-				k := ribKey{"", fam}
 				d.ribs[k] = append(d.ribs[k], g.routes(src)...)
 			}
 		}
+		if p := s.ospf[d]; p != nil && fam == 4 {
+			d.ribs[k] = append(d.ribs[k], s.ospfG.routes(p)...)
+		}
+		d.ribs[k] = append(d.ribs[k], s.bgpRoutesOf(d, k)...)
 		d.statics(fam)
 	}
 	d.fibs = make(map[ribKey]*fib, len(d.ribs))
@@ -273,12 +285,12 @@ type igpGraph struct {
 	adverts [][]netip.Prefix
 }
 
-// igpGraph builds the IGP's graph of the routers' global tables for one
+// igpGraph builds the IGP's graph of some routers' global tables for one
 // family: adjacencies over up links between non-passive interfaces sharing
 // a subnet, every connected prefix advertised.
-func (s *state) igpGraph(fam int) *igpGraph {
-	g := &igpGraph{routers: s.routers, idx: make(map[*device]int, len(s.routers))}
-	for i, d := range s.routers {
+func (s *state) igpGraph(fam int, routers []*device) *igpGraph {
+	g := &igpGraph{routers: routers, idx: make(map[*device]int, len(routers))}
+	for i, d := range routers {
 		g.idx[d] = i
 	}
 	g.adj = make([][]adjacency, len(g.routers))

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/netmcp/netmcp/device/sim/topology"
 )
@@ -29,6 +30,16 @@ type state struct {
 	// are the IGP's graphs of IPv4 and IPv6.
 	routers []*device
 	graphs  [2]*igpGraph
+	// daemonDown names the routers whose routing daemon a
+	// frr_service_down fault stops.
+	daemonDown map[string]bool
+	// The control plane (controlplane.go): the OSPF and BGP processes by
+	// device and in topology order, and the OSPF graph.
+	ospf     map[*device]*ospfProc
+	ospfList []*ospfProc
+	ospfG    *ospfGraph
+	bgp      map[*device]*bgpProc
+	bgpList  []*bgpProc
 }
 
 // device is a compiled device.
@@ -188,8 +199,10 @@ func isLoopback(it *topology.Interface) bool {
 	return strings.HasPrefix(n, "loopback") || n == "lo" || strings.HasPrefix(n, "lo") && len(n) > 2 && n[2] >= '0' && n[2] <= '9'
 }
 
-// build compiles a validated topology into a state.
-func build(t *topology.Topology) *state {
+// build compiles a validated topology into a state; old is the previous
+// state (nil at first), from which the control plane keeps its history,
+// and now stamps the neighbour states that change.
+func build(t *topology.Topology, old *state, now time.Time) *state {
 	s := &state{devs: map[string]*device{}}
 	for i := range t.Devices {
 		cfg := &t.Devices[i]
@@ -239,7 +252,11 @@ func build(t *topology.Topology) *state {
 		byEnd[lc.A], byEnd[lc.B] = l, l
 		s.links = append(s.links, l)
 	}
+	s.daemonDown = map[string]bool{}
 	for _, f := range t.Faults {
+		if f.Name == "frr_service_down" {
+			s.daemonDown[f.Target] = true
+		}
 		switch f.Kind {
 		case topology.FaultLinkDown:
 			byEnd[f.Link].down = true
@@ -260,6 +277,7 @@ func build(t *topology.Topology) *state {
 	s.operState()
 	s.l2()
 	s.routing()
+	s.controlPlane(old, now)
 	return s
 }
 

@@ -182,7 +182,7 @@ func validateDevice(d *topology.Device) error {
 			return fmt.Errorf("netsim: device %q: bad router-id %q: %v", d.Name, d.RouterID, err)
 		}
 	}
-	return nil
+	return validateControl(d)
 }
 
 // validate checks a whole topology: devices, links and faults.
@@ -296,6 +296,12 @@ func validateRefs(t *topology.Topology, changed map[string]bool) error {
 // validateFaults checks faults against the interfaces and link ends.
 func validateFaults(fs []topology.Fault, checkIf func(string) error, linkEnds map[string]bool) error {
 	for i, f := range fs {
+		if f.Name != "" {
+			if err := validateNamedFault(f, checkIf); err != nil {
+				return err
+			}
+			continue
+		}
 		where := fmt.Sprintf("netsim: fault %d (%s)", i+1, f.Kind)
 		switch f.Kind {
 		case topology.FaultLinkDown, topology.FaultLoss, topology.FaultDelay:
