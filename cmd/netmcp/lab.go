@@ -31,13 +31,16 @@ func newLabCmd() *cobra.Command {
 	labCmd := &cobra.Command{Use: "lab", Short: "Run a simulated network whose devices are MCP servers"}
 	var topoFile, stateDir, grid string
 	var basePort, chain int
-	var report bool
+	var report, withSSH bool
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Start every router of the topology as its own MCP server over HTTP on 127.0.0.1",
 		Long: "Start every router or switch of the topology as its own MCP-NET server (Streamable HTTP at /mcp\n" +
 			"on 127.0.0.1, consecutive ports from --base-port; 0 picks free ports) and print one line per device:\n" +
 			"device, CLI dialect and URL. Runs until interrupted.\n\n" +
+			"--ssh also serves every router's CLI over SSH (prompts, paging, configuration mode and commit,\n" +
+			"as the device's dialect has them) and adds a fourth column: the ssh:// URL for `netmcp serve\n" +
+			"--device`, with the lab's client key and known_hosts (STATE-DIR/ssh, or a temporary directory).\n\n" +
 			"--chain N and --grid ROWSxCOLS generate a network instead of reading one: routers r1..rN of IOS XR\n" +
 			"with Loopback0 10.255.(i>>8).(i&255)/32 and /30 links running the IGP (a chain in a line; a grid\n" +
 			"numbered row by row, r1 top left). --report prints to stderr how long the lab took to be ready\n" +
@@ -48,7 +51,7 @@ func newLabCmd() *cobra.Command {
 			if err != nil {
 				return withExit(2, err)
 			}
-			lo := labRunOptions{basePort: basePort}
+			lo := labRunOptions{basePort: basePort, ssh: withSSH, stateDir: stateDir}
 			if report {
 				lo.report = cmd.ErrOrStderr()
 			}
@@ -61,6 +64,7 @@ func newLabCmd() *cobra.Command {
 	up.Flags().BoolVar(&report, "report", false, "print the time to ready and the memory per router to stderr")
 	up.Flags().IntVar(&basePort, "base-port", 0, "first TCP port; device i listens on base-port+i (0: any free port)")
 	up.Flags().StringVar(&stateDir, "state-dir", "", "directory for each device's persistent state")
+	up.Flags().BoolVar(&withSSH, "ssh", false, "also serve every router's CLI over SSH on 127.0.0.1 (a fourth column: its ssh:// URL; keys in STATE-DIR/ssh)")
 	labCmd.AddCommand(up, newLabDemoCmd())
 	return labCmd
 }
@@ -101,6 +105,10 @@ func loadTopology(file string) (topology.Topology, error) {
 // labRunOptions are the options of runLab beyond the lab's own.
 type labRunOptions struct {
 	basePort int
+	// ssh serves every router's CLI over SSH too (keys under stateDir/ssh,
+	// or a temporary directory).
+	ssh      bool
+	stateDir string
 	// report, when set, receives one line: time to ready and memory.
 	report io.Writer
 }
@@ -113,11 +121,21 @@ func runLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, lo
 	if err != nil {
 		return withExit(2, err)
 	}
+	if lo.ssh {
+		if err := rl.startSSH(lo.stateDir); err != nil {
+			_ = rl.stop()
+			return withExit(2, err)
+		}
+	}
 	ready, cpu := time.Since(start), processCPU()-cpu0
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	for _, name := range rl.lab.Routers() {
 		drv, _ := rl.lab.Device(name)
-		fmt.Fprintf(out, "%s\t%s\t%s\n", name, drv.Info().CLIDialect, rl.urls[name])
+		fmt.Fprintf(out, "%s\t%s\t%s", name, drv.Info().CLIDialect, rl.urls[name])
+		if rl.ssh != nil {
+			fmt.Fprintf(out, "\t%s", rl.ssh.urls[name])
+		}
+		fmt.Fprintln(out)
 	}
 	if err := out.Flush(); err != nil {
 		_ = rl.stop()
@@ -137,6 +155,7 @@ func runLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, lo
 type runningLab struct {
 	lab    *sim.Lab
 	urls   map[string]string // device -> MCP endpoint
+	ssh    *labSSH           // the SSH servers of --ssh (nil without)
 	devs   []*labDevice
 	cancel context.CancelFunc
 	failed chan struct{} // closed when a device's HTTP server fails
@@ -210,12 +229,13 @@ func (rl *runningLab) serve(ctx context.Context, name string, i, basePort int, l
 func (rl *runningLab) stop() error {
 	rl.cancel()
 	rl.wg.Wait()
+	sshErr := rl.ssh.close()
 	for _, d := range rl.devs {
 		d.close()
 	}
 	rl.mu.Lock()
 	defer rl.mu.Unlock()
-	return errors.Join(append(rl.errs, rl.lab.Close())...)
+	return errors.Join(append(rl.errs, sshErr, rl.lab.Close())...)
 }
 
 // labDevice is the HTTP face of one router of a lab: its MCP server and

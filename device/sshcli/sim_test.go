@@ -17,7 +17,7 @@ import (
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/device/sshcli"
-	"github.com/netmcp/netmcp/device/sshcli/internal/simssh"
+	"github.com/netmcp/netmcp/device/sim/simssh"
 )
 
 // simOverSSH serves device name of the default simulated lab over SSH and

@@ -1,0 +1,26 @@
+// Package sshcli is the ssh:// driver: a device reached over SSH and driven
+// through its own CLI, for the boxes that speak nothing else.
+//
+//	ssh://USER@HOST[:PORT]?dialect=NAME&key-file=PATH&known-hosts=PATH
+//
+// One interactive session per device (github.com/scrapli/scrapligo v1, pure
+// Go) with prompt detection and paging turned off on login; commands run
+// one at a time, and a session interrupted mid-command (timeout, cancel, a
+// dropped connection) is closed, never reused: the next command logs in
+// again. The dialects (Dialects) are frr (vtysh), huawei-vrp, cisco-iosxr,
+// cisco-iosxe and junos; each has its prompts, its paging command, the
+// error markers of its output and its commit model: IOS-XR, VRP and Junos
+// keep a candidate and apply it with "commit" (confirmed where the device
+// has it), FRR and IOS-XE apply lines as entered and netmcp snapshots the
+// running configuration to restore it on failure, rollback or an expired
+// confirmed commit. Show output is parsed into the openconfig trees where
+// the dialect is known.
+//
+// Credentials are given only by reference (key-file, password-file,
+// password-env); a password in the URL is refused, and the host key is
+// checked against known-hosts unless insecure-ignore-host-key is set.
+//
+// Tests run against FRR's vtysh behind a real OpenSSH server (root), and
+// against the simulator's dialects over real SSH (package
+// device/sim/simssh, which `netmcp lab up --ssh` also serves).
+package sshcli
