@@ -32,6 +32,7 @@ func newLabCmd() *cobra.Command {
 	var topoFile, stateDir, grid string
 	var basePort, chain int
 	var report bool
+	var realFlags realLabFlags
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Start every router of the topology as its own MCP server over HTTP on 127.0.0.1",
@@ -48,6 +49,9 @@ func newLabCmd() *cobra.Command {
 			if err != nil {
 				return withExit(2, err)
 			}
+			if realFlags.real {
+				return runRealLab(cmd.Context(), topo, realFlags, basePort, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
 			lo := labRunOptions{basePort: basePort}
 			if report {
 				lo.report = cmd.ErrOrStderr()
@@ -61,6 +65,7 @@ func newLabCmd() *cobra.Command {
 	up.Flags().BoolVar(&report, "report", false, "print the time to ready and the memory per router to stderr")
 	up.Flags().IntVar(&basePort, "base-port", 0, "first TCP port; device i listens on base-port+i (0: any free port)")
 	up.Flags().StringVar(&stateDir, "state-dir", "", "directory for each device's persistent state")
+	addRealLabFlags(up, &realFlags)
 	labCmd.AddCommand(up, newLabDemoCmd())
 	return labCmd
 }

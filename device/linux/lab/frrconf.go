@@ -61,9 +61,6 @@ func frrConfig(d *planDevice) (string, error) {
 		if i.Topol.Description != "" {
 			w(" description %s", oneLine(i.Topol.Description))
 		}
-		if i.Kind != ifLoopback {
-			w(" bandwidth %d", min(speedMbps(i.Topol), 100000))
-		}
 		if o := i.Topol.OSPF; o != nil && dev.OSPF != nil {
 			w(" ip ospf area %s", o.Area)
 			switch o.NetworkType {
@@ -280,17 +277,6 @@ func sourceAddr(d *planDevice, name string, v4 bool) (string, error) {
 		}
 	}
 	return "", fmt.Errorf("update-source %s: no address of the neighbour's family", name)
-}
-
-// speedMbps is the interface's speed as the simulator assumes it.
-func speedMbps(i topology.Interface) int {
-	switch {
-	case i.SpeedMbps > 0:
-		return i.SpeedMbps
-	case strings.HasPrefix(strings.ToLower(i.Name), "tengig"):
-		return 10000
-	}
-	return 1000
 }
 
 // oneLine keeps configuration text on one line.
