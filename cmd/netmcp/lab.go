@@ -32,6 +32,7 @@ func newLabCmd() *cobra.Command {
 	var topoFile, stateDir, grid string
 	var basePort, chain int
 	var report, withSSH bool
+	var realFlags realLabFlags
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Start every router of the topology as its own MCP server over HTTP on 127.0.0.1",
@@ -51,6 +52,12 @@ func newLabCmd() *cobra.Command {
 			if err != nil {
 				return withExit(2, err)
 			}
+			if realFlags.real {
+				if withSSH {
+					return withExit(2, fmt.Errorf("--ssh serves the simulated routers' CLI; with --real, reach the routers' vtysh through ssh:// to the namespaces instead"))
+				}
+				return runRealLab(cmd.Context(), topo, realFlags, basePort, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			}
 			lo := labRunOptions{basePort: basePort, ssh: withSSH, stateDir: stateDir}
 			if report {
 				lo.report = cmd.ErrOrStderr()
@@ -65,6 +72,7 @@ func newLabCmd() *cobra.Command {
 	up.Flags().IntVar(&basePort, "base-port", 0, "first TCP port; device i listens on base-port+i (0: any free port)")
 	up.Flags().StringVar(&stateDir, "state-dir", "", "directory for each device's persistent state")
 	up.Flags().BoolVar(&withSSH, "ssh", false, "also serve every router's CLI over SSH on 127.0.0.1 (a fourth column: its ssh:// URL; keys in STATE-DIR/ssh)")
+	addRealLabFlags(up, &realFlags)
 	labCmd.AddCommand(up, newLabDemoCmd())
 	return labCmd
 }

@@ -5,6 +5,18 @@
 // It runs the real diagnostic binaries (ping, traceroute, tracepath, dig)
 // through diag.Run, with an argument vector and never a shell (inside a
 // namespace, prefixed with "ip netns exec NETNS"), and a few read-only
-// iproute2 commands chosen from fixed names (ExecCommands). It serves no
-// YANG data yet: Get reports Network.ConfigIncompatible (-32084).
+// iproute2 commands chosen from fixed names (ExecCommands). Where FRR runs
+// (its sockets in FRRRunDir/NETNS) the CLI dialect is "frr" and Exec also
+// runs vtysh "show" commands, restricted to plain words.
+//
+// Get serves the live state, read on each call, under the simulator's
+// YANG paths: openconfig-interfaces from netlink (an interface is named
+// by its alias when it has one: the real lab sets it to the topology's
+// name), ietf-routing RIBs from FRR (else the kernel's main table),
+// openconfig-network-instance OSPF and BGP from vtysh JSON, and
+// openconfig-lldp from lldpd (lldpcli -f json0). The running and
+// operational datastores both read this live state; configuration
+// through FRR is not served yet. Two netmcp leaves are added:
+// netmcp-linux-name (an interface's kernel name) and netmcp-last-error /
+// netmcp-reason (FRR's own words for a BGP error or an OSPF state).
 package linux

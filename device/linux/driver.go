@@ -12,7 +12,6 @@ import (
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/diag"
-	"github.com/netmcp/netmcp/netproto"
 )
 
 // Scheme is the URL scheme of the driver.
@@ -113,17 +112,16 @@ func (d *Driver) Info() device.Info {
 		Vendor:              "Linux",
 		Platform:            platform,
 		SoftwareVersion:     strings.TrimSpace(string(release)),
-		CLIDialect:          Dialect,
-		YangModules:         []string{},
-		Datastores:          []device.Datastore{},
+		CLIDialect:          d.dialect(),
+		YangModules:         yangModules,
+		Datastores:          []device.Datastore{device.Running, device.Operational},
 		NotificationStreams: []string{},
 	}
 }
 
-// Get reports that the driver serves no YANG data yet (-32084).
-func (d *Driver) Get(_ context.Context, _ device.Datastore, path string) (any, error) {
-	return nil, netproto.Errorf(netproto.CodeConfigIncompatible,
-		"the linux driver serves no YANG data yet; use network.cli.exec with one of: %s", strings.Join(ExecCommands(), ", ")).WithPath(path)
+// Get reads the live state (see get in state_tree.go).
+func (d *Driver) Get(ctx context.Context, ds device.Datastore, path string) (any, error) {
+	return d.get(ctx, ds, path)
 }
 
 // Close releases nothing: the driver holds no resources between calls.

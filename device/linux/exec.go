@@ -44,6 +44,9 @@ func ExecCommands() []string {
 // (iproute2's JSON). Any other command is refused with -32084.
 func (d *Driver) Exec(ctx context.Context, command string) (string, error) {
 	argv, ok := execCommands[strings.Join(strings.Fields(command), " ")]
+	if out, isFRR, err := d.execFRR(ctx, command); !ok && isFRR {
+		return out, err
+	}
 	if !ok {
 		return "", netproto.Errorf(netproto.CodeConfigIncompatible,
 			"command %q is not supported by the linux driver (read-only commands: %s)", truncate(command, 80), strings.Join(ExecCommands(), ", "))

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strconv"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/netmcp/netmcp/device/linux"
+	reallab "github.com/netmcp/netmcp/device/linux/lab"
+	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/server"
+	"github.com/netmcp/netmcp/transport"
+)
+
+// realLabFlags are the flags of "lab up --real".
+type realLabFlags struct {
+	real      bool
+	inventory string
+	prefix    string
+}
+
+// addRealLabFlags registers --real, --inventory and --netns-prefix on "lab up".
+func addRealLabFlags(up *cobra.Command, f *realLabFlags) {
+	up.Flags().BoolVar(&f.real, "real", false, "build the topology as a real network: Linux namespaces with FRR, lldpd and unbound (needs root), each router served through linux://")
+	up.Flags().StringVar(&f.inventory, "inventory", "", "with --real: write the lab's inventory file here (default: netmcp-lab-inventory.yaml in the current directory)")
+	up.Flags().StringVar(&f.prefix, "netns-prefix", "", "with --real: prefix of the namespace names (default: none, so router r1 is linux://r1)")
+}
+
+// runRealLab builds topo as a real lab, serves every router through the
+// linux driver as its own MCP server over HTTP on 127.0.0.1, prints one
+// line per router (device, dialect, URL), writes the inventory, and
+// tears everything down when ctx ends.
+func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, basePort int, out, errw io.Writer) error {
+	if os.Geteuid() != 0 {
+		return withExit(2, reallab.ErrNotRoot)
+	}
+	logger := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	rl, err := startRealLab(ctx, topo, f.prefix, basePort, logger)
+	if err != nil {
+		return withExit(2, err)
+	}
+	invFile := f.inventory
+	if invFile == "" {
+		invFile = "netmcp-lab-inventory.yaml"
+	}
+	if err := inventory.Save(invFile, rl.inventory()); err != nil {
+		return errors.Join(withExit(2, err), rl.stop())
+	}
+	fmt.Fprintf(errw, "lab: %d routers converged in %.2f s (real: namespaces and FRR); inventory in %s\n",
+		len(rl.lab.Routers()), rl.lab.Converged.Seconds(), invFile)
+	for _, name := range rl.lab.Routers() {
+		fmt.Fprintf(out, "%s\t%s\t%s\n", name, rl.drivers[name].Info().CLIDialect, rl.urls[name])
+	}
+	select {
+	case <-ctx.Done():
+	case <-rl.failed:
+	}
+	return rl.stop()
+}
+
+// runningRealLab is a real lab whose routers are served over HTTP.
+type runningRealLab struct {
+	lab     *reallab.Lab
+	drivers map[string]*linux.Driver
+	servers []*server.Server
+	urls    map[string]string
+	cancel  context.CancelFunc
+	failed  chan struct{}
+	once    sync.Once
+	wg      sync.WaitGroup
+	mu      sync.Mutex
+	errs    []error
+}
+
+// startRealLab builds the lab and starts one MCP server per router.
+func startRealLab(ctx context.Context, topo topology.Topology, prefix string, basePort int, logger *slog.Logger) (*runningRealLab, error) {
+	lab, err := reallab.Up(ctx, topo, reallab.Options{Prefix: prefix, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	rl := &runningRealLab{lab: lab, drivers: map[string]*linux.Driver{}, urls: map[string]string{}, cancel: cancel, failed: make(chan struct{})}
+	for i, name := range lab.Routers() {
+		if err := rl.serve(ctx, name, i, basePort, logger); err != nil {
+			return nil, errors.Join(err, rl.stop())
+		}
+	}
+	return rl, nil
+}
+
+// serve starts the MCP server of one router.
+func (rl *runningRealLab) serve(ctx context.Context, name string, i, basePort int, logger *slog.Logger) error {
+	drv, err := linux.Open(rl.lab.Namespace(name))
+	if err != nil {
+		return err
+	}
+	rl.drivers[name] = drv
+	srv, err := server.New(drv, server.Options{Version: version, Logger: logger.With("device", name)})
+	if err != nil {
+		return fmt.Errorf("device %s: %w", name, err)
+	}
+	rl.servers = append(rl.servers, srv)
+	h := transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{Logger: logger})
+	port := 0
+	if basePort > 0 {
+		port = basePort + i
+	}
+	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
+	if err != nil {
+		return fmt.Errorf("device %s: %w", name, err)
+	}
+	rl.urls[name] = "http://" + ln.Addr().String() + transport.Path
+	rl.wg.Add(1)
+	go func() {
+		defer rl.wg.Done()
+		if err := serveHTTP(ctx, ln, h); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			rl.mu.Lock()
+			rl.errs = append(rl.errs, fmt.Errorf("device %s: %w", name, err))
+			rl.mu.Unlock()
+			rl.once.Do(func() { close(rl.failed) })
+		}
+	}()
+	return nil
+}
+
+// inventory lists the routers with their MCP endpoints.
+func (rl *runningRealLab) inventory() *inventory.Inventory {
+	inv := &inventory.Inventory{Name: rl.lab.Topology().Name}
+	for _, name := range rl.lab.Routers() {
+		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name],
+			Device: "linux://" + rl.lab.Namespace(name), Dialect: rl.drivers[name].Info().CLIDialect, Tags: []string{"real-lab"}})
+	}
+	return inv
+}
+
+// stop shuts the servers down and tears the lab down.
+func (rl *runningRealLab) stop() error {
+	rl.cancel()
+	rl.wg.Wait()
+	for _, s := range rl.servers {
+		_ = s.Close()
+	}
+	rl.mu.Lock()
+	defer rl.mu.Unlock()
+	return errors.Join(append(rl.errs, rl.lab.Close())...)
+}

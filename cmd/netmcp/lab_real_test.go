@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/inventory"
+)
+
+// TestLabUpReal runs `lab up --real` on the default topology (as root
+// with FRR installed), reads every router's inventory entry, and on r2
+// calls network.cli.exec (vtysh) and reads the BGP neighbours through a
+// real MCP session, then stops the lab.
+func TestLabUpReal(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipped: lab up --real needs root")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	inv := filepath.Join(t.TempDir(), "inv.yaml")
+	out := &syncBuffer{ch: make(chan struct{}, 1)}
+	errw := &syncBuffer{ch: make(chan struct{}, 1)}
+	done := make(chan error, 1)
+	flags := realLabFlags{real: true, inventory: inv, prefix: fmt.Sprintf("t%dm-", os.Getpid()%100000)}
+	go func() { done <- runRealLab(ctx, sim.DefaultTopology(), flags, 0, out, errw) }()
+	deadline := time.After(90 * time.Second)
+	var lines []string
+	for len(lines) < 3 {
+		select {
+		case <-out.ch:
+			lines = strings.Split(strings.TrimSpace(out.String()), "\n")
+		case err := <-done:
+			t.Fatalf("lab up --real ended early: %v\n%s", err, errw.String())
+		case <-deadline:
+			t.Fatalf("lab up --real printed %q\n%s", out.String(), errw.String())
+		}
+	}
+	t.Log(strings.TrimSpace(lastLine(errw.String())))
+	urls := map[string]string{}
+	for _, l := range lines {
+		f := strings.Split(l, "\t")
+		if len(f) != 3 || f[1] != "frr" || !strings.HasPrefix(f[2], "http://127.0.0.1:") {
+			t.Fatalf("line %q: want device<TAB>frr<TAB>http://127.0.0.1:PORT/mcp", l)
+		}
+		urls[f[0]] = f[2]
+	}
+	fleet, err := inventory.Load(inv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{"r1", "r2", "r3"} {
+		d, ok := fleet.Device(r)
+		if !ok || d.URL != urls[r] || !strings.HasPrefix(d.Device, "linux://") {
+			t.Errorf("inventory entry of %s = %+v, want URL %s and a linux:// device", r, d, urls[r])
+		}
+	}
+
+	client := mcp.NewClient(&mcp.Implementation{Name: "lab-real-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "network.cli.exec", Arguments: map[string]any{"cmd": "show ip ospf neighbor"}})
+	if err != nil || res.IsError {
+		t.Fatalf("cli.exec on r2: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "Full") || !strings.Contains(text, "10.255.0.3") {
+		t.Errorf("show ip ospf neighbor on r2 says %q", text)
+	}
+	path := "/openconfig-network-instance:network-instances/network-instance[name=default]/protocols/protocol[identifier=openconfig-policy-types:BGP][name=bgp]/bgp/neighbors/neighbor[neighbor-address=10.255.0.3]/state/session-state"
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "network.yang.get", Arguments: map[string]any{"path": path, "datastore": "operational"}})
+	if err != nil || res.IsError {
+		t.Fatalf("yang.get on r2: %v %+v", err, res)
+	}
+	if text := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(text, "ESTABLISHED") {
+		t.Errorf("r2's iBGP session to r3 via MCP: %q", text)
+	}
+	cs.Close()
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("lab up --real stopped with %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("lab up --real did not stop after cancel")
+	}
+	if left, _ := filepath.Glob("/run/netns/" + flags.prefix + "*"); len(left) > 0 {
+		t.Errorf("namespaces left: %v", left)
+	}
+}
+
+func lastLine(s string) string {
+	l := strings.Split(strings.TrimSpace(s), "\n")
+	return l[len(l)-1]
+}

@@ -1,0 +1,197 @@
+package lab
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"time"
+)
+
+// expectation is what a converged router shows.
+type expectation struct {
+	ospfFull int      // OSPF neighbours in state Full
+	bgpUp    []string // BGP neighbour addresses in state Established
+}
+
+// expectations derives from the topology what convergence means: one Full
+// OSPF neighbour per link whose two ends are in OSPF, in the same area,
+// neither passive nor down; every BGP neighbour that is not shut down and
+// whose address belongs to a lab router running BGP with a neighbour
+// statement back to this router.
+func (l *Lab) expectations() map[string]*expectation {
+	p := l.plan
+	out := map[string]*expectation{}
+	owner := map[netip.Addr]*planDevice{}
+	for _, d := range p.Devices {
+		if d.Router() {
+			out[d.Dev.Name] = &expectation{}
+		}
+		for _, i := range d.Ifaces {
+			for _, a := range i.Addrs {
+				owner[a.Addr()] = d
+			}
+		}
+	}
+	for _, lk := range p.Links {
+		ao, bo := lk.AI.Topol.OSPF, lk.BI.Topol.OSPF
+		if !lk.A.Router() || !lk.B.Router() || ao == nil || bo == nil || lk.A.Dev.OSPF == nil || lk.B.Dev.OSPF == nil {
+			continue
+		}
+		if ao.Passive || bo.Passive || lk.AI.Down || lk.BI.Down || normArea(ao.Area) != normArea(bo.Area) {
+			continue
+		}
+		out[lk.A.Dev.Name].ospfFull++
+		out[lk.B.Dev.Name].ospfFull++
+	}
+	for _, d := range p.Devices {
+		if !d.Router() || d.Dev.BGP == nil {
+			continue
+		}
+		for _, n := range d.Dev.BGP.Neighbors {
+			a, err := netip.ParseAddr(n.Address)
+			if err != nil || n.Shutdown {
+				continue
+			}
+			peer, ok := owner[a]
+			if !ok || !peer.Router() || peer.Dev.BGP == nil {
+				continue
+			}
+			back := false
+			for _, pn := range peer.Dev.BGP.Neighbors {
+				if pa, err := netip.ParseAddr(pn.Address); err == nil && owner[pa] == d && !pn.Shutdown {
+					back = true
+				}
+			}
+			if back {
+				out[d.Dev.Name].bgpUp = append(out[d.Dev.Name].bgpUp, n.Address)
+			}
+		}
+	}
+	return out
+}
+
+// normArea writes an area id dotted: "0" -> "0.0.0.0".
+func normArea(a string) string {
+	var n uint32
+	if _, err := fmt.Sscanf(a, "%d", &n); err == nil && !strings.Contains(a, ".") {
+		return fmt.Sprintf("%d.%d.%d.%d", n>>24, n>>16&255, n>>8&255, n&255)
+	}
+	return a
+}
+
+// WaitConverged polls every router's FRR (vtysh JSON) until OSPF and BGP
+// show what the topology expects, or timeout; the error then lists what
+// is missing on each router.
+func (l *Lab) WaitConverged(ctx context.Context, timeout time.Duration) error {
+	exp := l.expectations()
+	deadline := time.Now().Add(timeout)
+	last := ""
+	for {
+		var missing []string
+		for _, r := range l.Routers() {
+			if m := l.checkRouter(ctx, r, exp[r]); m != "" {
+				missing = append(missing, r+": "+m)
+			}
+		}
+
+		if len(missing) == 0 {
+			return nil
+		}
+		if m := strings.Join(missing, "; "); m != last {
+			l.logger.Debug("real lab: waiting for convergence", "missing", m)
+			last = m
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("the real lab did not converge within %s: %s (logs in %s)", timeout, strings.Join(missing, "; "), l.dir)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// checkRouter returns what router r still lacks ("" when converged).
+func (l *Lab) checkRouter(ctx context.Context, r string, e *expectation) string {
+	var missing []string
+	if e.ospfFull > 0 {
+		full, err := l.OSPFFull(ctx, r)
+		if err != nil {
+			return err.Error()
+		}
+		if full < e.ospfFull {
+			missing = append(missing, fmt.Sprintf("OSPF %d/%d neighbours Full", full, e.ospfFull))
+		}
+	}
+	if len(e.bgpUp) > 0 {
+		states, err := l.BGPStates(ctx, r)
+		if err != nil {
+			return err.Error()
+		}
+		for _, a := range e.bgpUp {
+			if states[a] != "Established" {
+				missing = append(missing, fmt.Sprintf("BGP %s %s", a, orUnknown(states[a])))
+			}
+		}
+	}
+	slices.Sort(missing)
+	return strings.Join(missing, ", ")
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "not configured"
+	}
+	return s
+}
+
+// OSPFFull counts router r's OSPF neighbours in state Full, from
+// "show ip ospf neighbor json".
+func (l *Lab) OSPFFull(ctx context.Context, r string) (int, error) {
+	out, err := l.Vtysh(ctx, r, "show ip ospf neighbor json")
+	if err != nil {
+		return 0, err
+	}
+	var v struct {
+		Neighbors map[string][]struct {
+			State    string `json:"state"`
+			NbrState string `json:"nbrState"`
+		} `json:"neighbors"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		return 0, fmt.Errorf("show ip ospf neighbor json: %w", err)
+	}
+	n := 0
+	for _, list := range v.Neighbors {
+		for _, nb := range list {
+			if strings.HasPrefix(nb.State, "Full") || strings.HasPrefix(nb.NbrState, "Full") {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// BGPStates returns router r's BGP neighbours and their states
+// ("Established", "Active", ...), from "show bgp neighbors json".
+func (l *Lab) BGPStates(ctx context.Context, r string) (map[string]string, error) {
+	out, err := l.Vtysh(ctx, r, "show bgp neighbors json")
+	if err != nil {
+		return nil, err
+	}
+	var v map[string]struct {
+		State string `json:"bgpState"`
+	}
+	if err := json.Unmarshal(out, &v); err != nil {
+		return nil, fmt.Errorf("show bgp neighbors json: %w", err)
+	}
+	states := map[string]string{}
+	for a, n := range v {
+		states[a] = n.State
+	}
+	return states, nil
+}

@@ -1,0 +1,509 @@
+package lab
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/vishvananda/netlink"
+	"github.com/vishvananda/netns"
+
+	"github.com/netmcp/netmcp/device/sim/topology"
+)
+
+// FRRDir is where FRR's daemons live (Debian's frr package).
+var FRRDir = "/usr/lib/frr"
+
+// FRRRunDir holds each namespace's FRR sockets and PID files
+// (FRRRunDir/NS, FRR's -N pathspace).
+var FRRRunDir = "/run/frr"
+
+// frrDaemons are started on every router, in this order after zebra.
+var frrDaemons = []string{"staticd", "ospfd", "bgpd"}
+
+// ErrNotRoot is returned by Up when the process is not root.
+var ErrNotRoot = errors.New("the real lab needs root: it creates network namespaces and runs FRR, lldpd and unbound in them (run as root, or use the simulated lab: netmcp lab up)")
+
+// Options tune Up.
+type Options struct {
+	// Prefix is prepended to every namespace name ("" : the device names
+	// themselves, so linux://r1 is router r1).
+	Prefix string
+	// Dir holds the configurations and logs (default: a new temporary
+	// directory, removed by Close).
+	Dir string
+	// Logger receives the lab's notes and progress (default: discarded).
+	Logger *slog.Logger
+	// ConvergeTimeout bounds the wait for OSPF and BGP (default 60 s);
+	// negative skips the wait.
+	ConvergeTimeout time.Duration
+}
+
+// Lab is a topology running as network namespaces with FRR.
+type Lab struct {
+	plan    *plan
+	opts    Options
+	dir     string
+	ownDir  bool
+	handles nsHandles
+	logger  *slog.Logger
+
+	mu      sync.Mutex
+	procs   []*proc
+	byName  map[string]*proc // "r1/zebra" -> process
+	nsMade  []string
+	etcMade []string
+	runMade []string
+	closed  bool
+
+	// Converged is how long Up took from start to convergence (0 when
+	// the wait was skipped).
+	Converged time.Duration
+}
+
+// Up builds topo as a real lab and waits for it to converge. On error
+// everything built so far is torn down.
+func Up(ctx context.Context, topo topology.Topology, opts Options) (*Lab, error) {
+	start := time.Now()
+	if os.Geteuid() != 0 {
+		return nil, ErrNotRoot
+	}
+	if err := checkTools(); err != nil {
+		return nil, err
+	}
+	p, err := newPlan(topo, opts.Prefix)
+	if err != nil {
+		return nil, err
+	}
+	l := &Lab{plan: p, opts: opts, logger: opts.Logger, byName: map[string]*proc{},
+		handles: nsHandles{ns: map[string]netns.NsHandle{}, nl: map[string]*netlink.Handle{}}}
+	if l.logger == nil {
+		l.logger = slog.New(slog.DiscardHandler)
+	}
+	for _, n := range p.Notes {
+		l.logger.Info("real lab: " + n)
+	}
+	if err := l.build(ctx); err != nil {
+		return nil, errors.Join(err, l.Close())
+	}
+	if opts.ConvergeTimeout >= 0 {
+		timeout := opts.ConvergeTimeout
+		if timeout == 0 {
+			timeout = 60 * time.Second
+		}
+		if err := l.WaitConverged(ctx, timeout); err != nil {
+			return nil, errors.Join(err, l.Close())
+		}
+		l.Converged = time.Since(start)
+	}
+	return l, nil
+}
+
+// checkTools reports the missing programs in one error.
+func checkTools() error {
+	var missing []string
+	for _, t := range []string{"ip", "vtysh", "lldpd", "unbound"} {
+		if _, err := exec.LookPath(t); err != nil {
+			missing = append(missing, t)
+		}
+	}
+	for _, d := range append([]string{"zebra"}, frrDaemons...) {
+		if _, err := os.Stat(filepath.Join(FRRDir, d)); err != nil {
+			missing = append(missing, filepath.Join(FRRDir, d))
+		}
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("the real lab needs %s (apt-get install frr lldpd unbound iproute2; scripts/install-deps.sh)", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+// build creates the namespaces, the network and the daemons.
+func (l *Lab) build(ctx context.Context) error {
+	p := l.plan
+	l.dir = l.opts.Dir
+	if l.dir == "" {
+		d, err := os.MkdirTemp("", "netmcp-reallab-")
+		if err != nil {
+			return err
+		}
+		l.dir, l.ownDir = d, true
+	}
+	names := []string{}
+	for _, d := range p.Devices {
+		names = append(names, d.NS)
+	}
+	if l.needStub() {
+		names = append(names, p.StubNS)
+	}
+	for _, name := range names {
+		h, err := newNamedNS(name)
+		if err != nil {
+			return err
+		}
+		l.mu.Lock()
+		l.nsMade = append(l.nsMade, name)
+		l.mu.Unlock()
+		l.handles.ns[name] = h
+		if err := setSysctls(h, nsSysctls); err != nil {
+			return fmt.Errorf("namespace %s: %w", name, err)
+		}
+	}
+	for _, d := range p.Devices {
+		if d.Router() {
+			if err := setSysctls(l.handles.ns[d.NS], routerSysctls); err != nil {
+				return fmt.Errorf("namespace %s: %w", d.NS, err)
+			}
+		}
+	}
+	if err := buildNetwork(p, &l.handles); err != nil {
+		return err
+	}
+	for _, d := range p.Devices {
+		if err := l.writeResolvConf(d); err != nil {
+			return err
+		}
+	}
+	if err := l.startFRR(ctx); err != nil {
+		return err
+	}
+	for _, d := range p.Devices {
+		if err := l.startLLDP(d); err != nil {
+			return err
+		}
+		if d.Dev.DNS != nil && !d.Dev.DNS.Disabled {
+			if err := l.startUnbound(d); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// needStub tells whether an interface has no cable.
+func (l *Lab) needStub() bool {
+	for _, d := range l.plan.Devices {
+		for _, i := range d.Ifaces {
+			if i.Kind == ifUnplugged {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// writeResolvConf writes /etc/netns/NS/resolv.conf, which "ip netns exec"
+// mounts over /etc/resolv.conf for the device's processes.
+func (l *Lab) writeResolvConf(d *planDevice) error {
+	if len(d.Dev.DNSServers) == 0 {
+		return nil
+	}
+	dir := filepath.Join("/etc/netns", d.NS)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	l.mu.Lock()
+	l.etcMade = append(l.etcMade, dir)
+	l.mu.Unlock()
+	var b strings.Builder
+	for _, s := range d.Dev.DNSServers {
+		fmt.Fprintf(&b, "nameserver %s\n", s)
+	}
+	b.WriteString("options timeout:2 attempts:1\n")
+	return os.WriteFile(filepath.Join(dir, "resolv.conf"), []byte(b.String()), 0o644)
+}
+
+// startFRR starts zebra on every router, then staticd, ospfd and bgpd,
+// and loads each router's frr.conf through vtysh.
+func (l *Lab) startFRR(ctx context.Context) error {
+	var routers []*planDevice
+	for _, d := range l.plan.Devices {
+		if d.Router() {
+			routers = append(routers, d)
+		}
+	}
+	for _, d := range routers {
+		conf, err := frrConfig(d)
+		if err != nil {
+			return fmt.Errorf("%s: FRR configuration: %w", d.Dev.Name, err)
+		}
+		cdir := filepath.Join(l.dir, "frr", d.NS)
+		run := filepath.Join(FRRRunDir, d.NS)
+		for _, dir := range []string{cdir, run} {
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				return err
+			}
+		}
+		l.mu.Lock()
+		l.runMade = append(l.runMade, run)
+		l.mu.Unlock()
+		if err := os.WriteFile(filepath.Join(cdir, "frr.conf"), []byte(conf), 0o644); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(cdir, "vtysh.conf"), nil, 0o644); err != nil {
+			return err
+		}
+		// The daemons drop to the frr user: it writes the sockets and logs.
+		for _, dir := range []string{cdir, run} {
+			if err := chownFRR(dir); err != nil {
+				return err
+			}
+		}
+	}
+	for _, daemons := range [][]string{{"zebra"}, frrDaemons} {
+		var started []*proc
+		var paths []string
+		for _, d := range routers {
+			for _, dm := range daemons {
+				pr, err := l.startFRRDaemon(d, dm)
+				if err != nil {
+					return err
+				}
+				started = append(started, pr)
+				paths = append(paths, filepath.Join(FRRRunDir, d.NS, dm+".vty"))
+			}
+		}
+		for k, pr := range started {
+			if err := waitFile(ctx, pr, paths[k], 15*time.Second); err != nil {
+				return err
+			}
+		}
+	}
+	// FRR 8.4 lists a new neighbour in its hellos only from its next
+	// periodic hello (10 s by default), so adjacencies form about one
+	// hello interval after the configurations load: a real lab with the
+	// topology's timers converges in that time, not faster.
+	errs := make([]error, len(routers))
+	var wg sync.WaitGroup
+	for k, d := range routers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := run(ctx, d.NS, "vtysh", "-N", d.NS, "--config_dir", filepath.Join(l.dir, "frr"), "-b")
+			if err != nil {
+				errs[k] = fmt.Errorf("%s: loading frr.conf: %w %s", d.Dev.Name, err, strings.TrimSpace(string(out)))
+			}
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// startFRRDaemon starts one FRR daemon of router d in the foreground.
+func (l *Lab) startFRRDaemon(d *planDevice, daemon string) (*proc, error) {
+	logf := filepath.Join(l.dir, "frr", d.NS, daemon+".log")
+	argv := []string{filepath.Join(FRRDir, daemon), "-N", d.NS, "-P", "0",
+		"-i", filepath.Join(FRRRunDir, d.NS, daemon+".pid"), "--log", "file:" + logf, "--log-level", "informational"}
+	pr, err := startProc(d.Dev.Name+"/"+daemon, d.NS, argv, filepath.Join(l.dir, "frr", d.NS, daemon+".out"))
+	if err != nil {
+		return nil, err
+	}
+	l.addProc(pr)
+	return pr, nil
+}
+
+// startLLDP starts lldpd in the device's namespace on its links.
+func (l *Lab) startLLDP(d *planDevice) error {
+	if d.Dev.LLDP != nil && d.Dev.LLDP.Disabled {
+		return nil
+	}
+	ifs := lldpInterfaces(d)
+	if ifs == "" {
+		return nil
+	}
+	conf, err := lldpdConfig(d)
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.Dev.Name, err)
+	}
+	dir := filepath.Join(l.dir, "lldpd")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	if err := os.MkdirAll("/run/lldpd", 0o755); err != nil { // lldpd's privilege-separation chroot
+		return err
+	}
+	cf := filepath.Join(dir, d.NS+".conf")
+	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
+		return err
+	}
+	sock := LLDPSocket(d.NS)
+	pr, err := startProc(d.Dev.Name+"/lldpd", d.NS, []string{"lldpd", "-d", "-u", sock,
+		"-p", filepath.Join(dir, d.NS+".pid"), "-O", cf, "-I", ifs, "-k"}, filepath.Join(dir, d.NS+".log"))
+	if err != nil {
+		return err
+	}
+	l.addProc(pr)
+	return nil
+}
+
+// LLDPSocket is the control socket of the lldpd of namespace ns, which
+// the linux driver reads with lldpcli -u.
+func LLDPSocket(ns string) string { return "/run/lldpd-" + ns + ".socket" }
+
+// startUnbound starts unbound for the device's DNS service.
+func (l *Lab) startUnbound(d *planDevice) error {
+	dir := filepath.Join(l.dir, "unbound", d.NS)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	conf, err := unboundConfig(d, dir)
+	if err != nil {
+		return fmt.Errorf("%s: %w", d.Dev.Name, err)
+	}
+	cf := filepath.Join(dir, "unbound.conf")
+	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
+		return err
+	}
+	pr, err := startProc(d.Dev.Name+"/unbound", d.NS, []string{"unbound", "-d", "-c", cf}, filepath.Join(dir, "unbound.log"))
+	if err != nil {
+		return err
+	}
+	l.addProc(pr)
+	return nil
+}
+
+func (l *Lab) addProc(p *proc) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.procs = append(l.procs, p)
+	l.byName[p.name] = p
+}
+
+// Namespace returns the namespace of a device ("" when unknown).
+func (l *Lab) Namespace(device string) string {
+	if d, ok := l.plan.Device(device); ok {
+		return d.NS
+	}
+	return ""
+}
+
+// Routers lists the routers in topology order.
+func (l *Lab) Routers() []string {
+	var out []string
+	for _, d := range l.plan.Devices {
+		if d.Router() {
+			out = append(out, d.Dev.Name)
+		}
+	}
+	return out
+}
+
+// Devices lists every device in topology order.
+func (l *Lab) Devices() []string {
+	var out []string
+	for _, d := range l.plan.Devices {
+		out = append(out, d.Dev.Name)
+	}
+	return out
+}
+
+// Topology returns the topology the lab was built from.
+func (l *Lab) Topology() topology.Topology { return l.plan.Topology }
+
+// Notes lists how the lab differs from the topology (VRFs, delays, ...).
+func (l *Lab) Notes() []string { return slices.Clone(l.plan.Notes) }
+
+// Dir is the directory of configurations and logs.
+func (l *Lab) Dir() string { return l.dir }
+
+// LinuxName returns the Linux name of a device's topology interface.
+func (l *Lab) LinuxName(device, iface string) (string, bool) {
+	d, ok := l.plan.Device(device)
+	if !ok {
+		return "", false
+	}
+	i, ok := d.Iface(iface)
+	if !ok {
+		return "", false
+	}
+	return i.Linux, true
+}
+
+// Exec runs argv in a device's namespace and returns its standard output.
+func (l *Lab) Exec(ctx context.Context, device string, argv ...string) ([]byte, error) {
+	ns := l.Namespace(device)
+	if ns == "" {
+		return nil, fmt.Errorf("no device %s in the lab", device)
+	}
+	return run(ctx, ns, argv...)
+}
+
+// Vtysh runs vtysh commands on a router.
+func (l *Lab) Vtysh(ctx context.Context, device string, commands ...string) ([]byte, error) {
+	ns := l.Namespace(device)
+	if ns == "" {
+		return nil, fmt.Errorf("no device %s in the lab", device)
+	}
+	argv := []string{"vtysh", "-N", ns, "--config_dir", filepath.Join(l.dir, "frr")}
+	for _, c := range commands {
+		argv = append(argv, "-c", c)
+	}
+	return run(ctx, ns, argv...)
+}
+
+// Close stops every daemon (SIGTERM, then SIGKILL) and waits for it,
+// deletes the namespaces, and removes the files the lab made. It is safe
+// to call more than once.
+func (l *Lab) Close() error {
+	l.mu.Lock()
+	if l.closed {
+		l.mu.Unlock()
+		return nil
+	}
+	l.closed = true
+	procs := slices.Clone(l.procs)
+	l.mu.Unlock()
+	var errs []error
+	var wg sync.WaitGroup
+	errc := make([]error, len(procs))
+	for k, p := range procs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errc[k] = p.stop(3 * time.Second)
+		}()
+	}
+	wg.Wait()
+	errs = append(errs, errc...)
+	l.handles.close()
+	for _, ns := range l.nsMade {
+		if err := deleteNamedNS(ns); err != nil {
+			errs = append(errs, fmt.Errorf("deleting namespace %s: %w", ns, err))
+		}
+	}
+	for _, d := range append(l.etcMade, l.runMade...) {
+		if err := os.RemoveAll(d); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, d := range l.plan.Devices {
+		_ = os.Remove(LLDPSocket(d.NS))
+	}
+	if l.ownDir {
+		if err := os.RemoveAll(l.dir); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// chownFRR gives dir to the frr user and group, which FRR's daemons run as.
+func chownFRR(dir string) error {
+	u, err := user.Lookup("frr")
+	if err != nil {
+		return fmt.Errorf("FRR's user: %w (is the frr package installed?)", err)
+	}
+	uid, _ := strconv.Atoi(u.Uid)
+	gid, _ := strconv.Atoi(u.Gid)
+	return os.Chown(dir, uid, gid)
+}
