@@ -218,14 +218,14 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 		if !gw.IsValid() {
 			gw = p.dst
 		}
-		var next *l2Reach
+		var next, recv *l2Reach
 		if out.operUp && !out.loopback {
-			for i := range out.reach {
-				if out.reach[i].to.has(gw) && out.reach[i].to.adminUp {
-					next = &out.reach[i]
-					break
-				}
-			}
+			next, recv = resolveNeighbor(out, gw)
+		}
+		if next != nil && recv != next {
+			m.countOut(out, &p, frags)
+			res.kind = fwLost // a MAC conflict: the frames reach another device
+			return res
 		}
 		if next == nil {
 			nb := (*topology.Neighbor)(nil)

@@ -45,6 +45,10 @@ type device struct {
 	ribs    map[ribKey][]*route
 	fibs    map[ribKey]*fib // the active routes of ribs, indexed
 	ribOnce sync.Once
+	// idx is the device's position in the topology; down is set by a
+	// host_crash fault (see hosts.go).
+	idx  int
+	down bool
 }
 
 // ribKey names one routing table.
@@ -194,7 +198,7 @@ func build(t *topology.Topology) *state {
 	for i := range t.Devices {
 		cfg := &t.Devices[i]
 		d := &device{cfg: cfg, name: cfg.Name, kind: cfg.Kind, ifs: map[string]*iface{},
-			acls: map[string]*acl{}, vlans: map[int]bool{}}
+			acls: map[string]*acl{}, vlans: map[int]bool{}, idx: i}
 		if d.kind == "" {
 			d.kind = topology.KindRouter
 		}
@@ -257,6 +261,7 @@ func build(t *topology.Topology) *state {
 			it.aclDrops = append(it.aclDrops, p) // the zero Prefix means everything
 		}
 	}
+	s.applyHostFaults(t)
 	s.operState()
 	s.l2()
 	s.routing()
@@ -278,6 +283,8 @@ func (s *state) operState() {
 				it.operUp = true // a LAN of unmodelled hosts
 			case it.link == nil:
 				it.reason = "no-link"
+			case downReason(it) != "":
+				it.reason = downReason(it)
 			case it.link.down:
 				it.reason = "link-down fault"
 			case !it.link.other(it).adminUp:

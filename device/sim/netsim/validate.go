@@ -198,7 +198,10 @@ func validate(t *topology.Topology) error {
 		}
 		seen[d.Name] = true
 	}
-	return validateRefs(t, nil)
+	if err := validateRefs(t, nil); err != nil {
+		return err
+	}
+	return validateNamedFaults(t)
 }
 
 // interfaceSets maps each device of t to the set of its interface names.
@@ -296,6 +299,9 @@ func validateRefs(t *topology.Topology, changed map[string]bool) error {
 // validateFaults checks faults against the interfaces and link ends.
 func validateFaults(fs []topology.Fault, checkIf func(string) error, linkEnds map[string]bool) error {
 	for i, f := range fs {
+		if f.Kind == "" && f.Name != "" {
+			continue // a named fault: see validateNamedFaults
+		}
 		where := fmt.Sprintf("netsim: fault %d (%s)", i+1, f.Kind)
 		switch f.Kind {
 		case topology.FaultLinkDown, topology.FaultLoss, topology.FaultDelay:
