@@ -42,6 +42,9 @@ type Lab struct {
 	last    map[string]map[string]ifSnap // device -> interface -> last state seen
 	booting bool                         // NewLab is loading saved configurations: log nothing
 	closed  bool
+	// hosts serve read-only "linux" devices (host_driver.go).
+	hosts     map[string]*HostDriver
+	hostNames []string
 }
 
 // ifSnap is the state of an interface as last reported in the log.
@@ -101,6 +104,7 @@ func NewLab(topo topology.Topology, opts LabOptions) (*Lab, error) {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	l.net = n
+	l.hosts, l.hostNames = newHostDrivers(l)
 	l.mu.Lock()
 	l.diffStates(true)
 	l.booting = false
