@@ -238,3 +238,35 @@ func TestOpenHost(t *testing.T) {
 		t.Errorf("h1 ip neigh: %q %v", out, err)
 	}
 }
+
+// TestConflictLogged checks that a router logs a host taking its address
+// (host_ip_conflict with the gateway), once, and again after it recurs.
+func TestConflictLogged(t *testing.T) {
+	lab, _ := newTestLab(t)
+	r3 := mustDevice(t, lab, "r3")
+	count := func() int {
+		logs, _ := r3.Syslog(context.Background(), 1000)
+		n := 0
+		for _, e := range logs {
+			if strings.Contains(e.Mnemonic, "ARP_DUPLICATE_IPADDR") {
+				if !strings.Contains(e.Message, "IpAddress=10.3.0.1, InterfaceName=GigabitEthernet0/0/1, MacAddress=0050-5612-3456") {
+					t.Errorf("log %q", e.Message)
+				}
+				n++
+			}
+		}
+		return n
+	}
+	h3, _ := lab.Network().Device("h3")
+	wrong := h3
+	wrong.Interfaces = []topology.Interface{h3.Interfaces[0]}
+	wrong.Interfaces[0].Addresses = []string{"10.3.0.1/24"}
+	for i, d := range []topology.Device{wrong, wrong, h3, wrong} {
+		if err := lab.applyDevice(d); err != nil {
+			t.Fatal(err)
+		}
+		if want := []int{1, 1, 1, 2}[i]; count() != want {
+			t.Fatalf("step %d: %d duplicate-address logs, want %d", i, count(), want)
+		}
+	}
+}

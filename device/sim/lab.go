@@ -45,6 +45,7 @@ type Lab struct {
 	// hosts serve read-only "linux" devices (host_driver.go).
 	hosts     map[string]*HostDriver
 	hostNames []string
+	conflicts map[string]map[string]bool // router -> address conflicts logged (conflict_log.go)
 }
 
 // ifSnap is the state of an interface as last reported in the log.
@@ -232,6 +233,7 @@ func (l *Lab) diffStates(quiet bool) {
 		}
 		i = j
 	}
+	l.logConflicts(now, quiet)
 }
 
 // logFault writes what a device would log about a fault on its interface:
