@@ -137,3 +137,84 @@ func anySlice(v any) []any {
 	s, _ := v.([]any)
 	return s
 }
+
+// callTool runs a tool and returns its structured result, or the text
+// of the tool error or protocol error it ended with.
+func callTool(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) (map[string]any, string) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, err.Error()
+	}
+	if res.IsError {
+		return nil, res.Content[0].(*mcp.TextContent).Text
+	}
+	var m map[string]any
+	b, _ := json.Marshal(res.StructuredContent)
+	_ = json.Unmarshal(b, &m)
+	return m, ""
+}
+
+// TestHostMCP serves h3 of the default lab over MCP, as a controller sees
+// it: the linux dialect, the shell commands, YANG, dns_lookup, and a
+// configuration tool refused. A wrong gateway shows as a FAILED neighbour.
+func TestHostMCP(t *testing.T) {
+	lab, err := sim.NewLab(sim.DefaultTopology(), sim.LabOptions{Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lab.Close() })
+	h3, err := lab.Host("h3")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := server.New(h3, server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := s.MCP().Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host-test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+
+	out, msg := callTool(t, cs, "network.cli.exec", map[string]any{"cmd": "ip route"})
+	if msg != "" {
+		t.Fatal(msg)
+	}
+	if out["stdout"] != "default via 10.3.0.1 dev eth0 proto static\n10.3.0.0/24 dev eth0 proto kernel scope link src 10.3.0.10\n" {
+		t.Errorf("ip route: %v", out)
+	}
+	out, _ = callTool(t, cs, "network.yang.get", map[string]any{"path": "/openconfig-interfaces:interfaces/interface[name='eth0']/state/oper-status"})
+	if !strings.Contains(mustJSON(out), "UP") {
+		t.Errorf("yang get: %v", out)
+	}
+	q := dnsLookup(t, cs, map[string]any{"destination": "www.lab.example"})
+	if q["status"] != "NOERROR" {
+		t.Errorf("dns_lookup on h3: %v", q)
+	}
+	if _, msg := callTool(t, cs, "network.cli.configure", map[string]any{"commands": []string{"ip addr add 10.3.0.11/24 dev eth0"}}); !strings.Contains(msg, "ConfigIncompatible") {
+		t.Errorf("network.cli.configure on a host: %q, want a ConfigIncompatible refusal", msg)
+	}
+
+	// host_incorrect_gateway: the host's ARP for its gateway fails.
+	d, _ := lab.Network().Device("h3")
+	d.Gateway = "10.3.0.99"
+	if err := lab.Network().UpdateDevice(d); err != nil {
+		t.Fatal(err)
+	}
+	out, _ = callTool(t, cs, "network.cli.exec", map[string]any{"cmd": "ip neigh"})
+	if !strings.Contains(mustJSON(out), "10.3.0.99 dev eth0 FAILED") {
+		t.Errorf("ip neigh: %v", out)
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
