@@ -157,3 +157,31 @@ func TestDNSQueryDetails(t *testing.T) {
 		t.Error("query from no device accepted")
 	}
 }
+
+// TestDNSServerFirewall checks dns_port_blocked on the server itself: an
+// ACL on h3's interface, inbound on the queries or outbound on the
+// answers (a host's output chain filters its own packets).
+func TestDNSServerFirewall(t *testing.T) {
+	for _, dir := range []string{"in", "out"} {
+		topo := hostLab()
+		editDevice(&topo, "h3", func(d *topology.Device) {
+			rule := topology.ACLEntry{Seq: 10, Action: "deny", Protocol: "udp", DstPort: 53}
+			if dir == "out" {
+				rule = topology.ACLEntry{Seq: 10, Action: "deny", Protocol: "udp", SrcPort: 53}
+			}
+			d.ACLs = []topology.ACL{{Name: "FW", Rules: []topology.ACLEntry{rule, {Seq: 20, Action: "permit", Protocol: "ip"}}}}
+			if dir == "in" {
+				d.Interfaces[0].IngressACL = "FW"
+			} else {
+				d.Interfaces[0].EgressACL = "FW"
+			}
+		})
+		n := newLab(t, topo)
+		if got := digKind(t, n, "h4", "10.3.0.10", "r1.lab.example", "A"); got != DNSTimedOut {
+			t.Errorf("%s: h4's query: %s, want %s", dir, got, DNSTimedOut)
+		}
+		if got := pingKind(t, n, "h4", "10.3.0.10"); got != ResultReply {
+			t.Errorf("%s: ping h4 -> h3: %s", dir, got)
+		}
+	}
+}

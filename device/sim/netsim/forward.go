@@ -196,7 +196,9 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 			res.delayMS += forwardCostMS
 		}
 		out := r.outIf
-		if in != nil && !aclPermits(at, out.cfg.EgressACL, &p) {
+		// A router's egress ACL filters forwarded traffic only; a host's
+		// (its firewall's output chain) filters what it sends too.
+		if (in != nil || at.kind == topology.KindHost) && !aclPermits(at, out.cfg.EgressACL, &p) {
 			m.counters(out).OutDiscards++
 			res.kind = fwLost
 			return res
