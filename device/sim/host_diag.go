@@ -67,6 +67,8 @@ func (h *HostDriver) Diagnose(ctx context.Context, req device.DiagRequest, onLin
 	text := out.Render()
 	if req.Tool == "tracepath" {
 		text = out.RenderTracepath()
+	} else if req.Destination != dst.String() {
+		text = strings.Replace(text, "traceroute to "+dst.String()+" (", "traceroute to "+req.Destination+" (", 1)
 	}
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	em.line(lines[0])

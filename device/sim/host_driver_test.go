@@ -77,6 +77,7 @@ func TestHostDriverHealthy(t *testing.T) {
 		{"dig r1.lab.example", "r1.lab.example.\t\t300\tIN\tA\t10.255.0.1"},
 		{"dig @10.3.0.10 h3.lab.example AAAA", "2001:db8:3::10"},
 		{"traceroute 10.0.12.1", " 1  10.3.0.1 (10.3.0.1)"},
+		{"traceroute r1.lab.example", "traceroute to r1.lab.example (10.255.0.1), 30 hops max"},
 	} {
 		if out := execOut(t, h3, tc.cmd); !strings.Contains(out, tc.want) {
 			t.Errorf("%s:\n%s\nlacks %q", tc.cmd, out, tc.want)
