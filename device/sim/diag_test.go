@@ -24,6 +24,8 @@ func TestDiagnose(t *testing.T) {
 		{device.DiagRequest{Tool: "ping", Destination: "10.0.0.5", VRF: "mgmt", Source: "192.168.1.1", Count: 2}, 0, []string{"from 192.168.1.1"}},
 		{device.DiagRequest{Tool: "ping", Destination: "10.0.0.5", Count: 2}, 2, []string{"unreachable"}},
 		{device.DiagRequest{Tool: "ping", Destination: "nosuchhost", Count: 1}, 2, []string{"Name or service not known"}},
+		// Not a lab device's name: resolved by h3's DNS service (a CNAME to h3).
+		{device.DiagRequest{Tool: "ping", Destination: "www.lab.example", Count: 1}, 0, []string{"PING 10.3.0.10"}},
 		{device.DiagRequest{Tool: "traceroute", Destination: "10.3.0.10"}, 0,
 			[]string{"traceroute to 10.3.0.10 (10.3.0.10), 30 hops max", " 1  10.0.12.2 (10.0.12.2)", " 3  10.3.0.10 (10.3.0.10)"}},
 		{device.DiagRequest{Tool: "tracepath", Destination: "10.3.0.10"}, 0, []string{"pmtu 1500", "reached"}},

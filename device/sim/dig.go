@@ -14,14 +14,17 @@ import (
 	"github.com/netmcp/netmcp/device/sim/topology"
 )
 
-// labDomain is the DNS zone of the lab: every device is <name>.lab.example.
+// labDomain is the lab's domain: the routers' CLI takes <name>.lab.example
+// for a device's name, like a hosts file (resolveHost). dig does not use
+// it: it asks the DNS service of the model.
 const labDomain = "lab.example"
 
 // digVersion is the dig whose output format is reproduced.
 const digVersion = "9.18.49"
 
-// deviceAddress is the address a device's DNS name resolves to: its router
-// ID or first loopback address, else its first address of the family.
+// deviceAddress is the address a device's name stands for on the routers'
+// CLI (and a host's own name on the host): its router ID or first
+// loopback address, else its first address of the family.
 func deviceAddress(d topology.Device, v6 bool) (netip.Addr, bool) {
 	if !v6 && d.RouterID != "" {
 		if a, err := netip.ParseAddr(d.RouterID); err == nil {

@@ -106,11 +106,18 @@ func (h *HostDriver) resolveName(dev topology.Device, name string, v6 bool) (net
 			return a, ""
 		}
 	}
+	return resolveViaDNS(h.lab.net, h.name, "", dev.DNSServers, name, v6)
+}
+
+// resolveViaDNS resolves a name as a stub resolver (getaddrinfo) on device
+// from does: an A (AAAA with v6) query to each server in turn (127.0.0.1
+// when there is none), resolverAttempts tries each, through the model. On
+// failure it returns the invalid address and the resolver's message.
+func resolveViaDNS(n *netsim.Network, from, vrf string, servers []string, name string, v6 bool) (netip.Addr, string) {
 	qtype := "A"
 	if v6 {
 		qtype = "AAAA"
 	}
-	servers := dev.DNSServers
 	if len(servers) == 0 {
 		servers = []string{"127.0.0.1"}
 	}
@@ -120,7 +127,7 @@ func (h *HostDriver) resolveName(dev topology.Device, name string, v6 bool) (net
 			continue
 		}
 		for try := 0; try < resolverAttempts; try++ {
-			o, err := h.lab.net.DNSQuery(netsim.DNSQuery{From: h.name, Server: srv, Name: name, Type: qtype, Try: try})
+			o, err := n.DNSQuery(netsim.DNSQuery{From: from, VRF: vrf, Server: srv, Name: name, Type: qtype, Try: try})
 			if err != nil || o.Kind != netsim.DNSAnswered {
 				continue
 			}
