@@ -181,7 +181,8 @@ func (d *Driver) resolveHost(s string, v6 bool) (netip.Addr, bool) {
 			return a, true
 		}
 	}
-	return netip.Addr{}, false
+	a, _ := resolveViaDNS(d.lab.net, d.name, "", d.config().dev.DNSServers, s, v6)
+	return a, a.IsValid()
 }
 
 // resolveIf finds an interface by full or abbreviated name (Gi0/0/0/0,

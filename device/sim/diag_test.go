@@ -24,16 +24,29 @@ func TestDiagnose(t *testing.T) {
 		{device.DiagRequest{Tool: "ping", Destination: "10.0.0.5", VRF: "mgmt", Source: "192.168.1.1", Count: 2}, 0, []string{"from 192.168.1.1"}},
 		{device.DiagRequest{Tool: "ping", Destination: "10.0.0.5", Count: 2}, 2, []string{"unreachable"}},
 		{device.DiagRequest{Tool: "ping", Destination: "nosuchhost", Count: 1}, 2, []string{"Name or service not known"}},
+		// Not a lab device's name: resolved by h3's DNS service (a CNAME to h3).
+		{device.DiagRequest{Tool: "ping", Destination: "www.lab.example", Count: 1}, 0, []string{"PING 10.3.0.10"}},
 		{device.DiagRequest{Tool: "traceroute", Destination: "10.3.0.10"}, 0,
 			[]string{"traceroute to 10.3.0.10 (10.3.0.10), 30 hops max", " 1  10.0.12.2 (10.0.12.2)", " 3  10.3.0.10 (10.3.0.10)"}},
 		{device.DiagRequest{Tool: "tracepath", Destination: "10.3.0.10"}, 0, []string{"pmtu 1500", "reached"}},
 		{device.DiagRequest{Tool: "dig", Destination: "r3.lab.example"}, 0,
 			[]string{"status: NOERROR", "r3.lab.example.\t\t300\tIN\tA\t10.255.0.3", ";; SERVER: 10.3.0.10#53(10.3.0.10)"}},
-		{device.DiagRequest{Tool: "dig", Destination: "r2.lab.example", QueryType: "AAAA", Server: "10.3.0.10"}, 0,
-			[]string{"@10.3.0.10", "IN\tAAAA\t2001:db8:255::2"}},
+		{device.DiagRequest{Tool: "dig", Destination: "h3.lab.example", QueryType: "AAAA", Server: "10.3.0.10"}, 0,
+			[]string{"@10.3.0.10", "IN\tAAAA\t2001:db8:3::10"}},
+		// The zone has no AAAA for r2: an empty authoritative answer.
+		{device.DiagRequest{Tool: "dig", Destination: "r2.lab.example", QueryType: "AAAA"}, 0,
+			[]string{"status: NOERROR", "ANSWER: 0, AUTHORITY: 1", "AUTHORITY SECTION"}},
 		{device.DiagRequest{Tool: "dig", Destination: "nope.lab.example"}, 0, []string{"status: NXDOMAIN", "AUTHORITY SECTION"}},
-		{device.DiagRequest{Tool: "dig", Destination: "r1.lab.example", Server: "192.0.2.53"}, 9,
+		{device.DiagRequest{Tool: "dig", Destination: "example.com"}, 0, []string{"status: REFUSED", "flags: qr rd;"}},
+		// 172.16.0.0/12 is a discard route on r1: the query is dropped.
+		{device.DiagRequest{Tool: "dig", Destination: "r1.lab.example", Server: "172.16.0.53"}, 9,
 			[]string{";; connection timed out; no servers could be reached"}},
+		// No route to 192.0.2.53: the query is never sent.
+		{device.DiagRequest{Tool: "dig", Destination: "r1.lab.example", Server: "192.0.2.53"}, 9,
+			[]string{";; UDP setup with 192.0.2.53#53(192.0.2.53) for r1.lab.example failed: network unreachable.", ";; no servers could be reached"}},
+		// r2 runs no DNS service: port unreachable.
+		{device.DiagRequest{Tool: "dig", Destination: "r1.lab.example", Server: "10.255.0.2"}, 9,
+			[]string{";; communications error to 10.255.0.2#53: connection refused", ";; no servers could be reached"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.req.Tool+" "+tc.req.Destination, func(t *testing.T) {

@@ -5,21 +5,26 @@ import (
 	"fmt"
 	"hash/fnv"
 	"net/netip"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/sim/netsim"
 	"github.com/netmcp/netmcp/device/sim/topology"
 )
 
-// labDomain is the DNS zone of the lab: every device is <name>.lab.example.
+// labDomain is the lab's domain: the routers' CLI takes <name>.lab.example
+// for a device's name, like a hosts file (resolveHost). dig does not use
+// it: it asks the DNS service of the model.
 const labDomain = "lab.example"
 
 // digVersion is the dig whose output format is reproduced.
 const digVersion = "9.18.49"
 
-// deviceAddress is the address a device's DNS name resolves to: its router
-// ID or first loopback address, else its first address of the family.
+// deviceAddress is the address a device's name stands for on the routers'
+// CLI (and a host's own name on the host): its router ID or first
+// loopback address, else its first address of the family.
 func deviceAddress(d topology.Device, v6 bool) (netip.Addr, bool) {
 	if !v6 && d.RouterID != "" {
 		if a, err := netip.ParseAddr(d.RouterID); err == nil {
@@ -44,44 +49,80 @@ func deviceAddress(d topology.Device, v6 bool) (netip.Addr, bool) {
 	return first, first.IsValid()
 }
 
-// reachable tells whether one ping from the device to addr is answered.
-func (d *Driver) reachable(vrf string, addr netip.Addr) (bool, int) {
-	out, err := d.lab.net.Ping(netsim.ProbeRequest{From: d.name, VRF: vrf, Destination: addr, Count: 1})
-	if err != nil || len(out.Replies) == 0 || out.Replies[0].Kind != netsim.ResultReply {
-		return false, 0
-	}
-	return true, max(1, msInt(out.Replies[0].RTT))
+// dig runs dig on the router: the query goes to @server, else to the
+// device's resolvers (its dns-servers), through the network model.
+func (d *Driver) dig(req device.DiagRequest) (string, int) {
+	return runDig(d.lab.net, d.name, req, d.config().dev.DNSServers, d.lab.opts.Now())
 }
 
-// dig answers a query as the lab's resolver would: every host of the
-// topology runs one. Without @server the first host reachable in the
-// request's VRF is used.
-func (d *Driver) dig(req device.DiagRequest) (string, int) {
+// digTries is dig's +tries: attempts per server over UDP.
+const digTries = 3
+
+// runDig is dig 9.18 run on device from: each server (@server, else the
+// resolv.conf servers, else 127.0.0.1 as dig falls back to) is tried
+// digTries times until one answers; the model decides every outcome.
+func runDig(n *netsim.Network, from string, req device.DiagRequest, resolvConf []string, now time.Time) (string, int) {
 	qtype := strings.ToUpper(cmp.Or(req.QueryType, "A"))
-	qname := strings.ToLower(strings.TrimSuffix(req.Destination, ".")) + "."
-	var server netip.Addr
-	rtt, ok := 0, false
+	qname := strings.TrimSuffix(req.Destination, ".") + "."
+	var servers []netip.Addr
 	if req.Server != "" {
-		if a, err := netip.ParseAddr(req.Server); err == nil {
-			server = a
-			ok, rtt = d.reachable(req.VRF, a)
+		a, err := netip.ParseAddr(req.Server)
+		if err != nil {
+			return fmt.Sprintf("dig: couldn't get address for '%s': not found\n", req.Server), 10
 		}
+		servers = []netip.Addr{a}
 	} else {
-		for _, h := range d.lab.net.DevicesOfKind(topology.KindHost) {
-			a, has := deviceAddress(h, false)
-			if !has {
+		for _, s := range resolvConf {
+			if a, err := netip.ParseAddr(s); err == nil {
+				servers = append(servers, a)
+			}
+		}
+		if len(servers) == 0 {
+			servers = []netip.Addr{netip.MustParseAddr("127.0.0.1")}
+		}
+	}
+	var errs []string
+	timedOut := true
+	for _, srv := range servers {
+		for try := 0; try < digTries; try++ {
+			o, err := n.DNSQuery(netsim.DNSQuery{From: from, VRF: req.VRF, Source: req.Source, Server: srv, Name: qname, Type: qtype, Try: try})
+			if err != nil {
+				return fmt.Sprintf("dig: %v\n", err), 10
+			}
+			switch o.Kind {
+			case netsim.DNSAnswered:
+				return renderDigAnswer(req, qname, qtype, o, errs, now), 0
+			case netsim.DNSRefused:
+				errs = append(errs, fmt.Sprintf(";; communications error to %s#53: connection refused", digAddr(srv)))
+			case netsim.DNSHostUnreachable:
+				errs = append(errs, fmt.Sprintf(";; communications error to %s#53: host unreachable", digAddr(srv)))
+			case netsim.DNSNetUnreachable:
+				errs = append(errs, fmt.Sprintf(";; UDP setup with %s#53(%s) for %s failed: network unreachable.", digAddr(srv), digAddr(srv), req.Destination))
+			default:
 				continue
 			}
-			if !server.IsValid() {
-				server = a
-			}
-			if ok, rtt = d.reachable(req.VRF, a); ok {
-				server = a
-				break
-			}
+			timedOut = false
 		}
 	}
 	var b strings.Builder
+	for _, e := range errs {
+		b.WriteString(e + "\n")
+	}
+	b.WriteString(digBanner(req))
+	if timedOut {
+		b.WriteString(";; connection timed out; no servers could be reached\n")
+	} else {
+		b.WriteString(";; no servers could be reached\n")
+	}
+	return b.String(), 9
+}
+
+// digAddr writes a server address as dig does.
+func digAddr(a netip.Addr) string { return a.Unmap().String() }
+
+// digBanner is dig's first lines: the command echo, the server count when
+// @server is given, the global options.
+func digBanner(req device.DiagRequest) string {
 	cmd := "; <<>> DiG " + digVersion + " <<>> "
 	if req.Server != "" {
 		cmd += "@" + req.Server + " "
@@ -90,60 +131,81 @@ func (d *Driver) dig(req device.DiagRequest) (string, int) {
 	if req.QueryType != "" {
 		cmd += " " + req.QueryType
 	}
-	b.WriteString("\n" + cmd + "\n")
+	s := "\n" + cmd + "\n"
 	if req.Server != "" {
-		b.WriteString("; (1 server found)\n")
+		s += "; (1 server found)\n"
 	}
-	b.WriteString(";; global options: +cmd\n")
-	if !ok {
-		b.WriteString(";; connection timed out; no servers could be reached\n")
-		return b.String(), 9
+	return s + ";; global options: +cmd\n"
+}
+
+// renderDigAnswer prints a response as dig 9.18 does.
+func renderDigAnswer(req device.DiagRequest, qname, qtype string, o netsim.DNSOutcome, errs []string, now time.Time) string {
+	var b strings.Builder
+	for _, e := range errs {
+		b.WriteString(e + "\n")
 	}
-	var answers []string
-	status := "NXDOMAIN"
-	if host, inZone := strings.CutSuffix(qname, "."+labDomain+"."); inZone {
-		for _, dev := range d.lab.devicesNamed(host) {
-			status = "NOERROR"
-			for _, t := range []string{"A", "AAAA"} {
-				if qtype != t && qtype != "ANY" {
-					continue
-				}
-				if a, has := deviceAddress(dev, t == "AAAA"); has {
-					answers = append(answers, fmt.Sprintf("%s\t\t300\tIN\t%s\t%s", qname, t, a))
-				}
-			}
-		}
-	}
-	if qname == labDomain+"." {
-		status = "NOERROR"
-	}
+	b.WriteString(digBanner(req))
+	m := o.Message
 	h := fnv.New32a()
-	h.Write([]byte(qname + qtype + d.lab.opts.Now().String()))
-	authority := 0
-	if len(answers) == 0 {
-		authority = 1
+	h.Write([]byte(qname + qtype + now.String()))
+	flags := "qr rd"
+	if m.Authoritative {
+		flags = "qr aa rd"
 	}
 	b.WriteString(";; Got answer:\n")
-	fmt.Fprintf(&b, ";; ->>HEADER<<- opcode: QUERY, status: %s, id: %d\n", status, h.Sum32()%65536)
-	fmt.Fprintf(&b, ";; flags: qr aa rd ra; QUERY: 1, ANSWER: %d, AUTHORITY: %d, ADDITIONAL: 1\n\n", len(answers), authority)
+	fmt.Fprintf(&b, ";; ->>HEADER<<- opcode: QUERY, status: %s, id: %d\n", m.Rcode, h.Sum32()%65536)
+	fmt.Fprintf(&b, ";; flags: %s; QUERY: 1, ANSWER: %d, AUTHORITY: %d, ADDITIONAL: 1\n", flags, len(m.Answer), len(m.Authority))
+	b.WriteString(";; WARNING: recursion requested but not available\n\n")
 	b.WriteString(";; OPT PSEUDOSECTION:\n; EDNS: version: 0, flags:; udp: 1232\n;; QUESTION SECTION:\n")
-	fmt.Fprintf(&b, ";%s\t\t\tIN\t%s\n\n", qname, qtype)
-	size := 12 + len(qname) + 1 + 4 + 11
-	if len(answers) > 0 {
-		b.WriteString(";; ANSWER SECTION:\n")
-		for _, a := range answers {
-			b.WriteString(a + "\n")
-			size += 12 + map[bool]int{true: 16, false: 4}[strings.Contains(a, "AAAA")]
+	// dig's columns: the question's class at 32 (the ';' not counted),
+	// a record's TTL at 24, class at 32, type at 40, data at 48.
+	b.WriteString(";" + qname + digPad(len(qname), 32) + "IN" + digPad(34, 40) + qtype + "\n\n")
+	for _, sec := range []struct {
+		name string
+		rrs  []netsim.DNSRecord
+	}{{"ANSWER", m.Answer}, {"AUTHORITY", m.Authority}} {
+		if len(sec.rrs) == 0 {
+			continue
+		}
+		b.WriteString(";; " + sec.name + " SECTION:\n")
+		for _, rr := range sec.rrs {
+			b.WriteString(digRecord(rr) + "\n")
 		}
 		b.WriteString("\n")
-	} else {
-		b.WriteString(";; AUTHORITY SECTION:\n")
-		fmt.Fprintf(&b, "%s.\t\t300\tIN\tSOA\tns.%s. hostmaster.%s. 2025101901 3600 900 604800 300\n\n", labDomain, labDomain, labDomain)
-		size += 2*len(labDomain) + 40
 	}
-	fmt.Fprintf(&b, ";; Query time: %d msec\n", rtt)
-	fmt.Fprintf(&b, ";; SERVER: %s#53(%s) (UDP)\n", server, server)
-	fmt.Fprintf(&b, ";; WHEN: %s\n", d.lab.opts.Now().UTC().Format("Mon Jan 02 15:04:05 UTC 2006"))
-	fmt.Fprintf(&b, ";; MSG SIZE  rcvd: %d\n\n", size)
-	return b.String(), 0
+	fmt.Fprintf(&b, ";; Query time: %d msec\n", msInt(o.RTT))
+	fmt.Fprintf(&b, ";; SERVER: %s#53(%s) (UDP)\n", digAddr(o.Server), digAddr(o.Server))
+	fmt.Fprintf(&b, ";; WHEN: %s\n", now.UTC().Format("Mon Jan 02 15:04:05 UTC 2006"))
+	fmt.Fprintf(&b, ";; MSG SIZE  rcvd: %d\n\n", o.Size)
+	return b.String()
+}
+
+// digRecord writes one resource record in dig's columns.
+func digRecord(rr netsim.DNSRecord) string {
+	var b strings.Builder
+	col := 0
+	for _, f := range []struct {
+		s  string
+		to int
+	}{{rr.Name, 24}, {strconv.Itoa(rr.TTL), 32}, {"IN", 40}, {rr.Type, 48}} {
+		b.WriteString(f.s)
+		col += len(f.s)
+		pad := digPad(col, f.to)
+		b.WriteString(pad)
+		col = max(f.to, col+1)
+	}
+	b.WriteString(rr.Data)
+	return b.String()
+}
+
+// digPad is BIND's indent: tabs (width 8) up to column to, or one blank
+// when the text already reaches it.
+func digPad(cur, to int) string {
+	if n := to/8 - cur/8; n > 0 {
+		return strings.Repeat("\t", n)
+	}
+	if to > cur {
+		return strings.Repeat(" ", to-cur)
+	}
+	return " "
 }

@@ -42,6 +42,10 @@ type Lab struct {
 	last    map[string]map[string]ifSnap // device -> interface -> last state seen
 	booting bool                         // NewLab is loading saved configurations: log nothing
 	closed  bool
+	// hosts serve read-only "linux" devices (host_driver.go).
+	hosts     map[string]*HostDriver
+	hostNames []string
+	conflicts map[string]map[string]bool // router -> address conflicts logged (conflict_log.go)
 }
 
 // ifSnap is the state of an interface as last reported in the log.
@@ -101,6 +105,7 @@ func NewLab(topo topology.Topology, opts LabOptions) (*Lab, error) {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	l.net = n
+	l.hosts, l.hostNames = newHostDrivers(l)
 	l.mu.Lock()
 	l.diffStates(true)
 	l.booting = false
@@ -228,6 +233,7 @@ func (l *Lab) diffStates(quiet bool) {
 		}
 		i = j
 	}
+	l.logConflicts(now, quiet)
 }
 
 // logFault writes what a device would log about a fault on its interface:

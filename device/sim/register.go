@@ -85,6 +85,10 @@ func open(ctx context.Context, u *url.URL, opts device.Options) (device.Driver, 
 		labs[key] = s
 	}
 	drv, err := s.lab.Device(name)
+	if h, herr := s.lab.Host(name); err != nil && herr == nil {
+		s.refs++
+		return &openedHost{HostDriver: h, rel: opened{key: key}}, nil
+	}
 	if err != nil {
 		if s.refs == 0 {
 			delete(labs, key)

@@ -31,8 +31,17 @@ func TestOpenURL(t *testing.T) {
 	}
 	r1.Close()
 	r3.Close()
-	if _, err := device.Open(ctx, "sim://h1", device.Options{}); err == nil {
-		t.Error("a host opened as a device")
+	// A host opens as a read-only linux device; an unknown name does not open.
+	h1, err := device.Open(ctx, "sim://h1", device.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, cfg := h1.(device.Configurer); cfg || h1.Info().CLIDialect != DialectLinux {
+		t.Errorf("sim://h1: %+v (configurable %v)", h1.Info(), cfg)
+	}
+	h1.Close()
+	if _, err := device.Open(ctx, "sim://h9", device.Options{}); err == nil {
+		t.Error("an unknown device opened")
 	}
 	// The commit survives in the state directory.
 	again, err := device.Open(ctx, "sim://r3", device.Options{StateDir: dir})

@@ -206,7 +206,9 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 			res.delayMS += forwardCostMS
 		}
 		out := r.outIf
-		if in != nil && !aclPermits(at, out.cfg.EgressACL, &p) {
+		// A router's egress ACL filters forwarded traffic only; a host's
+		// (its firewall's output chain) filters what it sends too.
+		if (in != nil || at.kind == topology.KindHost) && !aclPermits(at, out.cfg.EgressACL, &p) {
 			m.counters(out).OutDiscards++
 			res.kind = fwLost
 			return res
@@ -228,14 +230,14 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 		if !gw.IsValid() {
 			gw = p.dst
 		}
-		var next *l2Reach
+		var next, recv *l2Reach
 		if out.operUp && !out.loopback {
-			for i := range out.reach {
-				if out.reach[i].to.has(gw) && out.reach[i].to.adminUp {
-					next = &out.reach[i]
-					break
-				}
-			}
+			next, recv = resolveNeighbor(out, gw)
+		}
+		if next != nil && recv != next {
+			m.countOut(out, &p, frags)
+			res.kind = fwLost // a MAC conflict: the frames reach another device
+			return res
 		}
 		if next == nil {
 			nb := (*topology.Neighbor)(nil)

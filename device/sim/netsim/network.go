@@ -192,6 +192,9 @@ func (n *Network) SetFaults(f []topology.Fault) error {
 	if err := validateFaults(t.Faults, checkEndIn(&t), linkEnds(&t)); err != nil {
 		return err
 	}
+	if err := validateNamedFaults(&t); err != nil {
+		return err
+	}
 	n.topo = t
 	n.rebuild()
 	return nil
@@ -306,12 +309,17 @@ func (n *Network) Neighbors(dev string) ([]Neighbor, error) {
 		if !it.operUp || !it.l3() {
 			continue
 		}
-		for _, r := range it.reach {
+		for i := range it.reach {
+			r := &it.reach[i]
 			if !r.to.adminUp {
 				continue
 			}
 			for _, pa := range r.to.addrs {
-				if _, ok := it.addrIn(pa.Addr()); ok && !it.has(pa.Addr()) {
+				if _, ok := it.addrIn(pa.Addr()); !ok || it.has(pa.Addr()) {
+					continue
+				}
+				// One entry per address: the answer kept (see hosts.go).
+				if owner, _ := resolveNeighbor(it, pa.Addr()); owner == r {
 					out = append(out, Neighbor{IP: pa.Addr(), MAC: r.to.mac, Interface: it.name, VRF: it.vrf, Dynamic: true})
 				}
 			}

@@ -246,6 +246,9 @@ func (d *device) statics(fam int) {
 					r.outIf, r.gw = it, r.NextHop
 					resolved[i] = true
 				}
+			case ownerOf(d, sr.VRF, r.NextHop) != nil:
+				// A next hop that is the device's own address is invalid
+				// (Linux: "Nexthop has invalid gateway"): never resolved.
 			default:
 				rs := d.ribs[ribKey{sr.VRF, fam}]
 				selectBest(rs)

@@ -56,6 +56,10 @@ type device struct {
 	ribs    map[ribKey][]*route
 	fibs    map[ribKey]*fib // the active routes of ribs, indexed
 	ribOnce sync.Once
+	// idx is the device's position in the topology; down is set by a
+	// host_crash fault (see hosts.go).
+	idx  int
+	down bool
 }
 
 // ribKey names one routing table.
@@ -207,7 +211,7 @@ func build(t *topology.Topology, old *state, now time.Time) *state {
 	for i := range t.Devices {
 		cfg := &t.Devices[i]
 		d := &device{cfg: cfg, name: cfg.Name, kind: cfg.Kind, ifs: map[string]*iface{},
-			acls: map[string]*acl{}, vlans: map[int]bool{}}
+			acls: map[string]*acl{}, vlans: map[int]bool{}, idx: i}
 		if d.kind == "" {
 			d.kind = topology.KindRouter
 		}
@@ -274,6 +278,7 @@ func build(t *topology.Topology, old *state, now time.Time) *state {
 			it.aclDrops = append(it.aclDrops, p) // the zero Prefix means everything
 		}
 	}
+	s.applyHostFaults(t)
 	s.operState()
 	s.l2()
 	s.routing()
@@ -296,6 +301,8 @@ func (s *state) operState() {
 				it.operUp = true // a LAN of unmodelled hosts
 			case it.link == nil:
 				it.reason = "no-link"
+			case downReason(it) != "":
+				it.reason = downReason(it)
 			case it.link.down:
 				it.reason = "link-down fault"
 			case !it.link.other(it).adminUp:

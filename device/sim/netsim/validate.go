@@ -198,7 +198,10 @@ func validate(t *topology.Topology) error {
 		}
 		seen[d.Name] = true
 	}
-	return validateRefs(t, nil)
+	if err := validateRefs(t, nil); err != nil {
+		return err
+	}
+	return validateNamedFaults(t)
 }
 
 // interfaceSets maps each device of t to the set of its interface names.
@@ -296,7 +299,9 @@ func validateRefs(t *topology.Topology, changed map[string]bool) error {
 // validateFaults checks faults against the interfaces and link ends.
 func validateFaults(fs []topology.Fault, checkIf func(string) error, linkEnds map[string]bool) error {
 	for i, f := range fs {
-		if f.Name != "" {
+		if f.Kind == "" && f.Name != "" {
+			// A named fault: its spec and interface target here, what the
+			// model acts on in validateNamedFaults.
 			if err := validateNamedFault(f, checkIf); err != nil {
 				return err
 			}
