@@ -10,7 +10,8 @@ import (
 	"math"
 	"strconv"
 	"time"
-	"unicode/utf8"
+
+	"github.com/netmcp/netmcp/internal/jsonstr"
 )
 
 // This file writes a Record's canonical JSON directly, member by member in
@@ -163,60 +164,8 @@ func appendJSONFloat(b []byte, f float64) ([]byte, error) {
 	return b, nil
 }
 
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString appends s as a JSON string escaped as an encoding/json
-// Encoder with SetEscapeHTML(false) escapes it (canonicalJSON): quote,
-// backslash and control characters, and U+2028, U+2029; invalid UTF-8
-// becomes U+FFFD itself (json.Marshal writes it as an escape, which the
-// decode of the generic path turns back into the rune).
+// appendJSONString appends s as canonicalJSON writes a string that came
+// through json.Marshal (invalid UTF-8 as the rune U+FFFD).
 func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, "\ufffd"...) // decoded and re-encoded: the rune itself
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	b = append(b, s[start:]...)
-	return append(b, '"')
+	return jsonstr.Append(b, s, jsonstr.RuneInvalid)
 }

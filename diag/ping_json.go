@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/netmcp/netmcp/internal/jsonstr"
 )
 
 // Hand-written JSON encoders for the ping result types. They produce
@@ -242,54 +243,5 @@ func (w *jsonWriter) float(f float64) {
 	}
 }
 
-// str writes s quoted as encoding/json's appendString does with HTML
-// escaping off: \" \\ \b \f \n \r \t, other control bytes as \u00XX,
-// invalid UTF-8 as \ufffd, U+2028 and U+2029 escaped.
-func (w *jsonWriter) str(s string) {
-	const hex = "0123456789abcdef"
-	b := append(w.b, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '"', '\\':
-				b = append(b, '\\', c)
-			case '\b':
-				b = append(b, '\\', 'b')
-			case '\f':
-				b = append(b, '\\', 'f')
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 {
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		} else if r == '\u2028' || r == '\u2029' {
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
-		} else {
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	b = append(b, s[start:]...)
-	w.b = append(b, '"')
-}
+// str writes s quoted as encoding/json writes it with HTML escaping off.
+func (w *jsonWriter) str(s string) { w.b = jsonstr.Append(w.b, s, jsonstr.EscapeInvalid) }
