@@ -189,7 +189,7 @@ func (n *Network) SetFaults(f []topology.Fault) error {
 	defer n.mu.Unlock()
 	t := n.topo
 	t.Faults = cloneFaults(f)
-	if err := validateFaults(t.Faults, checkEndIn(&t), linkEnds(&t)); err != nil {
+	if err := validateFaults(&t, interfaceSets(&t), linkEnds(&t)); err != nil {
 		return err
 	}
 	n.topo = t
@@ -206,7 +206,7 @@ func (n *Network) Faults() []topology.Fault {
 
 // rebuild recomputes the derived state from n.topo (under the write lock).
 func (n *Network) rebuild() {
-	n.state = build(&n.topo)
+	n.state = build(&n.topo, n.opts.Now())
 	n.rebuilds++
 }
 

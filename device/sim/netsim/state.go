@@ -1,12 +1,14 @@
 package netsim
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"net/netip"
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/netmcp/netmcp/device/sim/topology"
 )
@@ -74,6 +76,8 @@ type iface struct {
 	reach []l2Reach
 	// aclDrops are the prefixes an "acl-drop" fault drops entering here.
 	aclDrops []netip.Prefix
+	// noFrag: link_fragmentation_disabled (faults_runtime.go).
+	noFrag bool
 }
 
 // l2Reach is an L3 endpoint reachable from another through links and switches.
@@ -96,6 +100,10 @@ type link struct {
 	delayMS float64
 	down    bool
 	loss    float64
+	// downWhy is the reason of down when a named fault set it; fx are the
+	// named runtime faults' effects per direction (faults_runtime.go).
+	downWhy string
+	fx      *linkFx
 }
 
 func (l *link) other(i *iface) *iface {
@@ -189,7 +197,7 @@ func isLoopback(it *topology.Interface) bool {
 }
 
 // build compiles a validated topology into a state.
-func build(t *topology.Topology) *state {
+func build(t *topology.Topology, now time.Time) *state {
 	s := &state{devs: map[string]*device{}}
 	for i := range t.Devices {
 		cfg := &t.Devices[i]
@@ -255,6 +263,8 @@ func build(t *topology.Topology) *state {
 			p, _, _ := parseAddrOrPrefix(f.Destination)
 			it := lookup(f.Interface)
 			it.aclDrops = append(it.aclDrops, p) // the zero Prefix means everything
+		default:
+			applyRuntimeFault(f, byEnd, lookup, now)
 		}
 	}
 	s.operState()
@@ -279,7 +289,7 @@ func (s *state) operState() {
 			case it.link == nil:
 				it.reason = "no-link"
 			case it.link.down:
-				it.reason = "link-down fault"
+				it.reason = cmp.Or(it.link.downWhy, "link-down fault")
 			case !it.link.other(it).adminUp:
 				it.reason = "peer admin-down"
 			default:
