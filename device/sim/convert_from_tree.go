@@ -89,7 +89,7 @@ func interfaceFromTree(n any, baseIf map[string]topology.Interface) (topology.In
 		return topology.Interface{}, fmt.Errorf("interface without a name")
 	}
 	b := baseIf[name]
-	it := topology.Interface{Name: name, MAC: b.MAC, IGPCost: b.IGPCost, Passive: b.Passive}
+	it := topology.Interface{Name: name, MAC: b.MAC, IGPCost: b.IGPCost, Passive: b.Passive, OSPF: b.OSPF}
 	c := at(n, "config")
 	it.Description = strOf(at(c, "description"))
 	it.Type = strings.TrimPrefix(strOf(at(c, "type")), "iana-if-type:")
@@ -200,9 +200,15 @@ func aclsFromTree(tree map[string]any, d *topology.Device, idx map[string]int) e
 				r.Destination = anyToEmpty(strOf(at(m, "destination-address")))
 				if p := aclProtocolName[strOf(at(m, "protocol"))]; p != "" {
 					r.Protocol = p
+				} else if n, ok := intOf(at(m, "protocol")); ok && n == 89 {
+					r.Protocol = "ospf"
 				}
 			}
+			if strings.HasSuffix(strOf(at(e, "l2", "config", "ethertype")), "ETHERTYPE_ARP") {
+				r.Protocol = "arp"
+			}
 			r.DstPort, _ = intOf(at(e, "transport", "config", "destination-port"))
+			r.SrcPort, _ = intOf(at(e, "transport", "config", "source-port"))
 			a.Rules = append(a.Rules, r)
 		}
 		d.ACLs = append(d.ACLs, a)

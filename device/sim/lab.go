@@ -42,6 +42,7 @@ type Lab struct {
 	last    map[string]map[string]ifSnap // device -> interface -> last state seen
 	booting bool                         // NewLab is loading saved configurations: log nothing
 	closed  bool
+	fb      faultBook // injected faults (lab_faults.go)
 }
 
 // ifSnap is the state of an interface as last reported in the log.
@@ -95,6 +96,8 @@ func NewLab(topo topology.Topology, opts LabOptions) (*Lab, error) {
 			topo.Devices[i] = dev
 		}
 	}
+	var cfgFaults []topology.Fault
+	topo.Faults, cfgFaults = splitFaults(topo.Faults)
 	n, err := netsim.New(topo, netsim.Options{Seed: opts.Seed, Now: opts.Now})
 	if err != nil {
 		l.Close()
@@ -107,6 +110,10 @@ func NewLab(topo topology.Topology, opts LabOptions) (*Lab, error) {
 	l.mu.Unlock()
 	for _, name := range l.routers {
 		l.drivers[name].start()
+	}
+	if err := l.bootFaults(cfgFaults); err != nil {
+		l.Close()
+		return nil, err
 	}
 	return l, nil
 }
@@ -142,35 +149,9 @@ func (l *Lab) devicesNamed(name string) []topology.Device {
 // Network returns the network model.
 func (l *Lab) Network() *netsim.Network { return l.net }
 
-// InjectFault adds a fault to the network.
-func (l *Lab) InjectFault(f topology.Fault) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	faults := append(l.net.Faults(), f)
-	if err := l.net.SetFaults(faults); err != nil {
-		return fmt.Errorf("sim: fault %s: %w", f.Kind, err)
-	}
-	l.logFault(f, true)
-	l.diffStates(false)
-	return nil
-}
-
-// ClearFaults removes every injected fault.
-func (l *Lab) ClearFaults() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	old := l.net.Faults()
-	if err := l.net.SetFaults(nil); err != nil {
-		return
-	}
-	for _, f := range old {
-		l.logFault(f, false)
-	}
-	l.diffStates(false)
-}
-
 // Close closes every driver.
 func (l *Lab) Close() error {
+	l.stopFaults()
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -233,6 +214,7 @@ func (l *Lab) diffStates(quiet bool) {
 // logFault writes what a device would log about a fault on its interface:
 // error-rate alarms for loss, an MTU change; delay and ACL drops are silent.
 func (l *Lab) logFault(f topology.Fault, injected bool) {
+	f = loggedAs(f)
 	ends := []string{f.Link, f.Interface}
 	for _, lk := range l.net.Links() {
 		if lk.A == f.Link || lk.B == f.Link {
