@@ -28,6 +28,10 @@ type LabOptions struct {
 	TelemetryInterval time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Realtime paces diagnostics like the real tools (ping one request
+	// per interval, traceroute's waits); otherwise they answer at once
+	// with the simulated round-trip times.
+	Realtime bool
 }
 
 // Lab is a running simulated network: the network model and one Driver per
