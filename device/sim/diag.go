@@ -161,7 +161,7 @@ type emitter struct {
 	// time is simulated and every line comes at once, RTTs as modelled.
 	paced bool
 	out   strings.Builder
-	err      error
+	err   error
 }
 
 func (e *emitter) line(l string) {
