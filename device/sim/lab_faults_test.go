@@ -365,17 +365,14 @@ func TestInjectRefusesBadFaults(t *testing.T) {
 	}
 }
 
-// TestTopologyFaults checks that a topology's fault list, written as
+// TestTopologyFaults checks that a topology file's fault list, written as
 // words, starts with the lab: runtime faults in the model, configuration
 // faults committed.
 func TestTopologyFaults(t *testing.T) {
-	topo := DefaultTopology()
-	for _, w := range []string{"bgp_acl_block r2:GigabitEthernet0/0/0/1", "link_down r1:GigabitEthernet0/0/0"} {
-		f, err := topology.ParseFault(w)
-		if err != nil {
-			t.Fatal(err)
-		}
-		topo.Faults = append(topo.Faults, f)
+	yml := string(defaultYAML) + "\nfaults:\n  - link_down r1:GigabitEthernet0/0/0\n  - bgp_acl_block r2:GigabitEthernet0/0/0/1\n"
+	topo, err := ParseTopology([]byte(yml))
+	if err != nil {
+		t.Fatal(err)
 	}
 	lab, err := NewLab(topo, LabOptions{Seed: 7, Now: newClock().Now})
 	if err != nil {
