@@ -218,7 +218,7 @@ func (l *Lab) diffStates(quiet bool) {
 // logFault writes what a device would log about a fault on its interface:
 // error-rate alarms for loss, an MTU change; delay and ACL drops are silent.
 func (l *Lab) logFault(f topology.Fault, injected bool) {
-	f = loggedAs(f)
+	f = l.loggedAs(f)
 	ends := []string{f.Link, f.Interface}
 	for _, lk := range l.net.Links() {
 		if lk.A == f.Link || lk.B == f.Link {

@@ -467,11 +467,25 @@ func (l *Lab) stopFaults() {
 }
 
 // loggedAs maps a named fault onto the older kind whose syslog lines it
-// shares (corruption: CRC error alarms; no fragmentation: an MTU change).
-func loggedAs(f topology.Fault) topology.Fault {
+// shares (corruption: CRC error alarms at the receiving ends; no
+// fragmentation: an MTU change).
+func (l *Lab) loggedAs(f topology.Fault) topology.Fault {
 	switch f.Name {
 	case "link_high_packet_corruption":
 		p, _ := strconv.ParseFloat(f.Param("percent"), 64)
+		switch f.Param("direction") {
+		case "in":
+			return topology.Fault{Kind: topology.FaultLoss, Interface: f.Target, Percent: p}
+		case "out":
+			for _, lk := range l.net.Links() {
+				switch f.Target {
+				case lk.A:
+					return topology.Fault{Kind: topology.FaultLoss, Interface: lk.B, Percent: p}
+				case lk.B:
+					return topology.Fault{Kind: topology.FaultLoss, Interface: lk.A, Percent: p}
+				}
+			}
+		}
 		return topology.Fault{Kind: topology.FaultLoss, Link: f.Target, Percent: p}
 	case "link_fragmentation_disabled":
 		m, _ := strconv.Atoi(f.Param("mtu"))

@@ -394,3 +394,33 @@ func TestTopologyFaults(t *testing.T) {
 		t.Error("ClearFaults left faults in")
 	}
 }
+
+// TestCorruptionSyslog checks that one-way corruption raises the CRC
+// alarm only at the receiving end, and clears it there.
+func TestCorruptionSyslog(t *testing.T) {
+	lab, _ := newTestLab(t)
+	f, _ := topology.ParseFault("link_high_packet_corruption r1:GigabitEthernet0/0/0 percent=30 direction=out")
+	af, err := lab.Inject(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := func(dev string) string {
+		var b strings.Builder
+		for _, e := range mustDevice(t, lab, dev).log.last(1000) {
+			b.WriteString(e.Message + "\n")
+		}
+		return b.String()
+	}
+	if r2 := text("r2"); !strings.Contains(r2, "CRC-ERROR :DECLARE") || !strings.Contains(r2, "GigabitEthernet0/0/0/0") {
+		t.Errorf("r2 (receiver) log:\n%s", r2)
+	}
+	if strings.Contains(text("r1"), "CRC") {
+		t.Errorf("r1 (sender) logs a CRC alarm:\n%s", text("r1"))
+	}
+	if _, err := lab.ClearFault(af.ID); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text("r2"), "CRC-ERROR :CLEAR") {
+		t.Errorf("no clear on r2:\n%s", text("r2"))
+	}
+}
