@@ -100,8 +100,10 @@ func NewLab(topo topology.Topology, opts LabOptions) (*Lab, error) {
 			topo.Devices[i] = dev
 		}
 	}
-	var cfgFaults []topology.Fault
-	topo.Faults, cfgFaults = splitFaults(topo.Faults)
+	// Faults come once the devices run (lab_faults.go), after those a
+	// state directory kept.
+	bootList := topo.Faults
+	topo.Faults = nil
 	n, err := netsim.New(topo, netsim.Options{Seed: opts.Seed, Now: opts.Now})
 	if err != nil {
 		l.Close()
@@ -115,7 +117,7 @@ func NewLab(topo topology.Topology, opts LabOptions) (*Lab, error) {
 	for _, name := range l.routers {
 		l.drivers[name].start()
 	}
-	if err := l.bootFaults(cfgFaults); err != nil {
+	if err := l.bootFaults(bootList); err != nil {
 		l.Close()
 		return nil, err
 	}

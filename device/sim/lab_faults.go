@@ -180,7 +180,7 @@ func (l *Lab) Inject(f topology.Fault) (ActiveFault, error) {
 	l.fb.next++
 	rec.ID = "f" + strconv.Itoa(l.fb.next)
 	l.fb.list = append(l.fb.list, rec)
-	return rec.ActiveFault, nil
+	return rec.ActiveFault, l.saveFaultsLocked()
 }
 
 func joinNotes(notes ...string) string {
@@ -280,7 +280,7 @@ func (l *Lab) ClearFault(idOrWords string) (ActiveFault, error) {
 	l.fb.list = slices.Delete(l.fb.list, i, i+1)
 	out := rec.ActiveFault
 	out.Note = note
-	return out, nil
+	return out, l.saveFaultsLocked()
 }
 
 // findFaultLocked finds a fault by id or words.
@@ -359,6 +359,7 @@ func (l *Lab) ClearFaults() {
 		_, _ = l.undoLocked(l.fb.list[i])
 	}
 	l.fb.list = nil
+	_ = l.saveFaultsLocked()
 	l.mu.Lock()
 	if len(l.net.Faults()) > 0 { // faults set on the model directly
 		old := l.net.Faults()
@@ -385,36 +386,29 @@ func (l *Lab) Faults() []ActiveFault {
 	return out
 }
 
-// splitFaults separates a topology's faults into those of the model's
-// list and the configuration faults the lab makes once its devices run.
-func splitFaults(fs []topology.Fault) (runtime, config []topology.Fault) {
+// bootFaults brings back the faults a state directory kept (configuration
+// faults are already in the saved configurations; runtime ones go back
+// into the model), then injects those of the topology not among them.
+func (l *Lab) bootFaults(fs []topology.Fault) error {
+	if err := l.loadFaults(); err != nil {
+		return err
+	}
 	for _, f := range fs {
-		if isRuntime(f) {
-			runtime = append(runtime, f)
-		} else {
-			config = append(config, f)
+		if l.findFault(describeFault(f)) {
+			continue
 		}
-	}
-	return runtime, config
-}
-
-// bootFaults records the topology's runtime faults (already in the model)
-// and injects its configuration faults.
-func (l *Lab) bootFaults(config []topology.Fault) error {
-	l.fb.mu.Lock()
-	for _, f := range l.net.Faults() {
-		l.fb.next++
-		l.fb.list = append(l.fb.list, &faultRec{ActiveFault: ActiveFault{ID: "f" + strconv.Itoa(l.fb.next),
-			Words: describeFault(f), Kind: FaultRuntime, Devices: l.faultDevices(f), Fault: f}})
-	}
-	l.scheduleTimedLocked()
-	l.fb.mu.Unlock()
-	for _, f := range config {
 		if _, err := l.Inject(f); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// findFault tells whether a fault of these words is injected.
+func (l *Lab) findFault(words string) bool {
+	l.fb.mu.Lock()
+	defer l.fb.mu.Unlock()
+	return slices.ContainsFunc(l.fb.list, func(r *faultRec) bool { return r.Words == words })
 }
 
 // scheduleTimedLocked arms the timer of the next change of a timed fault

@@ -424,3 +424,51 @@ func TestCorruptionSyslog(t *testing.T) {
 		t.Errorf("no clear on r2:\n%s", text("r2"))
 	}
 }
+
+// TestFaultsSurviveRestart checks that a lab started again on its state
+// directory knows its faults: the topology's are not injected twice, the
+// runtime ones are back in the model, and a configuration fault still
+// clears back to the configuration from before it.
+func TestFaultsSurviveRestart(t *testing.T) {
+	dir := t.TempDir()
+	yml := string(defaultYAML) + "\nfaults:\n  - link_down r1:GigabitEthernet0/0/0\n  - bgp_acl_block r2:GigabitEthernet0/0/0/1\n"
+	topo, err := ParseTopology([]byte(yml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clean, err := NewLab(DefaultTopology(), LabOptions{Now: newClock().Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := runningText(t, clean, "r2")
+	clean.Close()
+	lab, err := NewLab(topo, LabOptions{StateDir: dir, Now: newClock().Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lab.Inject(topology.Fault{Name: "host_incorrect_gateway", Target: "h3"}); err != nil {
+		t.Fatal(err)
+	}
+	lab.Close()
+	lab, err = NewLab(topo, LabOptions{StateDir: dir, Now: newClock().Now})
+	if err != nil {
+		t.Fatalf("second start: %v", err)
+	}
+	defer lab.Close()
+	got := lab.Faults()
+	if len(got) != 3 || got[0].ID != "f1" || got[2].ID != "f3" {
+		t.Fatalf("Faults() after restart = %+v", got)
+	}
+	if operUp(t, lab, "r1", "GigabitEthernet0/0/0") {
+		t.Error("link_down not back in the model")
+	}
+	if _, err := lab.ClearFault("bgp_acl_block r2:GigabitEthernet0/0/0/1"); err != nil {
+		t.Fatal(err)
+	}
+	if got := runningText(t, lab, "r2"); got != want {
+		t.Errorf("r2 after clear:\n%s\nwant\n%s", got, want)
+	}
+	if af, err := lab.Inject(topology.Fault{Name: "link_detach", Target: "r3:GigabitEthernet0/0/1"}); err != nil || af.ID != "f4" {
+		t.Errorf("next id after restart: %+v %v", af, err)
+	}
+}
