@@ -595,7 +595,12 @@ func TestInjectionRefused(t *testing.T) {
 }
 
 func TestConcurrencyLimits(t *testing.T) {
-	lab := newLab(t)
+	// A realtime lab: its long ping runs until cancelled.
+	lab, err := sim.NewLab(sim.DefaultTopology(), sim.LabOptions{Seed: 1, Realtime: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab.Close()
 	r1 := observe(labDevice(t, lab, "r1"))
 	opts := server.Options{DiagLimiter: diag.NewLimiter(2, 1)}
 	s, err := server.New(r1, opts)

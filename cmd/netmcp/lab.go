@@ -31,7 +31,8 @@ func newLabCmd() *cobra.Command {
 	labCmd := &cobra.Command{Use: "lab", Short: "Run a simulated network whose devices are MCP servers"}
 	var topoFile, stateDir, grid string
 	var basePort, chain int
-	var report, withSSH bool
+	var report, realtime, withSSH bool
+	var faults []string
 	var realFlags realLabFlags
 	up := &cobra.Command{
 		Use:   "up",
@@ -45,7 +46,12 @@ func newLabCmd() *cobra.Command {
 			"--chain N and --grid ROWSxCOLS generate a network instead of reading one: routers r1..rN of IOS XR\n" +
 			"with Loopback0 10.255.(i>>8).(i&255)/32 and /30 links running the IGP (a chain in a line; a grid\n" +
 			"numbered row by row, r1 top left). --report prints to stderr how long the lab took to be ready\n" +
-			"and its memory per router.",
+			"and its memory per router.\n\n" +
+			"--fault injects a fault at start (repeatable; also the topology's faults: list). The lab keeps a\n" +
+			"control endpoint for `netmcp lab fault add|clear|list` and writes an inventory of its devices\n" +
+			"(inventory.yaml) in its state directory (--state-dir, default $XDG_STATE_HOME/netmcp/lab); both\n" +
+			"paths go to stderr. Diagnostics answer at once with simulated RTTs; --realtime paces them like\n" +
+			"the real tools.\n\n" + faultHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			topo, err := labTopology(topoFile, chain, grid, cmd.Flags().Changed("chain"))
@@ -53,16 +59,28 @@ func newLabCmd() *cobra.Command {
 				return withExit(2, err)
 			}
 			if realFlags.real {
-				if withSSH {
+				switch {
+				case withSSH:
 					return withExit(2, fmt.Errorf("--ssh serves the simulated routers' CLI; with --real, reach the routers' vtysh through ssh:// to the namespaces instead"))
+				case len(faults) > 0 || realtime:
+					return withExit(2, fmt.Errorf("--fault and --realtime are for the simulated lab; the real lab runs in real time and takes no faults at start yet"))
 				}
 				return runRealLab(cmd.Context(), topo, realFlags, basePort, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
-			lo := labRunOptions{basePort: basePort, ssh: withSSH, stateDir: stateDir}
+			fs, err := labFaults(topo, faults)
+			if err != nil {
+				return withExit(2, err)
+			}
+			topo.Faults = append(topo.Faults, fs...)
+			dir, err := labStateDir(stateDir)
+			if err != nil {
+				return withExit(2, err)
+			}
+			lo := labRunOptions{basePort: basePort, controlDir: dir, notes: cmd.ErrOrStderr(), ssh: withSSH, stateDir: dir}
 			if report {
 				lo.report = cmd.ErrOrStderr()
 			}
-			return runLab(cmd.Context(), topo, sim.LabOptions{StateDir: stateDir}, lo, cmd)
+			return runLab(cmd.Context(), topo, sim.LabOptions{StateDir: stateDir, Realtime: realtime}, lo, cmd)
 		},
 	}
 	up.Flags().StringVar(&topoFile, "topology", "", "topology YAML (default: the built-in lab)")
@@ -73,7 +91,9 @@ func newLabCmd() *cobra.Command {
 	up.Flags().StringVar(&stateDir, "state-dir", "", "directory for each device's persistent state")
 	up.Flags().BoolVar(&withSSH, "ssh", false, "also serve every router's CLI over SSH on 127.0.0.1 (a fourth column: its ssh:// URL; keys in STATE-DIR/ssh)")
 	addRealLabFlags(up, &realFlags)
-	labCmd.AddCommand(up, newLabDemoCmd())
+	up.Flags().StringArrayVar(&faults, "fault", nil, "inject a fault: 'NAME TARGET [key=value ...]' (repeatable)")
+	up.Flags().BoolVar(&realtime, "realtime", false, "pace diagnostics like the real tools (ping: one request per second)")
+	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd())
 	return labCmd
 }
 
@@ -119,6 +139,10 @@ type labRunOptions struct {
 	stateDir string
 	// report, when set, receives one line: time to ready and memory.
 	report io.Writer
+	// controlDir, when set, is where the lab writes its control file and
+	// inventory (and serves its control endpoint); notes receives their paths.
+	controlDir string
+	notes      io.Writer
 }
 
 // runLab serves every router of topo until ctx is done.
@@ -136,6 +160,14 @@ func runLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, lo
 		}
 	}
 	ready, cpu := time.Since(start), processCPU()-cpu0
+	if lo.controlDir != "" {
+		ctl, err := startLabControl(rl, topo, lo)
+		if err != nil {
+			_ = rl.stop()
+			return withExit(2, err)
+		}
+		rl.onStop = ctl.stop // the control endpoint stops before the lab
+	}
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	for _, name := range rl.lab.Routers() {
 		drv, _ := rl.lab.Device(name)
@@ -171,6 +203,7 @@ type runningLab struct {
 	wg     sync.WaitGroup
 	mu     sync.Mutex
 	errs   []error
+	onStop func() // run first by stop (the control endpoint)
 }
 
 // startLab builds the lab of topo and serves each router as its own MCP
@@ -235,6 +268,10 @@ func (rl *runningLab) serve(ctx context.Context, name string, i, basePort int, l
 
 // stop shuts the HTTP servers down, waits for them and closes the lab.
 func (rl *runningLab) stop() error {
+	if rl.onStop != nil {
+		rl.onStop()
+		rl.onStop = nil
+	}
 	rl.cancel()
 	rl.wg.Wait()
 	sshErr := rl.ssh.close()

@@ -111,6 +111,9 @@ func renderVRP(c devConfig, changed time.Time, by string) string {
 			if r.DstPort > 0 {
 				fmt.Fprintf(&b, " destination-port eq %d", r.DstPort)
 			}
+			if r.SrcPort > 0 {
+				fmt.Fprintf(&b, " source-port eq %d", r.SrcPort)
+			}
 			b.WriteString("\n")
 		}
 	}
@@ -252,7 +255,11 @@ func renderXR(c devConfig, changed time.Time, by string) string {
 			if proto == "ip" {
 				proto = fam
 			}
-			fmt.Fprintf(&b, " %d %s %s %s %s", r.Seq, r.Action, proto, aceAddr(r.Source), aceAddr(r.Destination))
+			src := aceAddr(r.Source)
+			if r.SrcPort > 0 {
+				src += fmt.Sprintf(" eq %d", r.SrcPort)
+			}
+			fmt.Fprintf(&b, " %d %s %s %s %s", r.Seq, r.Action, proto, src, aceAddr(r.Destination))
 			if r.DstPort > 0 {
 				fmt.Fprintf(&b, " eq %d", r.DstPort)
 			}

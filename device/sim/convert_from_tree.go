@@ -200,9 +200,15 @@ func aclsFromTree(tree map[string]any, d *topology.Device, idx map[string]int) e
 				r.Destination = anyToEmpty(strOf(at(m, "destination-address")))
 				if p := aclProtocolName[strOf(at(m, "protocol"))]; p != "" {
 					r.Protocol = p
+				} else if n, ok := intOf(at(m, "protocol")); ok && n == 89 {
+					r.Protocol = "ospf"
 				}
 			}
+			if strings.HasSuffix(strOf(at(e, "l2", "config", "ethertype")), "ETHERTYPE_ARP") {
+				r.Protocol = "arp"
+			}
 			r.DstPort, _ = intOf(at(e, "transport", "config", "destination-port"))
+			r.SrcPort, _ = intOf(at(e, "transport", "config", "source-port"))
 			a.Rules = append(a.Rules, r)
 		}
 		d.ACLs = append(d.ACLs, a)

@@ -259,6 +259,8 @@ func aclsToTree(d topology.Device) obj {
 			m := obj{"source-address": cmp.Or(r.Source, anyPfx), "destination-address": cmp.Or(r.Destination, anyPfx)}
 			if p := aclProtocol[strings.ToLower(r.Protocol)]; p != "" {
 				m["protocol"] = p
+			} else if strings.EqualFold(r.Protocol, "ospf") {
+				m["protocol"] = num(89) // IP protocol 89: openconfig has no identity for OSPF
 			}
 			action := "DROP"
 			if strings.EqualFold(r.Action, "permit") {
@@ -266,8 +268,19 @@ func aclsToTree(d topology.Device) obj {
 			}
 			e := obj{"sequence-id": num(r.Seq), "config": obj{"sequence-id": num(r.Seq)},
 				af: obj{"config": m}, "actions": obj{"config": obj{"forwarding-action": action}}}
-			if r.DstPort > 0 {
-				e["transport"] = obj{"config": obj{"destination-port": num(r.DstPort)}}
+			if strings.EqualFold(r.Protocol, "arp") { // not IP: an L2 match on the ethertype
+				delete(e, af)
+				e["l2"] = obj{"config": obj{"ethertype": "openconfig-packet-match-types:ETHERTYPE_ARP"}}
+			}
+			if r.DstPort > 0 || r.SrcPort > 0 {
+				tc := obj{}
+				if r.DstPort > 0 {
+					tc["destination-port"] = num(r.DstPort)
+				}
+				if r.SrcPort > 0 {
+					tc["source-port"] = num(r.SrcPort)
+				}
+				e["transport"] = obj{"config": tc}
 			}
 			ents = append(ents, e)
 		}

@@ -14,9 +14,9 @@ import (
 	"github.com/netmcp/netmcp/netproto"
 )
 
-// defaultProbeInterval paces simulated ping output when the request sets
-// no interval: fast enough for tests, slow enough to be seen streaming.
-const defaultProbeInterval = 100 * time.Millisecond
+// defaultProbeInterval paces ping output in a realtime lab when the
+// request sets no interval: iputils' one second.
+const defaultProbeInterval = time.Second
 
 // How long the tools wait for a probe that gets no answer: traceroute's
 // -w (when the request sets no timeout) and tracepath's fixed wait.
@@ -29,8 +29,10 @@ const (
 )
 
 // Diagnose runs ping, traceroute, tracepath or dig from the device through
-// the network model and returns the real Linux tools' text. Lines go to
-// onLine as they would appear: ping's one request per interval;
+// the network model and returns the real Linux tools' text. The lab's time
+// is simulated: the output comes at once with the modelled RTTs, unless
+// the lab is realtime (LabOptions.Realtime), where lines go to onLine as
+// they would appear: ping's one request per interval;
 // traceroute's and tracepath's as the model answers, each hop after its
 // probes' round trip, or after the tool's wait when a probe gets no
 // answer (see traceWaits). A cancelled ctx stops the run at once with the
@@ -40,7 +42,7 @@ func (d *Driver) Diagnose(ctx context.Context, req device.DiagRequest, onLine fu
 	if interval <= 0 {
 		interval = defaultProbeInterval
 	}
-	em := &emitter{ctx: ctx, onLine: onLine, interval: interval}
+	em := &emitter{ctx: ctx, onLine: onLine, interval: interval, paced: d.lab.opts.Realtime}
 	if req.Tool == "dig" {
 		text, code := d.dig(req)
 		em.lines(strings.Split(strings.TrimSuffix(text, "\n"), "\n"), 0)
@@ -155,8 +157,11 @@ type emitter struct {
 	ctx      context.Context
 	onLine   func(string)
 	interval time.Duration
-	out      strings.Builder
-	err      error
+	// paced makes waits real (LabOptions.Realtime); otherwise the lab's
+	// time is simulated and every line comes at once, RTTs as modelled.
+	paced bool
+	out   strings.Builder
+	err   error
 }
 
 func (e *emitter) line(l string) {
@@ -174,7 +179,7 @@ func (e *emitter) wait(d time.Duration) bool {
 	if e.err != nil {
 		return false
 	}
-	if d <= 0 {
+	if d <= 0 || !e.paced {
 		if err := e.ctx.Err(); err != nil {
 			e.err = err
 			return false

@@ -74,10 +74,14 @@ func TestDiagnose(t *testing.T) {
 // TestDiagnosePacingAndCancel checks that lines are paced and that a
 // cancelled run stops at once.
 func TestDiagnosePacingAndCancel(t *testing.T) {
-	lab, _ := newTestLab(t)
+	lab, err := NewLab(DefaultTopology(), LabOptions{Seed: 7, Realtime: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab.Close()
 	r1 := mustDevice(t, lab, "r1")
 	start := time.Now()
-	_, err := r1.Diagnose(context.Background(), device.DiagRequest{Tool: "ping", Destination: "10.255.0.2", Count: 4, Interval: 30 * time.Millisecond}, nil)
+	_, err = r1.Diagnose(context.Background(), device.DiagRequest{Tool: "ping", Destination: "10.255.0.2", Count: 4, Interval: 30 * time.Millisecond}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,5 +101,21 @@ func TestDiagnosePacingAndCancel(t *testing.T) {
 	}
 	if strings.Count(r.Output, "icmp_seq=") != 2 {
 		t.Errorf("partial output:\n%s", r.Output)
+	}
+}
+
+// TestDiagnoseSimulatedTime checks that outside a realtime lab a ping
+// answers at once, whatever its interval, with the modelled RTTs.
+func TestDiagnoseSimulatedTime(t *testing.T) {
+	lab, _ := newTestLab(t)
+	r1 := mustDevice(t, lab, "r1")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := r1.Diagnose(ctx, device.DiagRequest{Tool: "ping", Destination: "10.255.0.2", Count: 5, Interval: time.Hour}, nil)
+	if err != nil || r.ExitCode != 0 {
+		t.Fatalf("%v\n%s", err, r.Output)
+	}
+	if strings.Count(r.Output, "time=") != 5 || !strings.Contains(r.Output, "5 packets transmitted, 5 received") {
+		t.Errorf("output:\n%s", r.Output)
 	}
 }

@@ -28,6 +28,10 @@ type LabOptions struct {
 	TelemetryInterval time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
+	// Realtime paces diagnostics like the real tools (ping one request
+	// per interval, traceroute's waits); otherwise they answer at once
+	// with the simulated round-trip times.
+	Realtime bool
 }
 
 // Lab is a running simulated network: the network model and one Driver per
@@ -46,6 +50,7 @@ type Lab struct {
 	hosts     map[string]*HostDriver
 	hostNames []string
 	conflicts map[string]map[string]bool // router -> address conflicts logged (conflict_log.go)
+	fb        faultBook                  // injected faults (lab_faults.go)
 }
 
 // ifSnap is the state of an interface as last reported in the log.
@@ -99,6 +104,10 @@ func NewLab(topo topology.Topology, opts LabOptions) (*Lab, error) {
 			topo.Devices[i] = dev
 		}
 	}
+	// Faults come once the devices run (lab_faults.go), after those a
+	// state directory kept.
+	bootList := topo.Faults
+	topo.Faults = nil
 	n, err := netsim.New(topo, netsim.Options{Seed: opts.Seed, Now: opts.Now})
 	if err != nil {
 		l.Close()
@@ -112,6 +121,10 @@ func NewLab(topo topology.Topology, opts LabOptions) (*Lab, error) {
 	l.mu.Unlock()
 	for _, name := range l.routers {
 		l.drivers[name].start()
+	}
+	if err := l.bootFaults(bootList); err != nil {
+		l.Close()
+		return nil, err
 	}
 	return l, nil
 }
@@ -147,35 +160,9 @@ func (l *Lab) devicesNamed(name string) []topology.Device {
 // Network returns the network model.
 func (l *Lab) Network() *netsim.Network { return l.net }
 
-// InjectFault adds a fault to the network.
-func (l *Lab) InjectFault(f topology.Fault) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	faults := append(l.net.Faults(), f)
-	if err := l.net.SetFaults(faults); err != nil {
-		return fmt.Errorf("sim: fault %s: %w", f.Kind, err)
-	}
-	l.logFault(f, true)
-	l.diffStates(false)
-	return nil
-}
-
-// ClearFaults removes every injected fault.
-func (l *Lab) ClearFaults() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	old := l.net.Faults()
-	if err := l.net.SetFaults(nil); err != nil {
-		return
-	}
-	for _, f := range old {
-		l.logFault(f, false)
-	}
-	l.diffStates(false)
-}
-
 // Close closes every driver.
 func (l *Lab) Close() error {
+	l.stopFaults()
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -239,6 +226,7 @@ func (l *Lab) diffStates(quiet bool) {
 // logFault writes what a device would log about a fault on its interface:
 // error-rate alarms for loss, an MTU change; delay and ACL drops are silent.
 func (l *Lab) logFault(f topology.Fault, injected bool) {
+	f = l.loggedAs(f)
 	ends := []string{f.Link, f.Interface}
 	for _, lk := range l.net.Links() {
 		if lk.A == f.Link || lk.B == f.Link {

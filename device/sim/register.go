@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"strconv"
 	"sync"
 
 	"github.com/netmcp/netmcp/device"
@@ -68,7 +69,8 @@ func open(ctx context.Context, u *url.URL, opts device.Options) (device.Driver, 
 			path = abs
 		}
 	}
-	key := path + "\x00" + opts.StateDir
+	realtime := opts.Params["realtime"] == "true" || opts.Params["realtime"] == "1"
+	key := path + "\x00" + opts.StateDir + "\x00" + strconv.FormatBool(realtime)
 	labsMu.Lock()
 	defer labsMu.Unlock()
 	s := labs[key]
@@ -77,7 +79,7 @@ func open(ctx context.Context, u *url.URL, opts device.Options) (device.Driver, 
 		if err != nil {
 			return nil, err
 		}
-		lab, err := NewLab(topo, LabOptions{StateDir: opts.StateDir})
+		lab, err := NewLab(topo, LabOptions{StateDir: opts.StateDir, Realtime: realtime})
 		if err != nil {
 			return nil, err
 		}

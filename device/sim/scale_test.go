@@ -149,8 +149,8 @@ func TestOneRebuildPerChange(t *testing.T) {
 	}
 }
 
-// TestTraceroutePacedByModel checks that traceroute and tracepath lines
-// come as the model answers, not one per ping interval: with an interval
+// TestTraceroutePacedByModel checks that in a realtime lab traceroute and
+// tracepath lines come as the model answers, not one per ping interval: with an interval
 // of an hour the run still ends (the context's generous deadline would
 // stop it otherwise), and a hop behind a slow link takes at least that
 // link's round trip.
@@ -159,7 +159,14 @@ func TestTraceroutePacedByModel(t *testing.T) {
 	if err == nil {
 		topo.Links[2].Delay = 60 // ms each way between r3 and r4
 	}
-	lab := newGeneratedLab(t, topo, err)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lab, err := NewLab(topo, LabOptions{Seed: 1, Realtime: true}) // paced only in a realtime lab
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab.Close()
 	r1 := mustDevice(t, lab, "r1")
 	// Hops 3 to 5 are behind the slow link: traceroute probes them at once
 	// (one round trip of at least 120 ms), tracepath one after another

@@ -16,8 +16,8 @@ import (
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sshcli"
 	"github.com/netmcp/netmcp/device/sim/simssh"
+	"github.com/netmcp/netmcp/device/sshcli"
 )
 
 // simOverSSH serves device name of the default simulated lab over SSH and

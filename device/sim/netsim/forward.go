@@ -219,6 +219,11 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 				res.kind, res.mtu = fwFragNeeded, out.mtu
 				return res
 			}
+			if out.noFrag {
+				m.counters(out).OutDiscards++
+				res.kind = fwLost
+				return res
+			}
 			hdr := 20
 			if fam == 6 {
 				hdr = 40
@@ -270,7 +275,12 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 				res.kind = fwLost
 				return res
 			}
-			res.delayMS += h.l.delayMS
+			lost, fxMS := m.crossFx(h, &p, frags)
+			if lost {
+				res.kind = fwLost
+				return res
+			}
+			res.delayMS += h.l.delayMS + fxMS
 			if i < len(next.hops)-1 {
 				m.countIn(h.to, &p, frags)
 			}

@@ -189,7 +189,7 @@ func (n *Network) SetFaults(f []topology.Fault) error {
 	defer n.mu.Unlock()
 	t := n.topo
 	t.Faults = cloneFaults(f)
-	if err := validateFaults(t.Faults, checkEndIn(&t), linkEnds(&t)); err != nil {
+	if err := validateFaults(&t, interfaceSets(&t), linkEnds(&t)); err != nil {
 		return err
 	}
 	if err := validateNamedFaults(&t); err != nil {

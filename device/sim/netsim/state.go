@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"net/netip"
@@ -89,6 +90,8 @@ type iface struct {
 	reach []l2Reach
 	// aclDrops are the prefixes an "acl-drop" fault drops entering here.
 	aclDrops []netip.Prefix
+	// noFrag: link_fragmentation_disabled (faults_runtime.go).
+	noFrag bool
 }
 
 // l2Reach is an L3 endpoint reachable from another through links and switches.
@@ -111,6 +114,10 @@ type link struct {
 	delayMS float64
 	down    bool
 	loss    float64
+	// downWhy is the reason of down when a named fault set it; fx are the
+	// named runtime faults' effects per direction (faults_runtime.go).
+	downWhy string
+	fx      *linkFx
 }
 
 func (l *link) other(i *iface) *iface {
@@ -276,6 +283,8 @@ func build(t *topology.Topology, old *state, now time.Time) *state {
 			p, _, _ := parseAddrOrPrefix(f.Destination)
 			it := lookup(f.Interface)
 			it.aclDrops = append(it.aclDrops, p) // the zero Prefix means everything
+		default:
+			applyRuntimeFault(f, byEnd, lookup, now)
 		}
 	}
 	s.applyHostFaults(t)
@@ -304,7 +313,7 @@ func (s *state) operState() {
 			case downReason(it) != "":
 				it.reason = downReason(it)
 			case it.link.down:
-				it.reason = "link-down fault"
+				it.reason = cmp.Or(it.link.downWhy, "link-down fault")
 			case !it.link.other(it).adminUp:
 				it.reason = "peer admin-down"
 			default:

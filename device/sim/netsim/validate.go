@@ -218,12 +218,6 @@ func interfaceSets(t *topology.Topology) map[string]map[string]bool {
 	return devs
 }
 
-// checkEndIn returns a checker of "device:interface" references against t.
-func checkEndIn(t *topology.Topology) func(string) error {
-	devs := interfaceSets(t)
-	return func(s string) error { return checkEnd(devs, "fault interface", s) }
-}
-
 // checkEnd checks that s, a "device:interface" reference described by
 // what, names an existing interface.
 func checkEnd(devs map[string]map[string]bool, what, s string) error {
@@ -293,21 +287,25 @@ func validateRefs(t *topology.Topology, changed map[string]bool) error {
 			return fmt.Errorf("netsim: link %s: negative delay", name)
 		}
 	}
-	return validateFaults(t.Faults, func(s string) error { return checkEnd(devs, "fault interface", s) }, ends)
+	return validateFaults(t, devs, ends)
 }
 
-// validateFaults checks faults against the interfaces and link ends.
-func validateFaults(fs []topology.Fault, checkIf func(string) error, linkEnds map[string]bool) error {
-	for i, f := range fs {
-		if f.Kind == "" && f.Name != "" {
-			// A named fault: its spec and interface target here, what the
-			// model acts on in validateNamedFaults.
-			if err := validateNamedFault(f, checkIf); err != nil {
-				return err
+// validateFaults checks the faults of t against its interfaces (devs) and
+// link ends: named faults as CheckFault does (only runtime ones belong in
+// the model's list), the older kinds by their fields.
+func validateFaults(t *topology.Topology, devs map[string]map[string]bool, linkEnds map[string]bool) error {
+	checkIf := func(s string) error { return checkEnd(devs, "fault interface", s) }
+	for i, f := range t.Faults {
+		where := fmt.Sprintf("netsim: fault %d (%s)", i+1, f.Kind)
+		if f.Name != "" {
+			if !IsRuntimeFault(f.Name) {
+				return fmt.Errorf("netsim: fault %d (%s): a configuration fault: the lab makes it through the device's configuration, not the model's fault list", i+1, f.Name)
+			}
+			if err := checkNamed(t, devs, linkEnds, f); err != nil {
+				return fmt.Errorf("netsim: %w", err)
 			}
 			continue
 		}
-		where := fmt.Sprintf("netsim: fault %d (%s)", i+1, f.Kind)
 		switch f.Kind {
 		case topology.FaultLinkDown, topology.FaultLoss, topology.FaultDelay:
 			if f.Link == "" {

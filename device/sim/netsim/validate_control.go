@@ -150,18 +150,3 @@ func validateBGP(d *topology.Device, ifs map[string]*topology.Interface) error {
 	}
 	return nil
 }
-
-// validateNamedFault checks a fault of the Catalog's form: its name,
-// target form and parameters, and that an interface or link target
-// exists (a device target is checked where the fault is applied).
-func validateNamedFault(f topology.Fault, checkIf func(string) error) error {
-	if err := f.CheckSpec(); err != nil {
-		return fmt.Errorf("netsim: %v", err)
-	}
-	if _, _, isEnd := topology.SplitEnd(f.Target); isEnd {
-		if err := checkIf(f.Target); err != nil {
-			return fmt.Errorf("netsim: fault %s: %v", f.Name, err)
-		}
-	}
-	return nil
-}
