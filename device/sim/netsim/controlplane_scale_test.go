@@ -92,8 +92,11 @@ func TestControlValidation(t *testing.T) {
 		}, `redistribute "rip"`},
 		{"host", func(t *testing.T, topo *topology.Topology) { devIndex(t, topo, "h3").BGP = &topology.BGP{ASN: 1} }, "a host runs no OSPF or BGP"},
 		{"named fault", func(t *testing.T, topo *topology.Topology) {
-			topo.Faults = []topology.Fault{{Name: "ospf_acl_block", Target: "r2:Gi9"}}
+			topo.Faults = []topology.Fault{{Name: "link_detach", Target: "r2:Gi9"}}
 		}, `no interface "Gi9"`},
+		{"configuration fault in the model's list", func(t *testing.T, topo *topology.Topology) {
+			topo.Faults = []topology.Fault{{Name: "ospf_acl_block", Target: "r2:GigabitEthernet0/0/0/0"}}
+		}, "a configuration fault"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

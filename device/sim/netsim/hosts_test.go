@@ -322,7 +322,7 @@ func TestHostCrashState(t *testing.T) {
 	if down, _ := n.DeviceDown("h3"); !down {
 		t.Error("h3 not down")
 	}
-	if err := n.SetFaults([]topology.Fault{{Name: FaultHostCrash, Target: "r1"}}); err == nil || !strings.Contains(err.Error(), "not a host") {
+	if err := n.SetFaults([]topology.Fault{{Name: FaultHostCrash, Target: "r1"}}); err == nil || !strings.Contains(err.Error(), "applies to hosts") {
 		t.Errorf("host_crash on a router: %v", err)
 	}
 	if err := n.SetFaults([]topology.Fault{{Name: FaultHostCrash, Target: "h9"}}); err == nil || !strings.Contains(err.Error(), "no device") {
