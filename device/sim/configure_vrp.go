@@ -30,6 +30,9 @@ func vrpConfigLine(s *cfgSession, m mode, w []string, line string) (bool, error)
 	case "system-view":
 		return true, nil
 	}
+	if handled, err := vrpRoutingLine(s, m, w, undo, line); handled || err != nil { // OSPF, BGP
+		return handled, err
+	}
 	switch m.kind {
 	case "top":
 		switch {

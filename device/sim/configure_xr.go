@@ -31,6 +31,9 @@ func xrConfigLine(s *cfgSession, m mode, w []string, line string) (bool, error) 
 	case "configure":
 		return true, nil
 	}
+	if handled, err := xrRoutingLine(s, m, w, no, line); handled || err != nil { // OSPF, BGP
+		return handled, err
+	}
 	switch m.kind {
 	case "top":
 		switch {

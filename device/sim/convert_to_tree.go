@@ -65,7 +65,11 @@ func deviceToTree(d topology.Device, hostname string) map[string]any {
 		}
 		tree[memVLANs] = obj{"vlan": vl}
 	}
-	if ni := vrfsToTree(d); len(ni) > 0 {
+	ni := vrfsToTree(d)
+	if def := defaultInstanceToTree(d); def != nil { // OSPF and BGP: convert_routing.go
+		ni = append([]any{def}, ni...)
+	}
+	if len(ni) > 0 {
 		tree[memNetInst] = obj{"network-instance": ni}
 	}
 	if cpp := staticToTree(d.Routes); len(cpp) > 0 {
