@@ -48,6 +48,7 @@ func init() {
 		{[]string{"show", "version"}, vrpVersion},
 		{[]string{"traceroute"}, vrpTracert},
 	}
+	vrpCommands = append(vrpRoutingCommands(), vrpCommands...) // OSPF, BGP: cli_routing_vrp.go
 }
 
 const vrpLegend = "*down: administratively down\n^down: standby\n(l): loopback\n(s): spoofing\n"
@@ -162,7 +163,7 @@ func vrpInterface(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-var vrpProto = map[string]string{"direct": "Direct", "static": "Static", "igp": "OSPF"}
+var vrpProto = map[string]string{"direct": "Direct", "static": "Static", "igp": "OSPF", "ospf": "OSPF", "bgp": "BGP"}
 
 func vrpRoutes(v *view, args []string, fam int) (string, error) {
 	o, err := parseOpts(args, v.d.dialect)

@@ -66,7 +66,7 @@ func vrpRoutingLine(s *cfgSession, m mode, w []string, undo bool, line string) (
 		if w[0] != "ospf" || len(w) < 2 || w[1] == "router-id" || isDigits(w[1]) {
 			return false, nil // not an interface command: "ospf 1" goes to the system view
 		}
-		return vrpOSPFInterface(s, c.iface(m.name, true), w[1:], undo, line)
+		return vrpOSPFIfConfig(s, c.iface(m.name, true), w[1:], undo, line)
 	case "ospf":
 		o := c.ospfProc()
 		switch {
@@ -314,8 +314,8 @@ func vrpPeerLine(s *cfgSession, b *topology.BGP, w []string, undo bool, line str
 	return true, nil
 }
 
-// vrpOSPFInterface parses "ospf ..." in an interface view.
-func vrpOSPFInterface(s *cfgSession, it *topology.Interface, w []string, undo bool, line string) (bool, error) {
+// vrpOSPFIfConfig parses "ospf ..." in an interface view.
+func vrpOSPFIfConfig(s *cfgSession, it *topology.Interface, w []string, undo bool, line string) (bool, error) {
 	bad := func(why string) (bool, error) { return true, badArgs(s.dialect, line, why) }
 	if w[0] == "enable" {
 		if undo {

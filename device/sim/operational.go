@@ -163,7 +163,8 @@ func ribName(vrf string, fam int) string {
 	return vrf + "-" + f
 }
 
-var sourceProtocol = map[string]string{"direct": "ietf-routing:direct", "static": "ietf-routing:static", "igp": "netmcp:igp"}
+var sourceProtocol = map[string]string{"direct": "ietf-routing:direct", "static": "ietf-routing:static", "igp": "netmcp:igp",
+	"ospf": "ietf-ospf:ospfv2", "bgp": "ietf-bgp:bgp"}
 
 func (d *Driver) ribs(dev topology.Device) []any {
 	vrfs := []string{""}
