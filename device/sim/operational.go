@@ -44,6 +44,7 @@ func (d *Driver) operational() map[string]any {
 	}
 	routing["ribs"] = obj{"rib": d.ribs(c.dev)}
 	tree[memRouting] = routing
+	d.addRoutingState(tree) // OSPF, BGP: operational_routing.go
 	return tree
 }
 
