@@ -39,8 +39,9 @@ type Lab struct {
 	mu      sync.Mutex // serialises model changes and the interface-state diff
 	drivers map[string]*Driver
 	routers []string
-	last    map[string]map[string]ifSnap // device -> interface -> last state seen
-	booting bool                         // NewLab is loading saved configurations: log nothing
+	last    map[string]map[string]ifSnap      // device -> interface -> last state seen
+	adj     map[string]netsim.AdjacencyStatus // OSPF/BGP adjacencies last seen (adjacency_log.go)
+	booting bool                              // NewLab is loading saved configurations: log nothing
 	closed  bool
 }
 
@@ -228,6 +229,7 @@ func (l *Lab) diffStates(quiet bool) {
 		}
 		i = j
 	}
+	l.diffAdjacencies(now, quiet) // OSPF and BGP: adjacency_log.go
 }
 
 // logFault writes what a device would log about a fault on its interface:

@@ -1,0 +1,84 @@
+package sim
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/netmcp/netmcp/device/sim/netsim"
+)
+
+// TestAdjacencyLog feeds constructed adjacency snapshots to the lab's
+// diff and checks the syslog lines each dialect writes, with the reason.
+func TestAdjacencyLog(t *testing.T) {
+	lab, clk := newTestLab(t)
+	bgp := func(dev, peer, state, reason string) netsim.AdjacencyStatus {
+		return netsim.AdjacencyStatus{Device: dev, Protocol: netsim.ProtoBGP, Peer: peer, State: state, Reason: reason}
+	}
+	ospf := func(dev, peer, ifn, state, reason string) netsim.AdjacencyStatus {
+		return netsim.AdjacencyStatus{Device: dev, Protocol: netsim.ProtoOSPF, Peer: peer, Interface: ifn, State: state, Reason: reason}
+	}
+	steps := [][]netsim.AdjacencyStatus{
+		{ // all up
+			bgp("r1", "10.0.12.2", netsim.BGPEstablished, ""), bgp("r2", "10.0.12.1", netsim.BGPEstablished, ""),
+			ospf("r2", "10.255.0.1", "GigabitEthernet0/0/0/0", netsim.OSPFFull, ""),
+			ospf("r1", "10.255.0.2", "GigabitEthernet0/0/0", netsim.OSPFFull, ""),
+		},
+		{ // wrong AS on r1; an MTU mismatch on r2's side
+			bgp("r1", "10.0.12.2", netsim.BGPIdle, "OPEN Message Error/Bad Peer AS"),
+			bgp("r2", "10.0.12.1", netsim.BGPIdle, "OPEN Message Error/Bad Peer AS"),
+			ospf("r2", "10.255.0.1", "GigabitEthernet0/0/0/0", netsim.OSPFExStart, "MTU mismatch (local 1500, neighbour 1400)"),
+			ospf("r1", "10.255.0.2", "GigabitEthernet0/0/0", netsim.OSPFFull, ""),
+		},
+		{ // r1's adjacency goes away
+			bgp("r1", "10.0.12.2", netsim.BGPIdle, "OPEN Message Error/Bad Peer AS"),
+			bgp("r2", "10.0.12.1", netsim.BGPActive, "Waiting for NHT"),
+			ospf("r2", "10.255.0.1", "GigabitEthernet0/0/0/0", netsim.OSPFExStart, "MTU mismatch (local 1500, neighbour 1400)"),
+		},
+	}
+	for _, s := range steps {
+		clk.Advance(1e9)
+		lab.mu.Lock()
+		lab.applyAdjacencies(clk.Now(), s, false)
+		lab.mu.Unlock()
+	}
+	want := map[string][]string{
+		"r1": {
+			"BGP/3/STATE_CHG_UPDATE(l)[", "(PeerAddress=10.0.12.2, VpnInstance=_public_, PrevState=Idle, CurrState=Established, Reason=Established)",
+			"(PeerAddress=10.0.12.2, VpnInstance=_public_, PrevState=Established, CurrState=Idle, Reason=OPEN Message Error/Bad Peer AS)",
+			"OSPF/6/NBR_CHANGE_E(l)[", "(ProcessId=1, NeighborAddress=10.255.0.2, NeighborEvent=Loading Done, NeighborPreviousState=Down, NeighborCurrentState=Full)",
+			"NeighborEvent=neighbor removed, NeighborPreviousState=Full, NeighborCurrentState=Down)",
+		},
+		"r2": {
+			"%ROUTING-BGP-5-ADJCHANGE: neighbor 10.0.12.1 Up (VRF: default) (AS: 65001)",
+			"%ROUTING-BGP-5-ADJCHANGE: neighbor 10.0.12.1 Down - OPEN Message Error/Bad Peer AS (VRF: default) (AS: 65001)",
+			"%ROUTING-BGP-5-ADJCHANGE_DETAIL: neighbor 10.0.12.1 Active - Waiting for NHT (VRF: default) (AS: 65001)",
+			"%ROUTING-OSPF-5-ADJCHG: Process 1, Nbr 10.255.0.1 on GigabitEthernet0/0/0/0 in area 0 from DOWN to FULL, Loading Done, vrf default vrfid 0x60000000",
+			"%ROUTING-OSPF-5-ADJCHG: Process 1, Nbr 10.255.0.1 on GigabitEthernet0/0/0/0 in area 0 from FULL to EXSTART, MTU mismatch (local 1500, neighbour 1400)",
+		},
+	}
+	for dev, lines := range want {
+		logs, err := mustDevice(t, lab, dev).Syslog(context.Background(), 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var all strings.Builder
+		for _, e := range logs {
+			all.WriteString(e.Text + "\n")
+		}
+		for _, l := range lines {
+			if !strings.Contains(all.String(), l) {
+				t.Errorf("%s syslog lacks %q:\n%s", dev, l, all.String())
+			}
+		}
+	}
+	// Nothing changes: nothing more is logged.
+	d := mustDevice(t, lab, "r2")
+	n, _ := d.log.stats()
+	lab.mu.Lock()
+	lab.applyAdjacencies(clk.Now(), steps[2], false)
+	lab.mu.Unlock()
+	if m, _ := d.log.stats(); m != n {
+		t.Errorf("an unchanged snapshot logged %d lines", m-n)
+	}
+}
