@@ -165,7 +165,7 @@ func (s *Server) bgpAdvance(rb *bgpRunbook, out []any) (*mcp.GetPromptResult, er
 		if state == "ESTABLISHED" {
 			return s.bgpComplete(rb, fmt.Sprintf("no fault found on this device: the session with %s is Established", rb.peer))
 		}
-		if la, err := netip.ParseAddr(str(at2(st, "transport", "state", "local-address"))); err == nil {
+		if la, err := netip.ParseAddr(str(at2(n, "transport", "state", "local-address"))); err == nil {
 			rb.local = la
 		}
 		rb.step = 2
@@ -207,10 +207,14 @@ func (s *Server) bgpAdvance(rb *bgpRunbook, out []any) (*mcp.GetPromptResult, er
 				d.acl, d.seq, d.dir, rb.outIf, d.what, bgpPort, rb.peer))
 		}
 		rb.findings = append(rb.findings, fmt.Sprintf("No ACL on %s drops TCP port %d traffic with %s.", rb.outIf, bgpPort, rb.peer))
-		if !pingAnswered(out[0]) {
+		switch {
+		case out[0] == nil:
+			rb.findings = append(rb.findings, fmt.Sprintf("No ping result for %s (the device runs no diagnostics here).", rb.peer))
+		case !pingAnswered(out[0]):
 			return s.bgpComplete(rb, fmt.Sprintf("peer unreachable: %s does not answer ping through %s (the peer, the link or the path beyond this device is down)", rb.peer, rb.outIf))
+		default:
+			rb.findings = append(rb.findings, fmt.Sprintf("The peer %s answers ping.", rb.peer))
 		}
-		rb.findings = append(rb.findings, fmt.Sprintf("The peer %s answers ping.", rb.peer))
 		return s.bgpComplete(rb, fmt.Sprintf("no fault found on this device for the session with %s: the route, reachability and ACLs are fine; check the peer's BGP configuration (neighbor, remote-as, update-source) and its ACLs", rb.peer))
 	}
 	return nil, invalidParams("%s: the diagnosis is already complete", netproto.PromptBGPDown)

@@ -73,6 +73,7 @@ func TestRoutingCLIConstructed(t *testing.T) {
 	}{
 		{"vrp_display_bgp_peer", vrpBGPPeer, nil},
 		{"vrp_display_bgp_peer_10.0.99.9_verbose", vrpBGPPeer, []string{"10.0.99.9", "verbose"}},
+		{"vrp_display_bgp_peer_10.0.12.1", vrpBGPPeer, []string{"10.0.12.1"}},
 		{"vrp_display_bgp_routing-table", vrpBGPRoutingTable, nil},
 		{"vrp_display_ospf_peer", vrpOSPFPeer, nil},
 		{"vrp_display_ospf_peer_brief", vrpOSPFPeerBrief, nil},

@@ -26,7 +26,8 @@ func vrpOSPFHeader(s routingSnap, what string) string {
 	return fmt.Sprintf("\n\t OSPF Process 1 with Router ID %s\n\t\t %s\n", s.ospf.RouterID, what)
 }
 
-// vrpBGPPeer renders "display bgp peer [ADDRESS] [verbose]".
+// vrpBGPPeer renders "display bgp peer [ADDRESS] [verbose]": the peer
+// table (of one peer with an address), or with verbose the details.
 func vrpBGPPeer(s routingSnap, args []string) (string, error) {
 	addr, rest, err := peerArg(args, DialectVRP, "display bgp peer [ADDRESS] [verbose]")
 	if err != nil {
@@ -35,8 +36,16 @@ func vrpBGPPeer(s routingSnap, args []string) (string, error) {
 	if !s.bgp.Configured {
 		return "", nil
 	}
-	if addr.IsValid() || len(rest) > 0 {
+	if len(rest) > 0 {
 		return vrpBGPPeerVerbose(s, addr)
+	}
+	peers := s.bgp.Neighbors
+	if addr.IsValid() {
+		n, err := s.findPeer(addr, DialectVRP)
+		if err != nil {
+			return "", err
+		}
+		peers = []netsim.BGPNeighbor{n}
 	}
 	var b strings.Builder
 	est := 0
@@ -48,7 +57,7 @@ func vrpBGPPeer(s routingSnap, args []string) (string, error) {
 	fmt.Fprintf(&b, "\n BGP local router ID : %s\n Local AS number : %d\n", s.bgp.RouterID, s.bgp.ASN)
 	fmt.Fprintf(&b, " Total number of peers : %-18dPeers in established state : %d\n\n", len(s.bgp.Neighbors), est)
 	fmt.Fprintf(&b, "  %-16s%-2s%10s%9s%9s%6s%10s%12s%9s\n", "Peer", "V", "AS", "MsgRcvd", "MsgSent", "OutQ", "Up/Down", "State", "PrefRcv")
-	for _, n := range s.bgp.Neighbors {
+	for _, n := range peers {
 		rcvd, sent := s.bgpMessages(n)
 		fmt.Fprintf(&b, "  %-16s%-2d%10d%9d%9d%6d%10s%12s%9d\n", n.Address, 4, n.RemoteAS, rcvd, sent, 0,
 			upDownTime(s.since(n.Since)), vrpPeerState(n), n.PrefixesReceived)
