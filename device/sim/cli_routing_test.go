@@ -112,7 +112,7 @@ func TestRoutingCLIStates(t *testing.T) {
 		{xrBGPNeighbor, []string{"10.0.99.9"}, []string{"BGP state = Idle", "due to OPEN Message Error/Bad Peer AS"}},
 		{xrBGPSummary, nil, []string{"Idle (Admin)", "Active"}},
 		{vrpOSPFPeer, nil, []string{"State: ExStart", "Reason: MTU mismatch"}},
-		{xrOSPFNeighbor, nil, []string{"FULL/ -", "EXSTART/ -", "FULL/BDR"}},
+		{xrOSPFNeighbor, nil, []string{"FULL/  -", "EXSTART/  -", "FULL/BDR"}},
 	} {
 		out, err := tc.render(s, tc.args)
 		if err != nil {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/netmcp/netmcp/device/sim/netsim"
 	"github.com/netmcp/netmcp/netproto"
@@ -56,10 +57,10 @@ func vrpBGPPeer(s routingSnap, args []string) (string, error) {
 	}
 	fmt.Fprintf(&b, "\n BGP local router ID : %s\n Local AS number : %d\n", s.bgp.RouterID, s.bgp.ASN)
 	fmt.Fprintf(&b, " Total number of peers : %-18dPeers in established state : %d\n\n", len(s.bgp.Neighbors), est)
-	fmt.Fprintf(&b, "  %-16s%-2s%10s%9s%9s%6s%10s%12s%9s\n", "Peer", "V", "AS", "MsgRcvd", "MsgSent", "OutQ", "Up/Down", "State", "PrefRcv")
+	fmt.Fprintf(&b, "  %-16s%-1s%12s%9s%9s%6s%9s%12s%9s\n", "Peer", "V", "AS", "MsgRcvd", "MsgSent", "OutQ", "Up/Down", "State", "PrefRcv")
 	for _, n := range peers {
 		rcvd, sent := s.bgpMessages(n)
-		fmt.Fprintf(&b, "  %-16s%-2d%10d%9d%9d%6d%10s%12s%9d\n", n.Address, 4, n.RemoteAS, rcvd, sent, 0,
+		fmt.Fprintf(&b, "  %-16s%-1d%12d%9d%9d%6d%9s%12s%9d\n", n.Address, 4, n.RemoteAS, rcvd, sent, 0,
 			upDownTime(s.since(n.Since)), vrpPeerState(n), n.PrefixesReceived)
 	}
 	return b.String(), nil
@@ -90,30 +91,30 @@ func vrpBGPPeerVerbose(s routingSnap, addr netip.Addr) (string, error) {
 		if n.Internal {
 			link = "IBGP link"
 		}
-		fmt.Fprintf(&b, "\n         BGP Peer is %s,  remote AS %d\n         Type: %s\n", n.Address, n.RemoteAS, link)
+		fmt.Fprintf(&b, "\n BGP Peer is %s, remote AS %d\n Type: %s\n", n.Address, n.RemoteAS, link)
 		if n.Description != "" {
-			fmt.Fprintf(&b, "         Peer's description: \"%s\"\n", n.Description)
+			fmt.Fprintf(&b, " Peer's description: \"%s\"\n", n.Description)
 		}
 		rid := "0.0.0.0"
 		if n.RemoteRouterID.IsValid() {
 			rid = n.RemoteRouterID.String()
 		}
-		fmt.Fprintf(&b, "         BGP version 4, Remote router ID %s\n", rid)
-		fmt.Fprintf(&b, "         BGP current state: %s, %s for %s\n", vrpPeerState(n),
-			map[bool]string{true: "Up", false: "Down"}[n.State == netsim.BGPEstablished], upDownTime(s.since(n.Since)))
-		if n.LocalAddress.IsValid() {
-			fmt.Fprintf(&b, "         BGP current event: %s\n         Port: Local - 179        Remote - 179\n", map[bool]string{true: "KATimerExpired", false: "ConnectRetryTimerExpired"}[n.State == netsim.BGPEstablished])
-		}
-		fmt.Fprintf(&b, "         Configured: Active Hold Time: %d sec   Keepalive Time:%d sec\n", cmpPos(n.Hold, 180), cmpPos(n.Keepalive, 60))
-		fmt.Fprintf(&b, "         Received total routes: %d\n         Received active routes total: %d\n         Advertised total routes: %d\n",
+		fmt.Fprintf(&b, " BGP version 4, Remote router ID %s\n", rid)
+		fmt.Fprintf(&b, " BGP current state: %s, %s for %s\n", vrpPeerState(n),
+			map[bool]string{true: "Up", false: "Down"}[n.State == netsim.BGPEstablished], vrpDuration(s.since(n.Since)))
+		fmt.Fprintf(&b, " Received total routes: %d\n Received active routes total: %d\n Advertised total routes: %d\n",
 			n.PrefixesReceived, n.PrefixesAccepted, n.PrefixesSent)
+		if n.LocalAddress.IsValid() {
+			b.WriteString(" Port: Local - 179 Remote - 179\n")
+		}
+		fmt.Fprintf(&b, " Configured: Active Hold Time: %d sec Keepalive Time:%d sec\n", cmpPos(n.Hold, 180), cmpPos(n.Keepalive, 60))
 		rcvd, sent := s.bgpMessages(n)
-		fmt.Fprintf(&b, "         Received: Total %d messages\n         Sent: Total %d messages\n", rcvd, sent)
+		fmt.Fprintf(&b, " Received: Total %d messages\n Sent: Total %d messages\n", rcvd, sent)
 		if n.LastError != "" {
-			fmt.Fprintf(&b, "         Last error: %s\n", n.LastError)
+			fmt.Fprintf(&b, " Last error: %s\n", n.LastError)
 		}
 		if n.AdminDown {
-			b.WriteString("         Peer's state is ignored (peer ignore)\n")
+			b.WriteString(" Peer's state is ignored (peer ignore)\n")
 		}
 	}
 	return b.String(), nil
@@ -200,7 +201,7 @@ func vrpOSPFPeer(s routingSnap, args []string) (string, error) {
 		}
 		fmt.Fprintf(&b, "\n Area %s interface %s(%s)'s neighbors\n", oi.Area, s.ifAddr(oi).Addr(), oi.Interface)
 		for _, n := range ns {
-			fmt.Fprintf(&b, " Router ID: %-16s Address: %-16s\n", n.NeighborID, n.Address)
+			fmt.Fprintf(&b, " Router ID: %-16s Address: %-16s GR State: Normal\n", n.NeighborID, n.Address)
 			fmt.Fprintf(&b, "   State: %s  Mode:Nbr is  %s  Priority: %d\n", n.State, map[bool]string{true: "Master", false: "Slave"}[n.NeighborID.Compare(s.ospf.RouterID) > 0], n.Priority)
 			dr, bdr := "None", "None"
 			if oi.DR.IsValid() {
@@ -263,4 +264,10 @@ func vrpOSPFInterface(s routingSnap, args []string) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// vrpDuration prints a time in state as VRP's verbose output does: 00h57m53s.
+func vrpDuration(d time.Duration) string {
+	d = d.Truncate(time.Second)
+	return fmt.Sprintf("%02dh%02dm%02ds", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
 }

@@ -219,11 +219,11 @@ func xrOSPFNeighbor(s routingSnap, args []string) (string, error) {
 	b.WriteString("\n* Indicates MADJ interface\n# Indicates Neighbor awaiting BFD session up\n\nNeighbors for OSPF 1\n\n")
 	fmt.Fprintf(&b, "%-16s%-6s%-16s%-12s%-16s%s\n", "Neighbor ID", "Pri", "State", "Dead Time", "Address", "Interface")
 	for _, n := range s.ospf.Neighbors {
-		role := n.Role
+		role := map[string]string{"": "  -", "DR": "DR", "Backup": "BDR", "BDR": "BDR", "DROther": "DROTHER"}[n.Role]
 		if role == "" {
-			role = " -"
+			role = strings.ToUpper(n.Role)
 		}
-		st := strings.ToUpper(n.State) + "/" + role
+		st := strings.ToUpper(strings.ReplaceAll(n.State, "-", "")) + "/" + role
 		dead := fmtDuration(secs(s.ospfDeadDue(n)))
 		fmt.Fprintf(&b, "%-16s%-6d%-16s%-12s%-16s%s\n", n.NeighborID, n.Priority, st, dead, n.Address, n.Interface)
 		fmt.Fprintf(&b, "    Neighbor is up for %s\n", fmtDuration(s.since(n.Since)))
