@@ -203,8 +203,8 @@ func (s *Server) bgpAdvance(rb *bgpRunbook, out []any) (*mcp.GetPromptResult, er
 			rb.findings = append(rb.findings, fmt.Sprintf("Next hop %s is on the subnet of %s.", rb.nextHop, name))
 		}
 		if d, ok := bgpDroppingACL(out[1], rb.outIf, rb.local, rb.peer); ok {
-			return s.bgpComplete(rb, fmt.Sprintf("ACL that drops BGP: %s entry %v (%s) on %s %s discards TCP port %d traffic with the peer %s",
-				d.acl, d.seq, d.dir, rb.outIf, d.what, bgpPort, rb.peer))
+			return s.bgpComplete(rb, fmt.Sprintf("ACL that drops BGP: %s entry %v, applied %s on %s, drops TCP port %d traffic with the peer %s (%s)",
+				d.acl, d.seq, d.dir, rb.outIf, bgpPort, rb.peer, d.what))
 		}
 		rb.findings = append(rb.findings, fmt.Sprintf("No ACL on %s drops TCP port %d traffic with %s.", rb.outIf, bgpPort, rb.peer))
 		switch {
