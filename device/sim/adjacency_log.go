@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -155,4 +156,23 @@ func itoaU(n uint32) string {
 		return "?"
 	}
 	return strconv.FormatUint(uint64(n), 10)
+}
+
+// bootAdjacencyLog logs, after the boot messages, the adjacencies and
+// sessions the device has at start-up (the lab records them quietly while
+// it builds the model), as a router logs its sessions coming up.
+func (d *Driver) bootAdjacencyLog() {
+	d.lab.mu.Lock()
+	var mine []netsim.AdjacencyStatus
+	for _, a := range d.lab.adj {
+		if a.Device == d.name && (a.State != downState(a.Protocol) || a.Reason != "") {
+			mine = append(mine, a)
+		}
+	}
+	d.lab.mu.Unlock()
+	slices.SortFunc(mine, func(a, b netsim.AdjacencyStatus) int { return strings.Compare(adjKey(a), adjKey(b)) })
+	t := d.lab.opts.Now()
+	for _, a := range mine {
+		d.adjacencyChanged(t, downState(a.Protocol), a)
+	}
 }

@@ -122,3 +122,35 @@ func TestRoutingConfigCommandsAreNotShowCommands(t *testing.T) {
 		}
 	}
 }
+
+// TestBootAdjacencyLog: the adjacencies a device has when the lab starts
+// are logged after its boot messages.
+func TestBootAdjacencyLog(t *testing.T) {
+	lab, _ := newTestLab(t)
+	r2 := mustDevice(t, lab, "r2")
+	lab.mu.Lock()
+	lab.adj = map[string]netsim.AdjacencyStatus{}
+	for _, a := range []netsim.AdjacencyStatus{
+		{Device: "r2", Protocol: netsim.ProtoBGP, Peer: "10.0.12.1", State: netsim.BGPEstablished},
+		{Device: "r2", Protocol: netsim.ProtoBGP, Peer: "10.255.0.3", State: netsim.BGPIdle},
+		{Device: "r2", Protocol: netsim.ProtoOSPF, Peer: "10.255.0.1", Interface: "GigabitEthernet0/0/0/0", State: netsim.OSPFFull},
+		{Device: "r1", Protocol: netsim.ProtoBGP, Peer: "10.0.12.2", State: netsim.BGPEstablished},
+	} {
+		lab.adj[adjKey(a)] = a
+	}
+	lab.mu.Unlock()
+	n, _ := r2.log.stats()
+	r2.bootAdjacencyLog()
+	logs, _ := r2.Syslog(context.Background(), 0)
+	var got []string
+	for _, e := range logs[n:] {
+		got = append(got, e.Mnemonic+" "+e.Message)
+	}
+	want := []string{
+		"ROUTING-BGP-5-ADJCHANGE neighbor 10.0.12.1 Up (VRF: default) (AS: 65001)",
+		"ROUTING-OSPF-5-ADJCHG Process 1, Nbr 10.255.0.1 on GigabitEthernet0/0/0/0 in area 0 from DOWN to FULL, Loading Done, vrf default vrfid 0x60000000",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("boot adjacency log:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
