@@ -160,3 +160,19 @@ func TestRoutingCLIGolden(t *testing.T) {
 		}
 	}
 }
+
+// TestVRPProtoNames: VRP's routing table says EBGP or IBGP after the BGP
+// table's best path.
+func TestVRPProtoNames(t *testing.T) {
+	s := testRoutingSnap()
+	s.routes = append(s.routes, netsim.BGPRoute{Prefix: netip.MustParsePrefix("10.9.0.0/16"), Internal: true, Best: true, Valid: true})
+	name := vrpProtoNames(s.routes)
+	for pfx, want := range map[string]string{"172.16.0.0/12": "EBGP", "10.9.0.0/16": "IBGP"} {
+		if got := name(netsim.Route{Prefix: netip.MustParsePrefix(pfx), Protocol: netsim.ProtoBGP}); got != want {
+			t.Errorf("%s: %s, want %s", pfx, got, want)
+		}
+	}
+	if got := name(netsim.Route{Protocol: netsim.ProtoOSPF}); got != "OSPF" {
+		t.Errorf("ospf route: %s", got)
+	}
+}

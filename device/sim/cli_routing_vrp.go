@@ -271,3 +271,34 @@ func vrpDuration(d time.Duration) string {
 	d = d.Truncate(time.Second)
 	return fmt.Sprintf("%02dh%02dm%02ds", int(d.Hours()), int(d.Minutes())%60, int(d.Seconds())%60)
 }
+
+// vrpProtoNamer returns the Proto column of VRP's routing table for the
+// routes of a table (the global one has BGP routes).
+func (v *view) vrpProtoNamer(vrf string, fam int) func(r netsim.Route) string {
+	var routes []netsim.BGPRoute
+	if vrf == "" {
+		routes, _ = v.d.lab.net.BGPRoutes(v.d.name, fam)
+	}
+	return vrpProtoNames(routes)
+}
+
+// vrpProtoNames names a route's protocol as VRP's routing table does: a
+// BGP route is EBGP or IBGP after the best path of its prefix in the BGP
+// table, the others as vrpProto names them.
+func vrpProtoNames(bgp []netsim.BGPRoute) func(r netsim.Route) string {
+	internal := map[netip.Prefix]bool{}
+	for _, r := range bgp {
+		if r.Best {
+			internal[r.Prefix] = r.Internal
+		}
+	}
+	return func(r netsim.Route) string {
+		if r.Protocol != netsim.ProtoBGP {
+			return vrpProto[r.Protocol]
+		}
+		if internal[r.Prefix] {
+			return "IBGP"
+		}
+		return "EBGP"
+	}
+}
