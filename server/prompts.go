@@ -55,6 +55,8 @@ func (s *Server) addPrompts() {
 				{Name: "results", Description: "JSON array: the results of the previous step's toolCalls, in order (structuredContent or text)", Type: "string"},
 			},
 			get: s.pingFailPrompt},
+		{name: netproto.PromptBGPDown, title: "BGP session down diagnosis",
+			description: "Step-by-step diagnosis of a BGP session that is not Established", args: bgpDownArgs, get: s.bgpDownPrompt},
 		{name: netproto.PromptAddVLAN, title: "Add a VLAN",
 			description: "Interactive VLAN creation wizard",
 			args: []argSchema{

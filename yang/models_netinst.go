@@ -1,7 +1,8 @@
 package yang
 
 // ocNetworkInstances is a subset of openconfig-network-instance: instances,
-// their interfaces and static routes.
+// their interfaces, table connections and protocols (static routes, BGP
+// and OSPFv2: models_netinst_routing.go).
 func ocNetworkInstances() *node {
 	niType := identity("network-instance-type",
 		"openconfig-network-instance-types:DEFAULT_INSTANCE",
@@ -30,6 +31,7 @@ func ocNetworkInstances() *node {
 					leaf("subinterface", tUint32),
 				),
 			)),
+			ocTableConnections(),
 			container("protocols", list("protocol", keys("identifier", "name"),
 				leaf("identifier", proto),
 				leaf("name", tString),
@@ -38,6 +40,8 @@ func ocNetworkInstances() *node {
 					leaf("name", tString),
 					leaf("enabled", tBool),
 				),
+				ocBGP(),
+				ocOSPFv2(),
 				container("static-routes", list("static", keys("prefix"),
 					leaf("prefix", tIPPfx),
 					container("config", leaf("prefix", tIPPfx)),

@@ -48,6 +48,7 @@ func init() {
 		{[]string{"show", "version"}, vrpVersion},
 		{[]string{"traceroute"}, vrpTracert},
 	}
+	vrpCommands = append(vrpRoutingCommands(), vrpCommands...) // OSPF, BGP: cli_routing_vrp.go
 }
 
 const vrpLegend = "*down: administratively down\n^down: standby\n(l): loopback\n(s): spoofing\n"
@@ -162,7 +163,7 @@ func vrpInterface(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-var vrpProto = map[string]string{"direct": "Direct", "static": "Static", "igp": "OSPF"}
+var vrpProto = map[string]string{"direct": "Direct", "static": "Static", "igp": "OSPF", "ospf": "OSPF"}
 
 func vrpRoutes(v *view, args []string, fam int) (string, error) {
 	o, err := parseOpts(args, v.d.dialect)
@@ -179,6 +180,7 @@ func vrpRoutes(v *view, args []string, fam int) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	protoName := v.vrpProtoNamer(o.vrf, fam) // EBGP/IBGP: cli_routing_vrp.go
 	table := cmp.Or(o.vrf, "_public_")
 	var b strings.Builder
 	if fam == 4 {
@@ -214,7 +216,7 @@ func vrpRoutes(v *view, args []string, fam int) (string, error) {
 			ifn = "NULL0"
 		}
 		if fam == 4 {
-			fmt.Fprintf(&b, "%18s  %-7s %-4d %-11d %5s  %-15s %s\n", r.Prefix, vrpProto[r.Protocol], r.Preference, r.Metric, flags, nh, ifn)
+			fmt.Fprintf(&b, "%18s  %-7s %-4d %-11d %5s  %-15s %s\n", r.Prefix, protoName(r), r.Preference, r.Metric, flags, nh, ifn)
 			continue
 		}
 		if nh == "0.0.0.0" {
@@ -222,7 +224,7 @@ func vrpRoutes(v *view, args []string, fam int) (string, error) {
 		}
 		fmt.Fprintf(&b, " Destination  : %-40sPrefixLength : %d\n", r.Prefix.Addr(), r.Prefix.Bits())
 		fmt.Fprintf(&b, " NextHop      : %-40sPreference   : %d\n", nh, r.Preference)
-		fmt.Fprintf(&b, " Cost         : %-40dProtocol     : %s\n", r.Metric, vrpProto[r.Protocol])
+		fmt.Fprintf(&b, " Cost         : %-40dProtocol     : %s\n", r.Metric, protoName(r))
 		fmt.Fprintf(&b, " RelayNextHop : %-40sTunnelID     : 0x0\n", "::")
 		fmt.Fprintf(&b, " Interface    : %-40sFlags        : %s\n\n", ifn, flags)
 	}

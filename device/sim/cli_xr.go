@@ -34,6 +34,7 @@ func init() {
 		{[]string{"ping"}, xrPing},
 		{[]string{"traceroute"}, xrTraceroute},
 	}
+	xrCommands = append(xrRoutingCommands(), xrCommands...) // OSPF, BGP: cli_routing_xr.go
 }
 
 func xrTimestamp(v *view) string {
@@ -227,7 +228,7 @@ func xrRoute(v *view, args []string) (string, error) {
 			return b.String(), nil
 		}
 		fmt.Fprintf(&b, "Routing entry for %s\n  Known via \"%s\", distance %d, metric %d\n  Installed %s ago\n  Routing Descriptor Blocks\n",
-			best.Prefix, map[string]string{"direct": "connected", "static": "static", "igp": "ospf 1"}[best.Protocol], best.Preference, best.Metric, age)
+			best.Prefix, map[string]string{"direct": "connected", "static": "static", "igp": "ospf 1", "ospf": "ospf 1", "bgp": "bgp"}[best.Protocol], best.Preference, best.Metric, age)
 		nh := "directly connected"
 		if best.NextHop.IsValid() {
 			nh = best.NextHop.String() + ", from " + best.NextHop.String()
@@ -251,7 +252,7 @@ func xrRoute(v *view, args []string) (string, error) {
 		if !r.Active {
 			continue
 		}
-		code := map[string]string{"direct": "C", "static": "S", "igp": "O"}[r.Protocol]
+		code := map[string]string{"direct": "C", "static": "S", "igp": "O", "ospf": "O", "bgp": "B"}[r.Protocol]
 		if r.Prefix.Bits() == 0 {
 			code += "*"
 		}

@@ -27,6 +27,7 @@ func renderConfig(c devConfig, dialect string, changed time.Time, by string) str
 func parseConfigText(text string, dialect string, base topology.Device) (devConfig, error) {
 	d := base
 	d.Interfaces, d.VLANs, d.VRFs, d.Routes, d.ACLs, d.Users, d.SNMPCommunities = nil, nil, nil, nil, nil, nil, nil
+	d.OSPF, d.BGP = nil, nil
 	c := devConfig{dev: d, hostname: base.Name}
 	baseIf := map[string]topology.Interface{}
 	for _, it := range base.Interfaces {
@@ -169,10 +170,12 @@ func renderVRP(c devConfig, changed time.Time, by string) string {
 		if it.EgressACL != "" {
 			b.WriteString(" traffic-filter outbound acl name " + it.EgressACL + "\n")
 		}
+		b.WriteString(vrpInterfaceOSPFText(it)) // config_text_routing.go
 	}
 	for _, s := range d.SNMPCommunities {
 		b.WriteString("#\nsnmp-agent community read cipher " + s + "\n")
 	}
+	b.WriteString(vrpRoutingText(d)) // OSPF, BGP: config_text_routing.go
 	if len(d.Routes) > 0 {
 		b.WriteString("#\n")
 		for _, r := range d.Routes {
@@ -355,6 +358,7 @@ func renderXR(c devConfig, changed time.Time, by string) string {
 		}
 		b.WriteString("!\n")
 	}
+	b.WriteString(xrRoutingText(d)) // OSPF, BGP: config_text_routing.go
 	for _, s := range d.SNMPCommunities {
 		b.WriteString("snmp-server community " + s + " RO\n")
 	}

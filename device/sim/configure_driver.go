@@ -47,6 +47,9 @@ func (d *Driver) PlanConfigure(_ context.Context, owner device.Owner, lines []st
 	if err := s.apply(lines); err != nil {
 		return nil, err
 	}
+	if err := checkRoutingConfig(after, d.dialect); err != nil {
+		return nil, err
+	}
 	return editsBetween(deviceToTree(before.dev, before.hostname), deviceToTree(after.dev, after.hostname), d.schema)
 }
 
@@ -79,6 +82,7 @@ func (c devConfig) clone() devConfig {
 	}
 	d.Users = append(d.Users[:0:0], c.dev.Users...)
 	d.SNMPCommunities = append(d.SNMPCommunities[:0:0], c.dev.SNMPCommunities...)
+	cloneRouting(d) // OSPF and BGP: configure_routing.go
 	return out
 }
 

@@ -30,6 +30,9 @@ func vrpConfigLine(s *cfgSession, m mode, w []string, line string) (bool, error)
 	case "system-view":
 		return true, nil
 	}
+	if handled, err := vrpRoutingLine(s, m, w, undo, line); handled || err != nil { // OSPF, BGP
+		return handled, err
+	}
 	switch m.kind {
 	case "top":
 		switch {
@@ -303,7 +306,9 @@ func vrpStaticRoute(v6 bool, w []string, undo bool) (topology.StaticRoute, error
 	return r, nil
 }
 
-// vrpRule parses "[ID] permit|deny [PROTO] [source A W|any] [destination A W|any] [destination-port eq N]".
+// vrpRule parses "[ID] permit|deny [PROTO] [source A W|any] [destination
+// A W|any] [destination-port eq N] [source-port eq N]"; PROTO is ip, icmp,
+// tcp, udp, ospf or arp.
 func vrpRule(s *cfgSession, a *topology.ACL, w []string, undo bool, line string) (bool, error) {
 	bad := func(why string) (bool, error) { return true, badArgs(s.dialect, line, why) }
 	r := topology.ACLEntry{Protocol: "ip"}
@@ -323,7 +328,7 @@ func vrpRule(s *cfgSession, a *topology.ACL, w []string, undo bool, line string)
 		return bad("expected rule [ID] permit|deny ...")
 	}
 	r.Action, w = w[0], w[1:]
-	if len(w) > 0 && (w[0] == "ip" || w[0] == "icmp" || w[0] == "tcp" || w[0] == "udp") {
+	if len(w) > 0 && slices.Contains([]string{"ip", "icmp", "tcp", "udp", "ospf", "arp"}, w[0]) {
 		r.Protocol, w = w[0], w[1:]
 	}
 	for len(w) > 0 {
@@ -343,12 +348,20 @@ func vrpRule(s *cfgSession, a *topology.ACL, w []string, undo bool, line string)
 				r.Destination = p
 			}
 			w = w[used:]
-		case w[0] == "destination-port" && len(w) >= 3 && w[1] == "eq":
-			n, err := strconv.Atoi(w[2])
-			if err != nil {
-				return bad("port must be a number")
+		case (w[0] == "destination-port" || w[0] == "source-port") && len(w) >= 3 && w[1] == "eq":
+			if r.Protocol != "tcp" && r.Protocol != "udp" {
+				return bad("a port needs protocol tcp or udp")
 			}
-			r.DstPort, w = n, w[3:]
+			n, err := strconv.Atoi(w[2])
+			if err != nil || n < 1 || n > 65535 {
+				return bad("port must be a number 1-65535")
+			}
+			if w[0] == "source-port" {
+				r.SrcPort = n
+			} else {
+				r.DstPort = n
+			}
+			w = w[3:]
 		default:
 			return bad("unexpected " + w[0])
 		}

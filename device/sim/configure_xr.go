@@ -31,6 +31,9 @@ func xrConfigLine(s *cfgSession, m mode, w []string, line string) (bool, error) 
 	case "configure":
 		return true, nil
 	}
+	if handled, err := xrRoutingLine(s, m, w, no, line); handled || err != nil { // OSPF, BGP
+		return handled, err
+	}
 	switch m.kind {
 	case "top":
 		switch {
@@ -307,7 +310,8 @@ func routeTail(r topology.StaticRoute, v6 bool, w []string, no bool) (topology.S
 	return r, nil
 }
 
-// xrACE parses "[SEQ] permit|deny PROTO SRC DST [eq PORT]" or "no SEQ".
+// xrACE parses "[SEQ] permit|deny PROTO SRC [eq PORT] DST [eq PORT]" or
+// "no SEQ"; PROTO is ipv4 (ipv6), icmp, tcp, udp, ospf or arp.
 func xrACE(s *cfgSession, a *topology.ACL, w []string, no bool, line string) (bool, error) {
 	bad := func(why string) (bool, error) { return true, badArgs(s.dialect, line, why) }
 	r := topology.ACLEntry{}
@@ -334,32 +338,39 @@ func xrACE(s *cfgSession, a *topology.ACL, w []string, no bool, line string) (bo
 	switch w[1] {
 	case "ipv4", "ip", "ipv6":
 		r.Protocol = "ip"
-	case "icmp", "tcp", "udp", "icmpv6":
+	case "icmp", "tcp", "udp", "icmpv6", "ospf", "arp":
 		r.Protocol = strings.TrimSuffix(w[1], "v6")
 	default:
-		return bad("protocol must be ipv4, icmp, tcp or udp")
+		return bad("protocol must be ipv4, icmp, tcp, udp, ospf or arp")
 	}
 	w = w[2:]
-	for _, side := range []*string{&r.Source, &r.Destination} {
+	sides := []struct {
+		addr *string
+		port *int
+	}{{&r.Source, &r.SrcPort}, {&r.Destination, &r.DstPort}}
+	for _, side := range sides {
 		if len(w) == 0 {
 			return bad("missing address")
 		}
 		if w[0] == "any" {
 			w = w[1:]
-			continue
+		} else {
+			p, used, err := parseWildcard(w, 0)
+			if err != nil {
+				return bad(err.Error())
+			}
+			*side.addr, w = p, w[used:]
 		}
-		p, used, err := parseWildcard(w, 0)
-		if err != nil {
-			return bad(err.Error())
+		if len(w) >= 2 && w[0] == "eq" {
+			if r.Protocol != "tcp" && r.Protocol != "udp" {
+				return bad("a port needs protocol tcp or udp")
+			}
+			n, err := strconv.Atoi(w[1])
+			if err != nil || n < 1 || n > 65535 {
+				return bad("port must be a number 1-65535")
+			}
+			*side.port, w = n, w[2:]
 		}
-		*side, w = p, w[used:]
-	}
-	if len(w) == 2 && w[0] == "eq" {
-		n, err := strconv.Atoi(w[1])
-		if err != nil {
-			return bad("port must be a number")
-		}
-		r.DstPort, w = n, nil
 	}
 	if len(w) != 0 {
 		return bad("unexpected " + strings.Join(w, " "))

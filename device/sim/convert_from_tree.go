@@ -57,6 +57,9 @@ func TreeToDevice(tree map[string]any, base topology.Device) (topology.Device, e
 			d.Interfaces[i].VRF = name
 		}
 	}
+	if err := routingFromTree(tree, &d, idx); err != nil { // OSPF and BGP: convert_routing.go
+		return d, err
+	}
 	routes, err := staticFromTree(tree)
 	if err != nil {
 		return d, err

@@ -38,7 +38,8 @@ func num(i int) float64 { return float64(i) }
 // protocol named "static", a VRF's table the one named after the VRF; a
 // route's administrative distance is its preference leaf, netmcp's
 // augmentation), ACLs and their bindings, the hostname, local users and
-// SNMP communities (named community1, community2, ...).
+// SNMP communities (named community1, community2, ...), and OSPF and BGP
+// in the default network-instance (convert_routing.go).
 func DeviceToTree(d topology.Device) map[string]any {
 	return deviceToTree(d, d.Name)
 }
@@ -65,7 +66,11 @@ func deviceToTree(d topology.Device, hostname string) map[string]any {
 		}
 		tree[memVLANs] = obj{"vlan": vl}
 	}
-	if ni := vrfsToTree(d); len(ni) > 0 {
+	ni := vrfsToTree(d)
+	if def := defaultInstanceToTree(d); def != nil { // OSPF and BGP: convert_routing.go
+		ni = append([]any{def}, ni...)
+	}
+	if len(ni) > 0 {
 		tree[memNetInst] = obj{"network-instance": ni}
 	}
 	if cpp := staticToTree(d.Routes); len(cpp) > 0 {

@@ -43,8 +43,9 @@ type Lab struct {
 	mu      sync.Mutex // serialises model changes and the interface-state diff
 	drivers map[string]*Driver
 	routers []string
-	last    map[string]map[string]ifSnap // device -> interface -> last state seen
-	booting bool                         // NewLab is loading saved configurations: log nothing
+	last    map[string]map[string]ifSnap      // device -> interface -> last state seen
+	adj     map[string]netsim.AdjacencyStatus // OSPF/BGP adjacencies last seen (adjacency_log.go)
+	booting bool                              // NewLab is loading saved configurations: log nothing
 	closed  bool
 	// hosts serve read-only "linux" devices (host_driver.go).
 	hosts     map[string]*HostDriver
@@ -221,6 +222,7 @@ func (l *Lab) diffStates(quiet bool) {
 		i = j
 	}
 	l.logConflicts(now, quiet)
+	l.diffAdjacencies(now, quiet) // OSPF and BGP: adjacency_log.go
 }
 
 // logFault writes what a device would log about a fault on its interface:

@@ -44,6 +44,7 @@ func (d *Driver) operational() map[string]any {
 	}
 	routing["ribs"] = obj{"rib": d.ribs(c.dev)}
 	tree[memRouting] = routing
+	d.addRoutingState(tree) // OSPF, BGP: operational_routing.go
 	return tree
 }
 
@@ -163,7 +164,8 @@ func ribName(vrf string, fam int) string {
 	return vrf + "-" + f
 }
 
-var sourceProtocol = map[string]string{"direct": "ietf-routing:direct", "static": "ietf-routing:static", "igp": "netmcp:igp"}
+var sourceProtocol = map[string]string{"direct": "ietf-routing:direct", "static": "ietf-routing:static", "igp": "netmcp:igp",
+	"ospf": "ietf-ospf:ospfv2", "bgp": "ietf-bgp:bgp"}
 
 func (d *Driver) ribs(dev topology.Device) []any {
 	vrfs := []string{""}

@@ -210,6 +210,7 @@ func (d *Driver) bootLog() {
 			d.logf(t, 5, "LINEPROTO", "UPDOWN", "Line protocol on Interface %s, changed state to %s", it.Name, upDown(st.OperUp))
 		}
 	}
+	d.bootAdjacencyLog() // OSPF and BGP: adjacency_log.go
 }
 
 // Syslog returns the last n log entries, oldest first.
