@@ -34,6 +34,9 @@ type packet struct {
 	sport    int
 	dport    int
 	df       bool
+	// icmpType and icmpCode tell ICMP messages apart in captures (0/0 is
+	// an echo reply; Ping sets 8, or 128 for IPv6, on its requests).
+	icmpType, icmpCode int
 }
 
 // hasPorts tells whether the packet's protocol carries ports.
@@ -71,6 +74,9 @@ type sim struct {
 	s    *state
 	n    *Network
 	seed int64
+	// tap follows the packets across interfaces (see traffic.go): it
+	// records real probes for captures and traces model flows.
+	tap tap
 }
 
 // hash01 maps its inputs to a deterministic number in [0,1).
@@ -92,13 +98,17 @@ func hash01(seed int64, key string, seq uint64) float64 {
 
 // lose decides deterministically whether a link drops the next packet in a direction.
 func (m *sim) lose(h linkHop) bool {
-	if h.l.loss <= 0 {
+	if h.l.loss <= 0 || m.tap.noLoss {
 		return false
 	}
 	key := h.l.id + ">" + h.to.key()
 	seq := m.n.lossSeq[key]
 	m.n.lossSeq[key] = seq + 1
-	return hash01(m.seed, key, seq)*100 < h.l.loss
+	if hash01(m.seed, key, seq)*100 < h.l.loss {
+		m.counters(h.to).InErrors++ // a corrupted frame, counted by the receiver
+		return true
+	}
+	return false
 }
 
 // counters returns the persistent counters of an interface.
@@ -116,12 +126,14 @@ func (m *sim) countOut(it *iface, p *packet, pkts uint64) {
 	c := m.counters(it)
 	c.OutPkts += pkts
 	c.OutOctets += uint64(p.size) + 20*(pkts-1)
+	m.tap.cross(m, it, p, true, crossOK)
 }
 
 func (m *sim) countIn(it *iface, p *packet, pkts uint64) {
 	c := m.counters(it)
 	c.InPkts += pkts
 	c.InOctets += uint64(p.size) + 20*(pkts-1)
+	m.tap.cross(m, it, p, false, crossOK)
 }
 
 // ownerOf returns the interface of d in vrf holding address a, if any.
@@ -159,6 +171,7 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 		if in != nil {
 			if !aclPermits(at, in.cfg.IngressACL, &p) || faultDrops(in, &p) {
 				m.counters(in).InDiscards++
+				m.tap.discard(in, false)
 				res.kind = fwLost
 				return res
 			}
@@ -198,6 +211,7 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 		out := r.outIf
 		if in != nil && !aclPermits(at, out.cfg.EgressACL, &p) {
 			m.counters(out).OutDiscards++
+			m.tap.discard(out, true)
 			res.kind = fwLost
 			return res
 		}
@@ -303,6 +317,8 @@ func (m *sim) reply(home *device, res fwResult, from, src netip.Addr, size int) 
 		return answer{}
 	}
 	p := packet{src: from, dst: src, size: size, proto: protoICMP}
+	p.icmpType, p.icmpCode = icmpAnswer(res, m.tap.orig.proto, familyOf(src))
+	m.tap.mtu = res.mtu
 	var back fwResult
 	if res.neighbor != nil {
 		// An unmodelled host answers through the interface it lives on.

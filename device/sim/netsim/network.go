@@ -23,6 +23,7 @@ func New(t topology.Topology, opts Options) (*Network, error) {
 		return nil, err
 	}
 	n := &Network{opts: opts, topo: t, counters: map[string]*Counters{}, lossSeq: map[string]uint64{}}
+	n.edge.start(opts.Now())
 	n.rebuild()
 	return n, nil
 }
@@ -206,6 +207,7 @@ func (n *Network) Faults() []topology.Fault {
 
 // rebuild recomputes the derived state from n.topo (under the write lock).
 func (n *Network) rebuild() {
+	n.edge.retire(n.state, n.opts.Now())
 	n.state = build(&n.topo)
 	n.rebuilds++
 }
@@ -250,9 +252,7 @@ func (n *Network) InterfaceState(dev, ifname string) (IfState, error) {
 		return IfState{}, err
 	}
 	st := IfState{AdminUp: it.adminUp, OperUp: it.operUp, OperReason: it.reason, MTU: it.mtu, MAC: it.mac}
-	if c := n.counters[it.key()]; c != nil {
-		st.Counters = *c
-	}
+	st.Counters = n.liveCounters(it)
 	return st, nil
 }
 
