@@ -44,6 +44,7 @@ func (d *Driver) operational() map[string]any {
 	}
 	routing["ribs"] = obj{"rib": d.ribs(c.dev)}
 	tree[memRouting] = routing
+	d.addLLDP(tree)
 	return tree
 }
 
@@ -77,7 +78,7 @@ func (d *Driver) ocState(it topology.Interface, st netsim.IfState) obj {
 func ocCounters(c netsim.Counters) obj {
 	return obj{"in-octets": u64(c.InOctets), "out-octets": u64(c.OutOctets), "in-pkts": u64(c.InPkts),
 		"out-pkts": u64(c.OutPkts), "in-errors": u64(c.InErrors), "out-errors": u64(c.OutErrors),
-		"in-discards": u64(c.InDiscards), "out-discards": u64(c.OutDiscards)}
+		"in-discards": u64(c.InDiscards), "out-discards": u64(c.OutDiscards), "last-clear": lastClear(c)}
 }
 
 // addNeighbors puts the IPv4 ARP entries of an interface under its
