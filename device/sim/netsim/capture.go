@@ -181,7 +181,7 @@ func (n *Network) Capture(dev string, f CaptureFilter) (CaptureOutcome, error) {
 	e.mu.Lock()
 	for i := range e.retired {
 		sg := &e.retired[i]
-		e.flowsOf(sg).emit(n.opts.Seed, key, later(o.Start, sg.from), earlier(end, sg.to), keep)
+		sg.fl.emit(n.opts.Seed, key, later(o.Start, sg.from), earlier(end, sg.to), keep)
 	}
 	e.current(n.state).emit(n.opts.Seed, key, later(o.Start, e.segStart), end, keep)
 	e.mu.Unlock()

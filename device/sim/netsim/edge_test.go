@@ -330,12 +330,25 @@ func TestCounters(t *testing.T) {
 				t.Fatalf("change %d: counters %+v -> %+v", i, before, after)
 			}
 		}
+		// Changes nobody looked at in between: still monotonic.
+		before := get(t, n, "r2", r2toR1)
+		for i := 0; i < 3; i++ {
+			c.advance(time.Minute)
+			d, _ := n.Device("r2")
+			d.Interfaces[1].Description = "unobserved " + strings.Repeat("y", i+1)
+			if err := n.UpdateDevice(d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if after := get(t, n, "r2", r2toR1); after.InPkts < before.InPkts+3*300 {
+			t.Errorf("three unobserved minutes: in-pkts %d -> %d", before.InPkts, after.InPkts)
+		}
 		d, _ := n.Device("r2")
 		d.Interfaces[1].Shutdown = true
 		if err := n.UpdateDevice(d); err != nil {
 			t.Fatal(err)
 		}
-		before := get(t, n, "r2", r2toR1)
+		before = get(t, n, "r2", r2toR1)
 		c.advance(time.Minute)
 		if after := get(t, n, "r2", r2toR1); after.InPkts != before.InPkts {
 			t.Errorf("a shut interface received %d packets", after.InPkts-before.InPkts)

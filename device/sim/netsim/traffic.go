@@ -46,11 +46,10 @@ type edgeState struct {
 	rings    map[string]*ring
 }
 
-// segment is a past state and the time it was current.
+// segment is the traffic of a past state and the time it was current.
 type segment struct {
-	st       *state
 	from, to time.Time
-	fl       *flows // derived on first use
+	fl       *flows
 }
 
 // start initialises the bookkeeping at the network's creation.
@@ -61,32 +60,46 @@ func (e *edgeState) start(now time.Time) {
 	e.rings = map[string]*ring{}
 }
 
-// retire ends the current state's segment (under n.mu's write lock).
+// retire ends the current state's segment (under n.mu's write lock). A
+// segment whose traffic nobody looked at (its flows were never derived)
+// is not split off: the next state's flows count it, which costs a change
+// nothing, and keeps counters monotonic, since no reading covered it. A
+// segment that was looked at keeps its own flows; beyond maxRetired the
+// oldest is folded into plain counts.
 func (e *edgeState) retire(old *state, now time.Time) {
 	if old == nil {
 		return
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	fl := e.cur
-	if e.curState != old {
-		fl = nil
+	if e.cur == nil || e.curState != old {
+		e.cur, e.curState = nil, nil
+		return
 	}
-	e.retired = append(e.retired, segment{st: old, from: e.segStart, to: now, fl: fl})
+	e.retired = append(e.retired, segment{from: e.segStart, to: now, fl: e.cur})
 	e.segStart, e.cur, e.curState = now, nil, nil
 	for len(e.retired) > maxRetired {
 		sg := &e.retired[0]
-		f := e.flowsOf(sg)
-		for key := range f.keys {
-			c := e.folded[key]
-			if c == nil {
-				c = &Counters{}
-				e.folded[key] = c
+		for key := range sg.fl.keys {
+			sg.fl.count(e.foldInto(key), key, e.since(key, sg.from), sg.to)
+		}
+		for key := range sg.fl.bg {
+			if _, ok := sg.fl.keys[key]; !ok {
+				sg.fl.count(e.foldInto(key), key, e.since(key, sg.from), sg.to)
 			}
-			f.count(c, key, e.since(key, sg.from), sg.to)
 		}
 		e.retired = e.retired[1:]
 	}
+}
+
+// foldInto returns the folded counts of an interface.
+func (e *edgeState) foldInto(key string) *Counters {
+	c := e.folded[key]
+	if c == nil {
+		c = &Counters{}
+		e.folded[key] = c
+	}
+	return c
 }
 
 // since is the later of t and the interface's last clear.
@@ -95,14 +108,6 @@ func (e *edgeState) since(key string, t time.Time) time.Time {
 		return c
 	}
 	return t
-}
-
-// flowsOf derives (once) the flows of a retired segment (under e.mu).
-func (e *edgeState) flowsOf(sg *segment) *flows {
-	if sg.fl == nil {
-		sg.fl = deriveFlows(sg.st)
-	}
-	return sg.fl
 }
 
 // current returns the flows of the current state (under e.mu).
@@ -131,7 +136,7 @@ func (n *Network) liveCounters(it *iface) Counters {
 	}
 	for i := range e.retired {
 		sg := &e.retired[i]
-		e.flowsOf(sg).count(&c, key, e.since(key, sg.from), sg.to)
+		sg.fl.count(&c, key, e.since(key, sg.from), sg.to)
 	}
 	e.current(n.state).count(&c, key, e.since(key, e.segStart), now)
 	c.LastClear = e.cleared[key]
