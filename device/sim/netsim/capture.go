@@ -62,8 +62,9 @@ type CapturedPacket struct {
 	dead      int
 	p2p       bool
 	// inner is the packet an ICMP error is about.
-	inner *CapturedPacket
-	mtu   int
+	inner   *CapturedPacket
+	mtu     int
+	icmpSeq int
 }
 
 // CaptureFilter is a structured capture filter; zero fields match all.

@@ -211,6 +211,21 @@ func TestCaptureFilters(t *testing.T) {
 			t.Errorf("%d echo requests in, %d replies out, want 3 and 3:\n%s", req, rep, summaries(ps))
 		}
 	})
+	t.Run("a capture right after a ping sees all of it", func(t *testing.T) {
+		if _, err := n.Ping(ProbeRequest{From: "r1", Destination: addr("10.255.0.3"), Count: 5}); err != nil {
+			t.Fatal(err)
+		}
+		ps := capture(t, n, "r2", CaptureFilter{Interface: r2toR1, Protocol: "icmp", Direction: "in", Window: 6 * time.Second})
+		seqs := map[int]bool{}
+		for _, p := range ps {
+			if p.ICMPType == 8 {
+				seqs[p.icmpSeq] = true
+			}
+		}
+		if len(seqs) != 5 || !seqs[1] || !seqs[5] {
+			t.Errorf("echo requests seen: %v, want seq 1-5:\n%s", seqs, summaries(ps))
+		}
+	})
 	t.Run("limit", func(t *testing.T) {
 		o, err := n.Capture("r2", CaptureFilter{Interface: r2toR1, Window: 130 * time.Second, MaxPackets: 3})
 		if err != nil || len(o.Packets) != 3 || !o.Truncated {

@@ -159,7 +159,7 @@ func icmpBody(p *CapturedPacket, n int, pseudo []byte) []byte {
 	b[0], b[1] = byte(p.ICMPType), byte(p.ICMPCode)
 	if isEcho(p) {
 		binary.BigEndian.PutUint16(b[4:], 1) // id
-		binary.BigEndian.PutUint16(b[6:], 1) // sequence
+		binary.BigEndian.PutUint16(b[6:], uint16(p.icmpSeq))
 	} else if p.inner != nil {
 		copy(b[8:], innerBytes(p.inner))
 		if p.ICMPType == 3 && p.ICMPCode == 4 || p.Proto == ProtoICMP6Name && p.ICMPType == 2 {
@@ -337,9 +337,9 @@ func icmpText(p *CapturedPacket) string {
 	if p.Proto == ProtoICMP6Name {
 		switch p.ICMPType {
 		case 128:
-			return "ICMP6, echo request, id 1, seq 1"
+			return fmt.Sprintf("ICMP6, echo request, id 1, seq %d", p.icmpSeq)
 		case 129:
-			return "ICMP6, echo reply, id 1, seq 1"
+			return fmt.Sprintf("ICMP6, echo reply, id 1, seq %d", p.icmpSeq)
 		case 1:
 			return "ICMP6, destination unreachable"
 		case 2:
@@ -351,9 +351,9 @@ func icmpText(p *CapturedPacket) string {
 	}
 	switch p.ICMPType {
 	case 8:
-		return "ICMP echo request, id 1, seq 1"
+		return fmt.Sprintf("ICMP echo request, id 1, seq %d", p.icmpSeq)
 	case 0:
-		return "ICMP echo reply, id 1, seq 1"
+		return fmt.Sprintf("ICMP echo reply, id 1, seq %d", p.icmpSeq)
 	case 11:
 		return "ICMP time exceeded in-transit"
 	case 3:

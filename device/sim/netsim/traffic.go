@@ -245,10 +245,17 @@ type tap struct {
 	orig packet
 	// mtu is the MTU an ICMP "fragmentation needed" answer tells.
 	mtu int
+	// icmpSeq is the sequence number of a ping's echo request and reply.
+	icmpSeq int
 }
 
-// hopGap is the time between two recorded crossings of one probe.
-const hopGap = 100 * time.Microsecond
+// hopGap is the time between two recorded crossings of one probe;
+// pingStampLead is how long before the call the last ping's request left
+// (room for 500 crossings).
+const (
+	hopGap        = 100 * time.Microsecond
+	pingStampLead = 50 * time.Millisecond
+)
 
 // at starts the timing of a new probe.
 func (t *tap) at(t0 time.Time) { t.t0, t.k = t0, 0 }
@@ -272,7 +279,9 @@ func (t *tap) cross(m *sim, it *iface, p *packet, out bool, fate int) {
 		m.n.edge.rings[it.key()] = r
 	}
 	c := probePacket(it, p, out, ts)
-	if p.proto == protoICMP && !isEcho(&c) {
+	if isEcho(&c) {
+		c.icmpSeq = t.icmpSeq
+	} else if p.proto == protoICMP {
 		o := probePacket(it, &t.orig, out, ts)
 		o.TTL = 1
 		c.inner, c.mtu = &o, t.mtu
