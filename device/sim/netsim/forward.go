@@ -71,12 +71,12 @@ type fwResult struct {
 // sim is one run of probes against a state: it owns the counters and the
 // loss sequence numbers of the Network for the time of a call.
 type sim struct {
+	// tap follows the packets across interfaces (see traffic.go): it
+	// records real probes for captures and traces model flows.
+	tap  tap
 	s    *state
 	n    *Network
 	seed int64
-	// tap follows the packets across interfaces (see traffic.go): it
-	// records real probes for captures and traces model flows.
-	tap tap
 }
 
 // hash01 maps its inputs to a deterministic number in [0,1).
@@ -98,13 +98,13 @@ func hash01(seed int64, key string, seq uint64) float64 {
 
 // lose decides deterministically whether a link drops the next packet in a direction.
 func (m *sim) lose(h linkHop) bool {
-	if h.l.loss <= 0 || m.tap.noLoss {
+	if h.l.loss <= 0 {
 		return false
 	}
 	key := h.l.id + ">" + h.to.key()
 	seq := m.n.lossSeq[key]
 	m.n.lossSeq[key] = seq + 1
-	if hash01(m.seed, key, seq)*100 < h.l.loss {
+	if (!m.tap.noLoss || h.l.loss >= 100) && hash01(m.seed, key, seq)*100 < h.l.loss {
 		m.counters(h.to).InErrors++ // a corrupted frame, counted by the receiver
 		return true
 	}

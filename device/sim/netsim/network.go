@@ -207,9 +207,9 @@ func (n *Network) Faults() []topology.Fault {
 
 // rebuild recomputes the derived state from n.topo (under the write lock).
 func (n *Network) rebuild() {
-	n.edge.retire(n.state, n.opts.Now())
 	n.state = build(&n.topo)
 	n.rebuilds++
+	n.edge.changed(n.opts.Now())
 }
 
 // Rebuilds tells how many times the derived state (interface states, L2

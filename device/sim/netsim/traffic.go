@@ -60,20 +60,17 @@ func (e *edgeState) start(now time.Time) {
 	e.rings = map[string]*ring{}
 }
 
-// retire ends the current state's segment (under n.mu's write lock). A
+// changed ends the segment of the state the network just replaced
+// (under n.mu's write lock). A
 // segment whose traffic nobody looked at (its flows were never derived)
 // is not split off: the next state's flows count it, which costs a change
 // nothing, and keeps counters monotonic, since no reading covered it. A
 // segment that was looked at keeps its own flows; beyond maxRetired the
 // oldest is folded into plain counts.
-func (e *edgeState) retire(old *state, now time.Time) {
-	if old == nil {
-		return
-	}
+func (e *edgeState) changed(now time.Time) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.cur == nil || e.curState != old {
-		e.cur, e.curState = nil, nil
+	if e.cur == nil {
 		return
 	}
 	e.retired = append(e.retired, segment{from: e.segStart, to: now, fl: e.cur})
