@@ -38,13 +38,13 @@ func (d *Driver) operational() map[string]any {
 	if len(ietf) > 0 {
 		tree["ietf-interfaces:interfaces"] = obj{"interface": ietf}
 	}
+	d.addLLDP(tree) // lldp_tree.go
 	routing, _ := tree[memRouting].(map[string]any)
 	if routing == nil {
 		routing = obj{}
 	}
 	routing["ribs"] = obj{"rib": d.ribs(c.dev)}
 	tree[memRouting] = routing
-	d.addLLDP(tree)
 	return tree
 }
 
