@@ -3,10 +3,13 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"strings"
 	"time"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
 )
@@ -49,6 +52,10 @@ const clearCountersInput = `{"type":"object","properties":{
 const clearCountersOutput = `{"type":"object","properties":{
 "status":{"type":"string"},"interface":{"type":"string"}
 },"required":["status","interface"]}`
+
+// captureGrace is how long a capture may run past its duration (starting
+// the capture program, flushing and decoding) before it is cancelled.
+const captureGrace = 30 * time.Second
 
 // captureOut is the capture tool's result; its text is tcpdump's.
 type captureOut struct {
@@ -115,7 +122,19 @@ func (s *Server) capture(ctx context.Context, c *call, capt device.Capturer) (an
 	if err := req.Check(); err != nil {
 		return nil, invalidParams("%s: %v", c.tool, err)
 	}
-	res, err := capt.Capture(ctx, req)
+	// A capture holds the device's capture program for its duration: it
+	// counts against the same concurrency limits as the diagnostics.
+	release, err := s.opts.DiagLimiter.Acquire(s.owner(c.req.Session).Session)
+	if err != nil {
+		if errors.Is(err, diag.ErrBusy) {
+			return nil, fmt.Errorf("%s refused: %v; wait for a running capture or diagnostic to finish (or cancel it) and retry", c.tool, err)
+		}
+		return nil, err
+	}
+	defer release()
+	runCtx, cancel := context.WithTimeout(ctx, req.Duration+captureGrace)
+	defer cancel()
+	res, err := capt.Capture(runCtx, req)
 	if err != nil {
 		return nil, err
 	}

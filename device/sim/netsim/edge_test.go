@@ -226,6 +226,24 @@ func TestCaptureFilters(t *testing.T) {
 			t.Errorf("echo requests seen: %v, want seq 1-5:\n%s", seqs, summaries(ps))
 		}
 	})
+	t.Run("a capture right after a traceroute sees its probes and answers", func(t *testing.T) {
+		if _, err := n.Traceroute(ProbeRequest{From: "r1", Destination: addr("10.3.0.10"), Count: 1}); err != nil {
+			t.Fatal(err)
+		}
+		ps := capture(t, n, "r2", CaptureFilter{Interface: r2toR1, Window: 2 * time.Second})
+		var udp, exceeded int
+		for _, p := range ps {
+			switch {
+			case p.Proto == ProtoUDPName && p.Direction == "in" && p.Dst == addr("10.3.0.10"):
+				udp++
+			case p.Proto == ProtoICMPName && p.ICMPType == 11 && p.Src == addr("10.0.12.2"):
+				exceeded++
+			}
+		}
+		if udp == 0 || exceeded == 0 {
+			t.Errorf("%d UDP probes in, %d time exceeded from r2:\n%s", udp, exceeded, summaries(ps))
+		}
+	})
 	t.Run("limit", func(t *testing.T) {
 		o, err := n.Capture("r2", CaptureFilter{Interface: r2toR1, Window: 130 * time.Second, MaxPackets: 3})
 		if err != nil || len(o.Packets) != 3 || !o.Truncated {

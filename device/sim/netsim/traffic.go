@@ -250,8 +250,9 @@ type tap struct {
 // pingStampLead is how long before the call the last ping's request left
 // (room for 500 crossings).
 const (
-	hopGap        = 100 * time.Microsecond
-	pingStampLead = 50 * time.Millisecond
+	hopGap         = 100 * time.Microsecond
+	pingStampLead  = 50 * time.Millisecond
+	traceStampLead = time.Second
 )
 
 // at starts the timing of a new probe.
@@ -266,7 +267,9 @@ func (t *tap) cross(m *sim, it *iface, p *packet, out bool, fate int) {
 		return
 	}
 	if t.t0.IsZero() {
-		t.t0 = m.n.opts.Now()
+		// A traceroute: its probes are stamped from a little before now
+		// (room for 10,000 crossings), so a capture right after sees them.
+		t.t0 = m.n.opts.Now().Add(-traceStampLead)
 	}
 	ts := t.t0.Add(time.Duration(t.k) * hopGap)
 	t.k++
