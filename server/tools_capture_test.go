@@ -20,6 +20,7 @@ import (
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
 	"github.com/netmcp/netmcp/server"
+	"github.com/netmcp/netmcp/server/servertest"
 )
 
 // labClock is a settable clock for a lab.
@@ -268,5 +269,40 @@ func TestCaptureRoles(t *testing.T) {
 	}
 	if c := seen[netproto.ToolClearCounters]; c == nil || c.Annotations.ReadOnlyHint {
 		t.Errorf("clear-counters listed as %+v", c)
+	}
+}
+
+// TestCaptureUnavailable: a driver without capture or counter clearing
+// lists both tools as unavailable, with the reason, and refuses calls.
+func TestCaptureUnavailable(t *testing.T) {
+	s, err := server.New(servertest.New(), server.Options{Gate: &recordGate{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ct, st := mcp.NewInMemoryTransports()
+	if _, err := s.MCP().Connect(context.Background(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "edge-test", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: protoOld})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	tl, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range tl.Tools {
+		if tool.Name != netproto.ToolCapture && tool.Name != netproto.ToolClearCounters {
+			continue
+		}
+		if tool.Meta["available"] != false || tool.Meta["unavailableReason"] == "" {
+			t.Errorf("%s listed with _meta %v", tool.Name, tool.Meta)
+		}
+	}
+	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: netproto.ToolCapture, Arguments: map[string]any{"interface": "GigabitEthernet0/0/0/0"}})
+	if rpcCode(err) != netproto.CodeConfigIncompatible {
+		t.Errorf("capture on a driver without it: %v", err)
 	}
 }
