@@ -2,10 +2,12 @@ package netsim
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -504,4 +506,34 @@ func TestPCAPReadByTcpdump(t *testing.T) {
 			t.Errorf("tcpdump -vvv decodes no BGP keepalive:\n%s", verbose)
 		}
 	}
+}
+
+// TestTrafficConcurrent: pings, captures, counter reads and clears and
+// changes at once (run with -race).
+func TestTrafficConcurrent(t *testing.T) {
+	n, _ := clockedLab(t, defaultLab(t))
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			for i := 0; i < 20; i++ {
+				switch (w + i) % 5 {
+				case 0:
+					_, _ = n.Ping(ProbeRequest{From: "r1", Destination: addr("10.255.0.3"), Count: 2})
+				case 1:
+					_, _ = n.Capture("r2", CaptureFilter{Interface: r2toR1, Window: time.Minute})
+				case 2:
+					_, _ = n.InterfaceState("r2", r2toR1)
+				case 3:
+					_ = n.ClearCounters("r2", "")
+				case 4:
+					d, _ := n.Device("r3")
+					d.Interfaces[0].Description = fmt.Sprint(w, i)
+					_ = n.UpdateDevice(d)
+				}
+			}
+		}(w)
+	}
+	wg.Wait()
 }
