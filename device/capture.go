@@ -15,13 +15,14 @@ type CapturedPacket struct {
 	Direction string `json:"direction,omitempty"`
 	SrcMAC    string `json:"srcMac,omitempty"`
 	DstMAC    string `json:"dstMac,omitempty"`
-	// Protocol is icmp, icmp6, tcp, udp, ospf, arp, or another IP
+	// Protocol is icmp, icmp6, tcp, udp, ospf, arp, lldp, or another
 	// protocol's name or number.
 	Protocol string `json:"protocol"`
-	Src      string `json:"src"`
-	Dst      string `json:"dst"`
-	SrcPort  int    `json:"srcPort,omitempty"`
-	DstPort  int    `json:"dstPort,omitempty"`
+	// Src and Dst are the IP (or ARP) addresses; empty for LLDP.
+	Src     string `json:"src,omitempty"`
+	Dst     string `json:"dst,omitempty"`
+	SrcPort int    `json:"srcPort,omitempty"`
+	DstPort int    `json:"dstPort,omitempty"`
 	// Flags are the TCP flags as tcpdump prints them ("S", "S.", "R.").
 	Flags string `json:"flags,omitempty"`
 	Seq   uint32 `json:"seq,omitempty"`
@@ -37,7 +38,7 @@ type CapturedPacket struct {
 }
 
 // CaptureProtocols are the protocols a CaptureRequest may name.
-var CaptureProtocols = []string{"icmp", "icmpv6", "tcp", "udp", "arp", "ospf"}
+var CaptureProtocols = []string{"icmp", "icmpv6", "tcp", "udp", "arp", "ospf", "lldp"}
 
 // Capture limits every driver applies.
 const (
@@ -58,7 +59,7 @@ func (r *CaptureRequest) Check() error {
 		return fmt.Errorf("capture: interface name %q has characters no interface name has", r.Interface)
 	}
 	switch r.Protocol {
-	case "", "icmp", "icmpv6", "tcp", "udp", "arp", "ospf":
+	case "", "icmp", "icmpv6", "tcp", "udp", "arp", "ospf", "lldp":
 	case "icmp6":
 		r.Protocol = "icmpv6"
 	default:

@@ -31,7 +31,7 @@ const (
 type CaptureRequest struct {
 	// Interface is the device's interface name.
 	Interface string `json:"interface"`
-	// Protocol is "" (any), "icmp", "icmpv6", "tcp", "udp", "arp" or "ospf".
+	// Protocol is "" (any), "icmp", "icmpv6", "tcp", "udp", "arp", "ospf" or "lldp".
 	Protocol string `json:"protocol,omitempty"`
 	// Host matches packets from or to this address ("" = any).
 	Host string `json:"host,omitempty"`

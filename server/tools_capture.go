@@ -22,7 +22,7 @@ import (
 
 const captureInput = `{"type":"object","properties":{
 "interface":{"type":"string","minLength":1,"maxLength":64,"description":"the interface to capture on, e.g. \"GigabitEthernet0/0/0/0\""},
-"protocol":{"type":"string","enum":["icmp","icmpv6","tcp","udp","arp","ospf"],"description":"only this protocol (default: all)"},
+"protocol":{"type":"string","enum":["icmp","icmpv6","tcp","udp","arp","ospf","lldp"],"description":"only this protocol (default: all)"},
 "host":{"type":"string","maxLength":64,"description":"only packets from or to this IP address"},
 "src":{"type":"string","maxLength":64,"description":"only packets from this IP address"},
 "dst":{"type":"string","maxLength":64,"description":"only packets to this IP address"},

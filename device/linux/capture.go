@@ -59,6 +59,8 @@ func captureFilter(req device.CaptureRequest) []string {
 		terms = append(terms, []string{"icmp6"})
 	case "ospf":
 		terms = append(terms, []string{"ip", "proto", "89"})
+	case "lldp":
+		terms = append(terms, []string{"ether", "proto", "0x88cc"})
 	default: // icmp, tcp, udp, arp
 		terms = append(terms, []string{req.Protocol})
 	}

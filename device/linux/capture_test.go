@@ -26,6 +26,8 @@ func TestCaptureArgs(t *testing.T) {
 		{device.CaptureRequest{Interface: "eth0"}, base},
 		{device.CaptureRequest{Interface: "eth0", Protocol: "tcp", Port: 179},
 			append(slices.Clone(base), "tcp", "and", "port", "179")},
+		{device.CaptureRequest{Interface: "eth0", Protocol: "lldp"},
+			append(slices.Clone(base), "ether", "proto", "0x88cc")},
 		{device.CaptureRequest{Interface: "eth0", Protocol: "ospf", Direction: "in"},
 			append(slices.Clone(base), "-Q", "in", "ip", "proto", "89")},
 		{device.CaptureRequest{Interface: "eth0", Protocol: "icmp6", Host: "2001:db8::1", Direction: "out"},

@@ -112,6 +112,8 @@ func decodeFrame(f []byte) device.CapturedPacket {
 		p.Src = netip.AddrFrom16([16]byte(body[8:24])).String()
 		p.Dst = netip.AddrFrom16([16]byte(body[24:40])).String()
 		decodeL4(&p, body[6], body[40:], true)
+	case 0x88cc:
+		p.Protocol, p.Info, p.Length = "lldp", "LLDP", len(body)
 	default:
 		p.Protocol = fmt.Sprintf("ethertype-0x%04x", et)
 	}

@@ -54,8 +54,11 @@ func (d *Driver) Capture(ctx context.Context, req device.CaptureRequest) (device
 // record is the decoded form of a captured packet.
 func record(p *netsim.CapturedPacket) device.CapturedPacket {
 	r := device.CapturedPacket{Time: p.Time, Direction: p.Direction, SrcMAC: p.SrcMAC, DstMAC: p.DstMAC,
-		Protocol: p.Proto, Src: p.Src.String(), Dst: p.Dst.String(), SrcPort: p.SrcPort, DstPort: p.DstPort,
+		Protocol: p.Proto, SrcPort: p.SrcPort, DstPort: p.DstPort,
 		Flags: p.TCPFlags, Seq: p.Seq, Ack: p.Ack, Length: p.Length, Info: p.Info}
+	if p.Src.IsValid() {
+		r.Src, r.Dst = p.Src.String(), p.Dst.String()
+	}
 	switch p.Proto {
 	case netsim.ProtoICMPName, netsim.ProtoICMP6Name:
 		t, c := p.ICMPType, p.ICMPCode

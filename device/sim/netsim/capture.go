@@ -21,6 +21,7 @@ const (
 	ProtoUDPName   = "udp"
 	ProtoOSPFName  = "ospf"
 	ProtoARPName   = "arp"
+	ProtoLLDPName  = "lldp"
 )
 
 // Capture limits.
@@ -65,6 +66,7 @@ type CapturedPacket struct {
 	inner   *CapturedPacket
 	mtu     int
 	icmpSeq int
+	sysName string // of an LLDPDU's sender
 }
 
 // CaptureFilter is a structured capture filter; zero fields match all.
@@ -95,11 +97,11 @@ type CaptureOutcome struct {
 // normalise checks a filter and applies its defaults.
 func (f *CaptureFilter) normalise() error {
 	switch f.Protocol {
-	case "", ProtoICMPName, ProtoTCPName, ProtoUDPName, ProtoOSPFName, ProtoARPName:
+	case "", ProtoICMPName, ProtoTCPName, ProtoUDPName, ProtoOSPFName, ProtoARPName, ProtoLLDPName:
 	case "icmpv6", ProtoICMP6Name:
 		f.Protocol = ProtoICMP6Name
 	default:
-		return fmt.Errorf("netsim: capture protocol %q (want icmp, icmpv6, tcp, udp, ospf or arp)", f.Protocol)
+		return fmt.Errorf("netsim: capture protocol %q (want icmp, icmpv6, tcp, udp, ospf, arp or lldp)", f.Protocol)
 	}
 	switch f.Direction {
 	case "", "both":
@@ -133,6 +135,9 @@ func (f *CaptureFilter) matches(p *CapturedPacket) bool {
 	}
 	if f.Protocol != "" && p.Proto != f.Protocol {
 		return false
+	}
+	if (f.Host.IsValid() || f.Src.IsValid() || f.Dst.IsValid()) && p.Proto == ProtoLLDPName {
+		return false // not an IP packet
 	}
 	if f.Host.IsValid() && p.Src != f.Host && p.Dst != f.Host {
 		return false

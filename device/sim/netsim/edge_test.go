@@ -172,6 +172,9 @@ func TestCaptureFilters(t *testing.T) {
 		{"out", CaptureFilter{Direction: "out"}, func(p CapturedPacket) bool { return p.Direction == "out" }},
 		{"ospf", CaptureFilter{Protocol: "ospf"}, func(p CapturedPacket) bool { return p.Proto == ProtoOSPFName && p.Dst == addr("224.0.0.5") }},
 		{"arp", CaptureFilter{Protocol: "arp"}, func(p CapturedPacket) bool { return p.Proto == ProtoARPName }},
+		{"lldp", CaptureFilter{Protocol: "lldp"}, func(p CapturedPacket) bool {
+			return p.Proto == ProtoLLDPName && p.DstMAC == lldpMulticast && (p.sysName == "r1") == (p.Direction == "in")
+		}},
 		{"icmp", CaptureFilter{Protocol: "icmp"}, func(p CapturedPacket) bool { return p.Proto == ProtoICMPName }},
 		{"host", CaptureFilter{Host: addr("10.0.12.1")}, func(p CapturedPacket) bool { return p.Src == addr("10.0.12.1") || p.Dst == addr("10.0.12.1") }},
 		{"src", CaptureFilter{Src: addr("10.0.12.2")}, func(p CapturedPacket) bool { return p.Src == addr("10.0.12.2") }},

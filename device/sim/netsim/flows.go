@@ -129,6 +129,7 @@ func deriveFlows(s *state) *flows {
 	b := &flowBuilder{s: s, scratch: &Network{counters: map[string]*Counters{}, lossSeq: map[string]uint64{}},
 		out: &flows{keys: map[string][]flowRef{}, bg: map[string]background{}}}
 	b.background()
+	b.lldp()
 	b.ospf()
 	b.arp()
 	b.bgp()
@@ -399,4 +400,24 @@ func arpFiltered(d *device, name string) bool {
 		}
 	}
 	return false
+}
+
+// lldp: every up link carries each end's LLDPDU every 30 s, to the
+// nearest-bridge group (not forwarded by switches), from devices running LLDP.
+func (b *flowBuilder) lldp() {
+	for _, l := range b.s.links {
+		if l.down || !l.a.operUp || !l.b.operUp {
+			continue
+		}
+		for _, from := range []*iface{l.a, l.b} {
+			if !lldpOn(from.dev) {
+				continue
+			}
+			du := lldpdu(from.dev, from)
+			tm := CapturedPacket{Proto: ProtoLLDPName, SrcMAC: from.mac, DstMAC: lldpMulticast, Length: len(du),
+				Info: "LLDP", sysName: from.dev.name, payload: du}
+			b.add(&flow{name: "lldp/" + from.key(), period: lldpInterval,
+				pkts: []flowPkt{{tmpl: tm, cross: []crossing{{it: from, out: true}, {it: l.other(from)}}}}})
+		}
+	}
 }

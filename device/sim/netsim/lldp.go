@@ -3,8 +3,10 @@ package netsim
 import (
 	"encoding/hex"
 	"fmt"
+	"net"
 	"net/netip"
 	"strings"
+	"time"
 
 	"github.com/netmcp/netmcp/device/sim/topology"
 )
@@ -174,4 +176,64 @@ func (n *Network) LLDPNeighbors(dev string) ([]LLDPNeighbor, error) {
 		out = append(out, nb)
 	}
 	return out, nil
+}
+
+// LLDP's ethertype and destination (nearest bridge).
+const (
+	etherTypeLLDP = 0x88cc
+	lldpMulticast = "01:80:c2:00:00:0e"
+	lldpInterval  = 30 * time.Second
+)
+
+// lldpdu is the LLDPDU a device sends out of an interface (IEEE 802.1AB
+// section 8): chassis id (MAC), port id (interface name), TTL, port and
+// system description, system name, capabilities, management address,
+// the organisationally specific TLVs, end.
+func lldpdu(d *device, it *iface) []byte {
+	var b []byte
+	tlv := func(typ int, v []byte) {
+		b = append(b, byte(typ<<1|len(v)>>8), byte(len(v)))
+		b = append(b, v...)
+	}
+	tlv(1, append([]byte{4}, macBytes(d.chassisID())...))
+	tlv(2, append([]byte{5}, it.name...))
+	tlv(3, []byte{0, LLDPTTL})
+	if it.cfg.Description != "" {
+		tlv(4, []byte(it.cfg.Description))
+	}
+	tlv(5, []byte(d.name))
+	if s := systemDescription(d.cfg); s != "" {
+		tlv(6, []byte(s))
+	}
+	var caps uint16
+	for _, c := range lldpCapabilities(d.kind) {
+		caps |= map[string]uint16{LLDPCapBridge: 0x04, LLDPCapRouter: 0x10, LLDPCapStation: 0x80}[c]
+	}
+	tlv(7, []byte{byte(caps >> 8), byte(caps), byte(caps >> 8), byte(caps)})
+	if a := d.managementAddress(); a.IsValid() {
+		ab, fam := a.AsSlice(), byte(1)
+		if a.Is6() {
+			fam = 2
+		}
+		v := append([]byte{byte(len(ab) + 1), fam}, ab...)
+		v = append(v, 2, 0, 0, 0, 0, 0) // interface numbering: ifIndex, unknown; no OID
+		tlv(8, v)
+	}
+	if d.cfg.LLDP != nil {
+		for _, t := range d.cfg.LLDP.CustomTLVs {
+			if p, err := ParseLLDPTLV(t); err == nil {
+				tlv(127, append(append(p.OUI[:], p.Subtype), p.Value...))
+			}
+		}
+	}
+	tlv(0, nil)
+	return b
+}
+
+func macBytes(s string) []byte {
+	hw, err := net.ParseMAC(s)
+	if err != nil || len(hw) != 6 {
+		return make([]byte, 6)
+	}
+	return hw
 }

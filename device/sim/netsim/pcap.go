@@ -59,6 +59,10 @@ func Frame(p *CapturedPacket) []byte {
 		binary.BigEndian.PutUint16(eth[12:], etherTypeARP)
 		return append(eth, arpBody(p)...)
 	}
+	if p.Proto == ProtoLLDPName {
+		binary.BigEndian.PutUint16(eth[12:], etherTypeLLDP)
+		return append(eth, p.payload...)
+	}
 	var proto byte
 	var l4 []byte
 	hdr := 20
@@ -290,6 +294,9 @@ func (p *CapturedPacket) Summary() string {
 			return fmt.Sprintf("%s ARP, Reply %s is-at %s, length 28", ts, p.Src, p.SrcMAC)
 		}
 		return fmt.Sprintf("%s ARP, Request who-has %s tell %s, length 28", ts, p.Dst, p.Src)
+	}
+	if p.Proto == ProtoLLDPName {
+		return fmt.Sprintf("%s LLDP, length %d: %s", ts, p.Length, p.sysName)
 	}
 	ipv := "IP"
 	hdr := 20
