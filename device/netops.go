@@ -31,10 +31,13 @@ const (
 type CaptureRequest struct {
 	// Interface is the device's interface name.
 	Interface string `json:"interface"`
-	// Protocol is "" (any), "icmp", "icmpv6", "tcp", "udp", "arp" or "ospf".
+	// Protocol is "" (any), "icmp", "icmpv6", "tcp", "udp", "arp", "ospf" or "lldp".
 	Protocol string `json:"protocol,omitempty"`
 	// Host matches packets from or to this address ("" = any).
 	Host string `json:"host,omitempty"`
+	// Src and Dst match the source and the destination address.
+	Src string `json:"src,omitempty"`
+	Dst string `json:"dst,omitempty"`
 	// Port matches TCP/UDP packets from or to this port (0 = any).
 	Port int `json:"port,omitempty"`
 	// Direction is in, out or both (default both).
@@ -58,6 +61,8 @@ type CaptureResult struct {
 	Summary []string `json:"summary"`
 	// Truncated is true when MaxPackets stopped the capture.
 	Truncated bool `json:"truncated,omitempty"`
+	// Records are the packets, decoded (device/capture.go).
+	Records []CapturedPacket `json:"records,omitempty"`
 }
 
 // CounterClearer resets interface counters.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/netmcp/netmcp/netproto"
@@ -31,7 +32,7 @@ func (p *Policy) ResourceMetadata() (ResourceMetadata, error) {
 		return ResourceMetadata{}, errors.New("policy: the jwt section has no resource")
 	}
 	scopes := []string{"tool:*"}
-	for _, t := range append(append([]string(nil), netproto.NetworkTools...), DiagnosticTools...) {
+	for _, t := range slices.Concat(netproto.NetworkTools, DiagnosticTools, []string{netproto.ToolCapture, netproto.ToolClearCounters}) {
 		scopes = append(scopes, "tool:"+t)
 	}
 	scopes = append(scopes, "resource:*", "yang:*", "yang-write:*", ScopeSecrets)

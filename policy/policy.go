@@ -24,7 +24,7 @@ const (
 )
 
 // readTools are the tools that only read device state.
-var readTools = []string{netproto.ToolYangGet, netproto.ToolCLIExec, netproto.ToolFilePull}
+var readTools = []string{netproto.ToolYangGet, netproto.ToolCLIExec, netproto.ToolFilePull, netproto.ToolCapture}
 
 // DiagnosticTools are the troubleshooting draft's and MCP-Diag's tools.
 var DiagnosticTools = []string{netproto.ToolPing, netproto.ToolTraceroute, netproto.ToolTracepath, netproto.ToolDNSLookup}
@@ -32,7 +32,7 @@ var DiagnosticTools = []string{netproto.ToolPing, netproto.ToolTraceroute, netpr
 // writeTools change device state.
 var writeTools = map[string]bool{
 	netproto.ToolCLIConfigure: true, netproto.ToolYangEdit: true, netproto.ToolCommit: true,
-	netproto.ToolRollback: true, netproto.ToolFilePush: true,
+	netproto.ToolRollback: true, netproto.ToolFilePush: true, netproto.ToolClearCounters: true,
 }
 
 // IsWriteTool reports whether the tool changes device state; compat names
@@ -51,7 +51,7 @@ func BuiltinRoles() map[string][]string {
 		operator = append(operator, "tool:"+t)
 	}
 	operator = append(operator, "tool:"+netproto.ToolYangEdit, "tool:"+netproto.ToolCLIConfigure,
-		"tool:"+netproto.ToolCommit, "tool:"+netproto.ToolRollback, "yang-write:*")
+		"tool:"+netproto.ToolCommit, "tool:"+netproto.ToolRollback, "tool:"+netproto.ToolClearCounters, "yang-write:*")
 	return map[string][]string{
 		RoleViewer:   viewer,
 		RoleOperator: operator,

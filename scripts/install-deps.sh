@@ -28,10 +28,11 @@ log() { printf 'install-deps: %s\n' "$*" >&2; }
 
 # ca-certificates: HTTPS to the npm registry and the Go module proxy;
 # procps: sysctl, which the diag lab test runs in its namespaces.
+# tcpdump: reads the simulator's pcap captures back; runs linux:// captures.
 APT_PACKAGES=(
 	ca-certificates procps
 	iproute2 iputils-ping traceroute iputils-tracepath bind9-dnsutils mtr-tiny
-	unbound nftables frr rsyslog rsyslog-openssl bsdextrautils openssh-server snmpd snmp lldpd
+	unbound nftables frr rsyslog rsyslog-openssl bsdextrautils openssh-server snmpd snmp lldpd tcpdump
 	jc hyperfine
 	netconfd
 )

@@ -77,6 +77,8 @@ func (sec *Security) authorizeTool(id policy.Identity, owner device.Owner, name 
 		if json.Unmarshal(args, &in) == nil {
 			return sec.authorizeEdits(id, owner, name, in.Edit)
 		}
+	case netproto.ToolCLIExec:
+		return sec.authorizeExec(id, args)
 	case netproto.ToolCLIConfigure:
 		return sec.authorizeCLI(id, owner, name, args)
 	case netproto.ToolRollback:

@@ -177,6 +177,9 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	if err := s.addDiagTools(); err != nil {
 		return nil, err
 	}
+	if err := s.addCaptureTools(); err != nil {
+		return nil, err
+	}
 	s.addResources()
 	s.addConfigResources()
 	s.addPrompts()

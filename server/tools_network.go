@@ -106,6 +106,9 @@ func (s *Server) cliExec(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, netproto.Errorf(netproto.CodeConfigIncompatible, "%s: %v", c.tool, err)
 	}
+	if err := s.approveExecClear(ctx, c, cmd); err != nil {
+		return nil, err
+	}
 	out, err := s.drv.Exec(ctx, cmd)
 	if err != nil {
 		return nil, err

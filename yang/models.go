@@ -10,6 +10,7 @@ func buildDefaultSchema() *Schema {
 		ocACL(),
 		ocSystem(),
 		ietfInterfaces(),
+		ocLLDP(),
 	)
 }
 

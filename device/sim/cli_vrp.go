@@ -33,6 +33,8 @@ func init() {
 		{[]string{"display", "device"}, vrpDevice},
 		{[]string{"ping"}, vrpPing},
 		{[]string{"tracert"}, vrpTracert},
+		{[]string{"display", "lldp", "neighbor"}, vrpLLDPNeighbor},
+		{[]string{"reset", "counters"}, vrpResetCounters},
 		// IOS-style aliases.
 		{[]string{"show", "ip", "arp"}, vrpARP},
 		{[]string{"show", "arp"}, vrpARP},

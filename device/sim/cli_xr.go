@@ -33,6 +33,8 @@ func init() {
 		{[]string{"show", "platform"}, xrPlatform},
 		{[]string{"ping"}, xrPing},
 		{[]string{"traceroute"}, xrTraceroute},
+		{[]string{"show", "lldp", "neighbors"}, xrLLDPNeighbors},
+		{[]string{"clear", "counters"}, xrClearCounters},
 	}
 	xrCommands = append(xrRoutingCommands(), xrCommands...) // OSPF, BGP: cli_routing_xr.go
 }
@@ -149,7 +151,7 @@ func xrInterface(v *view, args []string) (string, error) {
 			b.WriteString("  Encapsulation ARPA,\n  Full-duplex, 1000Mb/s, link type is force-up\n  output flow control is off, input flow control is off\n  loopback not set,\n")
 		}
 		fmt.Fprintf(&b, "  Last link flapped %s\n", fmtDuration(v.now.Sub(v.d.lastChangeOf(name))))
-		b.WriteString("  Last input 00:00:00, output 00:00:00\n  Last clearing of \"show interface\" counters never\n")
+		fmt.Fprintf(&b, "  Last input 00:00:00, output 00:00:00\n  Last clearing of \"show interface\" counters %s\n", lastClearAgo(v.now, st.Counters))
 		b.WriteString("  5 minute input rate 0 bits/sec, 0 packets/sec\n  5 minute output rate 0 bits/sec, 0 packets/sec\n")
 		c := st.Counters
 		fmt.Fprintf(&b, "     %d packets input, %d bytes, %d total input drops\n", c.InPkts, c.InOctets, c.InDiscards)

@@ -75,6 +75,7 @@ func TreeToDevice(tree map[string]any, base topology.Device) (topology.Device, e
 	for _, c := range list(at(tree, memSystem, "snmp", "communities", "community")) {
 		d.SNMPCommunities = append(d.SNMPCommunities, strOf(at(c, "config", "community-string")))
 	}
+	d.LLDP = lldpFromTree(tree, base.LLDP)
 	return d, nil
 }
 

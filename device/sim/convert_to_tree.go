@@ -19,6 +19,7 @@ const (
 	memSystem     = "openconfig-system:system"
 	memSwitched   = "openconfig-vlan:switched-vlan"
 	memRouted     = "openconfig-vlan:routed-vlan"
+	memLLDP       = "openconfig-lldp:lldp"
 	memIPv4Static = "ietf-ipv4-unicast-routing:ipv4"
 	memIPv6Static = "ietf-ipv6-unicast-routing:ipv6"
 	identStatic   = "ietf-routing:static"
@@ -80,6 +81,9 @@ func deviceToTree(d topology.Device, hostname string) map[string]any {
 		tree[memACL] = acl
 	}
 	tree[memSystem] = systemToTree(d, hostname)
+	if d.LLDP != nil {
+		tree[memLLDP] = obj{"config": obj{"enabled": !d.LLDP.Disabled}}
+	}
 	return tree
 }
 

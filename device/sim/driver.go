@@ -33,6 +33,7 @@ type Driver struct {
 	log     *syslogRing
 	ev      *eventBus
 
+	applyMu  sync.Mutex           // one change of the model's configuration at a time
 	mu       sync.Mutex           // guards cur and ifChange
 	cur      devConfig            // configuration the model runs (from running)
 	ifChange map[string]time.Time // last state change per interface
@@ -92,6 +93,8 @@ func (d *Driver) runningDevice() (topology.Device, error) {
 // applyRunning is the store's Apply hook: it turns the new running
 // configuration into the device's topology and reconfigures the model.
 func (d *Driver) applyRunning(running map[string]any) error {
+	d.applyMu.Lock()
+	defer d.applyMu.Unlock()
 	d.mu.Lock()
 	base := d.cur.dev
 	d.mu.Unlock()

@@ -38,6 +38,7 @@ func (d *Driver) operational() map[string]any {
 	if len(ietf) > 0 {
 		tree["ietf-interfaces:interfaces"] = obj{"interface": ietf}
 	}
+	d.addLLDP(tree) // lldp_tree.go
 	routing, _ := tree[memRouting].(map[string]any)
 	if routing == nil {
 		routing = obj{}
@@ -78,7 +79,7 @@ func (d *Driver) ocState(it topology.Interface, st netsim.IfState) obj {
 func ocCounters(c netsim.Counters) obj {
 	return obj{"in-octets": u64(c.InOctets), "out-octets": u64(c.OutOctets), "in-pkts": u64(c.InPkts),
 		"out-pkts": u64(c.OutPkts), "in-errors": u64(c.InErrors), "out-errors": u64(c.OutErrors),
-		"in-discards": u64(c.InDiscards), "out-discards": u64(c.OutDiscards)}
+		"in-discards": u64(c.InDiscards), "out-discards": u64(c.OutDiscards), "last-clear": lastClear(c)}
 }
 
 // addNeighbors puts the IPv4 ARP entries of an interface under its

@@ -34,6 +34,9 @@ type Network struct {
 	lossSeq  map[string]uint64
 	probes   uint64
 	rebuilds uint64 // times the derived state was computed (see Rebuilds)
+	// edge holds the modelled background and protocol traffic, counter
+	// clears and capture rings (traffic.go).
+	edge edgeState
 }
 
 // Counters are an interface's traffic counters.
@@ -42,6 +45,8 @@ type Counters struct {
 	InPkts, OutPkts         uint64
 	InErrors, OutErrors     uint64
 	InDiscards, OutDiscards uint64
+	// LastClear is when the counters were last cleared (zero: never).
+	LastClear time.Time
 }
 
 // IfState is the derived state of one interface.

@@ -34,6 +34,9 @@ type packet struct {
 	sport    int
 	dport    int
 	df       bool
+	// icmpType and icmpCode tell ICMP messages apart in captures (0/0 is
+	// an echo reply; Ping sets 8, or 128 for IPv6, on its requests).
+	icmpType, icmpCode int
 }
 
 // hasPorts tells whether the packet's protocol carries ports.
@@ -68,6 +71,9 @@ type fwResult struct {
 // sim is one run of probes against a state: it owns the counters and the
 // loss sequence numbers of the Network for the time of a call.
 type sim struct {
+	// tap follows the packets across interfaces (see traffic.go): it
+	// records real probes for captures and traces model flows.
+	tap  tap
 	s    *state
 	n    *Network
 	seed int64
@@ -105,7 +111,11 @@ func (m *sim) lose(h linkHop) bool {
 	key := h.l.id + ">" + h.to.key()
 	seq := m.n.lossSeq[key]
 	m.n.lossSeq[key] = seq + 1
-	return hash01(m.seed, key, seq)*100 < h.l.loss
+	if (!m.tap.noLoss || h.l.loss >= 100) && hash01(m.seed, key, seq)*100 < h.l.loss {
+		m.counters(h.to).InErrors++ // a corrupted frame, counted by the receiver
+		return true
+	}
+	return false
 }
 
 // counters returns the persistent counters of an interface.
@@ -126,12 +136,14 @@ func (m *sim) countOut(it *iface, p *packet, pkts uint64) {
 	c := m.counters(it)
 	c.OutPkts += pkts
 	c.OutOctets += uint64(p.size) + 20*(pkts-1)
+	m.tap.cross(m, it, p, true, crossOK)
 }
 
 func (m *sim) countIn(it *iface, p *packet, pkts uint64) {
 	c := m.counters(it)
 	c.InPkts += pkts
 	c.InOctets += uint64(p.size) + 20*(pkts-1)
+	m.tap.cross(m, it, p, false, crossOK)
 }
 
 // ownerOf returns the interface of d in vrf holding address a, if any.
@@ -169,6 +181,7 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 		if in != nil {
 			if !aclPermits(at, in.cfg.IngressACL, &p) || faultDrops(in, &p) {
 				m.counters(in).InDiscards++
+				m.tap.discard(in, false)
 				res.kind = fwLost
 				return res
 			}
@@ -210,6 +223,7 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 		// (its firewall's output chain) filters what it sends too.
 		if (in != nil || at.kind == topology.KindHost) && !aclPermits(at, out.cfg.EgressACL, &p) {
 			m.counters(out).OutDiscards++
+			m.tap.discard(out, true)
 			res.kind = fwLost
 			return res
 		}
@@ -325,6 +339,8 @@ func (m *sim) reply(home *device, res fwResult, from, src netip.Addr, size int) 
 		return answer{}
 	}
 	p := packet{src: from, dst: src, size: size, proto: protoICMP}
+	p.icmpType, p.icmpCode = icmpAnswer(res, m.tap.orig.proto, familyOf(src))
+	m.tap.mtu = res.mtu
 	var back fwResult
 	if res.neighbor != nil {
 		// An unmodelled host answers through the interface it lives on.

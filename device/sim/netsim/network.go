@@ -23,6 +23,7 @@ func New(t topology.Topology, opts Options) (*Network, error) {
 		return nil, err
 	}
 	n := &Network{opts: opts, topo: t, counters: map[string]*Counters{}, lossSeq: map[string]uint64{}}
+	n.edge.start(opts.Now())
 	n.rebuild()
 	return n, nil
 }
@@ -211,6 +212,7 @@ func (n *Network) Faults() []topology.Fault {
 func (n *Network) rebuild() {
 	n.state = build(&n.topo, n.state, n.opts.Now())
 	n.rebuilds++
+	n.edge.changed(n.opts.Now())
 }
 
 // Rebuilds tells how many times the derived state (interface states, L2
@@ -253,9 +255,7 @@ func (n *Network) InterfaceState(dev, ifname string) (IfState, error) {
 		return IfState{}, err
 	}
 	st := IfState{AdminUp: it.adminUp, OperUp: it.operUp, OperReason: it.reason, MTU: it.mtu, MAC: it.mac}
-	if c := n.counters[it.key()]; c != nil {
-		st.Counters = *c
-	}
+	st.Counters = n.liveCounters(it)
 	return st, nil
 }
 

@@ -47,7 +47,7 @@ func (n *Network) prepare(req ProbeRequest) (*prober, bool, error) {
 		return nil, false, fmt.Errorf("netsim: probe from %q: no destination address", req.From)
 	}
 	dst := req.Destination.Unmap()
-	pr := &prober{m: &sim{s: s, n: n, seed: n.opts.Seed}, home: d, vrf: req.VRF, dst: dst, fam: familyOf(dst)}
+	pr := &prober{m: &sim{s: s, n: n, seed: n.opts.Seed, tap: tap{record: true}}, home: d, vrf: req.VRF, dst: dst, fam: familyOf(dst)}
 	if it := ownerOf(d, req.VRF, dst); it != nil {
 		pr.local, pr.src, pr.out = true, dst, it
 	}
@@ -157,6 +157,7 @@ func (pr *prober) probe(p packet, key string) TraceProbe {
 	if !from.IsValid() {
 		from = errorSource(res.at, res.in, pr.fam)
 	}
+	pr.m.tap.orig = p
 	a := pr.m.reply(pr.home, res, from, pr.src, size)
 	if !a.ok {
 		return TraceProbe{Kind: ResultLost}
@@ -202,8 +203,14 @@ func (n *Network) Ping(req ProbeRequest) (PingOutcome, error) {
 	}
 	var last time.Duration
 	for seq := 1; seq <= o.Count; seq++ {
-		p := packet{src: pr.src, dst: pr.dst, ttl: ttl, size: o.Size + hdr, proto: protoICMP, df: req.DontFragment}
+		p := packet{src: pr.src, dst: pr.dst, ttl: ttl, size: o.Size + hdr, proto: protoICMP, df: req.DontFragment, icmpType: 8}
+		// The lab answers at once: the pings' packets are stamped as if
+		// the last exchange ended just now, so a capture right after sees
+		// them all.
+		pr.m.tap.at(o.Start.Add(-time.Duration(o.Count-seq)*time.Second - pingStampLead))
+		pr.m.tap.icmpSeq = seq
 		if pr.fam == 6 {
+			p.icmpType = 128
 			p.df = true // IPv6 routers never fragment
 		}
 		tp := pr.probe(p, fmt.Sprintf("ping/%d", seq))
