@@ -104,6 +104,27 @@ func TestCaptureBGP(t *testing.T) {
 					t.Errorf("%d SYNs and %d RSTs, want one RST per SYN:\n%s", syn, rst, summaries(ps))
 				}
 			}},
+		{"frr_service_down on r1: r2's SYNs get RSTs, r1 sends no SYN and no hello", func(tp topology.Topology) topology.Topology {
+			tp.Faults = append(tp.Faults, topology.Fault{Name: "frr_service_down", Target: "r1"})
+			return tp
+		}, r2toR1,
+			func(t *testing.T, ps []CapturedPacket) {
+				var syn, rst int
+				for _, p := range ps {
+					if isSyn(p, r2, r1) {
+						syn++
+					}
+					if p.TCPFlags == "R." && p.Src == r1 && p.SrcPort == 179 {
+						rst++
+					}
+					if isSyn(p, r1, r2) || (p.Src == r1 && strings.HasPrefix(p.Info, "OSPF")) {
+						t.Errorf("r1's routing daemon is down, yet it sends %s", p.Summary())
+					}
+				}
+				if syn == 0 || rst != syn {
+					t.Errorf("%d SYNs and %d RSTs, want one RST per SYN:\n%s", syn, rst, summaries(ps))
+				}
+			}},
 		{"wrong AS on r1: OPENs then NOTIFICATION", func(tp topology.Topology) topology.Topology {
 			tp.Devices[0].BGP.Neighbors[0].RemoteAS = 65099
 			return tp

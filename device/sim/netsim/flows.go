@@ -239,10 +239,11 @@ func l2Path(from *iface, r *l2Reach, p *packet) []crossing {
 	return append(cs, last)
 }
 
-// ospfOn tells whether an interface sends OSPF hellos.
-func ospfOn(it *iface) bool {
+// ospfOn tells whether an interface sends OSPF hellos: in OSPF, not
+// passive, up, and its router's routing daemon running (frr_service_down).
+func (b *flowBuilder) ospfOn(it *iface) bool {
 	return it.dev.cfg.OSPF != nil && it.cfg.OSPF != nil && !it.cfg.OSPF.Passive && it.operUp &&
-		!it.loopback && it.l3()
+		!it.loopback && it.l3() && !b.s.daemonDown[it.dev.name]
 }
 
 // ospf: every OSPF interface sends a hello to 224.0.0.5 each hello interval.
@@ -250,7 +251,7 @@ func (b *flowBuilder) ospf() {
 	allSPF := netip.MustParseAddr("224.0.0.5")
 	for _, d := range b.s.order {
 		for _, it := range d.ifList {
-			if !ospfOn(it) {
+			if !b.ospfOn(it) {
 				continue
 			}
 			src, ok := it.addrOf(4)
@@ -265,7 +266,7 @@ func (b *flowBuilder) ospf() {
 			// interface receives (an ACL dropping OSPF hides them).
 			var nbrs []netip.Addr
 			for _, r := range it.reach {
-				if !ospfOn(r.to) || r.to.dev == d {
+				if !b.ospfOn(r.to) || r.to.dev == d {
 					continue
 				}
 				if a, ok := r.to.addrOf(4); ok {

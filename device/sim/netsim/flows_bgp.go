@@ -47,8 +47,8 @@ type bgpTry struct {
 func (b *flowBuilder) bgp() {
 	var sides []*bgpSide
 	for _, d := range b.s.order {
-		if d.cfg.BGP == nil {
-			continue
+		if d.cfg.BGP == nil || b.s.daemonDown[d.name] {
+			continue // no BGP, or its routing daemon is down (frr_service_down): no SYNs
 		}
 		for i := range d.cfg.BGP.Neighbors {
 			nb := &d.cfg.BGP.Neighbors[i]
@@ -66,7 +66,7 @@ func (b *flowBuilder) bgp() {
 	for _, sd := range sides {
 		t := b.try(sd)
 		tries[sd.d.name+"/"+sd.peer.String()] = t
-		if t.handshake && t.accept == bgpOpen && asAgree(sd, t) {
+		if t.handshake && t.accept == bgpOpen && asAgree(sd, t) && b.s.bgpEstablished(sd.d, sd.peer) {
 			k := pairKey(sd.local, sd.peer)
 			if estab[k] == nil {
 				estab[k] = t
@@ -146,7 +146,7 @@ func (b *flowBuilder) try(sd *bgpSide) *bgpTry {
 	}
 	t.delivered, t.p = true, res.at
 	t.accept = bgpClosed
-	if bg := t.p.cfg.BGP; bg != nil {
+	if bg := t.p.cfg.BGP; bg != nil && !b.s.daemonDown[t.p.name] {
 		t.accept = bgpRefuse
 		for i := range bg.Neighbors {
 			n := &bg.Neighbors[i]
@@ -184,7 +184,7 @@ func (b *flowBuilder) keepalives(t *bgpTry) {
 	}
 	name := sd.d.name + ">" + sd.peer.String()
 	s1, s2 := isn(name, 0)+1, isn(name, 1)+1
-	msg := bgpKeepalive()
+	msg := bgpKeepaliveMsg()
 	f := &flow{name: "bgp-ka/" + name + "/c", period: ka}
 	b.seg(f, 0, sd.d, sd.local, sd.peer, t.eph, 179, "P.", s1, s2, msg)
 	b.seg(f, 300*time.Microsecond, t.p, sd.peer, sd.local, 179, t.eph, ".", s2, s1+uint32(len(msg)), nil)
@@ -264,7 +264,8 @@ func bgpHeader(typ byte, body []byte) []byte {
 	return append(m, body...)
 }
 
-func bgpKeepalive() []byte { return bgpHeader(4, nil) }
+// bgpKeepaliveMsg is a BGP KEEPALIVE message (RFC 4271, 4.4).
+func bgpKeepaliveMsg() []byte { return bgpHeader(4, nil) }
 
 func bgpOpenMsg(d *device) []byte {
 	asn := uint32(0)
@@ -300,4 +301,21 @@ func bgpInfo(msg []byte) string {
 		return "BGP KEEPALIVE"
 	}
 	return "BGP"
+}
+
+// bgpEstablished tells whether the routing model has the session of d with
+// peer Established: the traffic shows keepalives only for sessions the
+// model itself reports up (maximum-prefix, hold-timer history and
+// everything else it decides included).
+func (s *state) bgpEstablished(d *device, peer netip.Addr) bool {
+	p := s.bgp[d]
+	if p == nil {
+		return false
+	}
+	for _, n := range p.nbrs {
+		if n.addr == peer {
+			return n.est
+		}
+	}
+	return false
 }

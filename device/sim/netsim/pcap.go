@@ -81,7 +81,7 @@ func Frame(p *CapturedPacket) []byte {
 	case ProtoUDPName:
 		proto, l4 = ipProtoUDP, udpBody(p, payloadLen, hdr)
 	case ProtoOSPFName:
-		proto, l4 = ipProtoOSPF, ospfHello(p)
+		proto, l4 = ipProtoOSPF, ospfHelloPacket(p)
 	}
 	if hdr == 40 {
 		binary.BigEndian.PutUint16(eth[12:], etherTypeIPv6)
@@ -246,8 +246,8 @@ func udpBody(p *CapturedPacket, n, iphdr int) []byte {
 	return b
 }
 
-// ospfHello is an OSPFv2 Hello packet (RFC 2328, A.3.1 and A.3.2).
-func ospfHello(p *CapturedPacket) []byte {
+// ospfHelloPacket is an OSPFv2 Hello packet (RFC 2328, A.3.1 and A.3.2).
+func ospfHelloPacket(p *CapturedPacket) []byte {
 	n := 24 + 20 + 4*len(p.neighbors)
 	b := make([]byte, n)
 	b[0], b[1] = 2, 1
