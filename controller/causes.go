@@ -53,8 +53,8 @@ func mtuCause(l Link, odd End, oddMTU, peerMTU, configMTU int, ev ...Evidence) C
 		Summary: fmt.Sprintf("MTU of %s from %d to %d", odd.Iface, old, peerMTU),
 		Edit: []EditOp{{Operation: "merge", Path: fmt.Sprintf("/openconfig-interfaces:interfaces/interface[name='%s']/config", odd.Iface),
 			Value: map[string]any{"mtu": peerMTU}}},
-		Diff: fmt.Sprintf("--- %s running\n+++ %s proposed\n interface %s\n-  mtu %d\n+  mtu %d\n", odd.Device, odd.Device, odd.Iface, old, peerMTU),
-		CLI:  []string{"interface " + odd.Iface, fmt.Sprintf(" mtu %d", peerMTU)},
+		Diff:  fmt.Sprintf("--- %s running\n+++ %s proposed\n interface %s\n-  mtu %d\n+  mtu %d\n", odd.Device, odd.Device, odd.Iface, old, peerMTU),
+		CLI:   []string{"interface " + odd.Iface, fmt.Sprintf(" mtu %d", peerMTU)},
 		Cause: "mtu_mismatch",
 	}}
 	return c

@@ -96,11 +96,17 @@ var grammar = []struct {
 	{regexp.MustCompile(`(?i)^(?:what is |check |measure |find )?(?:the )?path ?mtu (?:from|between) (\S+) (?:to|and) (\S+)$`),
 		func(m []string) Intent { return Intent{Kind: KindPathMTU, Source: m[1], Destination: m[2]} }},
 	{regexp.MustCompile(`(?i)^(?:verify |check |test |diagnose )?(?:the )?(?:reachability|connectivity) (?:between|from) (\S+) (?:and|to) (\S+)(?: via (\S+))?$`),
-		func(m []string) Intent { return Intent{Kind: KindReachability, Source: m[1], Destination: m[2], Via: m[3]} }},
+		func(m []string) Intent {
+			return Intent{Kind: KindReachability, Source: m[1], Destination: m[2], Via: m[3]}
+		}},
 	{regexp.MustCompile(`(?i)^(?:why )?(?:is there |check )?(?:packet )?(?:loss|latency|delay)(?: or (?:loss|latency|delay))? on the path (?:from|between) (\S+) (?:to|and) (\S+)(?: via (\S+))?$`),
-		func(m []string) Intent { return Intent{Kind: KindReachability, Source: m[1], Destination: m[2], Via: m[3]} }},
+		func(m []string) Intent {
+			return Intent{Kind: KindReachability, Source: m[1], Destination: m[2], Via: m[3]}
+		}},
 	{regexp.MustCompile(`(?i)^(?:can|does) (\S+) (?:reach|ping|talk to) (\S+)(?: via (\S+))?$`),
-		func(m []string) Intent { return Intent{Kind: KindReachability, Source: m[1], Destination: m[2], Via: m[3]} }},
+		func(m []string) Intent {
+			return Intent{Kind: KindReachability, Source: m[1], Destination: m[2], Via: m[3]}
+		}},
 	{regexp.MustCompile(`(?i)^(?:why )?(?:can't|cannot|can not) (\S+) (?:reach|ping) (\S+)$`),
 		func(m []string) Intent { return Intent{Kind: KindReachability, Source: m[1], Destination: m[2]} }},
 }

@@ -94,14 +94,14 @@ type Call struct {
 // Change is a concrete change to one device: a YANG edit (what the
 // controller applies) with its CLI equivalent in words and a diff.
 type Change struct {
-	Device  string     `json:"device"`
-	Summary string     `json:"summary"`
-	Edit    []EditOp   `json:"edit"`
-	Diff    string     `json:"diff"`
-	CLI     []string   `json:"cli,omitempty"`
-	Cause   string     `json:"cause,omitempty"`
-	Verify  *Intent    `json:"verify,omitempty"`
-	Applied *Outcome   `json:"applied,omitempty"`
+	Device  string   `json:"device"`
+	Summary string   `json:"summary"`
+	Edit    []EditOp `json:"edit"`
+	Diff    string   `json:"diff"`
+	CLI     []string `json:"cli,omitempty"`
+	Cause   string   `json:"cause,omitempty"`
+	Verify  *Intent  `json:"verify,omitempty"`
+	Applied *Outcome `json:"applied,omitempty"`
 }
 
 // EditOp is one operation of network.yang.edit.

@@ -107,8 +107,8 @@ func (r *run) analyzeBGP(n *Network, d *DeviceView, nb BGPNeighbor, capture bool
 			nev, r.ev(p.Calls[PathNetInst], p.Name, netproto.ToolYangGet, "BGP global AS %d", p.BGP.AS))
 		c.Fix = fmt.Sprintf("Set the remote AS of neighbor %s on %s to %d.", nb.Address, d.Name, p.BGP.AS)
 		c.Changes = []Change{{Device: d.Name, Summary: fmt.Sprintf("peer-as of %s from %d to %d", nb.Address, nb.PeerAS, p.BGP.AS),
-			Edit: []EditOp{{Operation: "merge", Path: bgpNeighborPath(nb.Address) + "/config", Value: map[string]any{"peer-as": p.BGP.AS}}},
-			Diff: fmt.Sprintf("--- %s running\n+++ %s proposed\n bgp neighbor %s\n-  remote-as %d\n+  remote-as %d\n", d.Name, d.Name, nb.Address, nb.PeerAS, p.BGP.AS),
+			Edit:  []EditOp{{Operation: "merge", Path: bgpNeighborPath(nb.Address) + "/config", Value: map[string]any{"peer-as": p.BGP.AS}}},
+			Diff:  fmt.Sprintf("--- %s running\n+++ %s proposed\n bgp neighbor %s\n-  remote-as %d\n+  remote-as %d\n", d.Name, d.Name, nb.Address, nb.PeerAS, p.BGP.AS),
 			Cause: "bgp_asn_misconfig"}}
 		causes = append(causes, c)
 	}
@@ -358,7 +358,7 @@ func (r *run) analyzeOSPFLink(n *Network, l Link) ([]Cause, bool) {
 	}
 	what := fmt.Sprintf("OSPF (IP protocol 89) on the link %s", l)
 	for _, side := range []struct {
-		d  *DeviceView
+		d   *DeviceView
 		if_ string
 	}{{da, l.A.Iface}, {db, l.B.Iface}} {
 		for _, f := range droppingACLs(side.d, side.if_, Traffic{Protocol: "OSPF"}) {

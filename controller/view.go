@@ -237,7 +237,9 @@ type Link struct {
 }
 
 // String is "r1:Gi0/0/0 — r2:Gi0/0/0/0".
-func (l Link) String() string { return l.A.Device + ":" + l.A.Iface + " — " + l.B.Device + ":" + l.B.Iface }
+func (l Link) String() string {
+	return l.A.Device + ":" + l.A.Iface + " — " + l.B.Device + ":" + l.B.Iface
+}
 
 // HostAttach is where a known host attaches: a router interface of its subnet.
 type HostAttach struct {
