@@ -22,29 +22,40 @@ type hop struct {
 // walk follows the routing tables from device src toward dst, hop by
 // hop. It returns the hops and, when the packet cannot go on, why.
 func (n *Network) walk(src string, dst netip.Addr) ([]hop, string) {
-	var hops []hop
+	hops, _, why := n.walkFrom(src, dst)
+	return hops, why
+}
+
+// walkFrom is walk that also returns the device where the walk stopped.
+func (n *Network) walkFrom(src string, dst netip.Addr) ([]hop, string, string) {
+	hops, why, at := n.walkSteps(src, dst)
+	return hops, at, why
+}
+
+func (n *Network) walkSteps(src string, dst netip.Addr) (hops []hop, why, at string) {
 	cur := src
+	defer func() { at = cur }()
 	seen := map[string]bool{}
 	for range 32 {
 		d := n.Devices[cur]
 		if d == nil {
-			return hops, fmt.Sprintf("%s was not read", cur)
+			return hops, fmt.Sprintf("%s was not read", cur), ""
 		}
 		if d.Owns(dst) != nil {
-			return hops, ""
+			return hops, "", ""
 		}
 		if seen[cur] {
-			return hops, fmt.Sprintf("routing loop at %s", cur)
+			return hops, fmt.Sprintf("routing loop at %s", cur), ""
 		}
 		seen[cur] = true
 		rt, ok := d.Lookup(dst)
 		if !ok {
-			return hops, fmt.Sprintf("%s has no route to %s", cur, dst)
+			return hops, fmt.Sprintf("%s has no route to %s", cur, dst), ""
 		}
 		h := hop{Dev: cur, Route: rt, Out: d.Iface(rt.Interface)}
 		if rt.Discard {
 			hops = append(hops, h)
-			return hops, fmt.Sprintf("%s discards packets to %s (route %s is a blackhole)", cur, dst, rt.Prefix)
+			return hops, fmt.Sprintf("%s discards packets to %s (route %s is a blackhole)", cur, dst, rt.Prefix), ""
 		}
 		if h.Out != nil {
 			h.Link, h.HasLink = n.LinkOf(cur, h.Out.Name)
@@ -52,14 +63,11 @@ func (n *Network) walk(src string, dst netip.Addr) ([]hop, string) {
 		hops = append(hops, h)
 		next := rt.NextHop
 		if !next.IsValid() { // connected: the destination is on this segment
-			if h.HasLink && h.Link.B.Addr == dst {
-				return hops, ""
-			}
-			return hops, ""
+			return hops, "", ""
 		}
 		nd, _ := n.Owner(next)
 		if nd == nil {
-			return hops, fmt.Sprintf("%s forwards to %s, which no device of the fleet holds", cur, next)
+			return hops, fmt.Sprintf("%s forwards to %s, which no device of the fleet holds", cur, next), ""
 		}
 		if !h.HasLink || h.Link.B.Device != nd.Name {
 			h.Link, h.HasLink = Link{}, false
@@ -72,7 +80,7 @@ func (n *Network) walk(src string, dst netip.Addr) ([]hop, string) {
 		}
 		cur = nd.Name
 	}
-	return hops, "the path is longer than 32 hops"
+	return hops, "the path is longer than 32 hops", ""
 }
 
 // pathWords prints hops: "r1 Gi0/0/0 -> r2 Gi0/0/0/1 -> r3".
@@ -348,9 +356,14 @@ func (r *run) reachability(in Intent, mtu bool) error {
 // routeCause explains a path that stops without a faulty link or ACL: a
 // missing route (a missing advertisement when BGP should carry it).
 func (r *run) routeCause(n *Network, hops []hop, from string, dst endpoint, stop string) Cause {
-	last := from
-	if len(hops) > 0 {
-		last = hops[len(hops)-1].Dev
+	_, last, _ := n.walkFrom(from, dst.Addr)
+	if last == "" {
+		last = from
+	}
+	// A route withdrawn because a link went down: the link is the cause.
+	if c, ok := r.downLinkCause(n); ok {
+		c.Summary += " " + stop + "."
+		return c
 	}
 	if len(hops) > 0 && !hops[len(hops)-1].Route.NextHop.IsValid() && !hops[len(hops)-1].Route.Discard && dst.Host {
 		// The last router has the host's LAN connected: the host itself does not answer.
@@ -371,6 +384,21 @@ func (r *run) routeCause(n *Network, hops []hop, from string, dst endpoint, stop
 	c := newCause("missing_route", []string{last}, "", stop+".", ev)
 	c.Fix = fmt.Sprintf("Give %s a route to %s (a static route or the routing protocol that should carry it).", last, dst.Addr)
 	return c
+}
+
+// downLinkCause returns the first link of the network that is down at an
+// administratively up end: routes through it are withdrawn.
+func (r *run) downLinkCause(n *Network) (Cause, bool) {
+	for _, l := range n.Links {
+		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
+		if a == nil || b == nil || !a.AdminUp || !b.AdminUp || a.OperUp && b.OperUp {
+			continue
+		}
+		return linkDownCause(l,
+			r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
+			r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)), true
+	}
+	return Cause{}, false
 }
 
 // hostCause: the host's router has its LAN up but the host does not answer.
