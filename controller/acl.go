@@ -176,6 +176,31 @@ type aclFinding struct {
 	Device  string
 	Binding ACLBinding
 	Entry   ACLEntry
+	// Also are the set's later entries that drop the same traffic (they
+	// would decide it once Entry is removed).
+	Also []ACLEntry
+}
+
+// withAlso fills Also from the set.
+func (f aclFinding) withAlso(set *ACLSet, t Traffic) aclFinding {
+	if set == nil || f.Entry.Seq == 0 {
+		return f
+	}
+	past := false
+	for _, e := range set.Entries {
+		if e.Seq == f.Entry.Seq {
+			past = true
+			continue
+		}
+		if !past || !e.matches(t) {
+			continue
+		}
+		if !e.Drop {
+			break
+		}
+		f.Also = append(f.Also, e)
+	}
+	return f
 }
 
 // droppingACLs returns the ACLs bound on a device's interface that drop t.
@@ -190,7 +215,7 @@ func droppingACLs(d *DeviceView, iface string, t Traffic) []aclFinding {
 			continue
 		}
 		if e, drop := set.Drops(t); drop {
-			out = append(out, aclFinding{Device: d.Name, Binding: b, Entry: e})
+			out = append(out, aclFinding{Device: d.Name, Binding: b, Entry: e}.withAlso(set, t))
 		}
 	}
 	return out

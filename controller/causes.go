@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/netmcp/netmcp/device/sim/topology"
 )
@@ -75,13 +76,27 @@ func aclCause(f aclFinding, t Traffic, what string, ev ...Evidence) Cause {
 	}
 	setPath := fmt.Sprintf("/openconfig-acl:acl/acl-sets/acl-set[name='%s'][type='%s']", f.Binding.Set, typ)
 	if f.Entry.Seq > 0 {
-		c.Fix = fmt.Sprintf("Remove entry %d (%s) from ACL %s on %s.", f.Entry.Seq, f.Entry, f.Binding.Set, f.Device)
+		entries := append([]ACLEntry{f.Entry}, f.Also...)
+		var seqs, words, diff, cli []string
+		var ops []EditOp
+		for _, e := range entries {
+			seqs = append(seqs, fmt.Sprint(e.Seq))
+			words = append(words, e.String())
+			diff = append(diff, "-  "+e.String())
+			cli = append(cli, fmt.Sprintf(" undo rule %d", e.Seq))
+			ops = append(ops, EditOp{Operation: "delete", Path: fmt.Sprintf("%s/acl-entries/acl-entry[sequence-id='%d']", setPath, e.Seq)})
+		}
+		noun := "entry"
+		if len(entries) > 1 {
+			noun = "entries"
+		}
+		c.Fix = fmt.Sprintf("Remove %s %s (%s) from ACL %s on %s.", noun, strings.Join(seqs, ", "), strings.Join(words, "; "), f.Binding.Set, f.Device)
 		c.Changes = []Change{{
 			Device:  f.Device,
-			Summary: fmt.Sprintf("remove entry %d of ACL %s", f.Entry.Seq, f.Binding.Set),
-			Edit:    []EditOp{{Operation: "delete", Path: fmt.Sprintf("%s/acl-entries/acl-entry[sequence-id='%d']", setPath, f.Entry.Seq)}},
-			Diff:    fmt.Sprintf("--- %s running\n+++ %s proposed\n acl %s\n-  %s\n", f.Device, f.Device, f.Binding.Set, f.Entry),
-			CLI:     []string{"acl " + f.Binding.Set, fmt.Sprintf(" undo rule %d", f.Entry.Seq)},
+			Summary: fmt.Sprintf("remove %s %s of ACL %s", noun, strings.Join(seqs, ", "), f.Binding.Set),
+			Edit:    ops,
+			Diff:    fmt.Sprintf("--- %s running\n+++ %s proposed\n acl %s\n%s\n", f.Device, f.Device, f.Binding.Set, strings.Join(diff, "\n")),
+			CLI:     append([]string{"acl " + f.Binding.Set}, cli...),
 			Cause:   name,
 		}}
 		return c

@@ -167,7 +167,9 @@ func (r *run) call(dev, tool string, args map[string]any) (any, int, error) {
 	}
 	r.mu.Unlock()
 	status := "ok"
-	if err != nil {
+	if err != nil && strings.Contains(err.Error(), "no data at path") {
+		status = "no data"
+	} else if err != nil {
 		status = "error: " + firstLine(err.Error())
 	}
 	r.progress("  #%d [%s] %s %s (%.0f ms) %s", n, dev, tool, argWords(args), float64(el.Microseconds())/1000, status)

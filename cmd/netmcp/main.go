@@ -37,6 +37,7 @@ var commands = []struct {
 	build func() *cobra.Command
 }{
 	{"approve", newApproveCmd},
+	{"ask", newAskCmd},
 	{"audit", newAuditCmd},
 	{"bench", newBenchCmd},
 	{"bench-peer", newBenchPeerCmd},
