@@ -47,6 +47,9 @@ func (i Intent) String() string {
 	case KindPathMTU:
 		return fmt.Sprintf("path MTU from %s to %s", i.Source, i.Destination)
 	case KindBGPDown:
+		if i.Device == "" {
+			return fmt.Sprintf("why BGP neighbor %s is down", i.Peer)
+		}
 		return fmt.Sprintf("why BGP neighbor %s is down on %s", i.Peer, i.Device)
 	case KindOSPFDown:
 		return fmt.Sprintf("why the OSPF adjacency between %s and %s is down", i.Device, i.Peer)
@@ -70,7 +73,7 @@ func (i Intent) Validate() error {
 	case KindReachability, KindPathMTU:
 		return need("source", i.Source, "destination", i.Destination)
 	case KindBGPDown:
-		return need("device", i.Device, "peer", i.Peer)
+		return need("peer", i.Peer) // the device is found when not given
 	case KindOSPFDown:
 		return need("device", i.Device, "peer", i.Peer)
 	case KindSweep:
@@ -91,6 +94,8 @@ var grammar = []struct {
 		func(m []string) Intent { return Intent{Kind: KindBGPDown, Peer: m[1], Device: m[2]} }},
 	{regexp.MustCompile(`(?i)^(?:why is |diagnose why |why )?(?:the )?bgp (?:neighbou?r|peer|session)(?: to)? (\S+)(?: on| at) (\S+) (?:down|not established|not up|idle)$`),
 		func(m []string) Intent { return Intent{Kind: KindBGPDown, Peer: m[1], Device: m[2]} }},
+	{regexp.MustCompile(`(?i)^(?:why is |diagnose why |why )?(?:the )?bgp (?:neighbou?r|peer|session)(?: to)? (\S+)(?: is)? (?:down|not established|not up|idle)$`),
+		func(m []string) Intent { return Intent{Kind: KindBGPDown, Peer: m[1]} }},
 	{regexp.MustCompile(`(?i)^(?:why is |diagnose why |why )?(?:the )?ospf (?:adjacency|neighbou?rship|neighbou?r|session) (?:between|of) (\S+) and (\S+)(?: (?:down|not full|not up|stuck))?$`),
 		func(m []string) Intent { return Intent{Kind: KindOSPFDown, Device: m[1], Peer: m[2]} }},
 	{regexp.MustCompile(`(?i)^(?:what is |check |measure |find )?(?:the )?path ?mtu (?:from|between) (\S+) (?:to|and) (\S+)$`),

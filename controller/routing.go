@@ -15,6 +15,18 @@ import (
 // the device has the capture tool, and the configuration of both ends.
 func (r *run) bgpDown(in Intent) error {
 	n := r.readNetwork()
+	if in.Device == "" {
+		for _, name := range n.Order {
+			if b := n.Devices[name].BGP; b != nil && slices.ContainsFunc(b.Neighbors, func(nb BGPNeighbor) bool { return nb.Address == in.Peer }) {
+				in.Device = name
+				break
+			}
+		}
+		if in.Device == "" {
+			return fmt.Errorf("no device of the fleet has a BGP neighbor %s", in.Peer)
+		}
+		r.progress("  %s has the BGP neighbor %s", in.Device, in.Peer)
+	}
 	d := n.Devices[in.Device]
 	if d == nil {
 		return fmt.Errorf("device %s: not in the fleet or not readable (%s)", in.Device, n.Unread[in.Device])
@@ -161,6 +173,9 @@ func bgpNeighborPath(addr string) string {
 // capture runs the capture tool on an interface for a port, when the
 // device has it; its arguments are built from the tool's input schema.
 func (r *run) capture(dev, iface string, port int) {
+	if r.c.Fleet == nil {
+		return
+	}
 	d := r.c.Fleet.Device(dev)
 	if d == nil || !d.HasTool(netproto.ToolCapture) {
 		r.progress("  [%s] has no %s tool: no packet capture", dev, netproto.ToolCapture)
@@ -396,45 +411,19 @@ func (r *run) routingSweep(n *Network) {
 		return
 	}
 	r.begin("check every BGP session and OSPF adjacency")
-	// A router whose every session and adjacency is down while its links
-	// are up has lost its routing daemons.
-	dead := map[string]bool{}
-	for _, name := range n.Order {
-		d := n.Devices[name]
-		total, down := 0, 0
-		if d.BGP != nil {
-			for _, nb := range d.BGP.Neighbors {
-				total++
-				if !nb.Established() {
-					down++
-				}
-			}
-		}
-		if d.OSPF != nil {
-			for _, oi := range d.OSPF.Interfaces {
-				if oi.Passive {
-					continue
-				}
-				total++
-				if adjacency(oi, "").State != "FULL" {
-					down++
-				}
-			}
-		}
-		if total >= 2 && down == total && r.linksUp(n, name) {
-			dead[name] = true
-			c := newCause("frr_service_down", []string{name}, "", fmt.Sprintf("Every BGP session and OSPF adjacency of %s is down while its links are up: its routing daemons are down.", name),
-				r.ev(d.Calls[PathNetInst], name, netproto.ToolYangGet, "%d sessions and adjacencies, none up", total))
-			c.Fix = fmt.Sprintf("Restart the routing service on %s.", name)
-			r.rep.addCause(c)
-		}
+	dead := r.deadDaemons(n)
+	for _, name := range sortedKeys(dead) {
+		c := newCause("frr_service_down", []string{name}, "", fmt.Sprintf("Every BGP session and OSPF adjacency of %s is down while its links are up, and its peers' failed sessions all point to it: its routing daemons are down.", name),
+			r.ev(n.Devices[name].Calls[PathNetInst], name, netproto.ToolYangGet, "%d sessions and adjacencies, none up", dead[name]))
+		c.Fix = fmt.Sprintf("Restart the routing service on %s.", name)
+		r.rep.addCause(c)
 	}
 	involves := func(d *DeviceView, addr string) bool {
-		if dead[d.Name] {
+		if dead[d.Name] > 0 {
 			return true
 		}
 		if a, err := netip.ParseAddr(addr); err == nil {
-			if p, _ := n.Owner(a); p != nil && dead[p.Name] {
+			if p, _ := n.Owner(a); p != nil && dead[p.Name] > 0 {
 				return true
 			}
 		}
@@ -457,7 +446,7 @@ func (r *run) routingSweep(n *Network) {
 		}
 	}
 	for _, l := range n.Links {
-		if dead[l.A.Device] || dead[l.B.Device] {
+		if dead[l.A.Device] > 0 || dead[l.B.Device] > 0 {
 			continue
 		}
 		cs, _ := r.analyzeOSPFLink(n, l)
@@ -534,4 +523,61 @@ func (r *run) missingAdvertisements(n *Network) {
 			r.rep.addCause(c)
 		}
 	}
+}
+
+// deadDaemons finds the routers whose routing daemons are down: every
+// BGP session and OSPF adjacency of theirs is down while their links are
+// up, and they are not merely the victims of another such router (a
+// router whose sessions all go to one dead router looks dead too). It
+// returns each one with its number of sessions.
+func (r *run) deadDaemons(n *Network) map[string]int {
+	peers := map[string]map[string]bool{} // candidate -> the devices its down sessions go to
+	total := map[string]int{}
+	for _, name := range n.Order {
+		d := n.Devices[name]
+		all, down := 0, map[string]bool{}
+		ok := true
+		if d.BGP != nil {
+			for _, nb := range d.BGP.Neighbors {
+				all++
+				if nb.Established() {
+					ok = false
+				}
+				if a, err := netip.ParseAddr(nb.Address); err == nil {
+					if p, _ := n.Owner(a); p != nil {
+						down[p.Name] = true
+					}
+				}
+			}
+		}
+		if d.OSPF != nil {
+			for _, oi := range d.OSPF.Interfaces {
+				if oi.Passive {
+					continue
+				}
+				all++
+				if adjacency(oi, "").State == "FULL" {
+					ok = false
+				}
+				if l, found := n.LinkOf(name, oi.Name); found {
+					down[l.B.Device] = true
+				}
+			}
+		}
+		if ok && all >= 2 && r.linksUp(n, name) {
+			peers[name], total[name] = down, all
+		}
+	}
+	dead := map[string]int{}
+	for c, ps := range peers {
+		// c is explained when a single other candidate is the peer of all its sessions.
+		explained := len(ps) == 1
+		for p := range ps {
+			explained = explained && peers[p] != nil
+		}
+		if !explained {
+			dead[c] = total[c]
+		}
+	}
+	return dead
 }
