@@ -26,6 +26,7 @@ type testLab struct {
 	topo  topology.Topology
 	fleet *client.Fleet
 	ctl   *controller.Controller
+	inv   *inventory.Inventory
 }
 
 // newTestLab starts the default lab with faults: each named fault is
@@ -108,7 +109,7 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 	if err := f.Connect(ctx); err != nil {
 		t.Fatal(err)
 	}
-	l.fleet = f
+	l.fleet, l.inv = f, inv
 	l.ctl = &controller.Controller{Fleet: f, Hosts: controller.HostsOf(topo)}
 	if testing.Verbose() {
 		l.ctl.Progress = testWriter{t}

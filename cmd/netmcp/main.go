@@ -42,6 +42,7 @@ var commands = []struct {
 	{"bench", newBenchCmd},
 	{"bench-peer", newBenchPeerCmd},
 	{"conformance-server", newConformanceCmd},
+	{"controller", newControllerCmd},
 	{"diag", newDiagCmd},
 	{"lab", newLabCmd},
 	{"parse", newParseCmd},
