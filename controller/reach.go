@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/netmcp/netmcp/netproto"
@@ -325,6 +326,12 @@ func (r *run) reachability(in Intent, mtu bool) error {
 		}
 		if pmtu > 0 {
 			r.rep.Facts["path_mtu"] = pmtu
+		}
+		if in.Via != "" && stop == "" && !slices.ContainsFunc(hops, func(h hop) bool { return h.Dev == in.Via }) {
+			c := newCause("path_not_via", []string{src.Dev}, "", fmt.Sprintf("The path from %s to %s does not cross %s: %s.", in.Source, in.Destination, in.Via, pathWords(hops, dst.Name)),
+				r.ev(n.Devices[src.Dev].Calls[PathRouting], src.Dev, netproto.ToolYangGet, "route to %s", dst.Addr))
+			c.Fix = fmt.Sprintf("Check the routing policy that should steer %s's traffic to %s through %s.", in.Source, in.Destination, in.Via)
+			causes = append(causes, c)
 		}
 		if !p.OK() && len(causes) == 0 && p.Loss < 100 {
 			causes = append(causes, r.locateLoss(n, hops)...)

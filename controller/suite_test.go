@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/inventory"
 )
 
 // suite is the fault suite on the default lab: the faults the simulator
@@ -28,6 +30,7 @@ var suite = []struct {
 	{fault: "icmp_acl_block r3:GigabitEthernet0/0/0"},
 	{fault: "icmp_acl_block r2:GigabitEthernet0/0/0/0 direction=out"},
 	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0"},
+	{fault: "link_down r3:GigabitEthernet0/0/1"},
 	{fault: "link_down r2:GigabitEthernet0/0/0/1", intent: "verify reachability between r1 and h3"},
 	{fault: "mtu_mismatch r2:GigabitEthernet0/0/0/1", intent: "verify reachability between r1 and h3"},
 	{fault: "icmp_acl_block r3:GigabitEthernet0/0/0", intent: "can r1 reach h3?"},
@@ -145,5 +148,31 @@ func TestRemediationRolledBack(t *testing.T) {
 	again := l.ask(t, "verify reachability between r1 and h3")
 	if !slices.Contains(again.RootCauseName, "icmp_acl_block") {
 		t.Fatalf("the ACL entry is not back after the rollback: %s", again.Diagnosis)
+	}
+}
+
+// TestDeadDevice: a device of the inventory that does not answer is
+// reported, and the sweep of the others still finishes.
+func TestDeadDevice(t *testing.T) {
+	l := newTestLab(t)
+	inv := *l.inv
+	inv.Devices = append(slices.Clone(inv.Devices), inventory.Device{Name: "r9", URL: "http://127.0.0.1:1/mcp"})
+	f, err := client.New(&inv, client.Options{ConnectTimeout: 2 * time.Second, CallTimeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := f.Connect(ctx); err == nil {
+		t.Fatal("r9 connected")
+	}
+	ctl := &controller.Controller{Fleet: f, Hosts: l.ctl.Hosts}
+	rep, err := ctl.Ask(ctx, controller.Intent{Kind: controller.KindSweep})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Unreachable["r9"] == "" || rep.IsAnomaly && !slices.Equal(rep.FaultyDevices, []string{"r9"}) {
+		t.Fatalf("unreachable %v, faulty %v", rep.Unreachable, rep.FaultyDevices)
 	}
 }

@@ -216,6 +216,16 @@ func (r *run) hostSweep(n *Network) {
 	wg.Wait()
 	for _, p := range probes {
 		ep := r.hostEndpoint(n, p.h)
+		if it := n.Devices[p.h.Router.Device].Iface(p.h.Router.Iface); it != nil && it.AdminUp && !it.OperUp {
+			// The host's LAN port is down: the link to the host.
+			c := newCause("link_down", []string{p.h.Router.Device, p.h.Host.Name}, p.h.Router.Device+":"+p.h.Router.Iface+" — "+p.h.Host.Name,
+				fmt.Sprintf("The link from %s:%s to host %s is down: the port is administratively up but operationally %s.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name, it.OperStatus),
+				r.ev(n.Devices[p.h.Router.Device].Calls[PathInterfaces], p.h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper %s", it.Name, it.OperStatus),
+				r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text))
+			c.Fix = fmt.Sprintf("Restore the link between %s:%s and %s (cable, the host's port, the host itself).", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name)
+			r.rep.addCause(c)
+			continue
+		}
 		switch {
 		case !p.local.OK() && p.local.Loss == 100:
 			if r.coveredByCause(p.h.Router.Device, p.h.Router.Iface) {
