@@ -33,7 +33,14 @@ func (r *run) bgpDown(in Intent) error {
 	}
 	r.begin(fmt.Sprintf("BGP neighbor %s on %s: state, last error, configuration", in.Peer, in.Device))
 	if d.BGP == nil {
-		r.rep.Diagnosis = fmt.Sprintf("%s reports no BGP process (%s has no BGP protocol instance).", in.Device, PathNetInst)
+		// No BGP state to read: the path to the peer is still checked.
+		r.progress("  %s reports no BGP state (%s has no BGP protocol instance): checking the path to %s only", in.Device, PathNetInst, in.Peer)
+		for _, c := range r.analyzeBGP(n, d, BGPNeighbor{Address: in.Peer, Enabled: true, State: "UNKNOWN"}, true) {
+			r.rep.addCause(c)
+		}
+		if len(r.rep.RootCauses) == 0 {
+			r.rep.Diagnosis = fmt.Sprintf("%s reports no BGP state, and the path to %s (interfaces, ACLs on TCP 179) is clear.", in.Device, in.Peer)
+		}
 		return nil
 	}
 	i := slices.IndexFunc(d.BGP.Neighbors, func(nb BGPNeighbor) bool { return nb.Address == in.Peer })
@@ -91,6 +98,9 @@ func (r *run) analyzeBGP(n *Network, d *DeviceView, nb BGPNeighbor, capture bool
 		return nil
 	}
 	nev := r.ev(d.Calls[PathNetInst], d.Name, netproto.ToolYangGet, "neighbor %s: %s", nb.Address, bgpWords(nb))
+	if nb.State == "UNKNOWN" {
+		nev.Showed = "no BGP state reported"
+	}
 	var causes []Cause
 	if !nb.Enabled {
 		c := newCause("bgp_neighbor_shutdown", []string{d.Name}, nb.Address, fmt.Sprintf("The BGP neighbor %s is administratively disabled on %s.", nb.Address, d.Name), nev)
@@ -284,7 +294,14 @@ func (r *run) analyzeOSPFLink(n *Network, l Link) ([]Cause, bool) {
 			r.ev(db.Calls[PathInterfaces], db.Name, netproto.ToolYangGet, "%s oper %s", b.Name, b.OperStatus))}, false
 	}
 	if da.OSPF == nil && db.OSPF == nil {
-		return nil, true // no OSPF reported on either end: nothing to check
+		// No OSPF state reported: what would stop OSPF on the link is
+		// still checked (MTU, ACLs on protocol 89).
+		var causes []Cause
+		if a.MTU != b.MTU {
+			causes = append(causes, r.mtuMismatch(n, l))
+		}
+		causes = append(causes, r.ospfACLs(n, l)...)
+		return causes, len(causes) == 0
 	}
 	var oa, ob OSPFIface
 	var hasA, hasB bool
@@ -371,18 +388,7 @@ func (r *run) analyzeOSPFLink(n *Network, l Link) ([]Cause, bool) {
 		c.Fix = "Use the same hello and dead intervals on both ends."
 		causes = append(causes, c)
 	}
-	what := fmt.Sprintf("OSPF (IP protocol 89) on the link %s", l)
-	for _, side := range []struct {
-		d   *DeviceView
-		if_ string
-	}{{da, l.A.Iface}, {db, l.B.Iface}} {
-		for _, f := range droppingACLs(side.d, side.if_, Traffic{Protocol: "OSPF"}) {
-			if f.Entry.Protocol == "OSPF" || f.Entry.Seq == 0 {
-				causes = append(causes, aclCause(f, Traffic{Protocol: "OSPF"}, what,
-					r.ev(side.d.Calls[PathACL], side.d.Name, netproto.ToolYangGet, "ACL %s bound %s on %s: %s", f.Binding.Set, f.Binding.Dir(), f.Binding.Iface, f.Entry)))
-			}
-		}
-	}
+	causes = append(causes, r.ospfACLs(n, l)...)
 	for i := range causes {
 		causes[i].Evidence = append(causes[i].Evidence, ea("adjacency: %s", state))
 	}
@@ -580,4 +586,20 @@ func (r *run) deadDaemons(n *Network) map[string]int {
 		}
 	}
 	return dead
+}
+
+// ospfACLs returns the ACLs bound on either end of a link that drop OSPF.
+func (r *run) ospfACLs(n *Network, l Link) []Cause {
+	var causes []Cause
+	what := fmt.Sprintf("OSPF (IP protocol 89) on the link %s", l)
+	for _, e := range []End{l.A, l.B} {
+		d := n.Devices[e.Device]
+		for _, f := range droppingACLs(d, e.Iface, Traffic{Protocol: "OSPF"}) {
+			if f.Entry.Protocol == "OSPF" || f.Entry.Seq == 0 {
+				causes = append(causes, aclCause(f, Traffic{Protocol: "OSPF"}, what,
+					r.ev(d.Calls[PathACL], d.Name, netproto.ToolYangGet, "ACL %s bound %s on %s: %s", f.Binding.Set, f.Binding.Dir(), f.Binding.Iface, f.Entry)))
+			}
+		}
+	}
+	return causes
 }

@@ -35,6 +35,10 @@ var suite = []struct {
 	{fault: "mtu_mismatch r2:GigabitEthernet0/0/0/1", intent: "verify reachability between r1 and h3"},
 	{fault: "icmp_acl_block r3:GigabitEthernet0/0/0", intent: "can r1 reach h3?"},
 	{fault: "link_high_packet_corruption r2:GigabitEthernet0/0/0/1", intent: "is there loss on the path from r1 to 10.3.0.10"},
+	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0", intent: "why is BGP neighbor 10.0.12.2 down on r1"},
+	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0 direction=out", intent: "why is BGP neighbor 10.0.12.1 down on r2"},
+	{fault: "mtu_mismatch r3:GigabitEthernet0/0/0", intent: "why is the OSPF adjacency between r2 and r3 down"},
+	{fault: "link_down r2:GigabitEthernet0/0/0/1", intent: "why is the OSPF adjacency between r2 and r3 down"},
 }
 
 // TestFaultSuite injects each fault into its own lab, asks the intent
