@@ -251,21 +251,27 @@ func (o *operator) consent(rep *controller.Report) (string, bool) {
 // to was consented to (the device asks to approve the write the
 // controller makes for it), else declined.
 func (o *operator) elicit(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	return o.answer(d.Name(), p.Message), nil
+}
+
+// answer decides a device's elicitation (see elicit).
+func (o *operator) answer(device, message string) *mcp.ElicitResult {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	fmt.Fprintf(o.out, "[%s] asks: %s\n", d.Name(), p.Message)
+	fmt.Fprintf(o.out, "[%s] asks: %s\n", device, message)
+	accept := &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true, "confirm": true}}
 	if o.tty {
 		fmt.Fprintf(o.out, "Accept? [y/N] ")
 		line, _ := o.in.ReadString('\n')
 		if a := strings.ToLower(strings.TrimSpace(line)); a == "y" || a == "yes" {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true, "confirm": true}}, nil
+			return accept
 		}
-		return &mcp.ElicitResult{Action: "decline"}, nil
+		return &mcp.ElicitResult{Action: "decline"}
 	}
 	if o.approved {
-		fmt.Fprintf(o.out, "[%s] accepted: the fix was consented to (%s)\n", d.Name(), map[bool]string{true: "policy", false: "operator"}[o.yes])
-		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true, "confirm": true}}, nil
+		fmt.Fprintf(o.out, "[%s] accepted: the fix was consented to (%s)\n", device, map[bool]string{true: "policy", false: "operator"}[o.yes])
+		return accept
 	}
-	fmt.Fprintf(o.out, "[%s] declined: no consent\n", d.Name())
-	return &mcp.ElicitResult{Action: "decline"}, nil
+	fmt.Fprintf(o.out, "[%s] declined: no consent\n", device)
+	return &mcp.ElicitResult{Action: "decline"}
 }
