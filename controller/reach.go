@@ -304,6 +304,9 @@ func (r *run) reachability(in Intent, mtu bool) error {
 		r.begin(fmt.Sprintf("follow the path from %s to %s hop by hop (routes, interfaces, MTU, ACLs)", src.Dev, dst.Addr))
 		hops, stop := n.walk(src.Dev, dst.Addr)
 		r.rep.Facts["path"] = pathWords(hops, dst.Name)
+		if stop != "" {
+			r.rep.Facts["path"] = pathWords(hops, "stops: "+stop)
+		}
 		cs, m := r.checkHops(n, hops, t, fmt.Sprintf("ICMP from %s to %s", t.Src, dst.Addr))
 		causes, pmtu = append(causes, cs...), m
 		if stop != "" && len(cs) == 0 {
@@ -314,6 +317,9 @@ func (r *run) reachability(in Intent, mtu bool) error {
 			r.begin(fmt.Sprintf("follow the return path from %s to %s", back, t.Src))
 			bh, bstop := n.walk(back, t.Src)
 			r.rep.Facts["return_path"] = pathWords(bh, src.Name)
+			if bstop != "" {
+				r.rep.Facts["return_path"] = pathWords(bh, "stops: "+bstop)
+			}
 			rt := Traffic{Protocol: "ICMP", Src: dst.Addr, Dst: t.Src}
 			cs, m := r.checkHops(n, bh, rt, fmt.Sprintf("ICMP replies from %s to %s", dst.Addr, t.Src))
 			causes = append(causes, cs...)
@@ -342,6 +348,24 @@ func (r *run) reachability(in Intent, mtu bool) error {
 		fit := r.ping(src.Dev, dst.Addr, pingOpts{Count: 1, Source: src.Source, VRF: vrf, Size: pmtu - 28, DF: true})
 		over := r.ping(src.Dev, dst.Addr, pingOpts{Count: 1, Source: src.Source, VRF: vrf, Size: pmtu - 27, DF: true})
 		r.rep.Facts["path_mtu_confirmed"] = fit.OK() && !over.OK()
+	}
+	if !p.OK() && vrf == "" {
+		// The source device's own runbook, as a second opinion.
+		r.begin(fmt.Sprintf("run %s's own runbook %s", src.Dev, netproto.PromptPingFail))
+		source := src.Source
+		if source == "" && src.Addr.IsValid() {
+			source = src.Addr.String()
+		}
+		if rc, call, ok := r.runbook(src.Dev, netproto.PromptPingFail, map[string]string{"src": source, "dst": dst.Addr.String()}); ok {
+			e := r.ev(call, src.Dev, "prompts/get "+netproto.PromptPingFail, "the device's runbook concludes: %s", firstLine(rc))
+			for i := range causes {
+				causes[i].Evidence = append(causes[i].Evidence, e)
+			}
+			if len(causes) == 0 {
+				c := newCause("device_runbook", []string{src.Dev}, "", "The device's runbook: "+firstLine(rc), e)
+				causes = append(causes, c)
+			}
+		}
 	}
 	for _, c := range causes {
 		c.Evidence = append([]Evidence{r.ev(p.Call, src.Dev, netproto.ToolPing, "%s", p.Text)}, c.Evidence...)

@@ -239,10 +239,21 @@ func indent(s, pre string) string {
 func (r *Report) addCause(c Cause) {
 	slices.Sort(c.Devices)
 	c.Devices = slices.Compact(c.Devices)
+	var ev []Evidence
+	for _, e := range c.Evidence {
+		if !slices.Contains(ev, e) {
+			ev = append(ev, e)
+		}
+	}
+	c.Evidence = ev
 	for i := range r.RootCauses {
 		o := &r.RootCauses[i]
 		if o.Name == c.Name && slices.Equal(o.Devices, c.Devices) && o.Where == c.Where {
-			o.Evidence = append(o.Evidence, c.Evidence...)
+			for _, e := range c.Evidence {
+				if !slices.Contains(o.Evidence, e) {
+					o.Evidence = append(o.Evidence, e)
+				}
+			}
 			return
 		}
 	}
