@@ -35,6 +35,7 @@ type testLab struct {
 func newTestLab(t testing.TB, faults ...string) *testLab {
 	t.Helper()
 	topo := sim.DefaultTopology()
+	hosts := controller.HostsOf(topo) // what the operator knows: the intended addresses
 	var inject []topology.Fault
 	for _, w := range faults {
 		f, err := topology.ParseFault(w)
@@ -110,7 +111,7 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 		t.Fatal(err)
 	}
 	l.fleet, l.inv = f, inv
-	l.ctl = &controller.Controller{Fleet: f, Hosts: controller.HostsOf(topo)}
+	l.ctl = &controller.Controller{Fleet: f, Hosts: hosts}
 	if testing.Verbose() {
 		l.ctl.Progress = testWriter{t}
 	}

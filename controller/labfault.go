@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 	"strconv"
 
@@ -70,6 +71,8 @@ func ConfigFault(topo *topology.Topology, f topology.Fault) (bool, error) {
 		rules = []topology.ACLEntry{{Seq: 10, Action: "deny", Protocol: "tcp", DstPort: port}}
 	case "arp_acl_block":
 		rules = []topology.ACLEntry{{Seq: 10, Action: "deny", Protocol: "arp"}}
+	case "host_incorrect_ip", "host_missing_ip", "host_incorrect_gateway":
+		return hostFault(topo, f)
 	default:
 		return false, nil
 	}
@@ -167,4 +170,58 @@ func FaultDevices(topo topology.Topology, f topology.Fault) []string {
 	_ = ifn
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// hostFault applies a host addressing fault to the topology: a wrong
+// address (default: the same host number in 192.0.2.0/24, outside its
+// LAN), no address, or a wrong gateway (default: the LAN's .254).
+func hostFault(topo *topology.Topology, f topology.Fault) (bool, error) {
+	topo.Devices = slices.Clone(topo.Devices)
+	i := slices.IndexFunc(topo.Devices, func(d topology.Device) bool { return d.Name == f.Target })
+	if i < 0 || topo.Devices[i].Kind != topology.KindHost {
+		return false, fmt.Errorf("fault %s: no host %s", f.Name, f.Target)
+	}
+	d := &topo.Devices[i]
+	d.Interfaces = slices.Clone(d.Interfaces)
+	j := 0
+	if name := f.Params["interface"]; name != "" {
+		j = slices.IndexFunc(d.Interfaces, func(it topology.Interface) bool { return it.Name == name })
+		if j < 0 {
+			return false, fmt.Errorf("fault %s: %s has no interface %s", f.Name, d.Name, name)
+		}
+	}
+	if len(d.Interfaces) == 0 || len(d.Interfaces[j].Addresses) == 0 {
+		return false, fmt.Errorf("fault %s: %s has no addressed interface", f.Name, d.Name)
+	}
+	it := &d.Interfaces[j]
+	p, err := netip.ParsePrefix(it.Addresses[0])
+	if err != nil || !p.Addr().Is4() {
+		return false, fmt.Errorf("fault %s: %s's first address %q is not IPv4", f.Name, d.Name, it.Addresses[0])
+	}
+	switch f.Name {
+	case "host_incorrect_ip":
+		addr := f.Params["address"]
+		if addr == "" {
+			b := p.Addr().As4()
+			addr = netip.PrefixFrom(netip.AddrFrom4([4]byte{192, 0, 2, b[3]}), 24).String()
+		}
+		it.Addresses = append([]string{addr}, it.Addresses[1:]...)
+	case "host_missing_ip":
+		var keep []string
+		for _, a := range it.Addresses {
+			if q, err := netip.ParsePrefix(a); err == nil && q.Addr().Is6() {
+				keep = append(keep, a)
+			}
+		}
+		it.Addresses = keep
+	case "host_incorrect_gateway":
+		gw := f.Params["gateway"]
+		if gw == "" {
+			b := p.Masked().Addr().As4()
+			b[3] = 254
+			gw = netip.AddrFrom4(b).String()
+		}
+		d.Gateway = gw
+	}
+	return true, nil
 }

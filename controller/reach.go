@@ -437,18 +437,32 @@ func (r *run) hostCause(n *Network, dst endpoint) Cause {
 	h, _ := n.HostAt(dst.Addr)
 	d := n.Devices[h.Router.Device]
 	it := d.Iface(h.Router.Iface)
-	arp := "no ARP entry"
+	arp, mac := "no ARP entry", ""
 	if it != nil {
 		for _, a := range it.ARP {
 			if a.IP == dst.Addr {
-				arp = "ARP entry " + a.MAC
+				arp, mac = "ARP entry "+a.MAC, a.MAC
 			}
 		}
 	}
-	c := newCause("host_crash", []string{h.Host.Name}, h.Router.Device+":"+h.Router.Iface,
-		fmt.Sprintf("Host %s (%s) does not answer on its LAN (%s on %s:%s).", h.Host.Name, dst.Addr, arp, h.Router.Device, h.Router.Iface),
-		r.ev(d.Calls[PathInterfaces], d.Name, netproto.ToolYangGet, "%s on %s: %s", dst.Addr, h.Router.Iface, arp))
-	c.Fix = fmt.Sprintf("Check host %s: powered, its interface up and addressed in %s.", h.Host.Name, h.Router.Addr)
+	ev := r.ev(d.Calls[PathInterfaces], d.Name, netproto.ToolYangGet, "%s on %s: %s", dst.Addr, h.Router.Iface, arp)
+	where := h.Router.Device + ":" + h.Router.Iface
+	if it != nil && !it.OperUp {
+		c := newCause("host_crash", []string{h.Host.Name}, where,
+			fmt.Sprintf("Host %s (%s) is down: the port %s:%s toward it is down.", h.Host.Name, dst.Addr, h.Router.Device, h.Router.Iface), ev)
+		c.Fix = fmt.Sprintf("Bring host %s back up.", h.Host.Name)
+		return c
+	}
+	// The port is up, so the host is alive: its addressing is wrong.
+	if mac == "" {
+		c := newCause("host_incorrect_ip", []string{h.Host.Name}, where,
+			fmt.Sprintf("Host %s does not answer ARP for %s on %s:%s although the port is up: the host does not hold that address (wrong or missing IP).", h.Host.Name, dst.Addr, h.Router.Device, h.Router.Iface), ev)
+		c.Fix = fmt.Sprintf("Configure %s on host %s, in %s's subnet.", dst.Addr, h.Host.Name, h.Router.Addr)
+		return c
+	}
+	c := newCause("host_incorrect_netmask", []string{h.Host.Name}, where,
+		fmt.Sprintf("Host %s resolves (%s) but does not answer its router %s on the same LAN: its netmask (or a route of its own) sends the replies elsewhere.", h.Host.Name, arp, h.Router.Device), ev)
+	c.Fix = fmt.Sprintf("Check host %s's netmask and routes: %s must be on-link.", h.Host.Name, h.Router.Addr)
 	return c
 }
 

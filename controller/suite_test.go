@@ -31,6 +31,8 @@ var suite = []struct {
 	{fault: "icmp_acl_block r2:GigabitEthernet0/0/0/0 direction=out"},
 	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0"},
 	{fault: "link_down r3:GigabitEthernet0/0/1"},
+	{fault: "host_incorrect_ip h3"},
+	{fault: "host_incorrect_gateway h3"},
 	{fault: "link_down r2:GigabitEthernet0/0/0/1", intent: "verify reachability between r1 and h3"},
 	{fault: "mtu_mismatch r2:GigabitEthernet0/0/0/1", intent: "verify reachability between r1 and h3"},
 	{fault: "icmp_acl_block r3:GigabitEthernet0/0/0", intent: "can r1 reach h3?"},

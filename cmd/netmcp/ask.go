@@ -128,7 +128,7 @@ func runAsk(ctx context.Context, o askOptions, text string, stdin io.Reader, std
 			return withExit(2, err)
 		}
 		defer lab.stop()
-		inv, hosts = lab.inv, controller.HostsOf(lab.topo)
+		inv, hosts = lab.inv, lab.hosts
 		fmt.Fprintf(stderr, "lab: %d routers serving MCP on 127.0.0.1\n", len(inv.Devices))
 	} else if inv, err = inventory.Load(o.inventory); err != nil {
 		return withExit(2, err)

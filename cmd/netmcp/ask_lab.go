@@ -18,7 +18,10 @@ import (
 type askLab struct {
 	rl   *runningLab
 	topo topology.Topology
-	inv  *inventory.Inventory
+	// hosts are the topology's hosts as intended, before any fault: what
+	// an operator knows of them.
+	hosts []controller.Host
+	inv   *inventory.Inventory
 }
 
 // startAskLab starts the lab of topo broken by the faults (words of
@@ -28,6 +31,7 @@ type askLab struct {
 // into the topology before the lab starts (controller.ConfigFault); one
 // with neither is an error. What was done is told on progress.
 func startAskLab(ctx context.Context, topo topology.Topology, words []string, progress io.Writer) (*askLab, error) {
+	hosts := controller.HostsOf(topo)
 	var faults []topology.Fault
 	for _, w := range words {
 		f, err := topology.ParseFault(w)
@@ -85,7 +89,7 @@ func startAskLab(ctx context.Context, topo topology.Topology, words []string, pr
 	for _, name := range rl.lab.Routers() {
 		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name], Device: "sim://" + name})
 	}
-	return &askLab{rl: rl, topo: topo, inv: inv}, nil
+	return &askLab{rl: rl, topo: topo, hosts: hosts, inv: inv}, nil
 }
 
 func (l *askLab) stop() error { return l.rl.stop() }

@@ -79,7 +79,7 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 			return withExit(2, err)
 		}
 		defer lab.stop()
-		inv, hosts = lab.inv, controller.HostsOf(lab.topo)
+		inv, hosts = lab.inv, lab.hosts
 	} else if inv, err = inventory.Load(o.inventory); err != nil {
 		return withExit(2, err)
 	}
