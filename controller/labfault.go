@@ -147,7 +147,7 @@ func FaultDevices(topo topology.Topology, f topology.Fault) []string {
 			target = f.Interface
 		}
 	}
-	dev, ifn, isEnd := topology.SplitEnd(target)
+	dev, _, isEnd := topology.SplitEnd(target)
 	if !isEnd {
 		return []string{target}
 	}
@@ -167,7 +167,6 @@ func FaultDevices(topo topology.Topology, f topology.Fault) []string {
 			out = append(out, d)
 		}
 	}
-	_ = ifn
 	slices.Sort(out)
 	return slices.Compact(out)
 }

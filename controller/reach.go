@@ -33,6 +33,8 @@ func (n *Network) walkFrom(src string, dst netip.Addr) ([]hop, string, string) {
 	return hops, at, why
 }
 
+// walkSteps does the walk: the hops, why it stopped ("" when it arrived)
+// and the device it was at.
 func (n *Network) walkSteps(src string, dst netip.Addr) (hops []hop, why, at string) {
 	cur := src
 	defer func() { at = cur }()

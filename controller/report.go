@@ -100,7 +100,6 @@ type Change struct {
 	Diff    string   `json:"diff"`
 	CLI     []string `json:"cli,omitempty"`
 	Cause   string   `json:"cause,omitempty"`
-	Verify  *Intent  `json:"verify,omitempty"`
 	Applied *Outcome `json:"applied,omitempty"`
 }
 
