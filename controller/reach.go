@@ -224,6 +224,14 @@ func (r *run) resolve(n *Network, name string) (endpoint, error) {
 	if h, ok := n.HostNamed(name); ok {
 		return r.hostEndpoint(n, h), nil
 	}
+	// A site of the inventory: its first device that was read.
+	for _, dev := range r.c.Fleet.Devices() {
+		if strings.EqualFold(dev.Inventory().Site, name) && n.Devices[dev.Name()] != nil {
+			a, _ := n.Devices[dev.Name()].Loopback()
+			r.progress("  site %s: represented by %s (%s)", name, dev.Name(), a)
+			return endpoint{Name: name, Dev: dev.Name(), Addr: a}, nil
+		}
+	}
 	a, err := netip.ParseAddr(name)
 	if err != nil {
 		// A name: ask the first device's resolver.

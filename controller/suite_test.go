@@ -182,3 +182,32 @@ func TestDeadDevice(t *testing.T) {
 		t.Fatalf("unreachable %v, faulty %v", rep.Unreachable, rep.FaultyDevices)
 	}
 }
+
+// TestSiteIntent: "between Site-A and Site-B" names the inventory's sites.
+func TestSiteIntent(t *testing.T) {
+	l := newTestLab(t)
+	inv := *l.inv
+	inv.Devices = slices.Clone(inv.Devices)
+	inv.Devices[0].Site, inv.Devices[2].Site = "site-a", "site-b"
+	f, err := client.New(&inv, client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := f.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	in, err := controller.ParseIntent("Verify reachability between Site-A and Site-B")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := (&controller.Controller{Fleet: f}).Ask(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verified == nil || !*rep.Verified || rep.Facts["source"] != "r1" || rep.Facts["destination_address"] != "10.255.0.3" {
+		t.Fatalf("verified %v, facts %v: %s", rep.Verified, rep.Facts, rep.Diagnosis)
+	}
+}
