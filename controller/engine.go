@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/client"
@@ -164,6 +165,10 @@ func (r *run) call(dev, tool string, args map[string]any) (any, int, error) {
 	c.ElapsedMS = float64(el.Microseconds()) / 1000
 	if err != nil {
 		c.Error = err.Error()
+		var je *jsonrpc.Error
+		if errors.As(err, &je) && len(je.Data) > 0 {
+			c.Error += " " + string(je.Data) // the device's details (MCP-NET error data)
+		}
 	}
 	r.mu.Unlock()
 	status := "ok"

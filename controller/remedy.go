@@ -42,7 +42,7 @@ func (c *Controller) Remediate(ctx context.Context, rep *Report, consent string)
 		ch := &rep.ProposedChanges[i]
 		ch.Applied = &Outcome{}
 		if err := r.applyEdit(ch); err != nil {
-			ch.Applied.Error = err.Error()
+			ch.Applied.Error = r.lastError(err)
 			continue
 		}
 		if _, err := r.approved(ch.Device, netproto.ToolCommit, map[string]any{"confirmed": ConfirmWindow, "comment": "netmcp ask " + rep.ID + ": " + ch.Summary}); err != nil {
@@ -173,4 +173,15 @@ func (r *run) approved(dev, tool string, args map[string]any) (any, error) {
 	}
 	out, _, err = r.call(dev, tool, with)
 	return out, err
+}
+
+// lastError is the error of the last recorded call (with the device's
+// details), or err's text.
+func (r *run) lastError(err error) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.rep.Calls); n > 0 && r.rep.Calls[n-1].Error != "" {
+		return r.rep.Calls[n-1].Error
+	}
+	return err.Error()
 }
