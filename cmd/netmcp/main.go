@@ -37,10 +37,12 @@ var commands = []struct {
 	build func() *cobra.Command
 }{
 	{"approve", newApproveCmd},
+	{"ask", newAskCmd},
 	{"audit", newAuditCmd},
 	{"bench", newBenchCmd},
 	{"bench-peer", newBenchPeerCmd},
 	{"conformance-server", newConformanceCmd},
+	{"controller", newControllerCmd},
 	{"diag", newDiagCmd},
 	{"lab", newLabCmd},
 	{"parse", newParseCmd},

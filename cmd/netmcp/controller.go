@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/transport"
+)
+
+// controllerServeOptions are the flags of `netmcp controller serve`.
+type controllerServeOptions struct {
+	inventory, lab, listen, reportsDir string
+	faults                             []string
+}
+
+// newControllerCmd builds "netmcp controller" (serve).
+func newControllerCmd() *cobra.Command {
+	c := &cobra.Command{Use: "controller", Short: "The fleet controller as an MCP server"}
+	var o controllerServeOptions
+	serve := &cobra.Command{
+		Use:   "serve [--inventory FILE | --lab[=TOPOLOGY]] [--listen ADDR]",
+		Short: "Expose the whole fleet to an MCP host over one connection: list_devices, call_device_tool, ask",
+		Long: "Serve MCP (stdio, or Streamable HTTP at /mcp with --listen) with three tools: list_devices,\n" +
+			"call_device_tool (a device's own tool, under the device's policy and approval gate; its elicitations\n" +
+			"are forwarded to the host) and ask (an intent, as `netmcp ask`, with progress notifications; the\n" +
+			"report is returned and saved, its fix is not applied).",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runControllerServe(cmd.Context(), o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	f := serve.Flags()
+	f.StringVar(&o.inventory, "inventory", "", "inventory YAML of the fleet")
+	f.StringVar(&o.lab, "lab", "", "start a simulated lab in this process: the built-in one, or --lab=TOPOLOGY.yaml")
+	f.Lookup("lab").NoOptDefVal = labBuiltin
+	f.StringArrayVar(&o.faults, "fault", nil, `inject a fault into the --lab: "NAME TARGET [key=value ...]" (repeatable)`)
+	f.StringVar(&o.listen, "listen", "", "serve Streamable HTTP on this address (default: stdio)")
+	f.StringVar(&o.reportsDir, "reports", controller.DefaultReportsDir(), "directory of saved reports")
+	c.AddCommand(serve)
+	return c
+}
+
+// runControllerServe serves the controller until ctx is done or the
+// stdio host goes away.
+func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.Reader, stdout, stderr io.Writer) error {
+	switch {
+	case o.inventory != "" && o.lab != "":
+		return withExit(2, errors.New("--inventory and --lab are exclusive"))
+	case o.inventory == "" && o.lab == "":
+		return withExit(2, errors.New("controller serve: give the fleet: --inventory FILE or --lab"))
+	case len(o.faults) > 0 && o.lab == "":
+		return withExit(2, errors.New("--fault needs --lab"))
+	}
+	var inv *inventory.Inventory
+	var hosts []controller.Host
+	var err error
+	if o.lab != "" {
+		file := o.lab
+		if file == labBuiltin {
+			file = ""
+		}
+		topo, err := loadTopology(file)
+		if err != nil {
+			return withExit(2, err)
+		}
+		lab, err := startAskLab(ctx, topo, o.faults, stderr)
+		if err != nil {
+			return withExit(2, err)
+		}
+		defer lab.stop()
+		inv, hosts = lab.inv, lab.hosts
+	} else if inv, err = inventory.Load(o.inventory); err != nil {
+		return withExit(2, err)
+	}
+	var srv *controller.Server
+	fleet, err := client.New(inv, client.Options{Name: "netmcp-controller", Version: version, CallTimeout: time.Minute,
+		Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			return srv.Elicit(ctx, d, p)
+		}})
+	if err != nil {
+		return withExit(2, err)
+	}
+	defer fleet.Close()
+	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	if err := fleet.Connect(cctx); err != nil {
+		fmt.Fprintf(stderr, "connect: %v (retried in the background)\n", err)
+	}
+	cancel()
+	srv = controller.NewServer(&controller.Controller{Fleet: fleet, Hosts: hosts}, controller.Store{Dir: o.reportsDir}, version)
+	if o.listen == "" {
+		return srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	}
+	ln, err := net.Listen("tcp", o.listen)
+	if err != nil {
+		return withExit(2, err)
+	}
+	fmt.Fprintf(stderr, "controller: %d devices, MCP at http://%s%s\n", len(inv.Devices), ln.Addr(), transport.Path)
+	hs := &http.Server{Handler: transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{})}
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// nopWriteCloser makes a writer an io.WriteCloser.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }

@@ -1,0 +1,364 @@
+package controller
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/netip"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// Controller runs intents over a fleet.
+type Controller struct {
+	// Fleet is the devices, connected (client.Fleet.Connect).
+	Fleet *client.Fleet
+	// Hosts are the end hosts known by name (they serve no MCP; the
+	// controller reaches them from the routers of their subnet).
+	Hosts []Host
+	// Progress receives the plan and each call as it completes (nil: silent).
+	Progress io.Writer
+	// LinkPings is the number of probes per link in a loss check (default 10).
+	LinkPings int
+	// Now is the clock (time.Now when nil).
+	Now func() time.Time
+}
+
+// run is one intent being executed.
+type run struct {
+	c   *Controller
+	ctx context.Context
+	rep *Report
+
+	mu   sync.Mutex
+	step int
+	net  *Network
+}
+
+// NewReportID returns a fresh report id: the time and a random suffix,
+// sortable by time.
+func NewReportID(now time.Time) string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
+}
+
+// Ask runs an intent and returns its report. The error is for a run that
+// could not be made at all (an invalid intent, a cancelled context); a
+// device that fails is recorded in the report and the run goes on.
+func (c *Controller) Ask(ctx context.Context, in Intent) (*Report, error) {
+	if err := in.Validate(); err != nil {
+		return nil, err
+	}
+	if c.Fleet == nil {
+		return nil, errors.New("controller: no fleet")
+	}
+	now := time.Now
+	if c.Now != nil {
+		now = c.Now
+	}
+	start := now()
+	corr := client.CorrelationID(ctx)
+	if corr == "" {
+		corr = client.NewCorrelationID()
+		ctx = client.WithCorrelationID(ctx, corr)
+	}
+	r := &run{c: c, ctx: ctx, rep: &Report{ID: NewReportID(start), Intent: in, CorrelationID: corr, Started: start.UTC(), Calls: []Call{}, Steps: []Step{}}}
+	r.progress("intent: %s (correlation id %s)", in, corr)
+	var err error
+	switch in.Kind {
+	case KindReachability:
+		err = r.reachability(in, false)
+	case KindPathMTU:
+		err = r.reachability(in, true)
+	case KindBGPDown:
+		err = r.bgpDown(in)
+	case KindOSPFDown:
+		err = r.ospfDown(in)
+	case KindSweep:
+		err = r.sweep()
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.rep.finish()
+	r.rep.ElapsedMS = float64(now().Sub(start).Microseconds()) / 1000
+	r.progress("diagnosis: %s", r.rep.Diagnosis)
+	return r.rep, nil
+}
+
+// progress prints a line of progress.
+func (r *run) progress(format string, args ...any) {
+	if r.c.Progress == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	fmt.Fprintf(r.c.Progress, format+"\n", args...)
+}
+
+// begin starts a step of the plan.
+func (r *run) begin(title string) {
+	r.mu.Lock()
+	r.step++
+	r.rep.Steps = append(r.rep.Steps, Step{N: r.step, Title: title})
+	n := r.step
+	r.mu.Unlock()
+	r.progress("step %d: %s", n, title)
+}
+
+// call makes one tool call on a device, records it and returns its
+// structured result (or the text decoded as JSON) and the call's number.
+func (r *run) call(dev, tool string, args map[string]any) (any, int, error) {
+	r.mu.Lock()
+	n := len(r.rep.Calls) + 1
+	r.rep.Calls = append(r.rep.Calls, Call{N: n, Step: r.step, Device: dev, Tool: tool, Args: args})
+	r.mu.Unlock()
+	start := time.Now()
+	var res *mcp.CallToolResult
+	var err error
+	d := r.c.Fleet.Device(dev)
+	if d == nil {
+		err = fmt.Errorf("device %s is not in the inventory", dev)
+	} else {
+		res, err = d.CallTool(r.ctx, tool, args)
+	}
+	el := time.Since(start)
+	var out any
+	if res != nil {
+		out = res.StructuredContent
+		if out == nil {
+			for _, c := range res.Content {
+				if t, ok := c.(*mcp.TextContent); ok {
+					var v any
+					if json.Unmarshal([]byte(t.Text), &v) == nil {
+						out = v
+					} else {
+						out = t.Text
+					}
+					break
+				}
+			}
+		}
+		if m, ok := out.(map[string]any); ok && out != nil {
+			// Normalise to a plain decoded tree.
+			b, _ := json.Marshal(m)
+			var v any
+			_ = json.Unmarshal(b, &v)
+			out = v
+		}
+	}
+	r.mu.Lock()
+	c := &r.rep.Calls[n-1]
+	c.ElapsedMS = float64(el.Microseconds()) / 1000
+	if err != nil {
+		c.Error = err.Error()
+		var je *jsonrpc.Error
+		if errors.As(err, &je) && len(je.Data) > 0 {
+			c.Error += " " + string(je.Data) // the device's details (MCP-NET error data)
+		}
+	}
+	r.mu.Unlock()
+	status := "ok"
+	if err != nil && strings.Contains(err.Error(), "no data at path") {
+		status = "no data"
+	} else if err != nil {
+		status = "error: " + firstLine(err.Error())
+	}
+	r.progress("  #%d [%s] %s %s (%.0f ms) %s", n, dev, tool, argWords(args), float64(el.Microseconds())/1000, status)
+	return out, n, err
+}
+
+// summarize sets what call n showed.
+func (r *run) summarize(n int, format string, args ...any) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n > 0 && n <= len(r.rep.Calls) {
+		r.rep.Calls[n-1].Summary = fmt.Sprintf(format, args...)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	if len(s) > 160 {
+		s = s[:160] + "..."
+	}
+	return s
+}
+
+// argWords prints call arguments compactly: key=value sorted.
+func argWords(args map[string]any) string {
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		v, _ := json.Marshal(args[k])
+		s := string(v)
+		if len(s) > 80 {
+			s = s[:80] + "..."
+		}
+		fmt.Fprintf(&b, "%s=%s", k, strings.Trim(s, `"`))
+	}
+	return b.String()
+}
+
+// yangGet reads a path from a device's operational datastore.
+func (r *run) yangGet(dev, path string) (any, int, error) {
+	out, n, err := r.call(dev, netproto.ToolYangGet, map[string]any{"path": path})
+	if err != nil && strings.Contains(err.Error(), "no data at path") {
+		// An empty subtree is an answer, not a failure.
+		r.mu.Lock()
+		r.rep.Calls[n-1].Error = ""
+		r.rep.Calls[n-1].Summary = "no data"
+		r.mu.Unlock()
+		return nil, n, nil
+	}
+	if err != nil {
+		return nil, n, err
+	}
+	return dig(out, "data"), n, nil
+}
+
+// readNetwork reads every device of the fleet (interfaces, VRFs, routes,
+// ACLs, routing protocols) in parallel and infers links and hosts.
+func (r *run) readNetwork() *Network {
+	if r.net != nil {
+		return r.net
+	}
+	r.begin("read every device: interfaces, VRFs, routes, ACLs, BGP and OSPF (" + PathInterfaces + ", " + PathNetInst + ", " + PathRouting + ", " + PathACL + ")")
+	n := &Network{Devices: map[string]*DeviceView{}, Unread: map[string]string{}}
+	var mu sync.Mutex
+	results := r.c.Fleet.Each(r.ctx, nil, func(ctx context.Context, d *client.Device) error {
+		v := &DeviceView{Name: d.Name(), Calls: map[string]int{}}
+		data, call, err := r.yangGet(d.Name(), PathInterfaces)
+		if err != nil {
+			return err
+		}
+		v.Ifaces = parseInterfaces(data)
+		v.Calls[PathInterfaces] = call
+		r.summarize(call, "%d interfaces", len(v.Ifaces))
+		if data, call, err = r.yangGet(d.Name(), PathNetInst); err == nil {
+			parseVRFs(data, v.Ifaces)
+			v.Calls[PathNetInst] = call
+			v.BGP, v.OSPF = parseBGP(data), parseOSPF(data)
+			r.summarize(call, "BGP %v, OSPF %v", v.BGP != nil, v.OSPF != nil)
+		}
+		if data, call, err = r.yangGet(d.Name(), PathRouting); err == nil {
+			v.Routes = parseRoutes(data)
+			v.Calls[PathRouting] = call
+			r.summarize(call, "%d IPv4 routes", len(v.Routes))
+		}
+		if data, call, err = r.yangGet(d.Name(), PathACL); err == nil {
+			v.ACLs, v.Bindings = parseACL(data)
+			v.Calls[PathACL] = call
+			r.summarize(call, "%d ACLs, %d bindings", len(v.ACLs), len(v.Bindings))
+		}
+		mu.Lock()
+		n.Devices[d.Name()] = v
+		mu.Unlock()
+		return nil
+	})
+	for _, res := range results {
+		if res.Err != nil {
+			n.Unread[res.Device.Name()] = res.Err.Error()
+			continue
+		}
+		n.Order = append(n.Order, res.Device.Name())
+	}
+	if len(n.Unread) > 0 {
+		r.rep.Unreachable = n.Unread
+	}
+	n.infer(r.c.Hosts)
+	r.net = n
+	r.progress("  network: %d devices read, %d links, %d hosts", len(n.Order), len(n.Links), len(n.Hosts))
+	return n
+}
+
+// pingOpts are a ping's options.
+type pingOpts struct {
+	Count    int
+	Source   string
+	VRF      string
+	Size     int
+	DF       bool
+	Interval int
+}
+
+// pingResult is what a ping showed.
+type pingResult struct {
+	Dev  string
+	Dst  netip.Addr
+	Loss float64 // percent; 100 when the call failed
+	Call int
+	Err  error
+	Text string
+}
+
+// OK tells whether every probe came back.
+func (p pingResult) OK() bool { return p.Err == nil && p.Loss == 0 }
+
+// ping pings dst from dev.
+func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
+	args := map[string]any{"destination": dst.String(), "count": max(o.Count, 1), "intervalMs": max(o.Interval, 200), "timeout": 1}
+	if o.Source != "" {
+		args["source"] = o.Source
+	}
+	if o.VRF != "" {
+		args["vrf"] = o.VRF
+	}
+	if o.Size > 0 {
+		args["packetSize"] = o.Size
+	}
+	if o.DF {
+		args["dontFragment"] = true
+	}
+	out, n, err := r.call(dev, netproto.ToolPing, args)
+	p := pingResult{Dev: dev, Dst: dst, Call: n, Err: err, Loss: 100}
+	if err != nil {
+		p.Text = fmt.Sprintf("ping %s failed: %s", dst, firstLine(err.Error()))
+		r.summarize(n, "%s", p.Text)
+		return p
+	}
+	if l := dig(out, "loss"); l != nil {
+		p.Loss = float64(integer(l))
+		if f, ok := l.(float64); ok {
+			p.Loss = f
+		}
+	} else if l := dig(out, "result", "packet_loss_percent"); l != nil {
+		p.Loss, _ = l.(float64)
+	}
+	sent, recv := integer(dig(out, "result", "packets_transmitted")), integer(dig(out, "result", "packets_received"))
+	size := ""
+	if o.Size > 0 {
+		size = fmt.Sprintf(" (%d bytes", o.Size)
+		if o.DF {
+			size += ", DF"
+		}
+		size += ")"
+	}
+	p.Text = fmt.Sprintf("ping %s%s: %d/%d replies, %g%% loss", dst, size, recv, sent, p.Loss)
+	if errs := list(dig(out, "result", "icmp_errors")); len(errs) > 0 {
+		b, _ := json.Marshal(errs[0])
+		p.Text += ", ICMP error " + firstLine(string(b))
+	}
+	r.summarize(n, "%s", p.Text)
+	return p
+}

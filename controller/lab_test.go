@@ -1,0 +1,151 @@
+package controller_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/server"
+	"github.com/netmcp/netmcp/transport"
+)
+
+// testLab is the simulated lab with each router served by its own MCP
+// server over Streamable HTTP on a loopback port, and a connected fleet.
+type testLab struct {
+	lab   *sim.Lab
+	topo  topology.Topology
+	fleet *client.Fleet
+	ctl   *controller.Controller
+	inv   *inventory.Inventory
+}
+
+// newTestLab starts the default lab with faults: each named fault is
+// injected with Lab.InjectFault, or, while the simulator does not model
+// it, by its older kind or as the configuration it is defined as.
+func newTestLab(t testing.TB, faults ...string) *testLab {
+	t.Helper()
+	topo := sim.DefaultTopology()
+	hosts := controller.HostsOf(topo) // what the operator knows: the intended addresses
+	var inject []topology.Fault
+	for _, w := range faults {
+		f, err := topology.ParseFault(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inject = append(inject, f)
+	}
+	// Faults the model rejects today fall back; the configuration ones
+	// must be in the topology before the lab starts.
+	probe, err := sim.NewLab(topo, sim.LabOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var after []topology.Fault
+	for _, f := range inject {
+		if probe.InjectFault(f) == nil {
+			after = append(after, f)
+			continue
+		}
+		if lf, ok := controller.LegacyFault(f); ok {
+			after = append(after, lf)
+			continue
+		}
+		ok, err := controller.ConfigFault(&topo, f)
+		if err != nil || !ok {
+			t.Fatalf("fault %s: not modelled and no fallback (%v)", f, err)
+		}
+	}
+	probe.Close()
+	lab, err := sim.NewLab(topo, sim.LabOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range after {
+		if err := lab.InjectFault(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := &testLab{lab: lab, topo: topo}
+	inv := &inventory.Inventory{Name: "test"}
+	var servers []*http.Server
+	var srvs []*server.Server
+	for _, name := range lab.Routers() {
+		drv, err := lab.Device(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		srv, err := server.New(drv, server.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := &http.Server{Handler: transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{})}
+		go func() {
+			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				t.Errorf("%s: %v", name, err)
+			}
+		}()
+		servers, srvs = append(servers, hs), append(srvs, srv)
+		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: "http://" + ln.Addr().String() + transport.Path, Device: "sim://" + name})
+	}
+	f, err := client.New(inv, client.Options{CallTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := f.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l.fleet, l.inv = f, inv
+	l.ctl = &controller.Controller{Fleet: f, Hosts: hosts}
+	if testing.Verbose() {
+		l.ctl.Progress = testWriter{t}
+	}
+	t.Cleanup(func() {
+		f.Close()
+		for i, hs := range servers {
+			_ = hs.Close()
+			_ = srvs[i].Close()
+		}
+		lab.Close()
+	})
+	return l
+}
+
+// testWriter logs progress lines in the test's output.
+type testWriter struct{ t testing.TB }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Log(string(p[:len(p)-1]))
+	return len(p), nil
+}
+
+// ask parses and runs an intent.
+func (l *testLab) ask(t testing.TB, text string) *controller.Report {
+	t.Helper()
+	in, err := controller.ParseIntent(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	rep, err := l.ctl.Ask(ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}

@@ -1,0 +1,163 @@
+package controller
+
+import (
+	"strings"
+)
+
+// BGPView is a device's BGP process as its YANG tree reports it.
+type BGPView struct {
+	AS        int64
+	RouterID  string
+	Neighbors []BGPNeighbor
+}
+
+// BGPNeighbor is one configured BGP neighbour and its session.
+type BGPNeighbor struct {
+	Address   string
+	PeerAS    int64 // configured remote AS
+	LocalAS   int64
+	PeerType  string
+	Enabled   bool
+	State     string // IDLE ... ESTABLISHED
+	ErrCode   string // last notification error code (identity, no prefix)
+	ErrSub    string
+	LastError string // FRR's text (netmcp-last-error)
+	Received  int64
+	Sent      int64
+	Installed int64
+}
+
+// Established tells whether the session is up.
+func (n BGPNeighbor) Established() bool { return n.State == "ESTABLISHED" }
+
+// OSPFView is a device's OSPFv2 process.
+type OSPFView struct {
+	RouterID   string
+	Interfaces []OSPFIface
+}
+
+// OSPFIface is an interface in an OSPF area.
+type OSPFIface struct {
+	Name, Area, NetType string
+	Passive             bool
+	Hello, Dead         int64
+	Neighbors           []OSPFNeighbor
+}
+
+// OSPFNeighbor is an adjacency seen on an interface.
+type OSPFNeighbor struct {
+	RouterID, State, Reason string
+}
+
+// Iface returns the OSPF interface called name.
+func (o *OSPFView) Iface(name string) (OSPFIface, bool) {
+	for _, i := range o.Interfaces {
+		if i.Name == name {
+			return i, true
+		}
+	}
+	return OSPFIface{}, false
+}
+
+// protocols returns the protocol entries of the default network instance.
+func protocols(data any) []map[string]any {
+	var out []map[string]any
+	for _, ni := range list(dig(data, "network-instance")) {
+		name := str(obj(ni)["name"])
+		if name != "default" && !strings.EqualFold(name, "DEFAULT") {
+			continue
+		}
+		for _, p := range list(dig(ni, "protocols", "protocol")) {
+			if m := obj(p); m != nil {
+				out = append(out, m)
+			}
+		}
+	}
+	return out
+}
+
+// parseBGP reads the BGP process of a get of PathNetInst (nil when none).
+func parseBGP(data any) *BGPView {
+	for _, p := range protocols(data) {
+		if identity(p["identifier"]) != "BGP" {
+			continue
+		}
+		b := obj(dig(p, "bgp"))
+		if b == nil {
+			continue
+		}
+		g := obj(dig(b, "global"))
+		v := &BGPView{AS: integer(leaf(g, "as")), RouterID: str(leaf(g, "router-id"))}
+		for _, n := range list(dig(b, "neighbors", "neighbor")) {
+			m := obj(n)
+			nb := BGPNeighbor{Address: str(m["neighbor-address"])}
+			if nb.Address == "" {
+				nb.Address = str(leaf(m, "neighbor-address"))
+			}
+			nb.PeerAS = integer(dig(m, "config", "peer-as"))
+			if nb.PeerAS == 0 {
+				nb.PeerAS = integer(dig(m, "state", "peer-as"))
+			}
+			nb.LocalAS = integer(dig(m, "state", "local-as"))
+			nb.PeerType = identity(dig(m, "state", "peer-type"))
+			en := leaf(m, "enabled")
+			nb.Enabled = en == nil || en == true
+			nb.State = strings.ToUpper(identity(dig(m, "state", "session-state")))
+			nb.ErrCode = identity(dig(m, "state", "messages", "received", "last-notification-error-code"))
+			nb.ErrSub = identity(dig(m, "state", "messages", "received", "last-notification-error-subcode"))
+			nb.LastError = str(dig(m, "state", "netmcp-last-error"))
+			for _, af := range list(dig(m, "afi-safis", "afi-safi")) {
+				if strings.HasSuffix(str(obj(af)["afi-safi-name"]), "IPV4_UNICAST") {
+					pf := obj(dig(af, "state", "prefixes"))
+					nb.Received, nb.Sent, nb.Installed = integer(pf["received"]), integer(pf["sent"]), integer(pf["installed"])
+				}
+			}
+			v.Neighbors = append(v.Neighbors, nb)
+		}
+		return v
+	}
+	return nil
+}
+
+// parseOSPF reads the OSPFv2 process of a get of PathNetInst (nil when none).
+func parseOSPF(data any) *OSPFView {
+	for _, p := range protocols(data) {
+		if identity(p["identifier"]) != "OSPF" {
+			continue
+		}
+		o := obj(dig(p, "ospfv2"))
+		if o == nil {
+			continue
+		}
+		v := &OSPFView{RouterID: str(leaf(obj(dig(o, "global")), "router-id"))}
+		for _, a := range list(dig(o, "areas", "area")) {
+			area := str(obj(a)["identifier"])
+			for _, i := range list(dig(a, "interfaces", "interface")) {
+				m := obj(i)
+				oi := OSPFIface{Name: str(m["id"]), Area: area, NetType: identity(leaf(m, "network-type"))}
+				oi.Passive = leaf(m, "passive") == true
+				oi.Hello = integer(dig(m, "timers", "config", "hello-interval"))
+				if oi.Hello == 0 {
+					oi.Hello = integer(dig(m, "timers", "state", "hello-interval"))
+				}
+				oi.Dead = integer(dig(m, "timers", "config", "dead-interval"))
+				if oi.Dead == 0 {
+					oi.Dead = integer(dig(m, "timers", "state", "dead-interval"))
+				}
+				for _, n := range list(dig(m, "neighbors", "neighbor")) {
+					nm := obj(n)
+					rid := str(nm["router-id"])
+					if rid == "" {
+						rid = str(dig(nm, "state", "router-id"))
+					}
+					oi.Neighbors = append(oi.Neighbors, OSPFNeighbor{RouterID: rid,
+						State:  strings.ToUpper(identity(dig(nm, "state", "adjacency-state"))),
+						Reason: str(dig(nm, "state", "netmcp-reason"))})
+				}
+				v.Interfaces = append(v.Interfaces, oi)
+			}
+		}
+		return v
+	}
+	return nil
+}

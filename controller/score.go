@@ -1,0 +1,103 @@
+package controller
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+)
+
+// Truth is an injected incident, the ground truth of NIKA's scoring:
+// the faulty devices and the fault names (none for a healthy network).
+type Truth struct {
+	Devices []string
+	Names   []string
+}
+
+// Score is a report's score against the truth, in NIKA's measures:
+// detection (is_anomaly right), localization (F1 of faulty_devices) and
+// root cause (F1 of root_cause_name). On a healthy network the F1s are 1
+// when the report names nothing, else 0.
+type Score struct {
+	Detection    bool    `json:"detection"`
+	Localization float64 `json:"localization_f1"`
+	RootCause    float64 `json:"root_cause_f1"`
+}
+
+// ScoreReport scores a report against the truth.
+func ScoreReport(r *Report, t Truth) Score {
+	anomaly := len(t.Names) > 0
+	return Score{
+		Detection:    r.IsAnomaly == anomaly,
+		Localization: f1(r.FaultyDevices, t.Devices),
+		RootCause:    f1(r.RootCauseName, t.Names),
+	}
+}
+
+// f1 is the F1 measure of a predicted set against a true one.
+func f1(pred, truth []string) float64 {
+	p, t := set(pred), set(truth)
+	if len(p) == 0 && len(t) == 0 {
+		return 1
+	}
+	tp := 0
+	for x := range p {
+		if t[x] {
+			tp++
+		}
+	}
+	if tp == 0 {
+		return 0
+	}
+	prec, rec := float64(tp)/float64(len(p)), float64(tp)/float64(len(t))
+	return 2 * prec * rec / (prec + rec)
+}
+
+func set(s []string) map[string]bool {
+	m := map[string]bool{}
+	for _, x := range s {
+		m[x] = true
+	}
+	return m
+}
+
+// ScoreRow is one line of a scoring table.
+type ScoreRow struct {
+	Fault  string
+	Score  Score
+	Report *Report
+}
+
+// WriteScoreTable prints rows as a table with the means and the median
+// and maximum time and calls.
+func WriteScoreTable(w io.Writer, rows []ScoreRow) {
+	fmt.Fprintf(w, "%-58s %-5s %-5s %-5s %8s %6s  %s\n", "fault", "det", "loc", "rc", "time ms", "calls", "found")
+	var det, loc, rc float64
+	var times, calls []float64
+	for _, r := range rows {
+		d := 0.0
+		if r.Score.Detection {
+			d = 1
+		}
+		det, loc, rc = det+d, loc+r.Score.Localization, rc+r.Score.RootCause
+		times, calls = append(times, r.Report.ElapsedMS), append(calls, float64(len(r.Report.Calls)))
+		found := strings.Join(r.Report.RootCauseName, ",") + " @ " + strings.Join(r.Report.FaultyDevices, ",")
+		fmt.Fprintf(w, "%-58s %-5.2f %-5.2f %-5.2f %8.0f %6d  %s\n", r.Fault, d, r.Score.Localization, r.Score.RootCause, r.Report.ElapsedMS, len(r.Report.Calls), found)
+	}
+	n := float64(max(len(rows), 1))
+	fmt.Fprintf(w, "%-58s %-5.2f %-5.2f %-5.2f\n", "mean", det/n, loc/n, rc/n)
+	fmt.Fprintf(w, "time to diagnosis: median %.0f ms, max %.0f ms; MCP calls: median %.0f, max %.0f\n",
+		median(times), slices.Max(append(times, 0)), median(calls), slices.Max(append(calls, 0)))
+}
+
+func median(x []float64) float64 {
+	if len(x) == 0 {
+		return 0
+	}
+	s := slices.Clone(x)
+	slices.Sort(s)
+	if len(s)%2 == 1 {
+		return s[len(s)/2]
+	}
+	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}

@@ -1,0 +1,202 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/client"
+)
+
+// Tool names of `netmcp controller serve`.
+const (
+	ToolListDevices    = "list_devices"
+	ToolCallDeviceTool = "call_device_tool"
+	ToolAsk            = "ask"
+)
+
+// Server exposes a controller's fleet to an MCP host: one connection for
+// the whole network. Tools: list_devices, call_device_tool (a device's
+// own tool, under the device's own policy and approval gate) and ask (an
+// intent, with progress notifications, its report saved in Store).
+// Elicitations from devices are forwarded to the host whose call caused
+// them (Server.Elicit is the fleet's client.Options.Elicit).
+type Server struct {
+	ctl   *Controller
+	store Store
+	srv   *mcp.Server
+
+	mu   sync.Mutex
+	host *mcp.ServerSession // the host of the call in progress, for elicitations
+}
+
+// DeviceInfo is one device of list_devices.
+type DeviceInfo struct {
+	Name    string   `json:"name"`
+	State   string   `json:"state"`
+	Error   string   `json:"error,omitempty"`
+	Dialect string   `json:"dialect,omitempty"`
+	Site    string   `json:"site,omitempty"`
+	Role    string   `json:"role,omitempty"`
+	Tags    []string `json:"tags,omitempty"`
+	Tools   []string `json:"tools"`
+}
+
+// ListDevicesOut is list_devices' result.
+type ListDevicesOut struct {
+	Devices []DeviceInfo `json:"devices"`
+}
+
+// CallDeviceToolIn is call_device_tool's input.
+type CallDeviceToolIn struct {
+	Device    string         `json:"device" jsonschema:"the device's name (list_devices)"`
+	Tool      string         `json:"tool" jsonschema:"the device's tool, e.g. network.yang.get"`
+	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"the tool's arguments"`
+}
+
+// AskIn is ask's input.
+type AskIn struct {
+	Intent string `json:"intent" jsonschema:"the intent in words (e.g. what is wrong with the network?) or as a JSON object"`
+}
+
+// NewServer builds the controller's MCP server.
+func NewServer(ctl *Controller, store Store, version string) *Server {
+	s := &Server{ctl: ctl, store: store}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "netmcp-controller", Version: version}, &mcp.ServerOptions{
+		Instructions: "One connection to the whole network: list_devices, call_device_tool to run a device's own tool, ask to diagnose an intent (reachability, path MTU, BGP or OSPF down, what is wrong with the network?).",
+	})
+	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolListDevices, Description: "List the fleet's devices: connection state, dialect, site, role, tags and tools."}, s.listDevices)
+	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolCallDeviceTool, Description: "Call one tool of one device (its result is returned as the device gave it). Writes go through the device's own authorization and approval; its elicitations are forwarded to you."}, s.callDeviceTool)
+	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolAsk, Description: "Diagnose an intent across the fleet and return the report (docs/controller.md): is_anomaly, faulty_devices, root_cause_name, root causes with evidence, proposed changes (not applied). Progress is sent as progress notifications."}, s.ask)
+	return s
+}
+
+// MCP returns the MCP server.
+func (s *Server) MCP() *mcp.Server { return s.srv }
+
+func (s *Server) listDevices(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, ListDevicesOut, error) {
+	out := ListDevicesOut{Devices: []DeviceInfo{}}
+	for _, d := range s.ctl.Fleet.Devices() {
+		st, err := d.State()
+		inv := d.Inventory()
+		di := DeviceInfo{Name: d.Name(), State: st.String(), Dialect: inv.Dialect, Site: inv.Site, Role: inv.Role, Tags: inv.Tags, Tools: []string{}}
+		if err != nil {
+			di.Error = err.Error()
+		}
+		if nc, ok := d.Network(); ok && nc.CLIDialect != "" {
+			di.Dialect = nc.CLIDialect
+		}
+		for _, t := range d.Tools() {
+			di.Tools = append(di.Tools, t.Name)
+		}
+		out.Devices = append(out.Devices, di)
+	}
+	return nil, out, nil
+}
+
+func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, in CallDeviceToolIn) (*mcp.CallToolResult, any, error) {
+	d := s.ctl.Fleet.Device(in.Device)
+	if d == nil {
+		return nil, nil, fmt.Errorf("no device %q in the fleet (list_devices)", in.Device)
+	}
+	s.setHost(req.Session)
+	ctx = withCorrelation(ctx, req)
+	res, err := d.CallTool(ctx, in.Tool, in.Arguments)
+	var te *client.ToolError
+	if errors.As(err, &te) && res != nil {
+		return res, nil, nil // the device's own error result, as it gave it
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, nil, nil
+}
+
+func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*mcp.CallToolResult, *Report, error) {
+	intent, err := ParseIntent(in.Intent)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.setHost(req.Session)
+	ctl := *s.ctl
+	ctl.Progress = &progressWriter{ctx: ctx, req: req}
+	rep, err := ctl.Ask(withCorrelation(ctx, req), intent)
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.store.Dir != "" {
+		_, _ = s.store.Save(rep)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: reportText(rep)}}}, rep, nil
+}
+
+func reportText(r *Report) string {
+	var b strings.Builder
+	r.WriteText(&b)
+	return b.String()
+}
+
+// withCorrelation carries the host's correlation id, when its request has
+// one in _meta, to the devices; otherwise the controller makes one.
+func withCorrelation(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	if id, ok := req.Params.GetMeta()["netmcp/correlationId"].(string); ok && id != "" {
+		return client.WithCorrelationID(ctx, id)
+	}
+	return ctx
+}
+
+func (s *Server) setHost(ss *mcp.ServerSession) {
+	s.mu.Lock()
+	s.host = ss
+	s.mu.Unlock()
+}
+
+// Elicit forwards a device's elicitation to the host of the call in
+// progress, naming the device; with no host, or a host that cannot be
+// asked (its protocol version wants multi round-trip input requests, not
+// yet relayed), it is declined: nothing is approved on a host's behalf.
+func (s *Server) Elicit(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+	s.mu.Lock()
+	host := s.host
+	s.mu.Unlock()
+	if host == nil {
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	fwd := *p
+	fwd.Message = fmt.Sprintf("[%s] %s", d.Name(), p.Message)
+	res, err := host.Elicit(ctx, &fwd)
+	if err != nil {
+		// A host on a protocol version that forbids server requests
+		// during a call (multi round-trip requests) cannot be asked:
+		// nothing is approved on its behalf.
+		return &mcp.ElicitResult{Action: "decline"}, nil
+	}
+	return res, nil
+}
+
+// progressWriter sends each progress line as a progress notification
+// (when the host asked for them with a progress token).
+type progressWriter struct {
+	ctx context.Context
+	req *mcp.CallToolRequest
+	mu  sync.Mutex
+	n   float64
+}
+
+func (w *progressWriter) Write(p []byte) (int, error) {
+	tok := w.req.Params.GetProgressToken()
+	if tok == nil {
+		return len(p), nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		w.n++
+		_ = w.req.Session.NotifyProgress(w.ctx, &mcp.ProgressNotificationParams{ProgressToken: tok, Progress: w.n, Message: line})
+	}
+	return len(p), nil
+}

@@ -1,0 +1,289 @@
+package controller
+
+import (
+	"fmt"
+	"net/netip"
+	"sync"
+
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// lossOnLinks pings each link's far end from both ends at once and names
+// the links whose probes are partly lost (or whose ends count input
+// errors). A link whose probes are all lost while both ends are up is left
+// to the other rules (an ACL, a down link).
+func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
+	count := r.c.LinkPings
+	if count <= 0 {
+		count = 10
+	}
+	type res struct{ ab, ba pingResult }
+	out := make([]res, len(links))
+	var wg sync.WaitGroup
+	for i, l := range links {
+		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
+		if a == nil || b == nil || !a.OperUp || !b.OperUp {
+			continue
+		}
+		wg.Add(2)
+		go func() { defer wg.Done(); out[i].ab = r.ping(l.A.Device, l.B.Addr, pingOpts{Count: count}) }()
+		go func() { defer wg.Done(); out[i].ba = r.ping(l.B.Device, l.A.Addr, pingOpts{Count: count}) }()
+	}
+	wg.Wait()
+	var causes []Cause
+	for i, l := range links {
+		ab, ba := out[i].ab, out[i].ba
+		if ab.Call == 0 {
+			continue
+		}
+		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
+		errs := a.InErrors + b.InErrors
+		partial := func(p pingResult) bool { return p.Err == nil && p.Loss > 0 && p.Loss < 100 }
+		if !partial(ab) && !partial(ba) && errs == 0 {
+			continue
+		}
+		loss := max(ab.Loss, ba.Loss)
+		if ab.Err == nil && ba.Err == nil {
+			loss = (ab.Loss + ba.Loss) / 2
+		}
+		ev := []Evidence{
+			r.ev(ab.Call, l.A.Device, netproto.ToolPing, "%s", ab.Text),
+			r.ev(ba.Call, l.B.Device, netproto.ToolPing, "%s", ba.Text),
+		}
+		if errs > 0 {
+			ev = append(ev, r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s in-errors %d", a.Name, a.InErrors),
+				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s in-errors %d", b.Name, b.InErrors))
+		}
+		causes = append(causes, lossCause(l, loss, errs, ev...))
+	}
+	return causes
+}
+
+// sweep checks the whole network with no hint: every link's state, MTU,
+// ACLs and loss, every BGP session and OSPF adjacency, and every known
+// host from its router and from afar.
+func (r *run) sweep() error {
+	n := r.readNetwork()
+	r.begin("check every link: state of both ends, MTU, ACLs")
+	var upLinks []Link
+	for _, l := range n.Links {
+		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
+		if a == nil || b == nil {
+			continue
+		}
+		switch {
+		case a.AdminUp && b.AdminUp && (!a.OperUp || !b.OperUp):
+			r.rep.addCause(linkDownCause(l,
+				r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
+				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)))
+			continue
+		case !a.OperUp || !b.OperUp:
+			continue // shut down on purpose
+		}
+		upLinks = append(upLinks, l)
+		if a.MTU != b.MTU {
+			r.rep.addCause(r.mtuMismatch(n, l))
+		}
+	}
+	// Interfaces with input errors but no modelled peer are still a finding.
+	r.aclSweep(n)
+	r.begin("probe every link for loss: ping the far end from both ends")
+	for _, c := range r.lossOnLinks(n, upLinks) {
+		r.rep.addCause(c)
+	}
+	r.routingSweep(n)
+	r.hostSweep(n)
+	if len(r.rep.RootCauses) == 0 && len(n.Unread) > 0 {
+		for _, d := range sortedKeys(n.Unread) {
+			c := newCause("device_unreachable", []string{d}, "", fmt.Sprintf("%s could not be read: %s", d, n.Unread[d]))
+			r.rep.addCause(c)
+		}
+	}
+	return nil
+}
+
+// aclSweep reports every ACL bound on an interface that drops control
+// traffic the network runs (BGP, OSPF) or ICMP toward a subnet in use.
+func (r *run) aclSweep(n *Network) {
+	for _, name := range n.Order {
+		d := n.Devices[name]
+		for _, b := range d.Bindings {
+			it := d.Iface(b.Iface)
+			if it == nil {
+				continue
+			}
+			var local netip.Addr
+			for _, p := range it.Addrs {
+				if p.Addr().Is4() {
+					local = p.Addr()
+					break
+				}
+			}
+			classes := []struct {
+				t    Traffic
+				what string
+				runs bool
+			}{
+				{Traffic{Protocol: "TCP", Port: 179}, "BGP (TCP port 179)", d.BGP != nil || !anyBGP(n)},
+				{Traffic{Protocol: "OSPF"}, "OSPF (IP protocol 89)", d.OSPF != nil || !anyOSPF(n)},
+				{Traffic{Protocol: "ICMP", Dst: local}, "ICMP", true},
+				{Traffic{Protocol: "UDP", Port: 53}, "DNS (port 53)", true},
+				{Traffic{Protocol: "ARP"}, "ARP", true},
+			}
+			for _, c := range classes {
+				if !c.runs {
+					continue
+				}
+				set := d.ACLs[b.Set]
+				if set == nil {
+					continue
+				}
+				e, drop := set.Drops(c.t)
+				if !drop || e.Seq == 0 && c.t.Protocol != "ICMP" {
+					// The implicit deny of a set is reported once, for ICMP.
+					continue
+				}
+				// An entry that denies everything is reported as ICMP.
+				if (e.Protocol == "" || e.Protocol == "IP") && c.t.Protocol != "ICMP" {
+					continue
+				}
+				f := aclFinding{Device: name, Binding: b, Entry: e}.withAlso(set, c.t)
+				r.rep.addCause(aclCause(f, c.t, c.what, r.ev(d.Calls[PathACL], name, netproto.ToolYangGet,
+					"ACL %s bound %s on %s: %s", b.Set, b.Dir(), b.Iface, e)))
+			}
+		}
+	}
+}
+
+func anyBGP(n *Network) bool {
+	for _, d := range n.Devices {
+		if d.BGP != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func anyOSPF(n *Network) bool {
+	for _, d := range n.Devices {
+		if d.OSPF != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// hostSweep pings every known host from its router, and from the router
+// farthest from it; a host its router reaches but others do not has a
+// routing problem, found by walking the path.
+func (r *run) hostSweep(n *Network) {
+	if len(n.Hosts) == 0 {
+		return
+	}
+	r.begin("ping every known host from its own router and from a remote router")
+	type probe struct {
+		h          HostAttach
+		local, far pingResult
+		farDev     string
+	}
+	probes := make([]probe, len(n.Hosts))
+	var wg sync.WaitGroup
+	for i, h := range n.Hosts {
+		probes[i].h = h
+		it := n.Devices[h.Router.Device].Iface(h.Router.Iface)
+		vrf := ""
+		if it != nil {
+			vrf = it.VRF
+		}
+		far := ""
+		if vrf == "" {
+			for _, name := range n.Order {
+				if name != h.Router.Device {
+					far = name // the last other device: the farthest in a line
+				}
+			}
+		}
+		probes[i].farDev = far
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			probes[i].local = r.ping(h.Router.Device, h.Addr, pingOpts{Count: 3, VRF: vrf})
+			if far != "" {
+				probes[i].far = r.ping(far, h.Addr, pingOpts{Count: 3})
+			}
+		}()
+	}
+	wg.Wait()
+	for _, p := range probes {
+		ep := r.hostEndpoint(n, p.h)
+		if it := n.Devices[p.h.Router.Device].Iface(p.h.Router.Iface); it != nil && it.AdminUp && !it.OperUp {
+			// The host's LAN port is down: the link to the host.
+			c := newCause("link_down", []string{p.h.Router.Device, p.h.Host.Name}, p.h.Router.Device+":"+p.h.Router.Iface+" — "+p.h.Host.Name,
+				fmt.Sprintf("The link from %s:%s to host %s is down: the port is administratively up but operationally %s.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name, it.OperStatus),
+				r.ev(n.Devices[p.h.Router.Device].Calls[PathInterfaces], p.h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper %s", it.Name, it.OperStatus),
+				r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text))
+			c.Fix = fmt.Sprintf("Restore the link between %s:%s and %s (cable, the host's port, the host itself).", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name)
+			r.rep.addCause(c)
+			continue
+		}
+		switch {
+		case !p.local.OK() && p.local.Loss == 100:
+			if r.coveredByCause(p.h.Router.Device, p.h.Router.Iface) {
+				continue
+			}
+			c := r.hostCause(n, ep)
+			c.Evidence = append([]Evidence{r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text)}, c.Evidence...)
+			r.rep.addCause(c)
+		case p.farDev != "" && !p.far.OK() && p.far.Loss == 100:
+			hops, stop := n.walk(p.farDev, p.h.Addr)
+			cs, _ := r.checkHops(n, hops, Traffic{Protocol: "ICMP", Dst: p.h.Addr}, fmt.Sprintf("ICMP to %s", p.h.Addr))
+			if len(cs) == 0 && stop != "" {
+				cs = append(cs, r.routeCause(n, hops, p.farDev, ep, stop))
+			}
+			if len(cs) == 0 {
+				c := newCause("host_incorrect_gateway", []string{p.h.Host.Name}, "",
+					fmt.Sprintf("Host %s answers its own router %s but not %s, whose path to it is sound: its return path (gateway) is wrong.", p.h.Host.Name, p.h.Router.Device, p.farDev))
+				c.Fix = fmt.Sprintf("Set %s's default gateway to %s.", p.h.Host.Name, p.h.Router.Addr)
+				cs = append(cs, c)
+			}
+			for _, c := range cs {
+				c.Evidence = append([]Evidence{r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text),
+					r.ev(p.far.Call, p.farDev, netproto.ToolPing, "%s", p.far.Text)}, c.Evidence...)
+				if !r.causeKnown(c) {
+					r.rep.addCause(c)
+				}
+			}
+		}
+	}
+}
+
+// coveredByCause tells whether a cause found already concerns an interface.
+func (r *run) coveredByCause(dev, iface string) bool {
+	for _, c := range r.rep.RootCauses {
+		for _, d := range c.Devices {
+			if d == dev && (c.Where == "" || containsWord(c.Where, dev+":"+iface)) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// causeKnown tells whether a cause of the same name on the same devices is there.
+func (r *run) causeKnown(c Cause) bool {
+	for _, o := range r.rep.RootCauses {
+		if o.Name == c.Name && o.Where == c.Where {
+			return true
+		}
+	}
+	return false
+}
+
+func containsWord(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i:i+len(w)] == w && (i+len(w) == len(s) || s[i+len(w)] == ' ') {
+			return true
+		}
+	}
+	return false
+}

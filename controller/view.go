@@ -1,0 +1,375 @@
+package controller
+
+import (
+	"net/netip"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// YANG paths the controller reads (docs/controller.md).
+const (
+	PathInterfaces = "/openconfig-interfaces:interfaces"
+	PathACL        = "/openconfig-acl:acl"
+	PathRouting    = "/ietf-routing:routing"
+	PathNetInst    = "/openconfig-network-instance:network-instances"
+)
+
+// DeviceView is what the controller knows of one device after reading it.
+type DeviceView struct {
+	Name   string
+	Ifaces []*IfaceView
+	// Routes is the default VRF's IPv4 table.
+	Routes []Route
+	// ACLs are the device's ACL sets by name; Bindings where they apply.
+	ACLs     map[string]*ACLSet
+	Bindings []ACLBinding
+	// BGP and OSPF are nil when the device reports no such process.
+	BGP  *BGPView
+	OSPF *OSPFView
+	// Calls are the numbers of the calls that read each path.
+	Calls map[string]int
+}
+
+// IfaceView is one interface: state, addresses, MTU, counters, ARP.
+type IfaceView struct {
+	Name        string
+	AdminUp     bool
+	OperUp      bool
+	OperStatus  string
+	MTU         int // operational
+	ConfigMTU   int
+	Loopback    bool
+	VRF         string // "" for the default VRF
+	Addrs       []netip.Prefix
+	InErrors    int64
+	OutErrors   int64
+	InDiscards  int64
+	OutDiscards int64
+	ARP         []ARPEntry
+}
+
+// ARPEntry is one IPv4 neighbour of an interface.
+type ARPEntry struct {
+	IP  netip.Addr
+	MAC string
+}
+
+// Route is one IPv4 route.
+type Route struct {
+	Prefix    netip.Prefix
+	Protocol  string
+	NextHop   netip.Addr
+	Interface string
+	Active    bool
+	Discard   bool
+}
+
+// Iface returns the interface called name (nil when none).
+func (d *DeviceView) Iface(name string) *IfaceView {
+	for _, it := range d.Ifaces {
+		if it.Name == name {
+			return it
+		}
+	}
+	return nil
+}
+
+// Owns tells whether one of the device's default-VRF interfaces holds a.
+func (d *DeviceView) Owns(a netip.Addr) *IfaceView {
+	for _, it := range d.Ifaces {
+		if it.VRF != "" {
+			continue
+		}
+		for _, p := range it.Addrs {
+			if p.Addr() == a {
+				return it
+			}
+		}
+	}
+	return nil
+}
+
+// Loopback returns the device's first IPv4 /32 loopback address of the
+// default VRF (its usual management and router-id address).
+func (d *DeviceView) Loopback() (netip.Addr, bool) {
+	for _, it := range d.Ifaces {
+		if !it.Loopback || it.VRF != "" {
+			continue
+		}
+		for _, p := range it.Addrs {
+			if p.Addr().Is4() && p.Bits() == 32 {
+				return p.Addr(), true
+			}
+		}
+	}
+	return netip.Addr{}, false
+}
+
+// Lookup returns the active route a packet to a takes (longest match).
+func (d *DeviceView) Lookup(a netip.Addr) (Route, bool) {
+	best, found := Route{}, false
+	for _, r := range d.Routes {
+		if !r.Active || !r.Prefix.Contains(a) {
+			continue
+		}
+		if !found || r.Prefix.Bits() > best.Prefix.Bits() {
+			best, found = r, true
+		}
+	}
+	return best, found
+}
+
+// parseInterfaces reads the data of a get of PathInterfaces.
+func parseInterfaces(data any) []*IfaceView {
+	var out []*IfaceView
+	for _, n := range list(dig(data, "interface")) {
+		m := obj(n)
+		if m == nil {
+			continue
+		}
+		it := &IfaceView{Name: str(m["name"])}
+		st := obj(m["state"])
+		it.AdminUp = str(dig(st, "admin-status")) == "UP"
+		it.OperStatus = str(dig(st, "oper-status"))
+		it.OperUp = it.OperStatus == "UP"
+		it.MTU = int(integer(dig(st, "mtu")))
+		it.ConfigMTU = int(integer(dig(m, "config", "mtu")))
+		if it.MTU == 0 {
+			it.MTU = it.ConfigMTU
+		}
+		it.Loopback = strings.HasSuffix(str(leaf(m, "type")), "softwareLoopback")
+		c := obj(dig(st, "counters"))
+		it.InErrors, it.OutErrors = integer(c["in-errors"]), integer(c["out-errors"])
+		it.InDiscards, it.OutDiscards = integer(c["in-discards"]), integer(c["out-discards"])
+		for _, s := range list(dig(m, "subinterfaces", "subinterface")) {
+			for _, fam := range []string{"ipv4", "ipv6"} {
+				for _, a := range list(dig(s, fam, "addresses", "address")) {
+					ip := str(dig(a, "config", "ip"))
+					if ip == "" {
+						ip = str(dig(a, "ip"))
+					}
+					bits := int(integer(dig(a, "config", "prefix-length")))
+					if bits == 0 {
+						bits = int(integer(dig(a, "state", "prefix-length")))
+					}
+					if p, err := netip.ParseAddr(ip); err == nil && bits > 0 {
+						it.Addrs = append(it.Addrs, netip.PrefixFrom(p, bits))
+					}
+				}
+			}
+			for _, nb := range list(dig(s, "ipv4", "neighbors", "neighbor")) {
+				if a, err := netip.ParseAddr(str(leaf(obj(nb), "ip"))); err == nil {
+					it.ARP = append(it.ARP, ARPEntry{IP: a, MAC: str(dig(nb, "state", "link-layer-address"))})
+				}
+			}
+		}
+		out = append(out, it)
+	}
+	return out
+}
+
+// parseVRFs marks the interfaces that belong to a non-default VRF.
+func parseVRFs(data any, ifs []*IfaceView) {
+	for _, ni := range list(dig(data, "network-instance")) {
+		name := str(obj(ni)["name"])
+		if name == "" || name == "default" || strings.EqualFold(name, "DEFAULT") {
+			continue
+		}
+		for _, i := range list(dig(ni, "interfaces", "interface")) {
+			id := str(leaf(obj(i), "interface"))
+			if id == "" {
+				id = str(obj(i)["id"])
+			}
+			for _, it := range ifs {
+				if it.Name == id {
+					it.VRF = name
+				}
+			}
+		}
+	}
+}
+
+// parseRoutes reads the default VRF's IPv4 RIB from a get of PathRouting.
+func parseRoutes(data any) []Route {
+	var out []Route
+	for _, rib := range list(dig(data, "ribs", "rib")) {
+		if str(obj(rib)["name"]) != "ipv4-master" {
+			continue
+		}
+		for _, r := range list(dig(rib, "routes", "route")) {
+			m := obj(r)
+			p, err := netip.ParsePrefix(str(m["destination-prefix"]))
+			if err != nil {
+				continue
+			}
+			rt := Route{Prefix: p, Protocol: identity(m["source-protocol"]), Active: m["active"] != nil}
+			nh := obj(m["next-hop"])
+			rt.Interface = str(nh["outgoing-interface"])
+			rt.Discard = str(nh["special-next-hop"]) == "blackhole"
+			if a, err := netip.ParseAddr(str(nh["next-hop-address"])); err == nil {
+				rt.NextHop = a
+			}
+			out = append(out, rt)
+		}
+	}
+	return out
+}
+
+// Host is an end host the controller knows by name (hosts serve no MCP;
+// the controller reaches them from routers).
+type Host struct {
+	Name  string       `json:"name" yaml:"name"`
+	Addrs []netip.Addr `json:"addresses" yaml:"addresses"`
+}
+
+// End is one end of a link: a device's interface and its address there.
+type End struct {
+	Device, Iface string
+	Addr          netip.Addr
+}
+
+// Link is a point-to-point or LAN segment between two devices' interfaces,
+// inferred from addresses on the same subnet.
+type Link struct {
+	A, B   End
+	Prefix netip.Prefix
+}
+
+// String is "r1:Gi0/0/0 — r2:Gi0/0/0/0".
+func (l Link) String() string {
+	return l.A.Device + ":" + l.A.Iface + " — " + l.B.Device + ":" + l.B.Iface
+}
+
+// HostAttach is where a known host attaches: a router interface of its subnet.
+type HostAttach struct {
+	Host   Host
+	Addr   netip.Addr
+	Router End
+}
+
+// Network is the controller's view of the whole fleet.
+type Network struct {
+	Devices map[string]*DeviceView
+	Order   []string
+	Links   []Link
+	Hosts   []HostAttach
+	// Unread are the devices that could not be read, with why.
+	Unread map[string]string
+}
+
+// infer finds the links between read devices and where known hosts attach.
+func (n *Network) infer(hosts []Host) {
+	type addrIf struct {
+		dev string
+		it  *IfaceView
+		p   netip.Prefix
+	}
+	var all []addrIf
+	for _, name := range n.Order {
+		d := n.Devices[name]
+		for _, it := range d.Ifaces {
+			if it.Loopback || it.VRF != "" {
+				continue
+			}
+			for _, p := range it.Addrs {
+				if p.Addr().Is4() && p.Bits() < 32 {
+					all = append(all, addrIf{name, it, p})
+				}
+			}
+		}
+	}
+	for i := range all {
+		for j := i + 1; j < len(all); j++ {
+			a, b := all[i], all[j]
+			if a.dev != b.dev && a.p.Masked() == b.p.Masked() {
+				n.Links = append(n.Links, Link{A: End{a.dev, a.it.Name, a.p.Addr()}, B: End{b.dev, b.it.Name, b.p.Addr()}, Prefix: a.p.Masked()})
+			}
+		}
+	}
+	for _, h := range hosts {
+		for _, ha := range h.Addrs {
+			if !ha.Is4() {
+				continue
+			}
+			for _, name := range n.Order {
+				for _, it := range n.Devices[name].Ifaces {
+					for _, p := range it.Addrs {
+						if p.Bits() < 32 && p.Contains(ha) && p.Addr() != ha {
+							n.Hosts = append(n.Hosts, HostAttach{Host: h, Addr: ha, Router: End{name, it.Name, p.Addr()}})
+						}
+					}
+				}
+			}
+		}
+	}
+	sort.SliceStable(n.Hosts, func(i, j int) bool { return n.Hosts[i].Host.Name < n.Hosts[j].Host.Name })
+}
+
+// Owner returns the device and interface holding address a.
+func (n *Network) Owner(a netip.Addr) (*DeviceView, *IfaceView) {
+	for _, name := range n.Order {
+		d := n.Devices[name]
+		if it := d.Owns(a); it != nil {
+			return d, it
+		}
+	}
+	return nil, nil
+}
+
+// LinkOf returns the link of a device's interface.
+func (n *Network) LinkOf(dev, iface string) (Link, bool) {
+	for _, l := range n.Links {
+		if l.A.Device == dev && l.A.Iface == iface {
+			return l, true
+		}
+		if l.B.Device == dev && l.B.Iface == iface {
+			return Link{A: l.B, B: l.A, Prefix: l.Prefix}, true
+		}
+	}
+	return Link{}, false
+}
+
+// LinksBetween returns the links between two devices, oriented a to b.
+func (n *Network) LinksBetween(a, b string) []Link {
+	var out []Link
+	for _, l := range n.Links {
+		switch {
+		case l.A.Device == a && l.B.Device == b:
+			out = append(out, l)
+		case l.A.Device == b && l.B.Device == a:
+			out = append(out, Link{A: l.B, B: l.A, Prefix: l.Prefix})
+		}
+	}
+	return out
+}
+
+// HostNamed returns the attachment of a known host.
+func (n *Network) HostNamed(name string) (HostAttach, bool) {
+	for _, h := range n.Hosts {
+		if strings.EqualFold(h.Host.Name, name) {
+			return h, true
+		}
+	}
+	return HostAttach{}, false
+}
+
+// HostAt returns the attachment of the known host holding a.
+func (n *Network) HostAt(a netip.Addr) (HostAttach, bool) {
+	for _, h := range n.Hosts {
+		if h.Addr == a {
+			return h, true
+		}
+	}
+	return HostAttach{}, false
+}
+
+// sortedKeys returns a map's keys sorted.
+func sortedKeys[V any](m map[string]V) []string {
+	k := make([]string, 0, len(m))
+	for s := range m {
+		k = append(k, s)
+	}
+	slices.Sort(k)
+	return k
+}
