@@ -35,4 +35,6 @@ type Discoverer interface {
 type Static []Neighbor
 
 // Neighbors returns the list.
-func (s Static) Neighbors(context.Context) ([]Neighbor, error) { return append([]Neighbor(nil), s...), nil }
+func (s Static) Neighbors(context.Context) ([]Neighbor, error) {
+	return append([]Neighbor(nil), s...), nil
+}
