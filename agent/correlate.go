@@ -99,8 +99,8 @@ func correlate(hops []hop) []report.Finding {
 		}
 		if d.Lost > 0 {
 			add(report.Finding{Rule: "counter-gap", Device: h.From, Interface: h.FromIf, Cause: "link-loss",
-				Statement: fmt.Sprintf("loss %.3g%% in the %s direction only when the reverse is clean (here: %s): %s sent %d packets on %s, %s received %d on %s: the %s link or %s's egress%s",
-					100*float64(d.Lost)/float64(d.Sent), arrow, other, h.From, d.Sent, h.FromIf, h.To, d.Received, h.ToIf, arrow, h.From, ping)})
+				Statement: fmt.Sprintf("loss %.3g%% in the %s direction (%s sent %d packets on %s, %s received %d on %s), the reverse direction %s: the %s link or %s's egress%s",
+					100*float64(d.Lost)/float64(d.Sent), arrow, h.From, d.Sent, h.FromIf, h.To, d.Received, h.ToIf, other, arrow, h.From, ping)})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool {

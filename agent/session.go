@@ -241,18 +241,25 @@ func (a *Agent) neighborsBody(ctx context.Context) (json.RawMessage, error) {
 }
 
 // addOperatorTools registers an operator's tools: d2d.ask and the reports.
-func (a *Agent) addOperatorTools(srv *mcp.Server, st *session) {
-	type askIn struct {
-		Intent string `json:"intent" jsonschema:"the intent, e.g. verify packet loss on the path from r1 to r3 via r2"`
-	}
-	mcp.AddTool(srv, &mcp.Tool{Name: ToolAsk, Description: "run a D2D troubleshooting intent from this device and return the signed report"},
-		func(ctx context.Context, _ *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, *report.Report, error) {
+func (a *Agent) addOperatorTools(srv *mcp.Server, _ *session) {
+	srv.AddTool(&mcp.Tool{Name: ToolAsk, Description: "run a D2D troubleshooting intent from this device and return the signed report",
+		InputSchema: map[string]any{"type": "object", "required": []string{"intent"}, "additionalProperties": false,
+			"properties": map[string]any{"intent": map[string]any{"type": "string", "minLength": 1, "maxLength": 1024,
+				"description": "e.g. verify packet loss on the path from r1 to r3 via r2"}}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct {
+				Intent string `json:"intent"`
+			}
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.Intent == "" {
+				return nil, fmt.Errorf("d2d.ask: an intent is required")
+			}
 			rep, err := a.Ask(ctx, in.Intent)
 			if err != nil {
-				return nil, nil, err
+				return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
 			}
 			a.addReportResource(srv, rep)
-			return nil, &rep, nil
+			b, _ := json.Marshal(rep)
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
 		})
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: report.URIPrefix + "{id}", Name: "d2d-report", MIMEType: "application/json",
 		Description: "a roll-up report of a device-to-device collaboration"}, a.readReport)

@@ -225,6 +225,21 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 			})
 		}
 	}
+	// The draft's head-to-tail probes: they cross the mid-points, where
+	// a transit filter (an egress ACL) acts.
+	if len(links) == len(in.Path)-1 && len(links) > 1 {
+		head, tail := side{links[0].x, links[0].xIf}, side{links[len(links)-1].y, links[len(links)-1].yIf}
+		for _, e := range [][2]side{{head, tail}, {tail, head}} {
+			src, dst := e[0], e[1]
+			target, ok := before[dst]
+			if !ok || target.Addr == "" {
+				continue
+			}
+			fns = append(fns, func() {
+				_, _, _ = r.do(ctx, src.dev, netproto.ToolPing, map[string]any{"destination": target.Addr, "count": Probes, "intervalMs": ProbeIntervalMs})
+			})
+		}
+	}
 	parallel(fns...)
 	after, evA := readAll()
 	// Step 4: correlation.

@@ -59,6 +59,16 @@ func TestVerify(t *testing.T) {
 	badSig := second
 	badSig.Sig = "AAAA"
 	forOther := signed(t, r2, "r3", `{"loss":0}`)
+	third := signed(t, r2, "r1", `{"n":3}`)
+	fourth := signed(t, r2, "r1", `{"n":4}`)
+	var belowWindow Result
+	for i := 0; i < ReplayWindow; i++ {
+		r := signed(t, r2, "r1", `{}`)
+		if i == 0 {
+			belowWindow = r
+		}
+	}
+	far := signed(t, r2, "r1", `{}`)
 
 	cases := []struct {
 		name           string
@@ -76,6 +86,11 @@ func TestVerify(t *testing.T) {
 		{"made for r3", forOther, "r2", "r1", ReasonIdentity},
 		{"second result", second, "r2", "r1", ""},
 		{"second again", second, "r2", "r1", ReasonReplayed},
+		{"later result first", fourth, "r2", "r1", ""},
+		{"earlier result arriving late (concurrent calls)", third, "r2", "r1", ""},
+		{"the late one replayed", third, "r2", "r1", ReasonReplayed},
+		{"far beyond", far, "r2", "r1", ""},
+		{"below the window", belowWindow, "r2", "r1", ReasonReplayed},
 		{"unknown signer", signed(t, mustSigner(t, "r9"), "r1", `{}`), "r9", "r1", ReasonUnknown},
 	}
 	v := NewVerifier()

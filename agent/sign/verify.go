@@ -26,17 +26,52 @@ func (e *Error) Error() string {
 	return fmt.Sprintf("sign: result from %q refused (%s): %s", e.Signer, e.Reason, e.Detail)
 }
 
-// Verifier checks results: each signer's key, and the last nonce seen
-// from each, so a replayed result is refused. It is safe for concurrent use.
+// ReplayWindow is how far below the highest nonce seen from a signer a
+// nonce is still accepted (once): an initiator calls a neighbour several
+// times at once, and the results may arrive out of nonce order. As in
+// IPsec's anti-replay window, a nonce already seen, or at or below
+// highest - ReplayWindow, is refused as a replay.
+const ReplayWindow = 256
+
+// Verifier checks results: each signer's key, and the nonces seen from
+// each, so a replayed result is refused. It is safe for concurrent use.
 type Verifier struct {
 	mu   sync.Mutex
 	keys map[string]ed25519.PublicKey
-	last map[string]uint64
+	seen map[string]*window
+}
+
+// window is the anti-replay state of one signer.
+type window struct {
+	high uint64
+	got  map[uint64]bool // nonces in (high-ReplayWindow, high] seen
+}
+
+// admit records n, reporting false for a replay.
+func (w *window) admit(n uint64) (ok bool, detail string) {
+	switch {
+	case w.got[n]:
+		return false, fmt.Sprintf("nonce %d was already accepted", n)
+	case w.high >= ReplayWindow && n <= w.high-ReplayWindow:
+		return false, fmt.Sprintf("nonce %d is not above the last seen, %d, by more than the replay window", n, w.high)
+	case n == 0:
+		return false, "nonce 0 is never issued"
+	}
+	w.got[n] = true
+	if n > w.high {
+		w.high = n
+		for k := range w.got {
+			if w.high >= ReplayWindow && k <= w.high-ReplayWindow {
+				delete(w.got, k)
+			}
+		}
+	}
+	return true, ""
 }
 
 // NewVerifier returns a verifier knowing no signer.
 func NewVerifier() *Verifier {
-	return &Verifier{keys: map[string]ed25519.PublicKey{}, last: map[string]uint64{}}
+	return &Verifier{keys: map[string]ed25519.PublicKey{}, seen: map[string]*window{}}
 }
 
 // Trust records the key of identity id (learnt over the authenticated
@@ -56,8 +91,8 @@ func (v *Verifier) Key(id string) (ed25519.PublicKey, bool) {
 }
 
 // Verify checks r: signed by signer for caller, a valid signature by
-// signer's key, and a nonce above the last accepted from signer (which it
-// then records).
+// signer's key, and a nonce never accepted from signer before and within
+// ReplayWindow of the highest one (which it then records).
 func (v *Verifier) Verify(r Result, signer, caller string) error {
 	if r.Signer != signer {
 		return &Error{Reason: ReasonIdentity, Signer: r.Signer, Detail: fmt.Sprintf("expected a result signed by %q", signer)}
@@ -74,10 +109,14 @@ func (v *Verifier) Verify(r Result, signer, caller string) error {
 	if err := CheckSignature(r, key); err != nil {
 		return err
 	}
-	if last := v.last[signer]; r.Nonce <= last {
-		return &Error{Reason: ReasonReplayed, Signer: signer, Detail: fmt.Sprintf("nonce %d is not above the last seen, %d", r.Nonce, last)}
+	w := v.seen[signer]
+	if w == nil {
+		w = &window{got: map[uint64]bool{}}
+		v.seen[signer] = w
 	}
-	v.last[signer] = r.Nonce
+	if ok, detail := w.admit(r.Nonce); !ok {
+		return &Error{Reason: ReasonReplayed, Signer: signer, Detail: detail}
+	}
 	return nil
 }
 
