@@ -36,6 +36,7 @@ var commands = []struct {
 	name  string
 	build func() *cobra.Command
 }{
+	{"agent", newAgentCmd},
 	{"approve", newApproveCmd},
 	{"audit", newAuditCmd},
 	{"bench", newBenchCmd},
@@ -45,6 +46,7 @@ var commands = []struct {
 	{"lab", newLabCmd},
 	{"parse", newParseCmd},
 	{"pki", newPKICmd},
+	{"report", newReportCmd},
 	{"serve", newServeCmd},
 	{"version", newVersionCmd},
 }
