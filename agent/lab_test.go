@@ -39,7 +39,7 @@ func (m *mutableStatic) set(ns []discover.Neighbor) {
 // testDomain is the simulated lab with a collaboration agent on each
 // router, each on its own loopback port over mTLS.
 type testDomain struct {
-	t      *testing.T
+	t      testing.TB
 	lab    *sim.Lab
 	ca     *pki.CA
 	agents map[string]*Agent
@@ -54,7 +54,7 @@ type domainOpts struct {
 	callTimeout time.Duration
 }
 
-func newDomain(t *testing.T, o domainOpts) *testDomain {
+func newDomain(t testing.TB, o domainOpts) *testDomain {
 	t.Helper()
 	topo := sim.DefaultTopology()
 	if o.topo != nil {

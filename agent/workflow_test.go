@@ -12,7 +12,7 @@ import (
 	"github.com/netmcp/netmcp/agent/sign"
 )
 
-func verifyReport(t *testing.T, d *testDomain, rep report.Report) []report.Check {
+func verifyReport(t testing.TB, d *testDomain, rep report.Report) []report.Check {
 	t.Helper()
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(d.ca.CertPEM)
