@@ -308,7 +308,7 @@ func newAgentLabCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&dir, "dir", "netmcp-agent-lab", "directory for the CA, certificates and agents' state")
 	cmd.Flags().StringVar(&topo, "topology", "", "topology YAML (default: the built-in lab)")
-	cmd.Flags().IntVar(&base, "base-port", agent.DefaultPort, "port of the first router's agent")
+	cmd.Flags().IntVar(&base, "base-port", agent.DefaultPort, "port of the first router's agent (0: any free ports)")
 	return cmd
 }
 
@@ -367,14 +367,19 @@ func runAgentLab(ctx context.Context, dir, topoFile string, base int, out, errw 
 		if err != nil {
 			return err
 		}
-		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", base+i))
+		addr := "127.0.0.1:0" // --base-port 0: any free ports
+		if base > 0 {
+			addr = fmt.Sprintf("127.0.0.1:%d", base+i)
+		}
+		ln, err := net.Listen("tcp", addr)
 		if err != nil {
 			return withExit(2, err)
 		}
+		port := ln.Addr().(*net.TCPAddr).Port
 		lns[name] = ln
 		statics[name] = &labNeighbors{}
 		a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: ca.CertPEM, Local: local, Signer: signer,
-			Discoverer: statics[name], Port: uint16(base + i), Logger: logger,
+			Discoverer: statics[name], Port: uint16(port), Logger: logger,
 			Resolve: func(discover.Neighbor) string { return "127.0.0.1" }})
 		if err != nil {
 			return err
