@@ -19,6 +19,7 @@ import (
 	"github.com/netmcp/netmcp/agent/report"
 	"github.com/netmcp/netmcp/agent/sign"
 	"github.com/netmcp/netmcp/agent/tlv"
+	"github.com/netmcp/netmcp/audit"
 )
 
 // DefaultPort is the draft's D2D port.
@@ -51,6 +52,9 @@ type Config struct {
 	Resolve func(n discover.Neighbor) string
 	// CallTimeout bounds each call to a neighbour (DefaultCallTimeout).
 	CallTimeout time.Duration
+	// Audit, when set, receives a record of every D2D call, inbound and
+	// outbound, allowed or refused.
+	Audit *audit.Log
 	// Logger receives the agent's log; nil discards it.
 	Logger *slog.Logger
 	// Now is the clock (time.Now).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/netmcp/netmcp/agent/discover"
 	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/device/sim/topology"
 	"github.com/netmcp/netmcp/pki"
@@ -46,12 +47,15 @@ type testDomain struct {
 	disc   map[string]*mutableStatic
 	lns    map[string]net.Listener
 	cancel map[string]context.CancelFunc
+	// auditPath is each agent's audit log, with domainOpts.audit.
+	auditPath map[string]string
 }
 
 type domainOpts struct {
 	offer       map[string][]string // per device (default DefaultOffer)
 	topo        *topology.Topology
 	callTimeout time.Duration
+	audit       bool // each agent writes an audit log (testDomain.auditPath)
 }
 
 func newDomain(t testing.TB, o domainOpts) *testDomain {
@@ -124,7 +128,18 @@ func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 	d.lns[name] = ln
 	ms := &mutableStatic{}
 	d.disc[name] = ms
-	a, err := New(ctx, Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: d.ca.CertPEM, Local: cs, Signer: signer,
+	var alog *audit.Log
+	if o.audit {
+		if d.auditPath == nil {
+			d.auditPath = map[string]string{}
+		}
+		d.auditPath[name] = audit.PathIn(t.TempDir())
+		if alog, err = audit.Open(d.auditPath[name], audit.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { alog.Close() })
+	}
+	a, err := New(ctx, Config{Audit: alog, CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: d.ca.CertPEM, Local: cs, Signer: signer,
 		Offer: o.offer[name], Discoverer: ms, Port: uint16(ln.Addr().(*net.TCPAddr).Port),
 		Resolve: func(discover.Neighbor) string { return "127.0.0.1" }, CallTimeout: o.callTimeout})
 	if err != nil {

@@ -166,7 +166,10 @@ func (a *Agent) Call(ctx context.Context, name, tool string, args any) (sign.Res
 	}
 	cctx, cancel := context.WithTimeout(ctx, a.cfg.CallTimeout)
 	defer cancel()
+	start := time.Now()
+	rawArgs, _ := canonicalArgs(args)
 	res, err := p.cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	a.auditCall(a.name, p.cs.ID(), "tools/call", name+":"+tool, rawArgs, nil, start, err)
 	if err != nil {
 		if isTimeout(cctx, err) {
 			a.markUntrusted(name, fmt.Sprintf("call %s timed out after %s", tool, a.cfg.CallTimeout))

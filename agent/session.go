@@ -3,11 +3,13 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -102,22 +104,14 @@ func (a *Agent) guard(st *session) mcp.Middleware {
 				}
 				return next(ctx, method, req)
 			case "tools/call":
-				if st.peer.role != RoleDevice {
-					return next(ctx, method, req)
-				}
-				caps, ready := st.caps()
 				cp, ok := req.GetParams().(*mcp.CallToolParamsRaw)
 				if !ok || cp == nil {
 					return nil, refuse("malformed tools/call")
 				}
-				if !ready {
-					return nil, refuse("session not initialized")
-				}
-				if err := authorise(caps, cp.Name, cp.Arguments); err != nil {
-					a.log.Warn("d2d call refused", "peer", st.peer.name, "tool", cp.Name, "err", err)
-					return nil, refuse("%s may not call this on %s: %v", st.peer.name, a.name, err)
-				}
-				return next(ctx, method, req)
+				start := time.Now()
+				res, err := a.admitCall(ctx, st, method, req, cp, next)
+				a.auditCall(st.peer.name, req.GetSession().ID(), method, cp.Name, cp.Arguments, cp.Meta, start, err)
+				return res, err
 			case "tools/list":
 				res, err := next(ctx, method, req)
 				if err != nil || st.peer.role != RoleDevice {
@@ -132,6 +126,31 @@ func (a *Agent) guard(st *session) mcp.Middleware {
 			return next(ctx, method, req)
 		}
 	}
+}
+
+// admitCall enforces a neighbour's authorised set on one tools/call.
+func (a *Agent) admitCall(ctx context.Context, st *session, method string, req mcp.Request, cp *mcp.CallToolParamsRaw, next mcp.MethodHandler) (mcp.Result, error) {
+	if st.peer.role != RoleDevice {
+		return next(ctx, method, req)
+	}
+	caps, ready := st.caps()
+	if !ready {
+		return nil, refuse("session not initialized")
+	}
+	if err := authorise(caps, cp.Name, cp.Arguments); err != nil {
+		a.log.Warn("d2d call refused", "peer", st.peer.name, "tool", cp.Name, "err", err)
+		return nil, refuse("%s may not call this on %s: %v", st.peer.name, a.name, err)
+	}
+	return next(ctx, method, req)
+}
+
+// asRPCError returns err's JSON-RPC error, if it is one.
+func asRPCError(err error) *jsonrpc.Error {
+	var je *jsonrpc.Error
+	if errors.As(err, &je) {
+		return je
+	}
+	return nil
 }
 
 // addNeighbourTools registers, on a neighbour's session, the device tools

@@ -25,6 +25,7 @@ import (
 	"github.com/netmcp/netmcp/agent/report"
 	"github.com/netmcp/netmcp/agent/sign"
 	"github.com/netmcp/netmcp/agent/tlv"
+	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/pki"
@@ -66,7 +67,7 @@ func newAgentCmd() *cobra.Command {
 	fl.StringVar(&f.cert, "cert", "", "device certificate (PEM; its common name is the device's identity)")
 	fl.StringVar(&f.key, "key", "", "device key (PEM)")
 	fl.StringVar(&f.ca, "ca", "", "CA certificate every peer must chain to (PEM)")
-	fl.StringVar(&f.stateDir, "state-dir", "", "directory of the signing key and nonce (default ~/.netmcp/agent/<identity>)")
+	fl.StringVar(&f.stateDir, "state-dir", "", "directory of the signing key, nonce and D2D audit log (default ~/.netmcp/agent/<identity>)")
 	fl.StringSliceVar(&f.offer, "offer", nil, "capabilities neighbours may call (default: "+strings.Join(agent.DefaultOffer, ",")+")")
 	fl.StringVar(&f.neighbors, "neighbors", "", "JSON file of static neighbours [{name,localInterface,portId,address,tlv}] instead of LLDP")
 	fl.StringSliceVar(&f.peerHosts, "peer-host", nil, "NAME=HOST: dial neighbour NAME at HOST instead of its LLDP management address")
@@ -108,6 +109,11 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 	if err != nil {
 		return withExit(2, err)
 	}
+	alog, err := audit.Open(audit.PathIn(stateDir), audit.Options{})
+	if err != nil {
+		return withExit(2, err)
+	}
+	defer alog.Close()
 	params := map[string]string{}
 	if f.topology != "" {
 		params["topology"] = f.topology
@@ -147,7 +153,7 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 		}
 		hosts[n] = h
 	}
-	a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: caPEM, Local: local, Signer: signer,
+	a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: caPEM, Local: local, Signer: signer, Audit: alog,
 		Offer: f.offer, Discoverer: disc, Port: uint16(ln.Addr().(*net.TCPAddr).Port), CallTimeout: f.callTimeout, Logger: logger,
 		Resolve: func(n discover.Neighbor) string {
 			if h, ok := hosts[n.Name]; ok {
@@ -367,6 +373,11 @@ func runAgentLab(ctx context.Context, dir, topoFile string, base int, out, errw 
 		if err != nil {
 			return err
 		}
+		alog, err := audit.Open(audit.PathIn(filepath.Join(dir, name)), audit.Options{})
+		if err != nil {
+			return err
+		}
+		defer alog.Close()
 		addr := "127.0.0.1:0" // --base-port 0: any free ports
 		if base > 0 {
 			addr = fmt.Sprintf("127.0.0.1:%d", base+i)
@@ -378,7 +389,7 @@ func runAgentLab(ctx context.Context, dir, topoFile string, base int, out, errw 
 		port := ln.Addr().(*net.TCPAddr).Port
 		lns[name] = ln
 		statics[name] = &labNeighbors{}
-		a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: ca.CertPEM, Local: local, Signer: signer,
+		a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: ca.CertPEM, Local: local, Signer: signer, Audit: alog,
 			Discoverer: statics[name], Port: uint16(port), Logger: logger,
 			Resolve: func(discover.Neighbor) string { return "127.0.0.1" }})
 		if err != nil {
