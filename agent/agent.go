@@ -52,6 +52,10 @@ type Config struct {
 	Resolve func(n discover.Neighbor) string
 	// CallTimeout bounds each call to a neighbour (DefaultCallTimeout).
 	CallTimeout time.Duration
+	// Gate, when set, decides whether D2D calls are allowed at all
+	// (ControllerGate); a refused neighbour gets -32083 with the reason,
+	// and Ask refuses to start.
+	Gate interface{ Allow(context.Context) error }
 	// Audit, when set, receives a record of every D2D call, inbound and
 	// outbound, allowed or refused.
 	Audit *audit.Log
@@ -80,6 +84,9 @@ type Agent struct {
 	peers     map[string]*Peer
 	bindings  map[string]sign.Binding // neighbours' certificate-bound keys
 	reports   *report.Store
+
+	// onCall, set by tests, is told of each call to a peer as it starts.
+	onCall func(peer, tool string)
 }
 
 // New builds an agent. It reads the local device's tool list.
@@ -202,14 +209,25 @@ func (a *Agent) member(name string) (discover.Neighbor, bool) {
 	return n, ok
 }
 
+// markUntrusted marks a peer untrusted (keeping the first reason), cancels
+// its calls in flight and closes its session.
 func (a *Agent) markUntrusted(name, why string) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	a.untrusted[name] = why
+	if _, already := a.untrusted[name]; !already {
+		a.untrusted[name] = why
+	}
 	if p := a.peers[name]; p != nil {
 		delete(a.peers, name)
-		go p.cs.Close()
+		p.close()
 	}
+}
+
+// Revoke withdraws the authorization of peer name mid-run: its calls in
+// flight are cancelled (the callee gets notifications/cancelled), its
+// session closed, and it stays untrusted.
+func (a *Agent) Revoke(name, reason string) {
+	a.markUntrusted(name, "authorization revoked: "+reason)
 }
 
 // Untrusted returns the peers marked untrusted and why.
@@ -256,7 +274,7 @@ func (a *Agent) Close() error {
 	a.peers = map[string]*Peer{}
 	a.mu.Unlock()
 	for _, p := range ps {
-		p.cs.Close()
+		p.close()
 	}
 	return nil
 }

@@ -56,6 +56,7 @@ type domainOpts struct {
 	topo        *topology.Topology
 	callTimeout time.Duration
 	audit       bool // each agent writes an audit log (testDomain.auditPath)
+	gate        map[string]*ControllerGate
 }
 
 func newDomain(t testing.TB, o domainOpts) *testDomain {
@@ -139,7 +140,11 @@ func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 		}
 		t.Cleanup(func() { alog.Close() })
 	}
-	a, err := New(ctx, Config{Audit: alog, CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: d.ca.CertPEM, Local: cs, Signer: signer,
+	var gate interface{ Allow(context.Context) error }
+	if g := o.gate[name]; g != nil {
+		gate = g
+	}
+	a, err := New(ctx, Config{Audit: alog, Gate: gate, CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: d.ca.CertPEM, Local: cs, Signer: signer,
 		Offer: o.offer[name], Discoverer: ms, Port: uint16(ln.Addr().(*net.TCPAddr).Port),
 		Resolve: func(discover.Neighbor) string { return "127.0.0.1" }, CallTimeout: o.callTimeout})
 	if err != nil {

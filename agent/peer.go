@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,6 +31,22 @@ type Peer struct {
 	// Binding is the neighbour's certificate-bound signing key.
 	Binding sign.Binding
 	cs      *mcp.ClientSession
+	// ctx ends when the peer is revoked or marked untrusted: its calls in
+	// flight are cancelled (notifications/cancelled) before the session
+	// closes.
+	ctx    context.Context
+	cancel context.CancelFunc
+	calls  sync.WaitGroup
+}
+
+// close cancels the peer's calls in flight and closes the session once
+// they have returned.
+func (p *Peer) close() {
+	p.cancel()
+	go func() {
+		p.calls.Wait()
+		p.cs.Close()
+	}()
 }
 
 // Session is the peer's MCP session (tests use it to send raw calls).
@@ -68,7 +85,7 @@ func (a *Agent) Connect(ctx context.Context, name string) (*Peer, error) {
 	a.mu.Lock()
 	if old := a.peers[name]; old != nil {
 		a.mu.Unlock()
-		p.cs.Close()
+		p.close()
 		return old, nil
 	}
 	a.peers[name] = p
@@ -140,7 +157,8 @@ func (a *Agent) negotiate(n discover.Neighbor, cs *mcp.ClientSession) (*Peer, er
 	a.mu.Lock()
 	a.bindings[n.Name] = *theirs.Binding
 	a.mu.Unlock()
-	return &Peer{Name: n.Name, Authorised: auth, Binding: *theirs.Binding, cs: cs}, nil
+	pctx, pcancel := context.WithCancel(context.Background())
+	return &Peer{Name: n.Name, Authorised: auth, Binding: *theirs.Binding, cs: cs, ctx: pctx, cancel: pcancel}, nil
 }
 
 func bindingThumb(b sign.Binding) [sha256.Size]byte {
@@ -164,13 +182,22 @@ func (a *Agent) Call(ctx context.Context, name, tool string, args any) (sign.Res
 		}
 		return sign.Result{}, err
 	}
+	p.calls.Add(1)
+	defer p.calls.Done()
 	cctx, cancel := context.WithTimeout(ctx, a.cfg.CallTimeout)
 	defer cancel()
+	defer context.AfterFunc(p.ctx, cancel)()
 	start := time.Now()
 	rawArgs, _ := canonicalArgs(args)
+	if a.onCall != nil {
+		a.onCall(name, tool)
+	}
 	res, err := p.cs.CallTool(cctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	a.auditCall(a.name, p.cs.ID(), "tools/call", name+":"+tool, rawArgs, nil, start, err)
 	if err != nil {
+		if p.ctx.Err() != nil {
+			return sign.Result{}, fmt.Errorf("agent: %s %s cancelled: %s is no longer trusted", name, tool, name)
+		}
 		if isTimeout(cctx, err) {
 			a.markUntrusted(name, fmt.Sprintf("call %s timed out after %s", tool, a.cfg.CallTimeout))
 		}

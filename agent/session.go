@@ -80,6 +80,10 @@ func (a *Agent) guard(st *session) mcp.Middleware {
 			switch method {
 			case "initialize":
 				if st.peer.role == RoleDevice {
+					if err := a.allowed(ctx); err != nil {
+						a.auditCall(st.peer.name, "", method, "", nil, nil, time.Now(), refuse("%v", err))
+						return nil, refuse("%v", err)
+					}
 					var exp map[string]any
 					if ip, ok := req.GetParams().(*mcp.InitializeParams); ok && ip != nil && ip.Capabilities != nil {
 						exp = ip.Capabilities.Experimental
@@ -137,11 +141,22 @@ func (a *Agent) admitCall(ctx context.Context, st *session, method string, req m
 	if !ready {
 		return nil, refuse("session not initialized")
 	}
+	if err := a.allowed(ctx); err != nil {
+		return nil, refuse("%v", err)
+	}
 	if err := authorise(caps, cp.Name, cp.Arguments); err != nil {
 		a.log.Warn("d2d call refused", "peer", st.peer.name, "tool", cp.Name, "err", err)
 		return nil, refuse("%s may not call this on %s: %v", st.peer.name, a.name, err)
 	}
 	return next(ctx, method, req)
+}
+
+// allowed applies Config.Gate.
+func (a *Agent) allowed(ctx context.Context) error {
+	if a.cfg.Gate == nil {
+		return nil
+	}
+	return a.cfg.Gate.Allow(ctx)
 }
 
 // asRPCError returns err's JSON-RPC error, if it is one.

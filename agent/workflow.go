@@ -113,6 +113,9 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	if err != nil {
 		return report.Report{}, err
 	}
+	if err := a.allowed(ctx); err != nil {
+		return report.Report{}, fmt.Errorf("agent: %w", err)
+	}
 	r := &run{a: a}
 	if _, err := a.Discover(ctx); err != nil {
 		return report.Report{}, fmt.Errorf("agent: discovery: %w", err)
