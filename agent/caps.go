@@ -26,6 +26,9 @@ const ToolNeighbors = "d2d.neighbors"
 // ToolAsk is the operator's tool: run an intent, return the report.
 const ToolAsk = "d2d.ask"
 
+// ToolRevoke is the operator's tool: withdraw a peer's authorization.
+const ToolRevoke = "d2d.revoke"
+
 // DefaultOffer is what an agent offers its neighbours unless configured.
 var DefaultOffer = []string{CapPing, CapTraceroute, CapCounters, CapYangRead, CapCapture, CapNeighbors}
 

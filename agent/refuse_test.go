@@ -323,6 +323,12 @@ func TestOperatorAsk(t *testing.T) {
 	if _, err := op.CallTool(ctx, &mcp.CallToolParams{Name: netproto.ToolPing, Arguments: map[string]any{"destination": "10.0.12.2"}}); err == nil {
 		t.Fatal("operator reached a neighbour tool")
 	}
+	if _, err := op.CallTool(ctx, &mcp.CallToolParams{Name: ToolRevoke, Arguments: map[string]any{"peer": "r3"}}); err != nil {
+		t.Fatal(err)
+	}
+	if why := d.agents["r1"].Untrusted()["r3"]; !strings.Contains(why, "revoked: by operator alice") {
+		t.Fatalf("r3 after d2d.revoke: %q", why)
+	}
 	a := d.agents["r2"]
 	a.Discover(ctx)
 	p, err := a.Connect(ctx, "r1")

@@ -275,7 +275,7 @@ func (a *Agent) neighborsBody(ctx context.Context) (json.RawMessage, error) {
 }
 
 // addOperatorTools registers an operator's tools: d2d.ask and the reports.
-func (a *Agent) addOperatorTools(srv *mcp.Server, _ *session) {
+func (a *Agent) addOperatorTools(srv *mcp.Server, st *session) {
 	srv.AddTool(&mcp.Tool{Name: ToolAsk, Description: "run a D2D troubleshooting intent from this device and return the signed report",
 		InputSchema: map[string]any{"type": "object", "required": []string{"intent"}, "additionalProperties": false,
 			"properties": map[string]any{"intent": map[string]any{"type": "string", "minLength": 1, "maxLength": 1024,
@@ -294,6 +294,21 @@ func (a *Agent) addOperatorTools(srv *mcp.Server, _ *session) {
 			a.addReportResource(srv, rep)
 			b, _ := json.Marshal(rep)
 			return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}}, nil
+		})
+	srv.AddTool(&mcp.Tool{Name: ToolRevoke, Description: "withdraw a peer's D2D authorization: its calls in flight are cancelled and it stays untrusted",
+		InputSchema: map[string]any{"type": "object", "required": []string{"peer"}, "additionalProperties": false,
+			"properties": map[string]any{"peer": map[string]any{"type": "string", "minLength": 1, "maxLength": 253},
+				"reason": map[string]any{"type": "string", "maxLength": 512}}}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct{ Peer, Reason string }
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || in.Peer == "" {
+				return nil, fmt.Errorf("d2d.revoke: a peer is required")
+			}
+			if in.Reason == "" {
+				in.Reason = "by operator " + st.peer.name
+			}
+			a.Revoke(in.Peer, in.Reason)
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Peer + " revoked: " + in.Reason}}}, nil
 		})
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: report.URIPrefix + "{id}", Name: "d2d-report", MIMEType: "application/json",
 		Description: "a roll-up report of a device-to-device collaboration"}, a.readReport)

@@ -42,6 +42,8 @@ type agentFlags struct {
 	neighbors        string
 	peerHosts        []string
 	callTimeout      time.Duration
+	controller       string
+	localCollab      bool
 	verbose          bool
 }
 
@@ -72,6 +74,8 @@ func newAgentCmd() *cobra.Command {
 	fl.StringVar(&f.neighbors, "neighbors", "", "JSON file of static neighbours [{name,localInterface,portId,address,tlv}] instead of LLDP")
 	fl.StringSliceVar(&f.peerHosts, "peer-host", nil, "NAME=HOST: dial neighbour NAME at HOST instead of its LLDP management address")
 	fl.DurationVar(&f.callTimeout, "call-timeout", agent.DefaultCallTimeout, "bound on each call to a neighbour; a neighbour exceeding it is marked untrusted")
+	fl.StringVar(&f.controller, "controller", "", "HOST:PORT of the controller: while it is reachable, D2D calls are refused unless --local-collaboration")
+	fl.BoolVar(&f.localCollab, "local-collaboration", false, "allow D2D calls even while the controller is reachable")
 	fl.BoolVar(&f.verbose, "verbose", false, "log to stderr")
 	for _, n := range []string{"device", "cert", "key", "ca"} {
 		_ = cmd.MarkFlagRequired(n)
@@ -154,6 +158,7 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 		hosts[n] = h
 	}
 	a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: caPEM, Local: local, Signer: signer, Audit: alog,
+		Gate:  &agent.ControllerGate{Controller: f.controller, LocalCollaboration: f.localCollab},
 		Offer: f.offer, Discoverer: disc, Port: uint16(ln.Addr().(*net.TCPAddr).Port), CallTimeout: f.callTimeout, Logger: logger,
 		Resolve: func(n discover.Neighbor) string {
 			if h, ok := hosts[n.Name]; ok {
