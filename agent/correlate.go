@@ -31,25 +31,31 @@ type dir struct {
 	Lost                            uint64 // sent but neither received, discarded nor errored at the receiver
 }
 
-func delta(a, b uint64) uint64 {
+// delta is b - a; ok is false when the counter went backwards (cleared
+// during the run), which leaves the direction without evidence.
+func delta(a, b uint64, ok *bool) uint64 {
 	if b < a {
-		return 0 // a counter cleared in between: no evidence
+		*ok = false
+		return 0
 	}
 	return b - a
 }
 
-func (h hop) stats() dir {
-	d := dir{Sent: delta(h.FromBefore.OutPkts, h.FromAfter.OutPkts), Received: delta(h.ToBefore.InPkts, h.ToAfter.InPkts),
-		EgressDiscards: delta(h.FromBefore.OutDiscards, h.FromAfter.OutDiscards), IngressDiscards: delta(h.ToBefore.InDiscards, h.ToAfter.InDiscards),
-		InErrors: delta(h.ToBefore.InErrors, h.ToAfter.InErrors)}
+// stats returns what crossed the hop, or ok false when a counter was
+// reset in between.
+func (h hop) stats() (d dir, ok bool) {
+	ok = true
+	d = dir{Sent: delta(h.FromBefore.OutPkts, h.FromAfter.OutPkts, &ok), Received: delta(h.ToBefore.InPkts, h.ToAfter.InPkts, &ok),
+		EgressDiscards: delta(h.FromBefore.OutDiscards, h.FromAfter.OutDiscards, &ok), IngressDiscards: delta(h.ToBefore.InDiscards, h.ToAfter.InDiscards, &ok),
+		InErrors: delta(h.ToBefore.InErrors, h.ToAfter.InErrors, &ok)}
 	if acc := d.Received + d.IngressDiscards + d.InErrors; d.Sent > acc {
 		d.Lost = d.Sent - acc
 	}
-	return d
+	return d, ok
 }
 
 // Rule priorities: a filter explains loss better than the wire.
-var causeRank = map[string]int{"egress-filter": 0, "ingress-filter": 1, "link-corruption": 2, "link-loss": 3, "drop-before": 4}
+var causeRank = map[string]int{"egress-filter": 0, "ingress-filter": 1, "link-corruption": 2, "link-loss": 3, "drop-before": 4, "not-measured": 5}
 
 // correlate applies the deterministic rules to every measured direction.
 // hops come in pairs (A->B, B->A) so each rule can say whether the other
@@ -57,13 +63,24 @@ var causeRank = map[string]int{"egress-filter": 0, "ingress-filter": 1, "link-co
 func correlate(hops []hop) []report.Finding {
 	type key struct{ from, to string }
 	byDir := map[key]dir{}
-	for _, h := range hops {
-		byDir[key{h.From, h.To}] = h.stats()
-	}
 	var out []report.Finding
 	pos := map[string]int{}
 	for _, h := range hops {
-		d := byDir[key{h.From, h.To}]
+		d, ok := h.stats()
+		if !ok {
+			out = append(out, report.Finding{Rule: "counters-reset", Device: h.From, Interface: h.FromIf, Direction: h.From + "->" + h.To, Cause: "not-measured",
+				Statement: fmt.Sprintf("a counter of %s %s or %s %s went backwards during the run (cleared): the %s->%s direction has no evidence", h.From, h.FromIf, h.To, h.ToIf, h.From, h.To),
+				Evidence:  h.Evidence})
+			pos["counters-reset"+h.From+"->"+h.To] = h.Pos
+			continue
+		}
+		byDir[key{h.From, h.To}] = d
+	}
+	for _, h := range hops {
+		d, measured := byDir[key{h.From, h.To}]
+		if !measured {
+			continue
+		}
 		rev, hasRev := byDir[key{h.To, h.From}]
 		other := "not measured"
 		if hasRev {

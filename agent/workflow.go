@@ -273,8 +273,11 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	rep := report.Report{ID: newID(), Creator: a.name, Created: a.cfg.Now().UTC().Format(time.RFC3339Nano), Intent: intent, Path: in.Path,
 		Findings: findings, Evidence: r.evidence, Participants: map[string]sign.Binding{a.name: a.binding}, Untrusted: map[string]string{}}
 	rep.URI = report.URIPrefix + rep.ID
-	if len(findings) > 0 && findings[0].Cause != "not-measured" {
-		rep.Hypothesis = &findings[0]
+	for i := range findings {
+		if findings[i].Cause != "not-measured" {
+			rep.Hypothesis = &findings[i]
+			break
+		}
 	}
 	for _, e := range r.evidence {
 		if e.Signer != a.name {
