@@ -103,7 +103,7 @@ func d2dValue(nb any) (string, bool) {
 }
 
 func normOUI(s string) string {
-	return strings.ToLower(strings.NewReplacer(":", "", "-", "").Replace(s))
+	return strings.ToLower(strings.NewReplacer(":", "", "-", "", ",", "", " ", "").Replace(s))
 }
 
 // member returns obj's member name, matching a module-qualified name

@@ -132,3 +132,10 @@ func colonHex(b []byte) string {
 	}
 	return sb.String()
 }
+
+// LLDPDConfig returns the lldpd configuration line that advertises a
+// ("configure lldp custom-tlv oui 00,00,5e subtype 2 oui-info 01,25,2a,...").
+func (a Advert) LLDPDConfig() string {
+	return "configure lldp custom-tlv oui " + strings.ReplaceAll(OUI, ":", ",") + " subtype " + fmt.Sprint(Subtype) +
+		" oui-info " + strings.ReplaceAll(a.Hex(), ":", ",")
+}

@@ -44,6 +44,8 @@ type agentFlags struct {
 	callTimeout      time.Duration
 	controller       string
 	localCollab      bool
+	lldpcli          string
+	lldpNetns        string
 	verbose          bool
 }
 
@@ -72,6 +74,8 @@ func newAgentCmd() *cobra.Command {
 	fl.StringVar(&f.stateDir, "state-dir", "", "directory of the signing key, nonce and D2D audit log (default ~/.netmcp/agent/<identity>)")
 	fl.StringSliceVar(&f.offer, "offer", nil, "capabilities neighbours may call (default: "+strings.Join(agent.DefaultOffer, ",")+")")
 	fl.StringVar(&f.neighbors, "neighbors", "", "JSON file of static neighbours [{name,localInterface,portId,address,tlv}] instead of LLDP")
+	fl.StringVar(&f.lldpcli, "lldpcli", "", "discover through a real lldpd: its control socket (\"default\" for lldpd's own), read with lldpcli -f json0")
+	fl.StringVar(&f.lldpNetns, "lldp-netns", "", "network namespace of that lldpd (runs lldpcli through ip netns exec)")
 	fl.StringSliceVar(&f.peerHosts, "peer-host", nil, "NAME=HOST: dial neighbour NAME at HOST instead of its LLDP management address")
 	fl.DurationVar(&f.callTimeout, "call-timeout", agent.DefaultCallTimeout, "bound on each call to a neighbour; a neighbour exceeding it is marked untrusted")
 	fl.StringVar(&f.controller, "controller", "", "HOST:PORT of the controller: while it is reachable, D2D calls are refused unless --local-collaboration")
@@ -140,10 +144,18 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 		return err
 	}
 	var disc discover.Discoverer = discover.LLDP{Get: yangGetter(local), Skipped: func(n, why string) { logger.Info("LLDP neighbour skipped", "name", n, "why", why) }}
-	if f.neighbors != "" {
+	switch {
+	case f.neighbors != "":
 		if disc, err = loadNeighbors(f.neighbors); err != nil {
 			return withExit(2, err)
 		}
+	case f.lldpcli != "":
+		sock := f.lldpcli
+		if sock == "default" {
+			sock = ""
+		}
+		disc = discover.LLDPCli{Run: discover.LLDPCliCommand(sock, f.lldpNetns),
+			Skipped: func(n, why string) { logger.Info("LLDP neighbour skipped", "name", n, "why", why) }}
 	}
 	ln, err := net.Listen("tcp", f.listen)
 	if err != nil {
@@ -170,7 +182,7 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 		return withExit(2, err)
 	}
 	defer a.Close()
-	fmt.Fprintf(out, "agent %s on %s\nLLDP TLV (OUI %s subtype %d): %s\n", id, ln.Addr(), "00:00:5e", 2, a.Advert().Hex())
+	fmt.Fprintf(out, "agent %s on %s\nLLDP TLV (OUI 00:00:5e subtype 2): %s\nlldpd: %s\n", id, ln.Addr(), a.Advert().Hex(), a.Advert().LLDPDConfig())
 	return a.Serve(ctx, ln)
 }
 
