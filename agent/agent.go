@@ -84,6 +84,7 @@ type Agent struct {
 	peers     map[string]*Peer
 	bindings  map[string]sign.Binding // neighbours' certificate-bound keys
 	reports   *report.Store
+	issued    issuedLog // results issued to each caller, for attestation
 
 	// onCall, set by tests, is told of each call to a peer as it starts.
 	onCall func(peer, tool string)

@@ -30,7 +30,7 @@ const ToolAsk = "d2d.ask"
 const ToolRevoke = "d2d.revoke"
 
 // DefaultOffer is what an agent offers its neighbours unless configured.
-var DefaultOffer = []string{CapPing, CapTraceroute, CapCounters, CapYangRead, CapCapture, CapNeighbors}
+var DefaultOffer = []string{CapPing, CapTraceroute, CapCounters, CapYangRead, CapCapture, CapNeighbors, CapAttest}
 
 // counterPrefix is the YANG subtree CapCounters admits.
 const counterPrefix = "/openconfig-interfaces:interfaces"
@@ -43,6 +43,7 @@ var capTools = map[string]string{
 	CapYangRead:   netproto.ToolYangGet,
 	CapCapture:    netproto.ToolCapture,
 	CapNeighbors:  ToolNeighbors,
+	CapAttest:     ToolAttest,
 }
 
 // KnownCapability reports whether name is a neighbour-callable capability.

@@ -216,7 +216,9 @@ func TestTamperedReport(t *testing.T) {
 			}
 		}},
 		{"evidence duplicated (replayed nonce)", func(r *report.Report) { r.Evidence = append(r.Evidence, r.Evidence[1]) }},
-		{"creator signature removed", func(r *report.Report) { r.Signatures = map[string]string{} }},
+		{"creator signature removed", func(r *report.Report) { delete(r.Signatures, "r1") }},
+		{"r2's countersignature replaced by r3's", func(r *report.Report) { r.Signatures["r2"] = r.Signatures["r3"] }},
+		{"a countersignature by a non-participant", func(r *report.Report) { r.Signatures["r9"] = r.Signatures["r3"] }},
 		{"participant certificate of another CA", func(r *report.Report) { r.Participants["r2"] = fakeBinding }},
 		{"participant dropped", func(r *report.Report) { delete(r.Participants, "r3") }},
 	} {
@@ -231,6 +233,29 @@ func TestTamperedReport(t *testing.T) {
 	}
 	if _, err := report.Verify(clone(), bv); err != nil {
 		t.Fatalf("the untouched report: %v", err)
+	}
+}
+
+// TestAttestRefused: a participant refuses to countersign a report that
+// carries, under its name, a result it did not issue to the caller.
+func TestAttestRefused(t *testing.T) {
+	d := newDomain(t, domainOpts{})
+	ctx := context.Background()
+	a := d.agents["r1"]
+	a.Discover(ctx)
+	r, err := a.Call(ctx, "r2", netproto.ToolYangGet, map[string]any{"path": countersPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := report.Report{Creator: "r1", Evidence: []sign.Result{r}}
+	if sigs := a.countersign(ctx, &rep); sigs["r2"] == "" {
+		t.Fatal("a genuine result was not countersigned")
+	}
+	forged := r
+	forged.Body = json.RawMessage(`{"data":{"out-pkts":"0"}}`)
+	rep.Evidence = []sign.Result{forged}
+	if sigs := a.countersign(ctx, &rep); sigs["r2"] != "" {
+		t.Fatal("r2 countersigned a result it never issued")
 	}
 }
 

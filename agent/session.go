@@ -182,6 +182,14 @@ func (a *Agent) addNeighbourTools(srv *mcp.Server, st *session) {
 				})
 			continue
 		}
+		if name == ToolAttest {
+			srv.AddTool(&mcp.Tool{Name: ToolAttest, Description: "countersign a report carrying this device's results (checked against those issued)",
+				InputSchema: map[string]any{"type": "object", "required": []string{"digest", "evidence"}}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+				func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return a.attest(st.peer.name, req.Params.Arguments)
+				})
+			continue
+		}
 		t, ok := a.tools[name]
 		if !ok {
 			continue // the device has no such tool (e.g. no capture)
@@ -239,6 +247,9 @@ func (a *Agent) signResult(caller, tool string, args json.RawMessage, body json.
 	r := sign.Result{Caller: caller, Tool: tool, Args: cargs, Body: body}
 	if err := a.cfg.Signer.Sign(&r); err != nil {
 		return sign.Result{}, err
+	}
+	if caller != a.name {
+		a.issued.add(r)
 	}
 	return r, nil
 }

@@ -297,7 +297,7 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	if rep.Findings == nil {
 		rep.Findings = []report.Finding{}
 	}
-	if err := rep.Seal(a.cfg.Signer); err != nil {
+	if err := rep.Seal(a.cfg.Signer, a.countersign(ctx, &rep)); err != nil {
 		return report.Report{}, err
 	}
 	a.reports.Put(rep)

@@ -36,6 +36,9 @@ func TestAskHealthy(t *testing.T) {
 	if rep.Hypothesis != nil || len(rep.Findings) != 0 {
 		t.Fatalf("healthy lab: findings %s", b)
 	}
+	if len(rep.Signatures) != 3 {
+		t.Fatalf("report signed by %v, want r1, r2 and r3", rep.Signatures)
+	}
 	checks := verifyReport(t, d, rep)
 	signers := map[string]bool{}
 	for _, c := range checks {

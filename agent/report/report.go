@@ -8,6 +8,7 @@ package report
 
 import (
 	"crypto/ed25519"
+	"crypto/sha256"
 	"encoding/base64"
 	"errors"
 	"fmt"
@@ -55,11 +56,29 @@ type Report struct {
 	Participants map[string]sign.Binding `json:"participants"`
 	// Untrusted are the peers that timed out or failed authentication.
 	Untrusted map[string]string `json:"untrusted,omitempty"`
-	// Signatures holds the creator's signature over the report (the
-	// report's canonical JSON without this member); every other
-	// participant's signatures are those of its evidence.
+	// Signatures holds, per participant, its Ed25519 signature of the
+	// report's Digest: the creator's, and each other participant's
+	// countersignature (given only after it checked that the results
+	// carried under its name are the ones it issued). A participant that
+	// could not countersign (untrusted, unreachable) has none; its results
+	// keep their own signatures.
 	Signatures map[string]string `json:"signatures"`
 }
+
+const attestDomain = "netmcp-d2d-attest-v1\x00"
+
+// Digest is the SHA-256 of SignedBytes: what every participant signs.
+func (r Report) Digest() ([]byte, error) {
+	b, err := r.SignedBytes()
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	return sum[:], nil
+}
+
+// AttestBytes returns what a participant signs for a report digest.
+func AttestBytes(digest []byte) []byte { return append([]byte(attestDomain), digest...) }
 
 const reportDomain = "netmcp-d2d-report-v1\x00"
 
@@ -73,16 +92,22 @@ func (r Report) SignedBytes() ([]byte, error) {
 	return append([]byte(reportDomain), c...), nil
 }
 
-// Seal signs r as its creator.
-func (r *Report) Seal(s *sign.Signer) error {
+// Seal signs r as its creator, keeping the participants' countersignatures.
+func (r *Report) Seal(s *sign.Signer, countersigs map[string]string) error {
 	if s.ID() != r.Creator {
 		return fmt.Errorf("report: signer %q is not the creator %q", s.ID(), r.Creator)
 	}
-	b, err := r.SignedBytes()
+	d, err := r.Digest()
 	if err != nil {
 		return err
 	}
-	r.Signatures = map[string]string{r.Creator: s.SignBytes(b)}
+	r.Signatures = map[string]string{}
+	for k, v := range countersigs {
+		if k != r.Creator {
+			r.Signatures[k] = v
+		}
+	}
+	r.Signatures[r.Creator] = s.SignBytes(AttestBytes(d))
 	return nil
 }
 
@@ -95,7 +120,8 @@ type Check struct {
 
 // Verify checks every signature of r: each participant's key binding
 // against the CA roots at the report's creation time, the creator's
-// signature over the report, and every evidence result's signature; the
+// signature of the report and every participant's countersignature present,
+// and every evidence result's signature; the
 // evidence must be made for the creator, by a participant, with no nonce
 // of a signer used twice. It returns the checks done, or the first failure.
 func Verify(r Report, v BindingVerifier) ([]Check, error) {
@@ -117,22 +143,36 @@ func Verify(r Report, v BindingVerifier) ([]Check, error) {
 		keys[n] = k
 	}
 	var checks []Check
-	ck, ok := keys[r.Creator]
-	if !ok {
+	if _, ok := keys[r.Creator]; !ok {
 		return nil, fmt.Errorf("report: creator %q is not a participant", r.Creator)
 	}
-	sig, err := base64.StdEncoding.DecodeString(r.Signatures[r.Creator])
-	if err != nil || len(sig) != ed25519.SignatureSize {
-		return nil, fmt.Errorf("report: no valid signature of the creator %q", r.Creator)
-	}
-	body, err := r.SignedBytes()
+	d, err := r.Digest()
 	if err != nil {
 		return nil, err
 	}
-	if !ed25519.Verify(ck, body, sig) {
-		return nil, fmt.Errorf("report: the creator %s's signature does not verify: the report was altered", r.Creator)
+	if _, ok := r.Signatures[r.Creator]; !ok {
+		return nil, fmt.Errorf("report: no signature of the creator %q", r.Creator)
 	}
-	checks = append(checks, Check{Signer: r.Creator, What: "report"})
+	signers := make([]string, 0, len(r.Signatures))
+	for n := range r.Signatures {
+		signers = append(signers, n)
+	}
+	sort.Strings(signers)
+	for _, n := range signers {
+		k, ok := keys[n]
+		if !ok {
+			return nil, fmt.Errorf("report: a signature of %q, who is not a participant", n)
+		}
+		sig, err := base64.StdEncoding.DecodeString(r.Signatures[n])
+		if err != nil || len(sig) != ed25519.SignatureSize || !ed25519.Verify(k, AttestBytes(d), sig) {
+			return nil, fmt.Errorf("report: %s's signature of the report does not verify: the report was altered", n)
+		}
+		what := "report (countersigned)"
+		if n == r.Creator {
+			what = "report (creator)"
+		}
+		checks = append(checks, Check{Signer: n, What: what})
+	}
 	seen := map[string]map[uint64]bool{}
 	for i, e := range r.Evidence {
 		k, ok := keys[e.Signer]
