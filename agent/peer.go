@@ -171,8 +171,21 @@ func bindingThumb(b sign.Binding) [sha256.Size]byte {
 
 // Call calls tool on neighbour name and verifies the signed result: signed
 // by name, for this agent, for this very call, with a fresh nonce. A
-// neighbour that times out or fails authentication is marked untrusted.
+// neighbour that times out or fails authentication is marked untrusted. A
+// session lost under a call (the neighbour restarted) is reopened, and the
+// call made once more.
 func (a *Agent) Call(ctx context.Context, name, tool string, args any) (sign.Result, error) {
+	r, stale, err := a.callOnce(ctx, name, tool, args)
+	if stale {
+		a.log.Info("d2d session lost; reconnecting", "peer", name, "err", err)
+		r, _, err = a.callOnce(ctx, name, tool, args)
+	}
+	return r, err
+}
+
+// callOnce is one attempt of Call; stale reports a session that failed
+// under the call (not a refusal, a timeout or a revocation).
+func (a *Agent) callOnce(ctx context.Context, name, tool string, args any) (r sign.Result, stale bool, err error) {
 	p, err := a.Connect(ctx, name)
 	if err != nil {
 		var te *ThumbprintError
@@ -180,7 +193,7 @@ func (a *Agent) Call(ctx context.Context, name, tool string, args any) (sign.Res
 		if errors.As(err, &te) || errors.As(err, &ne) || isTimeout(ctx, err) {
 			a.markUntrusted(name, err.Error())
 		}
-		return sign.Result{}, err
+		return sign.Result{}, false, err
 	}
 	p.calls.Add(1)
 	defer p.calls.Done()
@@ -196,22 +209,38 @@ func (a *Agent) Call(ctx context.Context, name, tool string, args any) (sign.Res
 	a.auditCall(a.name, p.cs.ID(), "tools/call", name+":"+tool, rawArgs, nil, start, err)
 	if err != nil {
 		if p.ctx.Err() != nil {
-			return sign.Result{}, fmt.Errorf("agent: %s %s cancelled: %s is no longer trusted", name, tool, name)
+			return sign.Result{}, false, fmt.Errorf("agent: %s %s cancelled: %s is no longer trusted", name, tool, name)
 		}
 		if isTimeout(cctx, err) {
 			a.markUntrusted(name, fmt.Sprintf("call %s timed out after %s", tool, a.cfg.CallTimeout))
+			return sign.Result{}, false, fmt.Errorf("agent: %s %s: %w", name, tool, err)
 		}
-		return sign.Result{}, fmt.Errorf("agent: %s %s: %w", name, tool, err)
+		if asRPCError(err) == nil {
+			a.evict(name, p)
+			return sign.Result{}, true, fmt.Errorf("agent: %s %s: %w", name, tool, err)
+		}
+		return sign.Result{}, false, fmt.Errorf("agent: %s %s: %w", name, tool, err)
 	}
-	r, err := a.checkResult(res, name, tool, args)
+	r, err = a.checkResult(res, name, tool, args)
 	if err != nil {
 		a.markUntrusted(name, err.Error())
-		return sign.Result{}, err
+		return sign.Result{}, false, err
 	}
 	if res.IsError {
-		return r, fmt.Errorf("agent: %s %s: %s", name, tool, r.Body)
+		return r, false, fmt.Errorf("agent: %s %s: %s", name, tool, r.Body)
 	}
-	return r, nil
+	return r, false, nil
+}
+
+// evict forgets a peer's session (not the peer's trust) so that the next
+// call opens a new one.
+func (a *Agent) evict(name string, p *Peer) {
+	a.mu.Lock()
+	if a.peers[name] == p {
+		delete(a.peers, name)
+	}
+	a.mu.Unlock()
+	p.close()
 }
 
 // checkResult decodes and verifies a neighbour's signed result.

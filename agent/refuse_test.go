@@ -366,3 +366,40 @@ func TestOperatorAsk(t *testing.T) {
 }
 
 var _ = discover.Static{}
+
+// TestNeighbourRestarts: r2's agent restarts (its sessions are gone); r1's
+// next call reopens a session, renegotiates and succeeds, and r2 is not
+// marked untrusted.
+func TestNeighbourRestarts(t *testing.T) {
+	d := newDomain(t, domainOpts{})
+	ctx := context.Background()
+	a := d.agents["r1"]
+	a.Discover(ctx)
+	args := map[string]any{"path": countersPath}
+	if _, err := a.Call(ctx, "r2", netproto.ToolYangGet, args); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := a.Connect(ctx, "r2")
+	addr := d.lns["r2"].Addr().String()
+	d.cancel["r2"]()
+	var err error
+	for i := 0; i < 50; i++ {
+		if d.lns["r2"], err = net.Listen("tcp", addr); err == nil {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.serve("r2")
+	if _, err := a.Call(ctx, "r2", netproto.ToolYangGet, args); err != nil {
+		t.Fatalf("after r2's restart: %v", err)
+	}
+	if why, bad := a.Untrusted()["r2"]; bad {
+		t.Fatalf("r2 untrusted: %s", why)
+	}
+	if after, _ := a.Connect(ctx, "r2"); after == before {
+		t.Fatal("the lost session was not replaced")
+	}
+}
