@@ -59,6 +59,7 @@ type NegotiationError struct {
 	Peer, Reason string
 }
 
+// Error says who was refused and why.
 func (e *NegotiationError) Error() string { return "agent: " + e.Peer + " refused: " + e.Reason }
 
 // Connect returns the session to domain member name, opening and

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -402,4 +403,35 @@ func TestNeighbourRestarts(t *testing.T) {
 	if after, _ := a.Connect(ctx, "r2"); after == before {
 		t.Fatal("the lost session was not replaced")
 	}
+}
+
+// TestNeighbourKilledMidRun: r3's agent dies while r1's probes run. The run
+// completes, the report names r3 as unreachable, its directions are not
+// measured (no fault is invented), and the report verifies.
+func TestNeighbourKilledMidRun(t *testing.T) {
+	d := newDomain(t, domainOpts{callTimeout: 5 * time.Second})
+	a := d.agents["r1"]
+	var once sync.Once
+	a.onCall = func(peer, tool string) {
+		if peer == "r3" && tool == netproto.ToolPing {
+			once.Do(func() { go d.cancel["r3"]() })
+		}
+	}
+	rep := askVerified0(t, d, "r1")
+	if why := rep.Untrusted["r3"]; why == "" {
+		t.Fatalf("r3 not reported: %v; findings %s", rep.Untrusted, findingsJSON(rep))
+	}
+	var measuredR3 bool
+	for _, f := range rep.Findings {
+		if f.Cause != "not-measured" {
+			t.Errorf("a fault invented: %+v", f)
+		}
+		if strings.Contains(f.Direction, "r3") {
+			measuredR3 = true
+		}
+	}
+	if !measuredR3 {
+		t.Fatalf("r3's directions not reported as not measured: %s", findingsJSON(rep))
+	}
+	t.Logf("r3: %s", rep.Untrusted["r3"])
 }

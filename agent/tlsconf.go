@@ -71,6 +71,7 @@ type ThumbprintError struct {
 	Advertised, Presented [sha256.Size]byte
 }
 
+// Error names the peer and both thumbprints (their first 8 bytes).
 func (e *ThumbprintError) Error() string {
 	return fmt.Sprintf("agent: %s presented certificate %s but advertised %s in its LLDP TLV: refused",
 		e.Peer, hex.EncodeToString(e.Presented[:8]), hex.EncodeToString(e.Advertised[:8]))

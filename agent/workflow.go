@@ -286,9 +286,12 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 			}
 		}
 	}
+	untrusted := a.Untrusted()
 	for _, d := range in.Path {
-		if why, bad := a.Untrusted()[d]; bad {
+		if why, bad := untrusted[d]; bad {
 			rep.Untrusted[d] = why
+		} else if why, failed := r.failedOf(d); failed {
+			rep.Untrusted[d] = "unreachable during the run: " + why
 		}
 	}
 	if len(rep.Untrusted) == 0 {
@@ -302,6 +305,14 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	}
 	a.reports.Put(rep)
 	return rep, nil
+}
+
+// failedOf returns the first error of a call to dev in this run.
+func (r *run) failedOf(dev string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	why, ok := r.failed[dev]
+	return why, ok
 }
 
 // why explains why devices could not be measured.

@@ -22,6 +22,7 @@ type Error struct {
 	Detail string
 }
 
+// Error says whose result was refused and why.
 func (e *Error) Error() string {
 	return fmt.Sprintf("sign: result from %q refused (%s): %s", e.Signer, e.Reason, e.Detail)
 }
