@@ -5,9 +5,12 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/netmcp/netmcp/agent/report"
 	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/netproto"
 )
 
 const pathIntent = "verify packet loss on the path from r1 to r3 via r2"
@@ -103,6 +106,20 @@ func TestAskUnidirectionalLoss(t *testing.T) {
 	d := newDomain(t, domainOpts{})
 	if err := d.lab.InjectFault(f); err != nil {
 		t.Skipf("the simulator has no directional loss yet: %v", err)
+	}
+	// A simulator may accept the fault before it acts on it.
+	res, err := d.agents["r2"].cfg.Local.CallTool(context.Background(), &mcp.CallToolParams{Name: netproto.ToolPing,
+		Arguments: map[string]any{"destination": "10.0.23.2", "count": Probes, "intervalMs": ProbeIntervalMs}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ping struct {
+		Loss float64 `json:"loss"`
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	json.Unmarshal(b, &ping)
+	if ping.Loss == 0 {
+		t.Skip("the simulator accepts the fault but does not act on it yet: r2's ping to r3 loses nothing")
 	}
 	r := askVerified(t, d, "r1")
 	h := r.Hypothesis

@@ -21,7 +21,8 @@ type YangGetter func(ctx context.Context, path string) (json.RawMessage, error)
 
 // LLDP discovers neighbours from the device's openconfig-lldp state:
 // /openconfig-lldp:lldp/interfaces/interface[name]/neighbors/neighbor[id]
-// with state/{system-name,port-id,management-address} and the custom TLV
+// with state/{system-name,port-id,management-address} (port-description
+// when port-id-type is MAC_ADDRESS, as lldpd sends) and the custom TLV
 // custom-tlvs/tlv[type=127][oui=00:00:5e][oui-subtype=2]/state/value.
 // Neighbours without that TLV, or with one that does not decode, are not
 // agents and are left out (Skipped says why).
@@ -53,6 +54,13 @@ func (l LLDP) Neighbors(ctx context.Context) ([]Neighbor, error) {
 				PortID: str(member(st, "port-id")), Address: str(member(st, "management-address"))}
 			if n.Name == "" {
 				n.Name = str(member(nb, "id"))
+			}
+			// lldpd sends a MAC as port id by default: the interface name
+			// is then the port description.
+			if t := str(member(st, "port-id-type")); strings.HasSuffix(t, "MAC_ADDRESS") {
+				if d := str(member(st, "port-description")); d != "" {
+					n.PortID = d
+				}
 			}
 			value, found := d2dValue(nb)
 			if !found {

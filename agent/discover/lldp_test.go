@@ -22,6 +22,13 @@ func TestLLDP(t *testing.T) {
 					map[string]any{"type": 127, "oui": "00:00:5E", "oui-subtype": 2, "state": map[string]any{"value": adv.Hex()}},
 				}}},
 		}}},
+		map[string]any{"name": "eth1", "neighbors": map[string]any{"neighbor": []any{
+			// As device/linux renders lldpd: MAC port id, oui-subtype a string.
+			map[string]any{"id": "4", "state": map[string]any{"system-name": "r3", "port-id": "1a:3c:5a:f2:f4:f6", "port-id-type": "MAC_ADDRESS",
+				"port-description": "eth-r3r1", "management-address": "10.98.1.2"},
+				"custom-tlvs": map[string]any{"tlv": []any{map[string]any{"type": float64(127), "oui": "00:00:5e", "oui-subtype": "2",
+					"state": map[string]any{"type": float64(127), "oui": "00:00:5e", "oui-subtype": "2", "value": adv.Hex()}}}}},
+		}}},
 		map[string]any{"name": "GigabitEthernet0/0/2", "neighbors": map[string]any{"neighbor": []any{
 			map[string]any{"id": "2", "state": map[string]any{"system-name": "sw9"},
 				"custom-tlvs": map[string]any{"tlv": []any{map[string]any{"type": 127, "oui": "00:00:5e", "oui-subtype": 1, "state": map[string]any{"value": "6e"}}}}},
@@ -41,9 +48,12 @@ func TestLLDP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 1 || got[0].Name != "r2" || got[0].LocalInterface != "GigabitEthernet0/0/0" || got[0].PortID != "GigabitEthernet0/0/0/0" ||
+	if len(got) != 2 || got[0].Name != "r2" || got[0].LocalInterface != "GigabitEthernet0/0/0" || got[0].PortID != "GigabitEthernet0/0/0/0" ||
 		got[0].Address != "10.255.0.2" || got[0].Advert != adv {
 		t.Fatalf("neighbours %+v", got)
+	}
+	if got[1].Name != "r3" || got[1].LocalInterface != "eth1" || got[1].PortID != "eth-r3r1" || got[1].Advert != adv {
+		t.Fatalf("lldpd-rendered neighbour %+v", got[1])
 	}
 	if len(skipped) != 2 {
 		t.Fatalf("skipped %v, want sw9 and bad", skipped)
