@@ -15,6 +15,13 @@
 // Every result a callee returns is signed (package sign); the initiator of
 // an intent (Agent.Ask) runs its local calls and its calls to neighbours in
 // parallel, verifies every signature, correlates the signed data with
-// deterministic rules (correlate.go) and keeps a signed roll-up report
-// (package report), also served as an MCP resource.
+// deterministic rules (correlate.go) and keeps a roll-up report (package
+// report) signed by itself and countersigned by every participant
+// (d2d.attest), also served as an MCP resource.
+//
+// Every D2D call lands in the device's audit log (Config.Audit); D2D is
+// refused while the controller is reachable unless local collaboration is
+// enabled (ControllerGate); a peer that times out, fails authentication or
+// returns a result that does not verify is marked untrusted, and Revoke
+// cancels a peer's calls in flight. See docs/agent.md.
 package agent
