@@ -216,7 +216,7 @@ func (a *Agent) callOnce(ctx context.Context, name, tool string, args any) (r si
 			a.markUntrusted(name, fmt.Sprintf("call %s timed out after %s", tool, a.cfg.CallTimeout))
 			return sign.Result{}, false, fmt.Errorf("agent: %s %s: %w", name, tool, err)
 		}
-		if asRPCError(err) == nil {
+		if je := asRPCError(err); je == nil || je.Code == codeRejectedByTransport {
 			a.evict(name, p)
 			return sign.Result{}, true, fmt.Errorf("agent: %s %s: %w", name, tool, err)
 		}
@@ -232,6 +232,11 @@ func (a *Agent) callOnce(ctx context.Context, name, tool string, args any) (r si
 	}
 	return r, false, nil
 }
+
+// codeRejectedByTransport is the go-sdk's JSON-RPC code for a request its
+// transport could not deliver (the HTTP exchange failed): a lost session,
+// not the callee's answer.
+const codeRejectedByTransport = -32005
 
 // evict forgets a peer's session (not the peer's trust) so that the next
 // call opens a new one.
