@@ -36,6 +36,7 @@ var commands = []struct {
 	name  string
 	build func() *cobra.Command
 }{
+	{"agent", newAgentCmd},
 	{"approve", newApproveCmd},
 	{"ask", newAskCmd},
 	{"audit", newAuditCmd},
@@ -47,6 +48,7 @@ var commands = []struct {
 	{"lab", newLabCmd},
 	{"parse", newParseCmd},
 	{"pki", newPKICmd},
+	{"report", newReportCmd},
 	{"serve", newServeCmd},
 	{"version", newVersionCmd},
 }

@@ -1,0 +1,27 @@
+// Package agent is netmcp's device-to-device collaboration agent (the
+// troubleshooting draft's section 5, issue 15): on each device, an MCP
+// server to its neighbours and operators, listening on TLS 1.3 with mutual
+// authentication (port 9514 by default), and an MCP client to its
+// neighbours.
+//
+// A neighbour's session is authorised only for the intersection of the
+// capabilities both sides state at initialize (capabilities.experimental
+// ["ietf-mcp-d2d"]; the draft's "mcp/initialize" with an array is not
+// valid MCP, see docs/agent.md), and only for read-only capabilities: the
+// callee enforces its whitelist, and writes are never neighbour-callable.
+// A peer whose certificate thumbprint differs from the one its LLDP TLV
+// advertised is refused during the TLS handshake.
+//
+// Every result a callee returns is signed (package sign); the initiator of
+// an intent (Agent.Ask) runs its local calls and its calls to neighbours in
+// parallel, verifies every signature, correlates the signed data with
+// deterministic rules (correlate.go) and keeps a roll-up report (package
+// report) signed by itself and countersigned by every participant
+// (d2d.attest), also served as an MCP resource.
+//
+// Every D2D call lands in the device's audit log (Config.Audit); D2D is
+// refused while the controller is reachable unless local collaboration is
+// enabled (ControllerGate); a peer that times out, fails authentication or
+// returns a result that does not verify is marked untrusted, and Revoke
+// cancels a peer's calls in flight. See docs/agent.md.
+package agent

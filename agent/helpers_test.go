@@ -1,0 +1,10 @@
+package agent
+
+import (
+	"crypto/tls"
+	"net/http"
+)
+
+func httpClient(cfg *tls.Config) *http.Client {
+	return &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}}
+}

@@ -1,0 +1,198 @@
+package agent
+
+import (
+	"context"
+	"net"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/agent/discover"
+	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/pki"
+	"github.com/netmcp/netmcp/server"
+)
+
+// mutableStatic is a static discoverer filled once every agent exists.
+type mutableStatic struct {
+	mu sync.Mutex
+	ns []discover.Neighbor
+}
+
+func (m *mutableStatic) Neighbors(context.Context) ([]discover.Neighbor, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]discover.Neighbor(nil), m.ns...), nil
+}
+
+func (m *mutableStatic) set(ns []discover.Neighbor) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.ns = ns
+}
+
+// testDomain is the simulated lab with a collaboration agent on each
+// router, each on its own loopback port over mTLS.
+type testDomain struct {
+	t      testing.TB
+	lab    *sim.Lab
+	ca     *pki.CA
+	agents map[string]*Agent
+	disc   map[string]*mutableStatic
+	lns    map[string]net.Listener
+	cancel map[string]context.CancelFunc
+	// auditPath is each agent's audit log, with domainOpts.audit.
+	auditPath map[string]string
+}
+
+type domainOpts struct {
+	offer       map[string][]string // per device (default DefaultOffer)
+	topo        *topology.Topology
+	callTimeout time.Duration
+	audit       bool // each agent writes an audit log (testDomain.auditPath)
+	gate        map[string]*ControllerGate
+}
+
+func newDomain(t testing.TB, o domainOpts) *testDomain {
+	t.Helper()
+	topo := sim.DefaultTopology()
+	if o.topo != nil {
+		topo = *o.topo
+	}
+	lab, err := sim.NewLab(topo, sim.LabOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ca, err := pki.NewCA("test-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &testDomain{t: t, lab: lab, ca: ca, agents: map[string]*Agent{}, disc: map[string]*mutableStatic{},
+		lns: map[string]net.Listener{}, cancel: map[string]context.CancelFunc{}}
+	t.Cleanup(func() {
+		for _, c := range d.cancel {
+			c()
+		}
+		for _, a := range d.agents {
+			a.Close()
+		}
+		lab.Close()
+	})
+	for _, name := range lab.Routers() {
+		d.agents[name] = d.newAgent(name, o)
+	}
+	d.wireLLDP(topo)
+	for name := range d.agents {
+		d.serve(name)
+	}
+	return d
+}
+
+// newAgent builds the agent of router name: its device server in process,
+// a certificate, a signer, a listener.
+func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
+	t := d.t
+	drv, err := d.lab.Device(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := server.New(drv, server.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel[name+"/dev"] = cancel
+	ct, st := mcp.NewInMemoryTransports()
+	go srv.MCP().Run(ctx, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent-local", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certPEM, keyPEM, err := d.ca.Issue(name, pki.KindServer, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	signer, err := sign.OpenSigner(t.TempDir(), name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.lns[name] = ln
+	ms := &mutableStatic{}
+	d.disc[name] = ms
+	var alog *audit.Log
+	if o.audit {
+		if d.auditPath == nil {
+			d.auditPath = map[string]string{}
+		}
+		d.auditPath[name] = audit.PathIn(t.TempDir())
+		if alog, err = audit.Open(d.auditPath[name], audit.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { alog.Close() })
+	}
+	var gate interface{ Allow(context.Context) error }
+	if g := o.gate[name]; g != nil {
+		gate = g
+	}
+	a, err := New(ctx, Config{Audit: alog, Gate: gate, CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: d.ca.CertPEM, Local: cs, Signer: signer,
+		Offer: o.offer[name], Discoverer: ms, Port: uint16(ln.Addr().(*net.TCPAddr).Port),
+		Resolve: func(discover.Neighbor) string { return "127.0.0.1" }, CallTimeout: o.callTimeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// wireLLDP gives every agent the neighbours the topology's links make,
+// with the TLV each neighbour advertises (what LLDP would carry).
+func (d *testDomain) wireLLDP(topo topology.Topology) {
+	ns := map[string][]discover.Neighbor{}
+	for _, l := range topo.Links {
+		ad, ai, _ := strings.Cut(l.A, ":")
+		bd, bi, _ := strings.Cut(l.B, ":")
+		if d.agents[ad] == nil || d.agents[bd] == nil {
+			continue
+		}
+		ns[ad] = append(ns[ad], discover.Neighbor{Name: bd, LocalInterface: ai, PortID: bi, Advert: d.agents[bd].Advert()})
+		ns[bd] = append(ns[bd], discover.Neighbor{Name: ad, LocalInterface: bi, PortID: ai, Advert: d.agents[ad].Advert()})
+	}
+	for name, m := range d.disc {
+		m.set(ns[name])
+	}
+}
+
+func (d *testDomain) serve(name string) {
+	ctx, cancel := context.WithCancel(context.Background())
+	d.cancel[name] = cancel
+	go d.agents[name].Serve(ctx, d.lns[name])
+}
+
+// operator opens an operator's mTLS session to the agent of name.
+func (d *testDomain) operator(name string) *mcp.ClientSession {
+	t := d.t
+	certPEM, keyPEM, err := d.ca.Issue("alice", pki.KindClient, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := pki.ClientTLSConfig(d.ca.CertPEM, certPEM, keyPEM, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "op", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.StreamableClientTransport{Endpoint: "https://" + d.lns[name].Addr().String() + "/mcp", HTTPClient: httpClient(cfg)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}

@@ -1,0 +1,212 @@
+// Package report is the roll-up report of a device-to-device collaboration
+// (the troubleshooting draft's section 5, step 5): who made it and when,
+// the intent, the structured hypothesis the correlation rules reached,
+// every signed result it rests on, the certificate-bound keys of every
+// participant, the peers marked untrusted, and the creator's signature
+// over the whole. Verify checks all of it offline against the CA.
+package report
+
+import (
+	"crypto/ed25519"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"sort"
+
+	"github.com/netmcp/netmcp/agent/sign"
+)
+
+// URIPrefix is the draft's report resource URI prefix; a report's URI is
+// URIPrefix + its id.
+const URIPrefix = "urn:ietf:params:xml:ns:yang:ietf-mcp/report/"
+
+// Finding is one conclusion of a correlation rule.
+type Finding struct {
+	// Rule names the rule that fired.
+	Rule string `json:"rule"`
+	// Device and Interface locate the fault; Direction is "A->B".
+	Device    string `json:"device"`
+	Interface string `json:"interface,omitempty"`
+	Direction string `json:"direction,omitempty"`
+	// Cause is a short machine-readable cause: "egress-filter",
+	// "ingress-filter", "link-loss", "link-corruption", "drop-before".
+	Cause string `json:"cause"`
+	// Statement is the finding in one sentence, with its numbers.
+	Statement string `json:"statement"`
+	// Evidence are indexes into Report.Evidence.
+	Evidence []int `json:"evidence"`
+}
+
+// Report is a roll-up report.
+type Report struct {
+	ID      string   `json:"id"`
+	URI     string   `json:"uri"`
+	Creator string   `json:"creator"`
+	Created string   `json:"created"`
+	Intent  string   `json:"intent"`
+	Path    []string `json:"path"`
+	// Hypothesis is the primary finding (nil when nothing is wrong).
+	Hypothesis *Finding `json:"hypothesis"`
+	// Findings are every finding, the primary first.
+	Findings []Finding `json:"findings"`
+	// Evidence are the signed results, each signed by its participant.
+	Evidence []sign.Result `json:"evidence"`
+	// Participants bind each participant's Ed25519 key to its certificate.
+	Participants map[string]sign.Binding `json:"participants"`
+	// Untrusted are the peers that timed out or failed authentication.
+	Untrusted map[string]string `json:"untrusted,omitempty"`
+	// Signatures holds, per participant, its Ed25519 signature of the
+	// report's Digest: the creator's, and each other participant's
+	// countersignature (given only after it checked that the results
+	// carried under its name are the ones it issued). A participant that
+	// could not countersign (untrusted, unreachable) has none; its results
+	// keep their own signatures.
+	Signatures map[string]string `json:"signatures"`
+}
+
+const attestDomain = "netmcp-d2d-attest-v1\x00"
+
+// Digest is the SHA-256 of SignedBytes: what every participant signs.
+func (r Report) Digest() ([]byte, error) {
+	b, err := r.SignedBytes()
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(b)
+	return sum[:], nil
+}
+
+// AttestBytes returns what a participant signs for a report digest.
+func AttestBytes(digest []byte) []byte { return append([]byte(attestDomain), digest...) }
+
+const reportDomain = "netmcp-d2d-report-v1\x00"
+
+// SignedBytes returns what the creator signs.
+func (r Report) SignedBytes() ([]byte, error) {
+	r.Signatures = nil
+	c, err := sign.Canonical(r)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(reportDomain), c...), nil
+}
+
+// Seal signs r as its creator, keeping the participants' countersignatures.
+func (r *Report) Seal(s *sign.Signer, countersigs map[string]string) error {
+	if s.ID() != r.Creator {
+		return fmt.Errorf("report: signer %q is not the creator %q", s.ID(), r.Creator)
+	}
+	d, err := r.Digest()
+	if err != nil {
+		return err
+	}
+	r.Signatures = map[string]string{}
+	for k, v := range countersigs {
+		if k != r.Creator {
+			r.Signatures[k] = v
+		}
+	}
+	r.Signatures[r.Creator] = s.SignBytes(AttestBytes(d))
+	return nil
+}
+
+// Check is one verified signature.
+type Check struct {
+	Signer string `json:"signer"`
+	What   string `json:"what"` // "report" or "evidence[i] tool"
+	Nonce  uint64 `json:"nonce,omitempty"`
+}
+
+// Verify checks every signature of r: each participant's key binding
+// against the CA roots at the report's creation time, the creator's
+// signature of the report and every participant's countersignature present,
+// and every evidence result's signature; the
+// evidence must be made for the creator, by a participant, with no nonce
+// of a signer used twice. It returns the checks done, or the first failure.
+func Verify(r Report, v BindingVerifier) ([]Check, error) {
+	keys := map[string]ed25519.PublicKey{}
+	names := make([]string, 0, len(r.Participants))
+	for n := range r.Participants {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		b := r.Participants[n]
+		if b.Identity != n {
+			return nil, fmt.Errorf("report: participant %q carries the binding of %q", n, b.Identity)
+		}
+		k, err := v(b)
+		if err != nil {
+			return nil, fmt.Errorf("report: participant %s: %w", n, err)
+		}
+		keys[n] = k
+	}
+	var checks []Check
+	if _, ok := keys[r.Creator]; !ok {
+		return nil, fmt.Errorf("report: creator %q is not a participant", r.Creator)
+	}
+	d, err := r.Digest()
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := r.Signatures[r.Creator]; !ok {
+		return nil, fmt.Errorf("report: no signature of the creator %q", r.Creator)
+	}
+	signers := make([]string, 0, len(r.Signatures))
+	for n := range r.Signatures {
+		signers = append(signers, n)
+	}
+	sort.Strings(signers)
+	for _, n := range signers {
+		k, ok := keys[n]
+		if !ok {
+			return nil, fmt.Errorf("report: a signature of %q, who is not a participant", n)
+		}
+		sig, err := base64.StdEncoding.DecodeString(r.Signatures[n])
+		if err != nil || len(sig) != ed25519.SignatureSize || !ed25519.Verify(k, AttestBytes(d), sig) {
+			return nil, fmt.Errorf("report: %s's signature of the report does not verify: the report was altered", n)
+		}
+		what := "report (countersigned)"
+		if n == r.Creator {
+			what = "report (creator)"
+		}
+		checks = append(checks, Check{Signer: n, What: what})
+	}
+	seen := map[string]map[uint64]bool{}
+	for i, e := range r.Evidence {
+		k, ok := keys[e.Signer]
+		if !ok {
+			return nil, fmt.Errorf("report: evidence[%d] is signed by %q, not a participant", i, e.Signer)
+		}
+		if e.Caller != r.Creator {
+			return nil, fmt.Errorf("report: evidence[%d] from %s was made for %q, not for the creator %q", i, e.Signer, e.Caller, r.Creator)
+		}
+		if err := sign.CheckSignature(e, k); err != nil {
+			return nil, fmt.Errorf("report: evidence[%d] (%s %s): %w", i, e.Signer, e.Tool, err)
+		}
+		if seen[e.Signer] == nil {
+			seen[e.Signer] = map[uint64]bool{}
+		}
+		if seen[e.Signer][e.Nonce] {
+			return nil, fmt.Errorf("report: evidence[%d]: %s's nonce %d is used twice (a replayed result)", i, e.Signer, e.Nonce)
+		}
+		seen[e.Signer][e.Nonce] = true
+		checks = append(checks, Check{Signer: e.Signer, What: fmt.Sprintf("evidence[%d] %s", i, e.Tool), Nonce: e.Nonce})
+	}
+	for _, f := range r.Findings {
+		for _, i := range f.Evidence {
+			if i < 0 || i >= len(r.Evidence) {
+				return nil, fmt.Errorf("report: finding %q cites evidence[%d], which does not exist", f.Rule, i)
+			}
+		}
+	}
+	return checks, nil
+}
+
+// BindingVerifier checks a participant's key binding and returns its key
+// (sign.Binding.Verify against the CA).
+type BindingVerifier func(sign.Binding) (ed25519.PublicKey, error)
+
+// ErrNotFound is a report id the store does not hold.
+var ErrNotFound = errors.New("report: not found")

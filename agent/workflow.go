@@ -1,0 +1,353 @@
+package agent
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/netmcp/netmcp/agent/discover"
+	"github.com/netmcp/netmcp/agent/report"
+	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/agent/tlv"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// Probes is the number of pings each device sends to its path neighbour.
+const Probes = 10
+
+// ProbeIntervalMs is the time between two pings (the smallest diag allows).
+const ProbeIntervalMs = 200
+
+// run is the state of one Ask.
+type run struct {
+	a        *Agent
+	mu       sync.Mutex
+	evidence []sign.Result
+	failed   map[string]string
+}
+
+// do runs one call on device dev (locally or on a neighbour), keeps the
+// signed result as evidence and returns its index.
+func (r *run) do(ctx context.Context, dev, tool string, args map[string]any) (sign.Result, int, error) {
+	var res sign.Result
+	var err error
+	if dev == r.a.name {
+		raw, _ := json.Marshal(args)
+		var body json.RawMessage
+		var cerr error
+		if tool == ToolNeighbors {
+			body, cerr = r.a.neighborsBody(ctx)
+		} else {
+			body, cerr = r.a.callDevice(ctx, tool, raw)
+		}
+		res, err = r.a.signResult(r.a.name, tool, raw, body, cerr)
+		if err == nil && cerr != nil {
+			err = cerr
+		}
+	} else {
+		res, err = r.a.Call(ctx, dev, tool, args)
+	}
+	if res.Sig == "" {
+		r.mu.Lock()
+		if r.failed == nil {
+			r.failed = map[string]string{}
+		}
+		if _, ok := r.failed[dev]; !ok && err != nil {
+			r.failed[dev] = err.Error()
+		}
+		r.mu.Unlock()
+		return res, -1, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.evidence = append(r.evidence, res)
+	return res, len(r.evidence) - 1, err
+}
+
+// parallel runs fns at once and waits for all.
+func parallel(fns ...func()) {
+	var wg sync.WaitGroup
+	for _, f := range fns {
+		wg.Add(1)
+		go func() { defer wg.Done(); f() }()
+	}
+	wg.Wait()
+}
+
+// neighbours returns dev's D2D neighbours: this agent's own discovery, or
+// the neighbour's signed d2d.neighbors.
+func (r *run) neighbours(ctx context.Context, dev string) ([]discover.Neighbor, error) {
+	res, _, err := r.do(ctx, dev, ToolNeighbors, map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	var body struct {
+		Neighbors []struct {
+			Name, LocalInterface, PortID, Address string
+			TLV                                   string `json:"tlv"`
+		} `json:"neighbors"`
+	}
+	if err := json.Unmarshal(res.Body, &body); err != nil {
+		return nil, fmt.Errorf("agent: %s's neighbours: %w", dev, err)
+	}
+	var out []discover.Neighbor
+	for _, n := range body.Neighbors {
+		adv, err := tlv.DecodeHex(n.TLV)
+		if err != nil {
+			continue
+		}
+		out = append(out, discover.Neighbor{Name: n.Name, LocalInterface: n.LocalInterface, PortID: n.PortID, Address: n.Address, Advert: adv})
+	}
+	return out, nil
+}
+
+// Ask runs an intent from this device (the draft's steps 1 to 5) and
+// returns the sealed report, also kept in the agent's store.
+func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
+	in, err := ParseIntent(intent)
+	if err != nil {
+		return report.Report{}, err
+	}
+	if err := a.allowed(ctx); err != nil {
+		return report.Report{}, fmt.Errorf("agent: %w", err)
+	}
+	r := &run{a: a}
+	if _, err := a.Discover(ctx); err != nil {
+		return report.Report{}, fmt.Errorf("agent: discovery: %w", err)
+	}
+	// Step 1: every path device's neighbours, learning the domain as it
+	// goes (a device two hops away is learnt from the one in between).
+	nbrs := map[string][]discover.Neighbor{}
+	for round := 0; round < len(in.Path) && len(nbrs) < len(in.Path); round++ {
+		var fns []func()
+		var mu sync.Mutex
+		for _, dev := range in.Path {
+			if _, done := nbrs[dev]; done {
+				continue
+			}
+			if _, known := a.member(dev); !known && dev != a.name {
+				continue
+			}
+			fns = append(fns, func() {
+				ns, err := r.neighbours(ctx, dev)
+				if err != nil {
+					return
+				}
+				a.learn(ns)
+				mu.Lock()
+				nbrs[dev] = ns
+				mu.Unlock()
+			})
+		}
+		if len(fns) == 0 {
+			break
+		}
+		parallel(fns...)
+	}
+	// The links of the path, from the LLDP of their two ends.
+	type link struct{ x, xIf, y, yIf string }
+	var links []link
+	var problems []report.Finding
+	for i := 0; i+1 < len(in.Path); i++ {
+		x, y := in.Path[i], in.Path[i+1]
+		l := link{x: x, y: y}
+		for _, n := range nbrs[x] {
+			if n.Name == y {
+				l.xIf, l.yIf = n.LocalInterface, n.PortID
+			}
+		}
+		for _, n := range nbrs[y] {
+			if n.Name == x && l.xIf == "" {
+				l.xIf, l.yIf = n.PortID, n.LocalInterface
+			}
+		}
+		if l.xIf == "" || l.yIf == "" {
+			problems = append(problems, report.Finding{Rule: "no-adjacency", Device: x, Direction: x + "->" + y, Cause: "not-measured",
+				Statement: fmt.Sprintf("no D2D LLDP adjacency between %s and %s could be read (%s)", x, y, r.why(x, y))})
+			continue
+		}
+		links = append(links, l)
+	}
+	// Steps 2-3: counters before, pings both ways, counters after; every
+	// device's calls run in parallel.
+	type side struct{ dev, ifName string }
+	var sides []side
+	for _, l := range links {
+		sides = append(sides, side{l.x, l.xIf}, side{l.y, l.yIf})
+	}
+	readAll := func() (map[side]ifState, map[side]int) {
+		st, ev := map[side]ifState{}, map[side]int{}
+		var mu sync.Mutex
+		var fns []func()
+		for _, s := range sides {
+			fns = append(fns, func() {
+				res, i, err := r.do(ctx, s.dev, netproto.ToolYangGet, map[string]any{"path": "/openconfig-interfaces:interfaces/interface[name=" + s.ifName + "]"})
+				if err != nil {
+					return
+				}
+				if v, ok := parseIfState(res.Body); ok {
+					mu.Lock()
+					st[s], ev[s] = v, i
+					mu.Unlock()
+				}
+			})
+		}
+		parallel(fns...)
+		return st, ev
+	}
+	before, evB := readAll()
+	pingLoss := map[side]float64{}
+	pingEv := map[side]int{}
+	var pmu sync.Mutex
+	var fns []func()
+	for _, l := range links {
+		for _, dirn := range [][4]string{{l.x, l.xIf, l.y, l.yIf}, {l.y, l.yIf, l.x, l.xIf}} {
+			src, srcIf, dst, dstIf := dirn[0], dirn[1], dirn[2], dirn[3]
+			target, ok := before[side{dst, dstIf}]
+			if !ok || target.Addr == "" {
+				continue
+			}
+			fns = append(fns, func() {
+				res, i, err := r.do(ctx, src, netproto.ToolPing, map[string]any{"destination": target.Addr, "count": Probes, "intervalMs": ProbeIntervalMs})
+				if err != nil {
+					return
+				}
+				var p struct {
+					Loss float64 `json:"loss"`
+				}
+				if json.Unmarshal(res.Body, &p) == nil {
+					pmu.Lock()
+					pingLoss[side{src, srcIf}], pingEv[side{src, srcIf}] = p.Loss, i
+					pmu.Unlock()
+				}
+			})
+		}
+	}
+	// The draft's head-to-tail probes: they cross the mid-points, where
+	// a transit filter (an egress ACL) acts.
+	if len(links) == len(in.Path)-1 && len(links) > 1 {
+		head, tail := side{links[0].x, links[0].xIf}, side{links[len(links)-1].y, links[len(links)-1].yIf}
+		for _, e := range [][2]side{{head, tail}, {tail, head}} {
+			src, dst := e[0], e[1]
+			target, ok := before[dst]
+			if !ok || target.Addr == "" {
+				continue
+			}
+			fns = append(fns, func() {
+				_, _, _ = r.do(ctx, src.dev, netproto.ToolPing, map[string]any{"destination": target.Addr, "count": Probes, "intervalMs": ProbeIntervalMs})
+			})
+		}
+	}
+	parallel(fns...)
+	after, evA := readAll()
+	// Step 4: correlation.
+	var hops []hop
+	for pos, l := range links {
+		for _, dirn := range [][4]string{{l.x, l.xIf, l.y, l.yIf}, {l.y, l.yIf, l.x, l.xIf}} {
+			f, t := side{dirn[0], dirn[1]}, side{dirn[2], dirn[3]}
+			fb, ok1 := before[f]
+			fa, ok2 := after[f]
+			tb, ok3 := before[t]
+			ta, ok4 := after[t]
+			if !(ok1 && ok2 && ok3 && ok4) {
+				problems = append(problems, report.Finding{Rule: "no-counters", Device: f.dev, Interface: f.ifName, Direction: f.dev + "->" + t.dev, Cause: "not-measured",
+					Statement: fmt.Sprintf("the %s->%s direction could not be measured (%s)", f.dev, t.dev, r.why(f.dev, t.dev))})
+				continue
+			}
+			h := hop{From: f.dev, FromIf: f.ifName, To: t.dev, ToIf: t.ifName, Pos: pos, FromBefore: fb, FromAfter: fa, ToBefore: tb, ToAfter: ta, PingLoss: -1,
+				Evidence: []int{evB[f], evB[t], evA[f], evA[t]}}
+			if pl, ok := pingLoss[f]; ok {
+				h.PingLoss = pl
+				h.Evidence = append(h.Evidence, pingEv[f])
+			}
+			hops = append(hops, h)
+		}
+	}
+	findings := append(correlate(hops), problems...)
+	// Step 5: the report.
+	rep := report.Report{ID: newID(), Creator: a.name, Created: a.cfg.Now().UTC().Format(time.RFC3339Nano), Intent: intent, Path: in.Path,
+		Findings: findings, Evidence: r.evidence, Participants: map[string]sign.Binding{a.name: a.binding}, Untrusted: map[string]string{}}
+	rep.URI = report.URIPrefix + rep.ID
+	for i := range findings {
+		if findings[i].Cause != "not-measured" {
+			rep.Hypothesis = &findings[i]
+			break
+		}
+	}
+	for _, e := range r.evidence {
+		if e.Signer != a.name {
+			if b, ok := a.bindingOf(e.Signer); ok {
+				rep.Participants[e.Signer] = b
+			}
+		}
+	}
+	untrusted := a.Untrusted()
+	for _, d := range in.Path {
+		if why, bad := untrusted[d]; bad {
+			rep.Untrusted[d] = why
+		} else if why, failed := r.failedOf(d); failed {
+			rep.Untrusted[d] = "unreachable during the run: " + why
+		}
+	}
+	if len(rep.Untrusted) == 0 {
+		rep.Untrusted = nil
+	}
+	if rep.Findings == nil {
+		rep.Findings = []report.Finding{}
+	}
+	if err := rep.Seal(a.cfg.Signer, a.countersign(ctx, &rep)); err != nil {
+		return report.Report{}, err
+	}
+	a.reports.Put(rep)
+	return rep, nil
+}
+
+// failedOf returns the first error of a call to dev in this run.
+func (r *run) failedOf(dev string) (string, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	why, ok := r.failed[dev]
+	return why, ok
+}
+
+// why explains why devices could not be measured.
+func (r *run) why(devs ...string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for _, d := range devs {
+		if e, ok := r.failed[d]; ok {
+			out = append(out, d+": "+e)
+		}
+	}
+	for d, e := range r.a.Untrusted() {
+		for _, x := range devs {
+			if x == d {
+				out = append(out, d+" untrusted: "+e)
+			}
+		}
+	}
+	sort.Strings(out)
+	if len(out) == 0 {
+		return "no data"
+	}
+	return fmt.Sprint(out)
+}
+
+func (a *Agent) bindingOf(name string) (sign.Binding, bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	b, ok := a.bindings[name]
+	return b, ok
+}
+
+func newID() string {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
