@@ -56,7 +56,7 @@ func TestLinux(t *testing.T) {
 	}
 	t.Cleanup(func() { exec.Command("ip", "netns", "del", ns).Run() })
 	exec.Command("ip", "-n", ns, "link", "set", "lo", "up").Run()
-	caps := drivertest.Capabilities{YANG: false, Configurer: false, Telemetry: false,
+	caps := drivertest.Capabilities{YANG: true, Configurer: false, Telemetry: false,
 		InterfacesCommand: "ip -j link", Remote: true}
 	drivertest.Run(t, caps, openURL("linux://"+ns, device.Options{}))
 }

@@ -114,7 +114,7 @@ func (d *Driver) Info() device.Info {
 		SoftwareVersion:     strings.TrimSpace(string(release)),
 		CLIDialect:          d.dialect(),
 		YangModules:         yangModules,
-		Datastores:          []device.Datastore{device.Running, device.Operational},
+		Datastores:          []device.Datastore{device.Operational},
 		NotificationStreams: []string{},
 	}
 }

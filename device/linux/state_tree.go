@@ -422,11 +422,16 @@ func bgpTree(b frrBGP) obj {
 // datastores are both read from the system (netlink, FRR, lldpd); the
 // running configuration as a separate datastore is not served yet.
 func (d *Driver) get(ctx context.Context, ds device.Datastore, path string) (any, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	switch ds {
-	case device.Operational, device.Running, "":
+	case device.Operational, "":
 	default:
+		// A read-only driver has no configuration datastores (the
+		// drivertest contract): FRR's configuration is not served as one yet.
 		return nil, netproto.Errorf(netproto.CodeConfigIncompatible,
-			"datastore %q is not served by the linux driver (it serves operational and running, both read live from the system)", ds).WithPath(path)
+			"datastore %q is not served by the linux driver: it is read-only and serves the operational state, read live from the system", ds).WithPath(path)
 	}
 	p, err := device.ParsePath(path)
 	if err != nil {
