@@ -1,6 +1,7 @@
 package topology
 
 import (
+	"os"
 	"strings"
 	"testing"
 
@@ -104,6 +105,19 @@ faults:
 	for _, bad := range []string{"faults: [\"nope r1\"]", "faults: [{name: link_down, target: r1}]"} {
 		if err := yaml.Unmarshal([]byte(bad), &topo); err == nil {
 			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+// TestCatalogDocumented: docs/simulator.md lists every fault of the catalog.
+func TestCatalogDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../../docs/simulator.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range FaultNames() {
+		if !strings.Contains(string(doc), "| `"+name+"`") {
+			t.Errorf("docs/simulator.md has no row for fault %s", name)
 		}
 	}
 }
