@@ -94,7 +94,7 @@ func (r *Redactor) config(text, dialect string, known bool) (string, error) {
 	if err := checkDialect(dialect); err != nil {
 		return "", err
 	}
-	var repl *strings.Replacer
+	var repl *secretReplacer
 	if known {
 		r.mu.RLock()
 		repl = r.repl

@@ -59,7 +59,7 @@ func (r *Redactor) ValueAtStructural(p string, v any) (any, bool) {
 	return r.valueAt(p, v, nil)
 }
 
-func (r *Redactor) valueAt(p string, v any, repl *strings.Replacer) (any, bool) {
+func (r *Redactor) valueAt(p string, v any, repl *secretReplacer) (any, bool) {
 	path, s := "", public
 	for _, part := range strings.Split(strings.Trim(schemaKey(p), "/"), "/") {
 		if part == "" {
@@ -160,7 +160,7 @@ func (r *Redactor) childPath(path, k string) (string, string) {
 
 // walk returns v masked and whether anything changed. A map or list is
 // copied only when something in it changes; v is never modified.
-func (r *Redactor) walk(v any, path string, s secrecy, repl *strings.Replacer) (any, bool) {
+func (r *Redactor) walk(v any, path string, s secrecy, repl *secretReplacer) (any, bool) {
 	switch t := v.(type) {
 	case map[string]any:
 		var out map[string]any
