@@ -159,7 +159,7 @@ func (a *LLMAgent) Run(ctx context.Context, intent string) (*LLMRun, error) {
 		run.Stop, run.Error = LLMStopError, err.Error()
 		return run, err
 	}
-	prog.printf("llm: %s with %s, tools %s (correlation id %s)", run.Intent, a.LLM.Model, strings.Join(tools.names(), ", "), corr)
+	prog.printf("llm: intent %q, model %s, tools %s (correlation id %s)", run.Intent, a.LLM.Model, strings.Join(tools.names(), ", "), corr)
 	msgs := []chatMessage{{Role: "system", Content: llmSystemPrompt}, {Role: "user", Content: intent}}
 	for {
 		if run.Turns >= lim.MaxTurns {
@@ -307,6 +307,9 @@ func describeLLMCall(c LLMCall) string {
 }
 
 func llmOutcomeText(c LLMCall) string {
+	if strings.HasPrefix(c.Error, c.Outcome+":") {
+		return llmClip(c.Error, 200)
+	}
 	if c.Error != "" {
 		return c.Outcome + ": " + llmClip(c.Error, 200)
 	}
