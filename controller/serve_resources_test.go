@@ -53,6 +53,7 @@ func TestControllerResources(t *testing.T) {
 		{uri: "mcp://r1/openconfig-system:system/config/hostname", want: `"r1"`},
 		{uri: "mcp://r2/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/0/0']/state/mtu", want: "1500"},
 		{uri: "mcp://r3/ietf-routing:routing", want: "10.3.0.0/24"},
+		{uri: "mcp://r1/openconfig-interfaces:interfaces/interface=LoopBack0/state", want: `"LoopBack0"`},
 		{uri: "mcp://r9/openconfig-system:system", err: "not found"},
 		{uri: "mcp://r1/system/config", err: "YANG module"},
 		{uri: "netmcp://reports/last", want: `"id":"` + rep.ID + `"`},
