@@ -87,7 +87,7 @@ func runAsk(ctx context.Context, o askOptions, text string, stdin io.Reader, std
 		}
 		return printReport(stdout, rep, o.json)
 	}
-	if o.llm.url != "" || o.llm.model != "" {
+	if o.llm.url != "" || o.llm.model != "" || o.llm.sampling {
 		return runAskLLM(ctx, o, text, stdin, stdout, stderr)
 	}
 	if strings.TrimSpace(text) == "" {
