@@ -35,6 +35,7 @@ type askOptions struct {
 	policy     string
 	noFix      bool
 	timeout    time.Duration
+	llm        llmOptions // --llm: the model plans the intent (ask_llm.go)
 }
 
 // newAskCmd builds "netmcp ask".
@@ -72,6 +73,7 @@ func newAskCmd() *cobra.Command {
 	f.StringVar(&o.policy, "policy", "", "remediation policy file (YAML; see docs/controller.md) that --yes needs")
 	f.BoolVar(&o.noFix, "no-fix", false, "never offer to apply the proposed fix")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "bound on the whole run")
+	o.llm.addFlags(f, false)
 	return cmd
 }
 
@@ -84,6 +86,9 @@ func runAsk(ctx context.Context, o askOptions, text string, stdin io.Reader, std
 			return withExit(2, err)
 		}
 		return printReport(stdout, rep, o.json)
+	}
+	if o.llm.url != "" || o.llm.model != "" || o.llm.sampling {
+		return runAskLLM(ctx, o, text, stdin, stdout, stderr)
 	}
 	if strings.TrimSpace(text) == "" {
 		return withExit(2, errors.New(`ask: no intent (e.g. netmcp ask --lab "what is wrong with the network?")`))

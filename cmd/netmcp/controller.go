@@ -22,6 +22,7 @@ import (
 type controllerServeOptions struct {
 	inventory, lab, listen, reportsDir string
 	faults                             []string
+	llm                                llmOptions // --llm: answers the devices' sampling requests (ask_llm.go)
 }
 
 // newControllerCmd builds "netmcp controller" (serve).
@@ -47,6 +48,7 @@ func newControllerCmd() *cobra.Command {
 	f.StringArrayVar(&o.faults, "fault", nil, `inject a fault into the --lab: "NAME TARGET [key=value ...]" (repeatable)`)
 	f.StringVar(&o.listen, "listen", "", "serve Streamable HTTP on this address (default: stdio)")
 	f.StringVar(&o.reportsDir, "reports", controller.DefaultReportsDir(), "directory of saved reports")
+	o.llm.addFlags(f, true)
 	c.AddCommand(serve)
 	return c
 }
@@ -83,8 +85,12 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	} else if inv, err = inventory.Load(o.inventory); err != nil {
 		return withExit(2, err)
 	}
+	sample, err := o.llm.sampler(nil, stderr) // no terminal: only --llm-sampling consents
+	if err != nil {
+		return withExit(2, err)
+	}
 	var srv *controller.Server
-	fleet, err := client.New(inv, client.Options{Name: "netmcp-controller", Version: version, CallTimeout: time.Minute,
+	fleet, err := client.New(inv, client.Options{Name: "netmcp-controller", Version: version, CallTimeout: time.Minute, Sample: sample,
 		Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return srv.Elicit(ctx, d, p)
 		}})

@@ -1,0 +1,146 @@
+package controller
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// Resource URIs of the controller's MCP server.
+const (
+	// DeviceResourceTemplate is the troubleshooting draft's section 3.1
+	// scheme, mcp://<device>/<yang-module>:<path>: reading it returns the
+	// device's YANG data (RFC 7951 JSON) at that path, read with the
+	// device's network.yang.get (operational datastore). The path may use
+	// RESTCONF keys (interface=eth0) or XPath predicates.
+	DeviceResourceTemplate = "mcp://{device}{+path}"
+	// ReportsURI lists the saved reports' ids.
+	ReportsURI = "netmcp://reports"
+	// ReportResourceTemplate is one saved report (an id, a unique prefix
+	// of one, or last), as the JSON of `netmcp ask --json`.
+	ReportResourceTemplate = "netmcp://reports/{id}"
+	// MetaContentID is the _meta key of a read's content id (the draft's
+	// "content-id", an ETag): the SHA-256 of the content. A read whose
+	// request _meta carries the current content id gets no text back,
+	// only the content id and MetaNotModified true.
+	MetaContentID = "content-id"
+	// MetaNotModified marks a read answered by content id only.
+	MetaNotModified = "not-modified"
+)
+
+// addResources registers the device YANG and report resources.
+func (s *Server) addResources() {
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: DeviceResourceTemplate, Name: "device-yang", MIMEType: "application/json",
+		Description: "A device's YANG data, mcp://<device>/<yang-module>:<path> (troubleshooting draft 3.1), e.g. mcp://r1/openconfig-interfaces:interfaces/interface=GigabitEthernet0/0/0; _meta content-id is its ETag"},
+		s.readDeviceResource)
+	s.srv.AddResource(&mcp.Resource{URI: ReportsURI, Name: "reports", MIMEType: "application/json",
+		Description: "The ids of the saved reports, newest last"}, s.readReports)
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: ReportResourceTemplate, Name: "report", MIMEType: "application/json",
+		Description: "A saved report (an id, a unique prefix of one, or last), the JSON of netmcp ask --json"}, s.readReport)
+}
+
+// ParseDeviceURI splits mcp://<device>/<module>:<path> into the device
+// and the YANG path (with its leading slash).
+func ParseDeviceURI(uri string) (device, path string, err error) {
+	rest, ok := strings.CutPrefix(uri, "mcp://")
+	if !ok {
+		return "", "", fmt.Errorf("%s: not an mcp://<device>/<module>:<path> URI", uri)
+	}
+	device, p, ok := strings.Cut(rest, "/")
+	if !ok || device == "" || p == "" {
+		return "", "", fmt.Errorf("%s: want mcp://<device>/<module>:<path>", uri)
+	}
+	if mod, _, _ := strings.Cut(p, "/"); !strings.Contains(mod, ":") {
+		return "", "", fmt.Errorf("%s: the path must start with a YANG module name (<module>:<node>)", uri)
+	}
+	return device, "/" + p, nil
+}
+
+func (s *Server) readDeviceResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	dev, path, err := ParseDeviceURI(uri)
+	if err != nil {
+		return nil, err
+	}
+	d := s.ctl.Fleet.Device(dev)
+	if d == nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	if id, ok := req.Params.GetMeta()[netproto.MetaCorrelationID].(string); ok && id != "" {
+		ctx = client.WithCorrelationID(ctx, id)
+	}
+	res, err := d.CallTool(ctx, netproto.ToolYangGet, map[string]any{"path": path})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", uri, err)
+	}
+	sc, _ := res.StructuredContent.(map[string]any)
+	if sc == nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &sc); err != nil || sc == nil {
+			return nil, fmt.Errorf("%s: %s answered no structured data", uri, dev)
+		}
+	}
+	data, ok := sc["data"]
+	if !ok {
+		return nil, fmt.Errorf("%s: %s answered no data", uri, dev)
+	}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return nil, err
+	}
+	return contentResult(req, uri, b), nil
+}
+
+func (s *Server) readReports(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	if s.store.Dir == "" {
+		return nil, errors.New("no reports directory")
+	}
+	ids, err := s.store.List()
+	if err != nil {
+		return nil, err
+	}
+	if ids == nil {
+		ids = []string{}
+	}
+	b, _ := json.Marshal(map[string]any{"reports": ids})
+	return contentResult(req, req.Params.URI, b), nil
+}
+
+func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	id := strings.TrimPrefix(req.Params.URI, ReportsURI+"/")
+	if s.store.Dir == "" || id == "" || strings.ContainsAny(id, "/\\") {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	rep, err := s.store.Load(id)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", req.Params.URI, err)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return nil, err
+	}
+	return contentResult(req, req.Params.URI, b), nil
+}
+
+// contentResult is a JSON read with its content id; the text is left out
+// when the request already holds that content id.
+func contentResult(req *mcp.ReadResourceRequest, uri string, b []byte) *mcp.ReadResourceResult {
+	sum := sha256.Sum256(b)
+	etag := `"sha256:` + hex.EncodeToString(sum[:16]) + `"`
+	c := &mcp.ResourceContents{URI: uri, MIMEType: "application/json", Meta: mcp.Meta{MetaContentID: etag}}
+	if have, _ := req.Params.GetMeta()[MetaContentID].(string); have == etag {
+		c.Meta[MetaNotModified] = true
+	} else {
+		c.Text = string(b)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{c}}
+}
