@@ -474,7 +474,9 @@ func (h *HostDriver) neighTable(dev topology.Device, fam int) []ipNeigh {
 	}
 	for _, s := range wanted {
 		a, err := netip.ParseAddr(s)
-		if err != nil || seen[a] || !wantFam(netip.PrefixFrom(a, a.BitLen()), fam) {
+		// A host that is its own resolver (h3 runs the DNS service)
+		// reaches itself over lo: no neighbour entry.
+		if err != nil || seen[a] || !wantFam(netip.PrefixFrom(a, a.BitLen()), fam) || ownAddress(dev, a) {
 			continue
 		}
 		seen[a] = true
@@ -501,6 +503,18 @@ func onLink(dev topology.Device, ifn string, a netip.Addr) bool {
 		}
 		for _, s := range it.Addresses {
 			if p, err := netip.ParsePrefix(s); err == nil && p.Contains(a) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// ownAddress tells whether a is an address of one of dev's interfaces.
+func ownAddress(dev topology.Device, a netip.Addr) bool {
+	for _, it := range dev.Interfaces {
+		for _, s := range it.Addresses {
+			if p, err := netip.ParsePrefix(s); err == nil && p.Addr() == a {
 				return true
 			}
 		}

@@ -246,6 +246,10 @@ func (s *state) helloPasses(from, to *ospfIf, hops []linkHop) bool {
 		if h.l.down || m.lose(h) {
 			return false
 		}
+		// A named fault corrupting every frame this way (link_high_packet_corruption percent=100).
+		if lost, _ := m.crossFx(h, &p, 1); lost {
+			return false
+		}
 	}
 	return aclPermits(to.it.dev, to.it.cfg.IngressACL, &p) && !faultDrops(to.it, &p)
 }

@@ -1,9 +1,12 @@
 package netsim
 
 import (
+	"cmp"
 	"fmt"
 	"net/netip"
 	"time"
+
+	"github.com/netmcp/netmcp/device/sim/topology"
 )
 
 // Probe defaults, as the Linux tools use them.
@@ -16,6 +19,9 @@ const (
 	defaultTracePort  = 33434
 	tracepathBasePort = 44444
 	errNetUnreachable = "Network is unreachable"
+	// errBlackhole is what connect() tells on Linux when the route to the
+	// destination is a blackhole route: EINVAL, nothing is sent.
+	errBlackhole = "Invalid argument"
 )
 
 // prober is a resolved probe request.
@@ -30,6 +36,9 @@ type prober struct {
 	given bool
 	iface string
 	out   *iface // first egress interface
+	// noRoute is why nothing can be sent when prepare reports no usable
+	// route: errNetUnreachable, or errBlackhole on a Linux host.
+	noRoute string
 }
 
 // prepare resolves the device, VRF and source address of a request. A
@@ -81,6 +90,13 @@ func (n *Network) prepare(req ProbeRequest) (*prober, bool, error) {
 	}
 	r := s.route(d, ribKey{req.VRF, pr.fam}, dst)
 	if r == nil {
+		pr.noRoute = errNetUnreachable
+		return pr, false, nil
+	}
+	if r.Discard && d.kind == topology.KindHost {
+		// Linux refuses to send along a blackhole route ("ping: connect:
+		// Invalid argument"); a router's ping into Null0 just times out.
+		pr.noRoute = errBlackhole
 		return pr, false, nil
 	}
 	if r.outIf != nil {
@@ -190,7 +206,7 @@ func (n *Network) Ping(req ProbeRequest) (PingOutcome, error) {
 		o.Count = defaultPingCount
 	}
 	if !routed {
-		o.Error = errNetUnreachable
+		o.Error = cmp.Or(pr.noRoute, errNetUnreachable)
 		return o, nil
 	}
 	ttl := req.TTL
@@ -262,7 +278,7 @@ func (n *Network) Traceroute(req ProbeRequest) (TraceOutcome, error) {
 		return TraceOutcome{}, fmt.Errorf("netsim: traceroute protocol %q (want udp or icmp)", o.Protocol)
 	}
 	if !routed {
-		o.Error = errNetUnreachable
+		o.Error = cmp.Or(pr.noRoute, errNetUnreachable)
 		return o, nil
 	}
 	if pr.out != nil {
