@@ -152,8 +152,11 @@ func (s *Server) bgpAdvance(rb *bgpRunbook, out []any) (*mcp.GetPromptResult, er
 		state := strings.ToUpper(str(st["session-state"]))
 		lastErr := str(st["netmcp-last-error"])
 		msgs, _ := st["messages"].(map[string]any)
-		rcv, _ := msgs["received"].(map[string]any)
-		sub := str(rcv["last-notification-error-subcode"])
+		note, _ := msgs["received"].(map[string]any)
+		if sent, ok := msgs["sent"].(map[string]any); ok {
+			note = sent // this device sent the NOTIFICATION (it expects another AS)
+		}
+		sub := str(note["last-notification-error-subcode"])
 		if state == "" {
 			rb.findings = append(rb.findings, fmt.Sprintf("Neighbor %s (remote AS %s) is configured; the device reports no session state.", rb.peer, peerAS))
 		} else {

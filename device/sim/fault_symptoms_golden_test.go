@@ -21,9 +21,7 @@ func TestFaultYANGGolden(t *testing.T) {
 		reads []string // "device bgp|ospf"
 	}{
 		{"bgp_acl_block r2:GigabitEthernet0/0/0/0", []string{"r1 bgp", "r2 bgp"}},
-		// Not r2's BGP: the model files the NOTIFICATION r2 sends under
-		// messages/received (left for a fix: it belongs under sent).
-		{"bgp_asn_misconfig r2 neighbor=10.0.12.1", []string{"r1 bgp"}},
+		{"bgp_asn_misconfig r2 neighbor=10.0.12.1", []string{"r1 bgp", "r2 bgp"}}, // r2 sends Bad Peer AS, r1 receives it
 		{"mtu_mismatch r2:GigabitEthernet0/0/0/1 mtu=1400", []string{"r2 ospf"}},
 		{"ospf_area_misconfiguration r3:GigabitEthernet0/0/0", []string{"r2 ospf"}},
 		{"frr_service_down r2", []string{"r1 ospf", "r1 bgp"}},

@@ -110,11 +110,15 @@ func bgpState(p map[string]any, st netsim.BGPState) {
 			s["netmcp-last-error"] = n.LastError
 			code, sub := bgpErrorIdentities(n.LastError)
 			if code != "" {
-				rcv := obj{"last-notification-error-code": code}
+				note := obj{"last-notification-error-code": code}
 				if sub != "" {
-					rcv["last-notification-error-subcode"] = sub
+					note["last-notification-error-subcode"] = sub
 				}
-				s["messages"] = obj{"received": rcv}
+				dir := "received"
+				if n.LastErrorSent {
+					dir = "sent"
+				}
+				s["messages"] = obj{dir: note}
 			}
 		}
 		e["state"] = s

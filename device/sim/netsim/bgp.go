@@ -81,6 +81,9 @@ type bgpNbr struct {
 	in      map[netip.Prefix]*bgpPath
 	sent    int
 	lastErr string
+	// lastSent tells whether this router sent the notification of lastErr
+	// (false: it received it, or lastErr is no notification).
+	lastSent bool
 	since   time.Time
 	peerRID netip.Addr
 }
@@ -589,14 +592,14 @@ func (s *state) bgpHistory(old *state, now time.Time) {
 			o := prev[bgpKey(n)]
 			switch {
 			case n.cause != "":
-				n.lastErr = n.cause
+				n.lastErr, n.lastSent = n.cause, n.sends(n.cause)
 			case o != nil && o.state == BGPEstablished && n.state != BGPEstablished && p.running:
-				n.lastErr = errHoldTimer
+				n.lastErr, n.lastSent = errHoldTimer, true
 				if n.rn != nil && n.rn.cfg.Shutdown || s.peerShutdown(n) {
-					n.lastErr = errPeerShutdown
+					n.lastErr, n.lastSent = errPeerShutdown, false
 				}
 			case o != nil:
-				n.lastErr = o.lastErr
+				n.lastErr, n.lastSent = o.lastErr, o.lastSent
 			}
 			if o != nil && o.state == n.state {
 				n.since = o.since
@@ -605,6 +608,22 @@ func (s *state) bgpHistory(old *state, now time.Time) {
 			}
 		}
 	}
+}
+
+// sends tells whether the router itself sends the NOTIFICATION of cause
+// (FRR: "BGP Notification send"): the side expecting another AS than the
+// peer announces, the side whose hold timer expires, the side shut down,
+// the side whose maximum-prefix trips; the other side receives it.
+func (n *bgpNbr) sends(cause string) bool {
+	switch cause {
+	case errBadPeerAS:
+		return n.remote != nil && n.cfg.RemoteAS != n.remote.asn
+	case errHoldTimer, errAdminShutdown:
+		return true
+	case errMaxPrefix:
+		return n.trip
+	}
+	return false
 }
 
 // peerShutdown tells whether the peer owning n's address shut its side of
@@ -623,7 +642,7 @@ func (n *bgpNbr) neighborState() BGPNeighbor {
 	p := n.p
 	out := BGPNeighbor{Address: n.addr, RemoteAS: n.cfg.RemoteAS, LocalAS: p.asn, Description: n.cfg.Description,
 		Internal: n.internal, State: n.state, AdminDown: n.cfg.Shutdown, LocalAddress: n.local,
-		RemoteRouterID: n.peerRID, LastError: n.lastErr, Since: n.since, Keepalive: bgpKeepalive, Hold: bgpHold}
+		RemoteRouterID: n.peerRID, LastError: n.lastErr, LastErrorSent: n.lastSent, Since: n.since, Keepalive: bgpKeepalive, Hold: bgpHold}
 	if p.cfg.Keepalive > 0 {
 		out.Keepalive = p.cfg.Keepalive
 	}

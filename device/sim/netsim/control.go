@@ -121,6 +121,10 @@ type BGPNeighbor struct {
 	// "OPEN Message Error/Bad Peer AS", "Hold Timer Expired",
 	// "Waiting for NHT" (no route to the peer); "" when none.
 	LastError string
+	// LastErrorSent is true when this router sent the NOTIFICATION of
+	// LastError (e.g. the side that expects another AS), false when it
+	// received it or LastError is no notification.
+	LastErrorSent bool
 	// Since is when the session entered its state (its uptime when Established).
 	Since time.Time
 	// PrefixesReceived, PrefixesAccepted and PrefixesSent count the routes
