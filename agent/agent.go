@@ -59,6 +59,9 @@ type Config struct {
 	// Audit, when set, receives a record of every D2D call, inbound and
 	// outbound, allowed or refused.
 	Audit *audit.Log
+	// Controller, when set, is the controller the agent falls back to when
+	// a device of a run's path is untrusted (ControllerFallback).
+	Controller *ControllerFallback
 	// Logger receives the agent's log; nil discards it.
 	Logger *slog.Logger
 	// Now is the clock (time.Now).

@@ -340,6 +340,7 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	if len(rep.Untrusted) == 0 {
 		rep.Untrusted = nil
 	}
+	rep.Fallback = a.fallBack(ctx, intent, rep.Untrusted)
 	if rep.Findings == nil {
 		rep.Findings = []report.Finding{}
 	}

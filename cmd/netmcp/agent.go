@@ -43,6 +43,7 @@ type agentFlags struct {
 	peerHosts        []string
 	callTimeout      time.Duration
 	controller       string
+	controllerMCP    string
 	localCollab      bool
 	lldpcli          string
 	lldpNetns        string
@@ -79,6 +80,7 @@ func newAgentCmd() *cobra.Command {
 	fl.StringSliceVar(&f.peerHosts, "peer-host", nil, "NAME=HOST: dial neighbour NAME at HOST instead of its LLDP management address")
 	fl.DurationVar(&f.callTimeout, "call-timeout", agent.DefaultCallTimeout, "bound on each call to a neighbour; a neighbour exceeding it is marked untrusted")
 	fl.StringVar(&f.controller, "controller", "", "HOST:PORT of the controller: while it is reachable, D2D calls are refused unless --local-collaboration")
+	fl.StringVar(&f.controllerMCP, "controller-mcp", "", "the controller's MCP URL (netmcp controller serve --listen, e.g. http://ctl:8080/mcp): a run with an untrusted path device falls back to its ask tool")
 	fl.BoolVar(&f.localCollab, "local-collaboration", false, "allow D2D calls even while the controller is reachable")
 	fl.BoolVar(&f.verbose, "verbose", false, "log to stderr")
 	for _, n := range []string{"device", "cert", "key", "ca"} {
@@ -169,8 +171,12 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 		}
 		hosts[n] = h
 	}
+	var fallback *agent.ControllerFallback
+	if f.controllerMCP != "" {
+		fallback = &agent.ControllerFallback{Endpoint: f.controllerMCP}
+	}
 	a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: caPEM, Local: local, Signer: signer, Audit: alog,
-		Gate:  &agent.ControllerGate{Controller: f.controller, LocalCollaboration: f.localCollab},
+		Gate: &agent.ControllerGate{Controller: f.controller, LocalCollaboration: f.localCollab}, Controller: fallback,
 		Offer: f.offer, Discoverer: disc, Port: uint16(ln.Addr().(*net.TCPAddr).Port), CallTimeout: f.callTimeout, Logger: logger,
 		Resolve: func(n discover.Neighbor) string {
 			if h, ok := hosts[n.Name]; ok {
