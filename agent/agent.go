@@ -88,6 +88,9 @@ type Agent struct {
 	bindings  map[string]sign.Binding // neighbours' certificate-bound keys
 	reports   *report.Store
 	issued    issuedLog // results issued to each caller, for attestation
+	// lastProbes is the end of the interval the last run's captures
+	// counted: a later run counts after it.
+	lastProbes time.Time
 
 	// onCall, set by tests, is told of each call to a peer as it starts.
 	onCall func(peer, tool string)
@@ -157,6 +160,16 @@ func New(ctx context.Context, cfg Config) (*Agent, error) {
 		a.tools[t.Name] = t
 	}
 	return a, nil
+}
+
+// swapLastProbes records the end of this run's counting interval and
+// returns the previous run's.
+func (a *Agent) swapLastProbes(end time.Time) time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	prev := a.lastProbes
+	a.lastProbes = end
+	return prev
 }
 
 // Name is the agent's identity.

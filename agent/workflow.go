@@ -267,17 +267,31 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	capStart := time.Now()
 	caps := r.captureSides(ctx, sides, capStart.Sub(pingStart)+time.Duration(Probes+3)*time.Second)
 	lo, hi := pingStart.Add(-time.Duration(Probes+1)*time.Second), capStart.Add(time.Second)
+	// A simulated ping's probes are stamped back from its start: an
+	// earlier run's may share the interval. Counting starts after them;
+	// the first point then stands for the ping's count.
+	truncated := false
+	if prev := a.swapLastProbes(hi); lo.Before(prev) {
+		lo, truncated = prev, true
+	}
 	intactDir := map[[2]string]bool{}
 	for k := range streams {
 		st := &streams[k]
+		if truncated {
+			st.Sent = 0
+		}
 		for j := range st.Points {
 			pt := &st.Points[j]
 			if v, ok := caps[side{pt.Dev, pt.If}]; ok {
 				pt.Seen, pt.Measured, pt.Ev = v.echoes(pt.Dir, st.Src, st.Dst, lo, hi), true, v.ev
 			}
 		}
-		if len(st.Points) == 2 && st.Sent > 0 && st.Points[0].Measured && st.Points[1].Measured &&
-			st.Points[0].Seen >= st.Sent && st.Points[1].Seen >= st.Sent {
+		want := st.Sent
+		if want == 0 && len(st.Points) > 0 {
+			want = st.Points[0].Seen
+		}
+		if len(st.Points) == 2 && want > 0 && st.Points[0].Measured && st.Points[1].Measured &&
+			st.Points[0].Seen >= want && st.Points[1].Seen >= want {
 			intactDir[[2]string{st.From, st.To}] = true
 		}
 	}
