@@ -59,6 +59,9 @@ type Config struct {
 	// Audit, when set, receives a record of every D2D call, inbound and
 	// outbound, allowed or refused.
 	Audit *audit.Log
+	// Controller, when set, is the controller the agent falls back to when
+	// a device of a run's path is untrusted (ControllerFallback).
+	Controller *ControllerFallback
 	// Logger receives the agent's log; nil discards it.
 	Logger *slog.Logger
 	// Now is the clock (time.Now).
@@ -85,6 +88,9 @@ type Agent struct {
 	bindings  map[string]sign.Binding // neighbours' certificate-bound keys
 	reports   *report.Store
 	issued    issuedLog // results issued to each caller, for attestation
+	// lastProbes is the end of the interval the last run's captures
+	// counted: a later run counts after it.
+	lastProbes time.Time
 
 	// onCall, set by tests, is told of each call to a peer as it starts.
 	onCall func(peer, tool string)
@@ -154,6 +160,16 @@ func New(ctx context.Context, cfg Config) (*Agent, error) {
 		a.tools[t.Name] = t
 	}
 	return a, nil
+}
+
+// swapLastProbes records the end of this run's counting interval and
+// returns the previous run's.
+func (a *Agent) swapLastProbes(end time.Time) time.Time {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	prev := a.lastProbes
+	a.lastProbes = end
+	return prev
 }
 
 // Name is the agent's identity.

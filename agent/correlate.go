@@ -21,7 +21,17 @@ type hop struct {
 	PingLoss float64
 	// Evidence are the indexes of the signed results used.
 	Evidence []int
+	// ProbesIntact is set when the captures at both ends show every echo
+	// request of From's ping to To: the probes crossed intact, so a
+	// counter gap is background traffic counted between the two reads.
+	ProbesIntact bool
 }
+
+// CounterSlack is the gap between what one end sent and the other
+// received that the counter-gap rule ignores: the two ends' counters are
+// read a moment apart, and background traffic crossing in that moment is
+// counted at one end only (a few packets at most).
+const CounterSlack = 2
 
 // dir is what crossed a hop's direction during the probes.
 type dir struct {
@@ -55,7 +65,7 @@ func (h hop) stats() (d dir, ok bool) {
 }
 
 // Rule priorities: a filter explains loss better than the wire.
-var causeRank = map[string]int{"egress-filter": 0, "ingress-filter": 1, "link-corruption": 2, "link-loss": 3, "drop-before": 4, "not-measured": 5}
+var causeRank = map[string]int{"egress-filter": 0, "ingress-filter": 1, "link-corruption": 2, "link-loss": 3, "drop-in-device": 4, "drop-before": 4, "not-measured": 5}
 
 // correlate applies the deterministic rules to every measured direction.
 // hops come in pairs (A->B, B->A) so each rule can say whether the other
@@ -114,7 +124,7 @@ func correlate(hops []hop) []report.Finding {
 				Statement: fmt.Sprintf("%s received %d corrupted packets on %s from %s (in-errors), the reverse direction %s: the %s link is corrupting in that direction%s",
 					h.To, d.InErrors, h.ToIf, h.From, other, arrow, ping)})
 		}
-		if d.Lost > 0 {
+		if d.Lost > CounterSlack && !h.ProbesIntact {
 			add(report.Finding{Rule: "counter-gap", Device: h.From, Interface: h.FromIf, Cause: "link-loss",
 				Statement: fmt.Sprintf("loss %.3g%% in the %s direction (%s sent %d packets on %s, %s received %d on %s), the reverse direction %s: the %s link or %s's egress%s",
 					100*float64(d.Lost)/float64(d.Sent), arrow, h.From, d.Sent, h.FromIf, h.To, d.Received, h.ToIf, other, arrow, h.From, ping)})
@@ -128,16 +138,4 @@ func correlate(hops []hop) []report.Finding {
 		return pos[out[i].Rule+out[i].Direction] < pos[out[j].Rule+out[j].Direction]
 	})
 	return out
-}
-
-// ruleCapture is the draft's capture rule: a capture on the receiver that
-// shows none of the sender's probes (the sender sent some) means they were
-// dropped before the receiver.
-func ruleCapture(from, to, toIf string, sent, seenFromSender int, evidence []int) (report.Finding, bool) {
-	if sent == 0 || seenFromSender > 0 {
-		return report.Finding{}, false
-	}
-	return report.Finding{Rule: "capture-silent", Device: from, Interface: "", Direction: from + "->" + to, Cause: "drop-before",
-		Statement: fmt.Sprintf("a capture on %s %s shows none of the %d packets %s sent: the drop is before %s", to, toIf, sent, from, to),
-		Evidence:  evidence}, true
 }

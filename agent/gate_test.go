@@ -58,7 +58,7 @@ func TestControllerGate(t *testing.T) {
 // them ending well before the 2 s that 10 probes take; the diagnostic
 // stops and returns what it had), and the report verifies.
 func TestRevokeMidRun(t *testing.T) {
-	d := newDomain(t, domainOpts{audit: true})
+	d := newDomain(t, domainOpts{audit: true, realtime: true})
 	a := d.agents["r1"]
 	done := make(chan struct{})
 	var once sync.Once

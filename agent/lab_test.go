@@ -3,7 +3,6 @@ package agent
 import (
 	"context"
 	"net"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,28 +12,56 @@ import (
 	"github.com/netmcp/netmcp/agent/discover"
 	"github.com/netmcp/netmcp/agent/sign"
 	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/device/sim/netsim"
 	"github.com/netmcp/netmcp/device/sim/topology"
 	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/server"
 )
 
-// mutableStatic is a static discoverer filled once every agent exists.
-type mutableStatic struct {
-	mu sync.Mutex
-	ns []discover.Neighbor
+// labDisc is an agent's discoverer in the test lab: the device's own
+// simulated LLDP (discover.LLDP through network.yang.get), unless a test
+// overrides the list with set (to forge what a neighbour advertises).
+type labDisc struct {
+	lldp discover.Discoverer
+	mu   sync.Mutex
+	ns   []discover.Neighbor // the override, when set
+	over bool
 }
 
-func (m *mutableStatic) Neighbors(context.Context) ([]discover.Neighbor, error) {
+func (m *labDisc) Neighbors(ctx context.Context) ([]discover.Neighbor, error) {
 	m.mu.Lock()
-	defer m.mu.Unlock()
-	return append([]discover.Neighbor(nil), m.ns...), nil
+	if m.over {
+		defer m.mu.Unlock()
+		return append([]discover.Neighbor(nil), m.ns...), nil
+	}
+	m.mu.Unlock()
+	return m.lldp.Neighbors(ctx)
 }
 
-func (m *mutableStatic) set(ns []discover.Neighbor) {
+func (m *labDisc) set(ns []discover.Neighbor) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.ns = ns
+	m.ns, m.over = ns, true
+}
+
+// labTLVs are the custom TLVs a device of the topology advertises.
+func labTLVs(t testing.TB, topo topology.Topology, name string) []device.LLDPTLV {
+	var out []device.LLDPTLV
+	for _, dv := range topo.Devices {
+		if dv.Name != name || dv.LLDP == nil {
+			continue
+		}
+		for _, c := range dv.LLDP.CustomTLVs {
+			p, err := netsim.ParseLLDPTLV(c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, device.LLDPTLV{OUI: p.OUI, Subtype: p.Subtype, Value: p.Value})
+		}
+	}
+	return out
 }
 
 // testDomain is the simulated lab with a collaboration agent on each
@@ -44,7 +71,7 @@ type testDomain struct {
 	lab    *sim.Lab
 	ca     *pki.CA
 	agents map[string]*Agent
-	disc   map[string]*mutableStatic
+	disc   map[string]*labDisc
 	lns    map[string]net.Listener
 	cancel map[string]context.CancelFunc
 	// auditPath is each agent's audit log, with domainOpts.audit.
@@ -57,6 +84,9 @@ type domainOpts struct {
 	callTimeout time.Duration
 	audit       bool // each agent writes an audit log (testDomain.auditPath)
 	gate        map[string]*ControllerGate
+	// realtime paces the lab's diagnostics like the real tools (10
+	// probes take 2 s), for tests that act while probes run.
+	realtime bool
 }
 
 func newDomain(t testing.TB, o domainOpts) *testDomain {
@@ -65,7 +95,7 @@ func newDomain(t testing.TB, o domainOpts) *testDomain {
 	if o.topo != nil {
 		topo = *o.topo
 	}
-	lab, err := sim.NewLab(topo, sim.LabOptions{})
+	lab, err := sim.NewLab(topo, sim.LabOptions{Realtime: o.realtime})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +103,7 @@ func newDomain(t testing.TB, o domainOpts) *testDomain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := &testDomain{t: t, lab: lab, ca: ca, agents: map[string]*Agent{}, disc: map[string]*mutableStatic{},
+	d := &testDomain{t: t, lab: lab, ca: ca, agents: map[string]*Agent{}, disc: map[string]*labDisc{},
 		lns: map[string]net.Listener{}, cancel: map[string]context.CancelFunc{}}
 	t.Cleanup(func() {
 		for _, c := range d.cancel {
@@ -86,8 +116,11 @@ func newDomain(t testing.TB, o domainOpts) *testDomain {
 	})
 	for _, name := range lab.Routers() {
 		d.agents[name] = d.newAgent(name, o)
+		drv, _ := lab.Device(name)
+		if err := d.agents[name].AdvertiseLLDP(context.Background(), drv, labTLVs(t, topo, name)); err != nil {
+			t.Fatal(err)
+		}
 	}
-	d.wireLLDP(topo)
 	for name := range d.agents {
 		d.serve(name)
 	}
@@ -127,7 +160,7 @@ func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 		t.Fatal(err)
 	}
 	d.lns[name] = ln
-	ms := &mutableStatic{}
+	ms := &labDisc{lldp: discover.LLDP{Get: YangGetter(cs)}}
 	d.disc[name] = ms
 	var alog *audit.Log
 	if o.audit {
@@ -151,24 +184,6 @@ func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 		t.Fatal(err)
 	}
 	return a
-}
-
-// wireLLDP gives every agent the neighbours the topology's links make,
-// with the TLV each neighbour advertises (what LLDP would carry).
-func (d *testDomain) wireLLDP(topo topology.Topology) {
-	ns := map[string][]discover.Neighbor{}
-	for _, l := range topo.Links {
-		ad, ai, _ := strings.Cut(l.A, ":")
-		bd, bi, _ := strings.Cut(l.B, ":")
-		if d.agents[ad] == nil || d.agents[bd] == nil {
-			continue
-		}
-		ns[ad] = append(ns[ad], discover.Neighbor{Name: bd, LocalInterface: ai, PortID: bi, Advert: d.agents[bd].Advert()})
-		ns[bd] = append(ns[bd], discover.Neighbor{Name: ad, LocalInterface: bi, PortID: ai, Advert: d.agents[ad].Advert()})
-	}
-	for name, m := range d.disc {
-		m.set(ns[name])
-	}
 }
 
 func (d *testDomain) serve(name string) {

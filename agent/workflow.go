@@ -23,6 +23,13 @@ const Probes = 10
 // ProbeIntervalMs is the time between two pings (the smallest diag allows).
 const ProbeIntervalMs = 200
 
+// pathLink is a link of the path, x before y, with the interfaces facing
+// each other.
+type pathLink struct{ x, xIf, y, yIf string }
+
+// side is one end of a path link: a device and its interface.
+type side struct{ dev, ifName string }
+
 // run is the state of one Ask.
 type run struct {
 	a        *Agent
@@ -150,12 +157,11 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 		parallel(fns...)
 	}
 	// The links of the path, from the LLDP of their two ends.
-	type link struct{ x, xIf, y, yIf string }
-	var links []link
+	var links []pathLink
 	var problems []report.Finding
 	for i := 0; i+1 < len(in.Path); i++ {
 		x, y := in.Path[i], in.Path[i+1]
-		l := link{x: x, y: y}
+		l := pathLink{x: x, y: y}
 		for _, n := range nbrs[x] {
 			if n.Name == y {
 				l.xIf, l.yIf = n.LocalInterface, n.PortID
@@ -175,7 +181,6 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	}
 	// Steps 2-3: counters before, pings both ways, counters after; every
 	// device's calls run in parallel.
-	type side struct{ dev, ifName string }
 	var sides []side
 	for _, l := range links {
 		sides = append(sides, side{l.x, l.xIf}, side{l.y, l.yIf})
@@ -203,6 +208,7 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	before, evB := readAll()
 	pingLoss := map[side]float64{}
 	pingEv := map[side]int{}
+	var streams []stream // the probes' echo requests, for the captures
 	var pmu sync.Mutex
 	var fns []func()
 	for _, l := range links {
@@ -217,12 +223,11 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 				if err != nil {
 					return
 				}
-				var p struct {
-					Loss float64 `json:"loss"`
-				}
-				if json.Unmarshal(res.Body, &p) == nil {
+				if p, ok := parsePing(res.Body); ok {
 					pmu.Lock()
 					pingLoss[side{src, srcIf}], pingEv[side{src, srcIf}] = p.Loss, i
+					streams = append(streams, stream{From: src, To: dst, Src: before[side{src, srcIf}].Addr, Dst: target.Addr, Sent: p.sent(),
+						Points: []point{{Dev: src, If: srcIf, Dir: "out", Peer: dst}, {Dev: dst, If: dstIf, Dir: "in", Peer: src}}, Evidence: []int{i}})
 					pmu.Unlock()
 				}
 			})
@@ -238,13 +243,58 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 			if !ok || target.Addr == "" {
 				continue
 			}
+			forward := src == head
 			fns = append(fns, func() {
-				_, _, _ = r.do(ctx, src.dev, netproto.ToolPing, map[string]any{"destination": target.Addr, "count": Probes, "intervalMs": ProbeIntervalMs})
+				res, i, err := r.do(ctx, src.dev, netproto.ToolPing, map[string]any{"destination": target.Addr, "count": Probes, "intervalMs": ProbeIntervalMs})
+				if err != nil {
+					return
+				}
+				if p, ok := parsePing(res.Body); ok {
+					st := stream{From: src.dev, To: dst.dev, Src: before[src].Addr, Dst: target.Addr, Sent: p.sent(), Evidence: []int{i}}
+					st.Points = transitPoints(links, forward)
+					pmu.Lock()
+					streams = append(streams, st)
+					pmu.Unlock()
+				}
 			})
 		}
 	}
+	pingStart := time.Now()
 	parallel(fns...)
 	after, evA := readAll()
+	// Step 3b: the captures of every path interface, and where each
+	// probe stream's echo requests stop being seen.
+	capStart := time.Now()
+	caps := r.captureSides(ctx, sides, capStart.Sub(pingStart)+time.Duration(Probes+3)*time.Second)
+	lo, hi := pingStart.Add(-time.Duration(Probes+1)*time.Second), capStart.Add(time.Second)
+	// A simulated ping's probes are stamped back from its start: an
+	// earlier run's may share the interval. Counting starts after them;
+	// the first point then stands for the ping's count.
+	truncated := false
+	if prev := a.swapLastProbes(hi); lo.Before(prev) {
+		lo, truncated = prev, true
+	}
+	intactDir := map[[2]string]bool{}
+	for k := range streams {
+		st := &streams[k]
+		if truncated {
+			st.Sent = 0
+		}
+		for j := range st.Points {
+			pt := &st.Points[j]
+			if v, ok := caps[side{pt.Dev, pt.If}]; ok {
+				pt.Seen, pt.Measured, pt.Ev = v.echoes(pt.Dir, st.Src, st.Dst, lo, hi), true, v.ev
+			}
+		}
+		want := st.Sent
+		if want == 0 && len(st.Points) > 0 {
+			want = st.Points[0].Seen
+		}
+		if len(st.Points) == 2 && want > 0 && st.Points[0].Measured && st.Points[1].Measured &&
+			st.Points[0].Seen >= want && st.Points[1].Seen >= want {
+			intactDir[[2]string{st.From, st.To}] = true
+		}
+	}
 	// Step 4: correlation.
 	var hops []hop
 	for pos, l := range links {
@@ -261,6 +311,7 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 			}
 			h := hop{From: f.dev, FromIf: f.ifName, To: t.dev, ToIf: t.ifName, Pos: pos, FromBefore: fb, FromAfter: fa, ToBefore: tb, ToAfter: ta, PingLoss: -1,
 				Evidence: []int{evB[f], evB[t], evA[f], evA[t]}}
+			h.ProbesIntact = intactDir[[2]string{f.dev, t.dev}]
 			if pl, ok := pingLoss[f]; ok {
 				h.PingLoss = pl
 				h.Evidence = append(h.Evidence, pingEv[f])
@@ -268,7 +319,13 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 			hops = append(hops, h)
 		}
 	}
-	findings := append(correlate(hops), problems...)
+	sort.Slice(streams, func(i, j int) bool {
+		if streams[i].From != streams[j].From {
+			return streams[i].From < streams[j].From
+		}
+		return len(streams[i].Points) < len(streams[j].Points)
+	})
+	findings := append(rankFindings(append(correlate(hops), captureRules(streams)...)), problems...)
 	// Step 5: the report.
 	rep := report.Report{ID: newID(), Creator: a.name, Created: a.cfg.Now().UTC().Format(time.RFC3339Nano), Intent: intent, Path: in.Path,
 		Findings: findings, Evidence: r.evidence, Participants: map[string]sign.Binding{a.name: a.binding}, Untrusted: map[string]string{}}
@@ -297,6 +354,7 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	if len(rep.Untrusted) == 0 {
 		rep.Untrusted = nil
 	}
+	rep.Fallback = a.fallBack(ctx, intent, rep.Untrusted)
 	if rep.Findings == nil {
 		rep.Findings = []report.Finding{}
 	}

@@ -12,11 +12,16 @@ import (
 	"github.com/netmcp/netmcp/agent/sign"
 )
 
-func verifyReport(t testing.TB, d *testDomain, rep report.Report) []report.Check {
-	t.Helper()
+// verifyReportErr checks every signature of rep against the domain's CA.
+func verifyReportErr(d *testDomain, rep report.Report) ([]report.Check, error) {
 	roots := x509.NewCertPool()
 	roots.AppendCertsFromPEM(d.ca.CertPEM)
-	checks, err := report.Verify(rep, func(b sign.Binding) (ed25519.PublicKey, error) { return b.Verify(roots, time.Now()) })
+	return report.Verify(rep, func(b sign.Binding) (ed25519.PublicKey, error) { return b.Verify(roots, time.Now()) })
+}
+
+func verifyReport(t testing.TB, d *testDomain, rep report.Report) []report.Check {
+	t.Helper()
+	checks, err := verifyReportErr(d, rep)
 	if err != nil {
 		t.Fatalf("report does not verify: %v", err)
 	}

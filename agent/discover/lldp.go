@@ -23,7 +23,8 @@ type YangGetter func(ctx context.Context, path string) (json.RawMessage, error)
 // /openconfig-lldp:lldp/interfaces/interface[name]/neighbors/neighbor[id]
 // with state/{system-name,port-id,management-address} (port-description
 // when port-id-type is MAC_ADDRESS, as lldpd sends) and the custom TLV
-// custom-tlvs/tlv[type=127][oui=00:00:5e][oui-subtype=2]/state/value.
+// custom-tlvs/tlv[type=127][oui=00:00:5e][oui-subtype=2]/state/value
+// (base64, as RFC 7951 encodes the YANG binary, or hex).
 // Neighbours without that TLV, or with one that does not decode, are not
 // agents and are left out (Skipped says why).
 type LLDP struct {
@@ -43,7 +44,13 @@ func (l LLDP) Neighbors(ctx context.Context) ([]Neighbor, error) {
 		return nil, fmt.Errorf("discover: LLDP state is not JSON: %w", err)
 	}
 	var out []Neighbor
-	for _, ifc := range list(find(doc, "interfaces"), "interface") {
+	// A server returns the interfaces container itself, or (as the
+	// simulator's network.yang.get of that path) its content.
+	ifcs := list(find(doc, "interfaces"), "interface")
+	if ifcs == nil {
+		ifcs = list(find(doc, "interface"), "interface")
+	}
+	for _, ifc := range ifcs {
 		ifName := str(member(ifc, "name"))
 		if ifName == "" {
 			ifName = str(member(member(ifc, "state"), "name"))
@@ -67,7 +74,7 @@ func (l LLDP) Neighbors(ctx context.Context) ([]Neighbor, error) {
 				l.skip(n.Name, "no netmcp D2D TLV (OUI "+tlv.OUI+" subtype "+strconv.Itoa(tlv.Subtype)+")")
 				continue
 			}
-			a, err := tlv.DecodeHex(value)
+			a, err := tlv.DecodeValue(value)
 			if err != nil {
 				l.skip(n.Name, err.Error())
 				continue

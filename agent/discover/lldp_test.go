@@ -3,6 +3,7 @@ package discover
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/base64"
 	"encoding/json"
 	"testing"
 
@@ -57,5 +58,18 @@ func TestLLDP(t *testing.T) {
 	}
 	if len(skipped) != 2 {
 		t.Fatalf("skipped %v, want sw9 and bad", skipped)
+	}
+}
+
+// TestLLDPContentOnly: the subtree's content without its container, as the
+// simulator returns /openconfig-lldp:lldp/interfaces, base64 value.
+func TestLLDPContentOnly(t *testing.T) {
+	adv := tlv.Advert{Port: 40001, CapDigest: tlv.CapabilityDigest([]string{"ietf-ping"}), Thumbprint: sha256.Sum256([]byte("r2"))}
+	raw := []byte(`{"data":{"interface":[{"name":"Gi0","neighbors":{"neighbor":[{"id":"02:00:00:00:00:02","custom-tlvs":{"tlv":[` +
+		`{"oui":"00:00:5e","oui-subtype":"2","type":127,"state":{"value":"` + base64.StdEncoding.EncodeToString(adv.Encode()) + `"}}]},` +
+		`"state":{"system-name":"r2","port-id":"Gi1","management-address":"10.255.0.2"}}]}}]}}`)
+	got, err := LLDP{Get: func(context.Context, string) (json.RawMessage, error) { return raw, nil }}.Neighbors(context.Background())
+	if err != nil || len(got) != 1 || got[0].Name != "r2" || got[0].LocalInterface != "Gi0" || got[0].PortID != "Gi1" || got[0].Advert != adv {
+		t.Fatalf("%+v, %v", got, err)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"crypto/ed25519"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -56,6 +57,10 @@ type Report struct {
 	Participants map[string]sign.Binding `json:"participants"`
 	// Untrusted are the peers that timed out or failed authentication.
 	Untrusted map[string]string `json:"untrusted,omitempty"`
+	// Fallback is the controller's part of the run, when a path device
+	// was untrusted and the agent has a controller to fall back to;
+	// signed with the rest of the report.
+	Fallback *Fallback `json:"fallback,omitempty"`
 	// Signatures holds, per participant, its Ed25519 signature of the
 	// report's Digest: the creator's, and each other participant's
 	// countersignature (given only after it checked that the results
@@ -63,6 +68,19 @@ type Report struct {
 	// could not countersign (untrusted, unreachable) has none; its results
 	// keep their own signatures.
 	Signatures map[string]string `json:"signatures"`
+}
+
+// Fallback is what the controller answered when the agent fell back to it.
+type Fallback struct {
+	// Controller is the controller's MCP endpoint.
+	Controller string `json:"controller"`
+	// Reason names the untrusted devices that made the agent fall back.
+	Reason string `json:"reason"`
+	// Report is the controller's report of the same intent (its ask
+	// tool's structured result), when it answered.
+	Report json.RawMessage `json:"report,omitempty"`
+	// Error is why the controller could not answer.
+	Error string `json:"error,omitempty"`
 }
 
 const attestDomain = "netmcp-d2d-attest-v1\x00"

@@ -21,6 +21,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"crypto/x509"
+	"encoding/base64"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -112,6 +113,23 @@ func DecodeHex(s string) (Advert, error) {
 	b, err := hex.DecodeString(clean)
 	if err != nil {
 		return Advert{}, fmt.Errorf("tlv: not hex: %w", err)
+	}
+	return Decode(b)
+}
+
+// DecodeValue parses the information string as a YANG or lldpd value
+// carries it: hex (colon-separated or not, lldpd's and netmcp's CLI form)
+// or base64 (RFC 7951's encoding of a YANG binary, as openconfig-lldp's
+// custom TLV value is typed). The form that decodes to a valid
+// advertisement wins; a value that is neither is refused.
+func DecodeValue(s string) (Advert, error) {
+	a, herr := DecodeHex(s)
+	if herr == nil {
+		return a, nil
+	}
+	b, berr := base64.StdEncoding.DecodeString(strings.TrimSpace(s))
+	if berr != nil {
+		return Advert{}, fmt.Errorf("tlv: value is neither hex (%v) nor base64 (%v)", herr, berr)
 	}
 	return Decode(b)
 }

@@ -2,6 +2,7 @@ package tlv
 
 import (
 	"crypto/sha256"
+	"encoding/base64"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,30 @@ func TestDecodeRefuses(t *testing.T) {
 	}
 	if _, err := DecodeHex("6e:65:74:6d:63:70"); err == nil { // the lab's plain "netmcp" marker
 		t.Error("the subtype-1 marker decoded as an advert")
+	}
+}
+
+// TestDecodeValue reads the value in every form a YANG or lldpd source
+// writes it: colon hex, plain hex, base64 (RFC 7951 binary); anything else
+// is refused.
+func TestDecodeValue(t *testing.T) {
+	a := Advert{Port: 9514, CapDigest: CapabilityDigest([]string{"ietf-ping"}), Thumbprint: sha256.Sum256([]byte("c"))}
+	for _, tc := range []struct {
+		name, in string
+		ok       bool
+	}{
+		{"colon hex", a.Hex(), true},
+		{"plain hex", strings.ReplaceAll(a.Hex(), ":", ""), true},
+		{"base64", base64.StdEncoding.EncodeToString(a.Encode()), true},
+		{"marker", base64.StdEncoding.EncodeToString([]byte("netmcp")), false},
+		{"garbage", "not a value!", false},
+	} {
+		got, err := DecodeValue(tc.in)
+		if tc.ok && (err != nil || got != a) {
+			t.Errorf("%s: %+v, %v", tc.name, got, err)
+		}
+		if !tc.ok && err == nil {
+			t.Errorf("%s: accepted", tc.name)
+		}
 	}
 }

@@ -43,6 +43,7 @@ type agentFlags struct {
 	peerHosts        []string
 	callTimeout      time.Duration
 	controller       string
+	controllerMCP    string
 	localCollab      bool
 	lldpcli          string
 	lldpNetns        string
@@ -79,6 +80,7 @@ func newAgentCmd() *cobra.Command {
 	fl.StringSliceVar(&f.peerHosts, "peer-host", nil, "NAME=HOST: dial neighbour NAME at HOST instead of its LLDP management address")
 	fl.DurationVar(&f.callTimeout, "call-timeout", agent.DefaultCallTimeout, "bound on each call to a neighbour; a neighbour exceeding it is marked untrusted")
 	fl.StringVar(&f.controller, "controller", "", "HOST:PORT of the controller: while it is reachable, D2D calls are refused unless --local-collaboration")
+	fl.StringVar(&f.controllerMCP, "controller-mcp", "", "the controller's MCP URL (netmcp controller serve --listen, e.g. http://ctl:8080/mcp): a run with an untrusted path device falls back to its ask tool")
 	fl.BoolVar(&f.localCollab, "local-collaboration", false, "allow D2D calls even while the controller is reachable")
 	fl.BoolVar(&f.verbose, "verbose", false, "log to stderr")
 	for _, n := range []string{"device", "cert", "key", "ca"} {
@@ -143,7 +145,7 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 	if err != nil {
 		return err
 	}
-	var disc discover.Discoverer = discover.LLDP{Get: yangGetter(local), Skipped: func(n, why string) { logger.Info("LLDP neighbour skipped", "name", n, "why", why) }}
+	var disc discover.Discoverer = discover.LLDP{Get: agent.YangGetter(local), Skipped: func(n, why string) { logger.Info("LLDP neighbour skipped", "name", n, "why", why) }}
 	switch {
 	case f.neighbors != "":
 		if disc, err = loadNeighbors(f.neighbors); err != nil {
@@ -169,8 +171,12 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 		}
 		hosts[n] = h
 	}
+	var fallback *agent.ControllerFallback
+	if f.controllerMCP != "" {
+		fallback = &agent.ControllerFallback{Endpoint: f.controllerMCP}
+	}
 	a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: caPEM, Local: local, Signer: signer, Audit: alog,
-		Gate:  &agent.ControllerGate{Controller: f.controller, LocalCollaboration: f.localCollab},
+		Gate: &agent.ControllerGate{Controller: f.controller, LocalCollaboration: f.localCollab}, Controller: fallback,
 		Offer: f.offer, Discoverer: disc, Port: uint16(ln.Addr().(*net.TCPAddr).Port), CallTimeout: f.callTimeout, Logger: logger,
 		Resolve: func(n discover.Neighbor) string {
 			if h, ok := hosts[n.Name]; ok {
@@ -182,28 +188,18 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 		return withExit(2, err)
 	}
 	defer a.Close()
+	if la, ok := drv.(device.LLDPAgent); ok && f.neighbors == "" && f.lldpcli == "" {
+		// The device's own LLDP agent carries the TLV (the simulator's).
+		keep, err := deviceLLDPTLVs(f)
+		if err != nil {
+			return withExit(2, err)
+		}
+		if err := a.AdvertiseLLDP(ctx, la, keep); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(out, "agent %s on %s\nLLDP TLV (OUI 00:00:5e subtype 2): %s\nlldpd: %s\n", id, ln.Addr(), a.Advert().Hex(), a.Advert().LLDPDConfig())
 	return a.Serve(ctx, ln)
-}
-
-// yangGetter reads YANG through the device's network.yang.get.
-func yangGetter(cs *mcp.ClientSession) discover.YangGetter {
-	return func(ctx context.Context, path string) (json.RawMessage, error) {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "network.yang.get", Arguments: map[string]any{"path": path}})
-		if err != nil {
-			return nil, err
-		}
-		if res.IsError {
-			var sb strings.Builder
-			for _, c := range res.Content {
-				if t, ok := c.(*mcp.TextContent); ok {
-					sb.WriteString(t.Text)
-				}
-			}
-			return nil, errors.New(sb.String())
-		}
-		return json.Marshal(res.StructuredContent)
-	}
 }
 
 // loadNeighbors reads a static neighbour file.
@@ -321,7 +317,8 @@ func newAgentLabCmd() *cobra.Command {
 		Short: "Run a collaboration agent on every router of the simulated lab (one process, one network model)",
 		Long: "Issue a lab CA, device certificates and an operator certificate (alice) into --dir, and run an agent\n" +
 			"per router of the simulated lab on consecutive loopback ports from --base-port. Neighbours come\n" +
-			"from the topology's links with each agent's TLV. Then, for example:\n" +
+			"from the simulated LLDP: each router's LLDP agent advertises its agent's TLV (a router with LLDP\n" +
+			"disabled is heard by no one). Then, for example:\n" +
 			"  netmcp agent ask --device r1 --agent 127.0.0.1:9514 --cert DIR/alice.pem --key DIR/alice.key --ca DIR/ca.pem \\\n" +
 			"    \"verify packet loss on the path from r1 to r3 via r2\"",
 		Args: cobra.NoArgs,
@@ -367,7 +364,6 @@ func runAgentLab(ctx context.Context, dir, topoFile string, base int, out, errw 
 	}
 	logger := agentLogger(false, errw)
 	agents := map[string]*agent.Agent{}
-	statics := map[string]*labNeighbors{}
 	lns := map[string]net.Listener{}
 	for i, name := range lab.Routers() {
 		drv, err := lab.Device(name)
@@ -405,24 +401,40 @@ func runAgentLab(ctx context.Context, dir, topoFile string, base int, out, errw 
 		}
 		port := ln.Addr().(*net.TCPAddr).Port
 		lns[name] = ln
-		statics[name] = &labNeighbors{}
+		disc := discover.LLDP{Get: agent.YangGetter(local), Skipped: func(n, why string) { logger.Info("LLDP neighbour skipped", "name", n, "why", why) }}
 		a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: ca.CertPEM, Local: local, Signer: signer, Audit: alog,
-			Discoverer: statics[name], Port: uint16(port), Logger: logger,
+			Discoverer: disc, Port: uint16(port), Logger: logger,
 			Resolve: func(discover.Neighbor) string { return "127.0.0.1" }})
 		if err != nil {
+			return err
+		}
+		// The device's LLDP agent advertises the agent's TLV next to
+		// the custom TLVs the topology gives it.
+		keep, err := simLLDPTLVs(t, name)
+		if err != nil {
+			return err
+		}
+		if err := a.AdvertiseLLDP(ctx, drv, keep); err != nil {
 			return err
 		}
 		agents[name] = a
 		fmt.Fprintf(out, "%s: agent on https://%s/mcp\n", name, ln.Addr())
 	}
-	for _, l := range t.Links {
-		ad, ai, _ := strings.Cut(l.A, ":")
-		bd, bi, _ := strings.Cut(l.B, ":")
-		if agents[ad] == nil || agents[bd] == nil {
-			continue
+	// Every TLV is set: each agent's first discovery, through the
+	// simulated LLDP.
+	for _, name := range lab.Routers() {
+		ns, err := agents[name].Discover(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: discovery: %w", name, err)
 		}
-		statics[ad].ns = append(statics[ad].ns, discover.Neighbor{Name: bd, LocalInterface: ai, PortID: bi, Advert: agents[bd].Advert()})
-		statics[bd].ns = append(statics[bd].ns, discover.Neighbor{Name: ad, LocalInterface: bi, PortID: ai, Advert: agents[ad].Advert()})
+		var heard []string
+		for _, n := range ns {
+			heard = append(heard, n.Name+" on "+n.LocalInterface)
+		}
+		if len(heard) == 0 {
+			heard = []string{"none"}
+		}
+		fmt.Fprintf(out, "%s: LLDP neighbours: %s\n", name, strings.Join(heard, ", "))
 	}
 	fmt.Fprintf(out, "operator certificate: %s/alice.pem (key alice.key), CA %s/ca.pem\n", dir, dir)
 	errc := make(chan error, len(agents))
@@ -436,14 +448,6 @@ func runAgentLab(ctx context.Context, dir, topoFile string, base int, out, errw 
 		}
 	}
 	return first
-}
-
-// labNeighbors is a static neighbour list filled once every agent exists.
-type labNeighbors struct{ ns []discover.Neighbor }
-
-// Neighbors returns the list.
-func (l *labNeighbors) Neighbors(context.Context) ([]discover.Neighbor, error) {
-	return append([]discover.Neighbor(nil), l.ns...), nil
 }
 
 func tlsLeaf(certPEM []byte) (*x509.Certificate, error) {
