@@ -246,7 +246,7 @@ func (r *run) readNetwork() *Network {
 	r.begin("read every device: interfaces, VRFs, routes, ACLs, BGP and OSPF (" + PathInterfaces + ", " + PathNetInst + ", " + PathRouting + ", " + PathACL + ")")
 	n := &Network{Devices: map[string]*DeviceView{}, Unread: map[string]string{}}
 	var mu sync.Mutex
-	results := r.c.Fleet.Each(r.ctx, nil, func(ctx context.Context, d *client.Device) error {
+	results := r.c.Fleet.Each(r.ctx, r.routers(), func(ctx context.Context, d *client.Device) error {
 		v := &DeviceView{Name: d.Name(), Calls: map[string]int{}}
 		data, call, err := r.yangGet(d.Name(), PathInterfaces)
 		if err != nil {
@@ -287,6 +287,7 @@ func (r *run) readNetwork() *Network {
 		r.rep.Unreachable = n.Unread
 	}
 	n.infer(r.c.Hosts)
+	r.readHosts(n)
 	r.net = n
 	r.progress("  network: %d devices read, %d links, %d hosts", len(n.Order), len(n.Links), len(n.Hosts))
 	return n

@@ -13,33 +13,64 @@ import (
 	"github.com/netmcp/netmcp/inventory"
 )
 
-// suite is the fault suite on the default lab: the faults the simulator
-// shows today (natively or through the fallbacks of labfault.go).
+// suite is the fault suite on the default lab: one row per fault of
+// topology.Catalog with a sensible target (both directions where it
+// matters), the healthy lab, and the targeted intents.
 var suite = []struct {
 	fault string
 	// intent defaults to the sweep.
 	intent string
 }{
 	{fault: ""},
-	{fault: "link_down r1:GigabitEthernet0/0/0"},
-	{fault: "link_down r2:GigabitEthernet0/0/0/1"},
-	{fault: "link_high_packet_corruption r2:GigabitEthernet0/0/0/1"},
-	{fault: "link_high_packet_corruption r1:GigabitEthernet0/0/0 percent=50"},
-	{fault: "mtu_mismatch r2:GigabitEthernet0/0/0/1"},
-	{fault: "mtu_mismatch r1:GigabitEthernet0/0/0 mtu=1300"},
+	{fault: "arp_acl_block r3:GigabitEthernet0/0/1"},
+	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0"},
+	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0 direction=out"},
+	{fault: "bgp_asn_misconfig r1"},
+	{fault: "bgp_asn_misconfig r3"},
+	{fault: "bgp_missing_route_advertisement r3"},
+	{fault: "dns_port_blocked h3"},
+	{fault: "dns_port_blocked r3:GigabitEthernet0/0/1 direction=out"},
+	{fault: "dns_record_error h3"},
+	{fault: "dns_service_down h3"},
+	{fault: "frr_service_down r2"},
+	{fault: "frr_service_down r3"},
+	{fault: "host_crash h3"},
+	{fault: "host_incorrect_dns h3"},
+	{fault: "host_incorrect_gateway h3"},
+	{fault: "host_incorrect_gateway h1"},
+	{fault: "host_incorrect_ip h3"},
+	{fault: "host_incorrect_netmask h3"},
+	{fault: "host_ip_conflict h3"},
+	{fault: "host_missing_ip h3"},
+	{fault: "host_static_blackhole h3"},
+	{fault: "http_acl_block r3:GigabitEthernet0/0/1"},
 	{fault: "icmp_acl_block r3:GigabitEthernet0/0/0"},
 	{fault: "icmp_acl_block r2:GigabitEthernet0/0/0/0 direction=out"},
-	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0"},
+	{fault: "link_bandwidth_throttling r2:GigabitEthernet0/0/0/1"},
+	{fault: "link_detach r3:GigabitEthernet0/0/0"},
+	{fault: "link_down r1:GigabitEthernet0/0/0"},
+	{fault: "link_down r2:GigabitEthernet0/0/0/1"},
 	{fault: "link_down r3:GigabitEthernet0/0/1"},
-	{fault: "host_incorrect_ip h3"},
-	{fault: "host_incorrect_gateway h3"},
+	{fault: "link_flap r2:GigabitEthernet0/0/0/1"},
+	{fault: "link_fragmentation_disabled r2:GigabitEthernet0/0/0/1"},
+	{fault: "link_high_latency r2:GigabitEthernet0/0/0/1"},
+	{fault: "link_high_packet_corruption r2:GigabitEthernet0/0/0/1"},
+	{fault: "link_high_packet_corruption r1:GigabitEthernet0/0/0 percent=50 direction=in"},
+	{fault: "mac_address_conflict h3"},
+	{fault: "mtu_mismatch r2:GigabitEthernet0/0/0/1"},
+	{fault: "mtu_mismatch r1:GigabitEthernet0/0/0 mtu=1300"},
+	{fault: "ospf_acl_block r2:GigabitEthernet0/0/0/1"},
+	{fault: "ospf_area_misconfiguration r3:GigabitEthernet0/0/0"},
+	{fault: "ospf_neighbor_missing r3:GigabitEthernet0/0/0"},
 	{fault: "link_down r2:GigabitEthernet0/0/0/1", intent: "verify reachability between r1 and h3"},
 	{fault: "mtu_mismatch r2:GigabitEthernet0/0/0/1", intent: "verify reachability between r1 and h3"},
 	{fault: "icmp_acl_block r3:GigabitEthernet0/0/0", intent: "can r1 reach h3?"},
 	{fault: "link_high_packet_corruption r2:GigabitEthernet0/0/0/1", intent: "is there loss on the path from r1 to 10.3.0.10"},
 	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0", intent: "why is BGP neighbor 10.0.12.2 down on r1"},
 	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0 direction=out", intent: "why is BGP neighbor 10.0.12.1 down on r2"},
+	{fault: "bgp_asn_misconfig r1", intent: "why is BGP neighbor 10.0.12.2 down on r1"},
 	{fault: "mtu_mismatch r3:GigabitEthernet0/0/0", intent: "why is the OSPF adjacency between r2 and r3 down"},
+	{fault: "ospf_area_misconfiguration r3:GigabitEthernet0/0/0", intent: "why is the OSPF adjacency between r2 and r3 down"},
 	{fault: "link_down r2:GigabitEthernet0/0/0/1", intent: "why is the OSPF adjacency between r2 and r3 down"},
 }
 
