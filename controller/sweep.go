@@ -128,6 +128,7 @@ func (r *run) aclSweep(n *Network) {
 				{Traffic{Protocol: "OSPF"}, "OSPF (IP protocol 89)", d.OSPF != nil || !anyOSPF(n)},
 				{Traffic{Protocol: "ICMP", Dst: local}, "ICMP", true},
 				{Traffic{Protocol: "UDP", Port: 53}, "DNS (port 53)", true},
+				{Traffic{Protocol: "TCP", Port: 80}, "HTTP (TCP port 80)", true},
 				{Traffic{Protocol: "ARP"}, "ARP", true},
 			}
 			for _, c := range classes {
@@ -235,6 +236,9 @@ func (r *run) hostSweep(n *Network) {
 			c.Evidence = append([]Evidence{r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text)}, c.Evidence...)
 			r.rep.addCause(c)
 		case p.farDev != "" && !p.far.OK() && p.far.Loss == 100:
+			if len(r.rep.RootCauses) > 0 {
+				continue // a cause found already (a session, a link) explains a missing path
+			}
 			hops, stop := n.walk(p.farDev, p.h.Addr)
 			cs, _ := r.checkHops(n, hops, Traffic{Protocol: "ICMP", Dst: p.h.Addr}, fmt.Sprintf("ICMP to %s", p.h.Addr))
 			if len(cs) == 0 && stop != "" {
