@@ -19,8 +19,10 @@ type HostView struct {
 	Ifaces    []*IfaceView
 	Routes    []Route
 	Resolvers []netip.Addr
-	Err       string
-	Calls     map[string]int
+	// MAC is the MAC address of its first link (ip -j link).
+	MAC   string
+	Err   string
+	Calls map[string]int
 }
 
 // callResolv is the key of the resolv.conf call in HostView.Calls.
@@ -116,6 +118,12 @@ func (r *run) readHosts(n *Network) {
 			if err == nil {
 				h.Resolvers = parseResolvConf(cliText(out))
 				r.summarize(call, "nameservers %v", h.Resolvers)
+			}
+			out, call, err = r.call(d.Name(), netproto.ToolCLIExec, map[string]any{"cmd": callLink})
+			h.Calls[callLink] = call
+			if err == nil {
+				h.MAC = parseIPLink(cliText(out))
+				r.summarize(call, "MAC %s", h.MAC)
 			}
 		}
 		return nil

@@ -48,7 +48,7 @@ type OSPFIface struct {
 	// (netmcp-oper-up false): compared with the interface's own state, it
 	// tells a dead routing daemon from a dead link.
 	DaemonDown bool
-	Neighbors           []OSPFNeighbor
+	Neighbors  []OSPFNeighbor
 }
 
 // OSPFNeighbor is an adjacency seen on an interface.

@@ -92,7 +92,7 @@ func (r *run) sweep() error {
 		r.rep.addCause(c)
 	}
 	r.routingSweep(n)
-	r.hostSweep(n)
+	r.hostSweep(n, r.hostChecks(n))
 	if len(r.rep.RootCauses) == 0 && len(n.Unread) > 0 {
 		for _, d := range sortedKeys(n.Unread) {
 			c := newCause("device_unreachable", []string{d}, "", fmt.Sprintf("%s could not be read: %s", d, n.Unread[d]))
@@ -177,7 +177,7 @@ func anyOSPF(n *Network) bool {
 // hostSweep pings every known host from its router, and from the router
 // farthest from it; a host its router reaches but others do not has a
 // routing problem, found by walking the path.
-func (r *run) hostSweep(n *Network) {
+func (r *run) hostSweep(n *Network, done map[string]bool) {
 	if len(n.Hosts) == 0 {
 		return
 	}
@@ -191,6 +191,9 @@ func (r *run) hostSweep(n *Network) {
 	var wg sync.WaitGroup
 	for i, h := range n.Hosts {
 		probes[i].h = h
+		if done[h.Host.Name] {
+			continue
+		}
 		it := n.Devices[h.Router.Device].Iface(h.Router.Iface)
 		vrf := ""
 		if it != nil {
@@ -216,6 +219,9 @@ func (r *run) hostSweep(n *Network) {
 	}
 	wg.Wait()
 	for _, p := range probes {
+		if done[p.h.Host.Name] {
+			continue
+		}
 		ep := r.hostEndpoint(n, p.h)
 		if it := n.Devices[p.h.Router.Device].Iface(p.h.Router.Iface); it != nil && it.AdminUp && !it.OperUp {
 			// The host's LAN port is down: the link to the host.
