@@ -32,6 +32,10 @@ type Controller struct {
 	Progress io.Writer
 	// LinkPings is the number of probes per link in a loss check (default 10).
 	LinkPings int
+	// LinkLatencyMS is the round trip across one link above which the
+	// sweep reports the link's latency (default 100 ms: a lab's or a
+	// campus's links take a few ms; raise it for long-haul links).
+	LinkLatencyMS float64
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -308,6 +312,7 @@ type pingResult struct {
 	Dev  string
 	Dst  netip.Addr
 	Loss float64 // percent; 100 when the call failed
+	RTT  float64 // average round trip in ms (0 when none came back)
 	Call int
 	Err  error
 	Text string
@@ -346,6 +351,7 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 	} else if l := dig(out, "result", "packet_loss_percent"); l != nil {
 		p.Loss, _ = l.(float64)
 	}
+	p.RTT, _ = dig(out, "result", "round_trip_ms_avg").(float64)
 	sent, recv := integer(dig(out, "result", "packets_transmitted")), integer(dig(out, "result", "packets_received"))
 	size := ""
 	if o.Size > 0 {
@@ -356,6 +362,9 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 		size += ")"
 	}
 	p.Text = fmt.Sprintf("ping %s%s: %d/%d replies, %g%% loss", dst, size, recv, sent, p.Loss)
+	if p.RTT > 0 {
+		p.Text += fmt.Sprintf(", rtt avg %.1f ms", p.RTT)
+	}
 	if errs := list(dig(out, "result", "icmp_errors")); len(errs) > 0 {
 		b, _ := json.Marshal(errs[0])
 		p.Text += ", ICMP error " + firstLine(string(b))

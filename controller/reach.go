@@ -197,6 +197,10 @@ func (r *run) mtuMismatch(n *Network, l Link) Cause {
 		r.ev(n.Devices[odd.Device].Calls[PathInterfaces], odd.Device, netproto.ToolYangGet, "%s MTU %d (configured %d)", oi.Name, oi.MTU, oi.ConfigMTU),
 		r.ev(n.Devices[pe.Device].Calls[PathInterfaces], pe.Device, netproto.ToolYangGet, "%s MTU %d (configured %d)", pi.Name, pi.MTU, pi.ConfigMTU),
 	}
+	if oi.ConfigMTU > 0 && oi.MTU < oi.ConfigMTU && oi.ConfigMTU == pi.MTU {
+		// The configuration is right: the interface runs below it.
+		return fragCause(l, odd, oi.MTU, oi.ConfigMTU, ev...)
+	}
 	return mtuCause(l, odd, oi.MTU, pi.MTU, oi.ConfigMTU, ev...)
 }
 

@@ -167,7 +167,11 @@ func (r *run) analyzeBGP(n *Network, d *DeviceView, nb BGPNeighbor, capture bool
 		r.capture(d.Name, hops[0].Out.Name, 179)
 	}
 	if len(causes) == 0 && stop != "" {
-		causes = append(causes, r.routeCause(n, hops, d.Name, endpoint{Name: nb.Address, Addr: peerAddr}, stop))
+		// No route to the peer: the IGP that should carry it comes first.
+		causes = r.ospfProblems(n)
+		if len(causes) == 0 {
+			causes = append(causes, r.routeCause(n, hops, d.Name, endpoint{Name: nb.Address, Addr: peerAddr}, stop))
+		}
 	}
 	for i := range causes {
 		causes[i].Evidence = append([]Evidence{nev}, causes[i].Evidence...)
@@ -436,6 +440,17 @@ func (r *run) routingSweep(n *Network) {
 		}
 		return false
 	}
+	for _, l := range n.Links {
+		if dead[l.A.Device] > 0 || dead[l.B.Device] > 0 {
+			continue
+		}
+		cs, _ := r.analyzeOSPFLink(n, l)
+		for _, c := range cs {
+			if !r.linkCauseKnown(c) {
+				r.rep.addCause(c)
+			}
+		}
+	}
 	for _, name := range n.Order {
 		d := n.Devices[name]
 		if d.BGP == nil {
@@ -452,18 +467,22 @@ func (r *run) routingSweep(n *Network) {
 			}
 		}
 	}
+	r.missingAdvertisements(n)
+}
+
+// ospfProblems returns what keeps OSPF from FULL on every link of the
+// network (each cause once).
+func (r *run) ospfProblems(n *Network) []Cause {
+	var out []Cause
 	for _, l := range n.Links {
-		if dead[l.A.Device] > 0 || dead[l.B.Device] > 0 {
-			continue
-		}
 		cs, _ := r.analyzeOSPFLink(n, l)
 		for _, c := range cs {
-			if !r.linkCauseKnown(c) {
-				r.rep.addCause(c)
+			if !slices.ContainsFunc(out, func(o Cause) bool { return o.Name == c.Name && o.Where == c.Where }) {
+				out = append(out, c)
 			}
 		}
 	}
-	r.missingAdvertisements(n)
+	return out
 }
 
 // linkCauseKnown tells whether a cause repeats one already found (a link

@@ -39,20 +39,31 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
 		errs := a.InErrors + b.InErrors
 		partial := func(p pingResult) bool { return p.Err == nil && p.Loss > 0 && p.Loss < 100 }
+		ev := []Evidence{
+			r.ev(ab.Call, l.A.Device, netproto.ToolPing, "%s", ab.Text),
+			r.ev(ba.Call, l.B.Device, netproto.ToolPing, "%s", ba.Text),
+		}
 		if !partial(ab) && !partial(ba) && errs == 0 {
+			limit := r.latencyLimit()
+			if rtt := max(ab.RTT, ba.RTT); rtt > limit && ab.OK() && ba.OK() {
+				causes = append(causes, latencyCause(l, rtt, limit, ev...))
+			}
 			continue
 		}
 		loss := max(ab.Loss, ba.Loss)
 		if ab.Err == nil && ba.Err == nil {
 			loss = (ab.Loss + ba.Loss) / 2
 		}
-		ev := []Evidence{
-			r.ev(ab.Call, l.A.Device, netproto.ToolPing, "%s", ab.Text),
-			r.ev(ba.Call, l.B.Device, netproto.ToolPing, "%s", ba.Text),
-		}
 		if errs > 0 {
 			ev = append(ev, r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s in-errors %d", a.Name, a.InErrors),
 				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s in-errors %d", b.Name, b.InErrors))
+		} else if limit := r.latencyLimit(); a.OutDiscards+b.OutDiscards > 0 || max(ab.RTT, ba.RTT) > limit {
+			// No corrupted frames, but packets queue (a round trip far
+			// above a link's) and the senders' queues overflow: a rate limit.
+			ev = append(ev, r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", a.Name, a.OutDiscards),
+				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", b.Name, b.OutDiscards))
+			causes = append(causes, throttleCause(l, loss, max(ab.RTT, ba.RTT), ev...))
+			continue
 		}
 		causes = append(causes, lossCause(l, loss, errs, ev...))
 	}
@@ -296,4 +307,12 @@ func containsWord(s, w string) bool {
 		}
 	}
 	return false
+}
+
+// latencyLimit is the round trip across one link above which it is slow.
+func (r *run) latencyLimit() float64 {
+	if r.c.LinkLatencyMS > 0 {
+		return r.c.LinkLatencyMS
+	}
+	return 100
 }
