@@ -28,6 +28,9 @@ type Controller struct {
 	// Hosts are the end hosts known by name (they serve no MCP; the
 	// controller reaches them from the routers of their subnet).
 	Hosts []Host
+	// Domains are the network's DNS zones (the first is used to check
+	// the devices' records); none: records are not checked.
+	Domains []string
 	// Progress receives the plan and each call as it completes (nil: silent).
 	Progress io.Writer
 	// LinkPings is the number of probes per link in a loss check (default 10).

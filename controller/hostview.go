@@ -19,6 +19,9 @@ type HostView struct {
 	Ifaces    []*IfaceView
 	Routes    []Route
 	Resolvers []netip.Addr
+	// ACLs and Bindings are the host's packet filters.
+	ACLs     map[string]*ACLSet
+	Bindings []ACLBinding
 	// MAC is the MAC address of its first link (ip -j link).
 	MAC   string
 	Err   string
@@ -112,6 +115,11 @@ func (r *run) readHosts(n *Network) {
 			gw, _ := h.Gateway()
 			r.summarize(call, "%d IPv4 routes, gateway %v", len(h.Routes), gw)
 		}
+		if data, call, err := r.yangGet(d.Name(), PathACL); err == nil {
+			h.ACLs, h.Bindings = parseACL(data)
+			h.Calls[PathACL] = call
+			r.summarize(call, "%d ACLs, %d bindings", len(h.ACLs), len(h.Bindings))
+		}
 		if d.HasTool(netproto.ToolCLIExec) {
 			out, call, err := r.call(d.Name(), netproto.ToolCLIExec, map[string]any{"cmd": callResolv})
 			h.Calls[callResolv] = call
@@ -174,4 +182,10 @@ func parseResolvConf(text string) []netip.Addr {
 		}
 	}
 	return out
+}
+
+// asDevice returns the host as a DeviceView for the checks routers and
+// hosts share (its ACLs).
+func (h *HostView) asDevice() *DeviceView {
+	return &DeviceView{Name: h.Name, Ifaces: h.Ifaces, Routes: h.Routes, ACLs: h.ACLs, Bindings: h.Bindings, Calls: h.Calls}
 }

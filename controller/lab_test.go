@@ -96,7 +96,7 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 		t.Fatal(err)
 	}
 	l.fleet, l.inv = f, inv
-	l.ctl = &controller.Controller{Fleet: f, Hosts: hosts}
+	l.ctl = &controller.Controller{Fleet: f, Hosts: hosts, Domains: controller.DomainsOf(topo)}
 	if testing.Verbose() {
 		l.ctl.Progress = testWriter{t}
 	}

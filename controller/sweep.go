@@ -104,6 +104,7 @@ func (r *run) sweep() error {
 	}
 	r.routingSweep(n)
 	r.hostSweep(n, r.hostChecks(n))
+	r.dnsSweep(n)
 	if len(r.rep.RootCauses) == 0 && len(n.Unread) > 0 {
 		for _, d := range sortedKeys(n.Unread) {
 			c := newCause("device_unreachable", []string{d}, "", fmt.Sprintf("%s could not be read: %s", d, n.Unread[d]))
@@ -116,8 +117,17 @@ func (r *run) sweep() error {
 // aclSweep reports every ACL bound on an interface that drops control
 // traffic the network runs (BGP, OSPF) or ICMP toward a subnet in use.
 func (r *run) aclSweep(n *Network) {
+	var devs []*DeviceView
 	for _, name := range n.Order {
-		d := n.Devices[name]
+		devs = append(devs, n.Devices[name])
+	}
+	for _, name := range sortedKeys(n.HostViews) {
+		if h := n.HostViews[name]; h.Err == "" && len(h.Bindings) > 0 {
+			devs = append(devs, h.asDevice())
+		}
+	}
+	for _, d := range devs {
+		name := d.Name
 		for _, b := range d.Bindings {
 			it := d.Iface(b.Iface)
 			if it == nil {
