@@ -222,6 +222,9 @@ func (r *run) resolve(n *Network, name string) (endpoint, error) {
 		a, _ := d.Loopback()
 		return endpoint{Name: name, Dev: name, Addr: a}, nil
 	}
+	if h, ok := n.HostNamed(name); ok {
+		return r.hostEndpoint(n, h), nil
+	}
 	if r.c.Fleet.Device(name) != nil {
 		return endpoint{}, fmt.Errorf("device %s could not be read: %s", name, n.Unread[name])
 	}
@@ -323,9 +326,6 @@ func (r *run) reachability(in Intent, mtu bool) error {
 		}
 		cs, m := r.checkHops(n, hops, t, fmt.Sprintf("ICMP from %s to %s", t.Src, dst.Addr))
 		causes, pmtu = append(causes, cs...), m
-		if stop != "" && len(cs) == 0 {
-			causes = append(causes, r.routeCause(n, hops, src.Dev, dst, stop))
-		}
 		if dst.Dev != "" && src.Addr.IsValid() {
 			back := dst.Dev
 			r.begin(fmt.Sprintf("follow the return path from %s to %s", back, t.Src))
@@ -342,6 +342,13 @@ func (r *run) reachability(in Intent, mtu bool) error {
 			}
 			if bstop != "" && len(cs) == 0 && !p.OK() {
 				causes = append(causes, r.routeCause(n, bh, back, endpoint{Name: src.Name, Addr: t.Src}, bstop))
+			}
+		}
+		if stop != "" && len(causes) == 0 {
+			// No route: what keeps the IGP from carrying it comes first.
+			causes = r.ospfProblems(n)
+			if len(causes) == 0 {
+				causes = append(causes, r.routeCause(n, hops, src.Dev, dst, stop))
 			}
 		}
 		if pmtu > 0 {

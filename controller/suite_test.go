@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,18 +123,28 @@ func TestFaultSuite(t *testing.T) {
 }
 
 // TestReachabilityMTURecommendation is the draft's 4.4.1: an MTU
-// mismatch on the path is found and a fix recommended; the path MTU
-// intent measures it and confirms it with DF pings.
+// mismatch on the path is found and a fix recommended. On r1—r2 the path
+// still carries traffic (eBGP and static routes do not need the OSPF
+// adjacency the mismatch breaks), so the path MTU intent measures 1300
+// and confirms it with DF pings; on r2—r3 the mismatch takes OSPF, the
+// iBGP session and the route down, and the reachability intent names the
+// mismatch alone, with the change that fixes it.
 func TestReachabilityMTURecommendation(t *testing.T) {
-	l := newTestLab(t, "mtu_mismatch r2:GigabitEthernet0/0/0/1")
+	l := newTestLab(t, "mtu_mismatch r1:GigabitEthernet0/0/0 mtu=1300")
 	rep := l.ask(t, "path MTU from r1 to 10.3.0.10")
-	if got := rep.Facts["path_mtu"]; got != 1400 {
-		t.Errorf("path_mtu = %v, want 1400", got)
+	if got := rep.Facts["path_mtu"]; got != 1300 {
+		t.Errorf("path_mtu = %v, want 1300", got)
 	}
 	if rep.Facts["path_mtu_confirmed"] != true {
 		t.Errorf("path MTU not confirmed by DF pings: %v", rep.Facts)
 	}
-	if !slices.Equal(rep.RootCauseName, []string{"mtu_mismatch"}) || len(rep.ProposedChanges) != 1 || rep.ProposedChanges[0].Device != "r2" {
+	if !slices.Equal(rep.RootCauseName, []string{"mtu_mismatch"}) || len(rep.ProposedChanges) != 1 || rep.ProposedChanges[0].Device != "r1" {
+		t.Fatalf("causes %v, changes %+v", rep.RootCauseName, rep.ProposedChanges)
+	}
+	l = newTestLab(t, "mtu_mismatch r2:GigabitEthernet0/0/0/1")
+	rep = l.ask(t, "verify reachability between r1 and h3")
+	if !slices.Equal(rep.RootCauseName, []string{"mtu_mismatch"}) || len(rep.ProposedChanges) != 1 || rep.ProposedChanges[0].Device != "r2" ||
+		!strings.Contains(rep.ProposedChanges[0].Diff, "+  mtu 1500") {
 		t.Fatalf("causes %v, changes %+v", rep.RootCauseName, rep.ProposedChanges)
 	}
 }
