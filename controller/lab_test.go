@@ -37,7 +37,11 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 	t.Helper()
 	topo := sim.DefaultTopology()
 	hosts := controller.HostsOf(topo) // what the operator knows: the intended addresses
-	lab, err := sim.NewLab(topo, sim.LabOptions{})
+	// The lab's clock starts on a minute boundary, so a link_flap fault
+	// (down the first seconds of each period) is in its down phase while
+	// the test runs: the sweep sees it whatever the wall clock says.
+	start, base := time.Now(), time.Now().Truncate(10*time.Second)
+	lab, err := sim.NewLab(topo, sim.LabOptions{Now: func() time.Time { return base.Add(time.Since(start)) }})
 	if err != nil {
 		t.Fatal(err)
 	}
