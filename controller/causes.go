@@ -38,6 +38,33 @@ func lossCause(l Link, loss float64, errs int64, ev ...Evidence) Cause {
 	return c
 }
 
+// latencyCause: a link whose round trip is far above a link's.
+func latencyCause(l Link, rtt, limit float64, ev ...Evidence) Cause {
+	c := newCause("link_high_latency", []string{l.A.Device, l.B.Device}, l.String(),
+		fmt.Sprintf("The link %s delays packets: %.0f ms round trip across one link (above %.0f ms), with no loss.", l, rtt, limit), ev...)
+	c.Fix = fmt.Sprintf("Find what delays %s:%s — %s:%s (a shaper, a congested or long-haul circuit) and check the link's delay afterwards.", l.A.Device, l.A.Iface, l.B.Device, l.B.Iface)
+	return c
+}
+
+// throttleCause: a link that drops packets at the sender's queue without
+// corrupting any: it is rate-limited.
+func throttleCause(l Link, loss, rtt float64, ev ...Evidence) Cause {
+	c := newCause("link_bandwidth_throttling", []string{l.A.Device, l.B.Device}, l.String(),
+		fmt.Sprintf("The link %s is throttled: %.0f%% of the probes across it are lost with no input errors, the senders discard at their queues (round trip %.0f ms).", l, loss, rtt), ev...)
+	c.Fix = fmt.Sprintf("Remove the rate limit (shaper, policer, negotiated speed) on %s:%s — %s:%s.", l.A.Device, l.A.Iface, l.B.Device, l.B.Iface)
+	return c
+}
+
+// fragCause: an interface whose operational MTU is below its configured
+// one and that does not fragment (the configuration is right; the
+// interface is not).
+func fragCause(l Link, odd End, mtu, configMTU int, ev ...Evidence) Cause {
+	c := newCause("link_fragmentation_disabled", []string{odd.Device}, odd.Device+":"+odd.Iface,
+		fmt.Sprintf("%s:%s runs with MTU %d although it is configured with %d, and does not fragment: larger packets on the link %s are dropped (or answered 'fragmentation needed' when DF is set).", odd.Device, odd.Iface, mtu, configMTU, l), ev...)
+	c.Fix = fmt.Sprintf("Restore MTU %d and fragmentation on %s:%s (the configuration already says %d: re-apply it or check the line card).", configMTU, odd.Device, odd.Iface, configMTU)
+	return c
+}
+
 // mtuCause: the two ends of a link have different MTUs; odd is the end
 // whose MTU differs from the network's usual one.
 func mtuCause(l Link, odd End, oddMTU, peerMTU, configMTU int, ev ...Evidence) Cause {

@@ -28,10 +28,17 @@ type Controller struct {
 	// Hosts are the end hosts known by name (they serve no MCP; the
 	// controller reaches them from the routers of their subnet).
 	Hosts []Host
+	// Domains are the network's DNS zones (the first is used to check
+	// the devices' records); none: records are not checked.
+	Domains []string
 	// Progress receives the plan and each call as it completes (nil: silent).
 	Progress io.Writer
 	// LinkPings is the number of probes per link in a loss check (default 10).
 	LinkPings int
+	// LinkLatencyMS is the round trip across one link above which the
+	// sweep reports the link's latency (default 100 ms: a lab's or a
+	// campus's links take a few ms; raise it for long-haul links).
+	LinkLatencyMS float64
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -246,7 +253,7 @@ func (r *run) readNetwork() *Network {
 	r.begin("read every device: interfaces, VRFs, routes, ACLs, BGP and OSPF (" + PathInterfaces + ", " + PathNetInst + ", " + PathRouting + ", " + PathACL + ")")
 	n := &Network{Devices: map[string]*DeviceView{}, Unread: map[string]string{}}
 	var mu sync.Mutex
-	results := r.c.Fleet.Each(r.ctx, nil, func(ctx context.Context, d *client.Device) error {
+	results := r.c.Fleet.Each(r.ctx, r.routers(), func(ctx context.Context, d *client.Device) error {
 		v := &DeviceView{Name: d.Name(), Calls: map[string]int{}}
 		data, call, err := r.yangGet(d.Name(), PathInterfaces)
 		if err != nil {
@@ -287,6 +294,7 @@ func (r *run) readNetwork() *Network {
 		r.rep.Unreachable = n.Unread
 	}
 	n.infer(r.c.Hosts)
+	r.readHosts(n)
 	r.net = n
 	r.progress("  network: %d devices read, %d links, %d hosts", len(n.Order), len(n.Links), len(n.Hosts))
 	return n
@@ -307,6 +315,7 @@ type pingResult struct {
 	Dev  string
 	Dst  netip.Addr
 	Loss float64 // percent; 100 when the call failed
+	RTT  float64 // average round trip in ms (0 when none came back)
 	Call int
 	Err  error
 	Text string
@@ -345,6 +354,7 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 	} else if l := dig(out, "result", "packet_loss_percent"); l != nil {
 		p.Loss, _ = l.(float64)
 	}
+	p.RTT, _ = dig(out, "result", "round_trip_ms_avg").(float64)
 	sent, recv := integer(dig(out, "result", "packets_transmitted")), integer(dig(out, "result", "packets_received"))
 	size := ""
 	if o.Size > 0 {
@@ -355,6 +365,9 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 		size += ")"
 	}
 	p.Text = fmt.Sprintf("ping %s%s: %d/%d replies, %g%% loss", dst, size, recv, sent, p.Loss)
+	if p.RTT > 0 {
+		p.Text += fmt.Sprintf(", rtt avg %.1f ms", p.RTT)
+	}
 	if errs := list(dig(out, "result", "icmp_errors")); len(errs) > 0 {
 		b, _ := json.Marshal(errs[0])
 		p.Text += ", ICMP error " + firstLine(string(b))

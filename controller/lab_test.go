@@ -12,6 +12,7 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/device/sim/topology"
 	"github.com/netmcp/netmcp/inventory"
@@ -19,8 +20,9 @@ import (
 	"github.com/netmcp/netmcp/transport"
 )
 
-// testLab is the simulated lab with each router served by its own MCP
-// server over Streamable HTTP on a loopback port, and a connected fleet.
+// testLab is the simulated lab with each router and each host served by
+// its own MCP server over Streamable HTTP on a loopback port, and a
+// connected fleet.
 type testLab struct {
 	lab   *sim.Lab
 	topo  topology.Topology
@@ -29,61 +31,34 @@ type testLab struct {
 	inv   *inventory.Inventory
 }
 
-// newTestLab starts the default lab with faults: each named fault is
-// injected with Lab.InjectFault, or, while the simulator does not model
-// it, by its older kind or as the configuration it is defined as.
+// newTestLab starts the default lab and injects the named faults (words
+// of topology.ParseFault) with Lab.Inject, as `netmcp lab up --fault` does.
 func newTestLab(t testing.TB, faults ...string) *testLab {
 	t.Helper()
 	topo := sim.DefaultTopology()
 	hosts := controller.HostsOf(topo) // what the operator knows: the intended addresses
-	var inject []topology.Fault
+	// The lab's clock starts on a minute boundary, so a link_flap fault
+	// (down the first seconds of each period) is in its down phase while
+	// the test runs: the sweep sees it whatever the wall clock says.
+	start, base := time.Now(), time.Now().Truncate(10*time.Second)
+	lab, err := sim.NewLab(topo, sim.LabOptions{Now: func() time.Time { return base.Add(time.Since(start)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, w := range faults {
 		f, err := topology.ParseFault(w)
 		if err != nil {
 			t.Fatal(err)
 		}
-		inject = append(inject, f)
-	}
-	// Faults the model rejects today fall back; the configuration ones
-	// must be in the topology before the lab starts.
-	probe, err := sim.NewLab(topo, sim.LabOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var after []topology.Fault
-	for _, f := range inject {
-		if probe.InjectFault(f) == nil {
-			after = append(after, f)
-			continue
-		}
-		if lf, ok := controller.LegacyFault(f); ok {
-			after = append(after, lf)
-			continue
-		}
-		ok, err := controller.ConfigFault(&topo, f)
-		if err != nil || !ok {
-			t.Fatalf("fault %s: not modelled and no fallback (%v)", f, err)
-		}
-	}
-	probe.Close()
-	lab, err := sim.NewLab(topo, sim.LabOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range after {
-		if err := lab.InjectFault(f); err != nil {
-			t.Fatal(err)
+		if _, err := lab.Inject(f); err != nil {
+			t.Fatalf("inject %s: %v", w, err)
 		}
 	}
 	l := &testLab{lab: lab, topo: topo}
 	inv := &inventory.Inventory{Name: "test"}
 	var servers []*http.Server
 	var srvs []*server.Server
-	for _, name := range lab.Routers() {
-		drv, err := lab.Device(name)
-		if err != nil {
-			t.Fatal(err)
-		}
+	serve := func(name, role string, drv device.Driver) {
 		srv, err := server.New(drv, server.Options{})
 		if err != nil {
 			t.Fatal(err)
@@ -99,7 +74,21 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 			}
 		}()
 		servers, srvs = append(servers, hs), append(srvs, srv)
-		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: "http://" + ln.Addr().String() + transport.Path, Device: "sim://" + name})
+		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: "http://" + ln.Addr().String() + transport.Path, Device: "sim://" + name, Role: role})
+	}
+	for _, name := range lab.Routers() {
+		drv, err := lab.Device(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		serve(name, "router", drv)
+	}
+	for _, name := range lab.Hosts() {
+		drv, err := lab.Host(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		serve(name, controller.RoleHost, drv)
 	}
 	f, err := client.New(inv, client.Options{CallTimeout: time.Minute})
 	if err != nil {
@@ -111,7 +100,7 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 		t.Fatal(err)
 	}
 	l.fleet, l.inv = f, inv
-	l.ctl = &controller.Controller{Fleet: f, Hosts: hosts}
+	l.ctl = &controller.Controller{Fleet: f, Hosts: hosts, Domains: controller.DomainsOf(topo)}
 	if testing.Verbose() {
 		l.ctl.Progress = testWriter{t}
 	}

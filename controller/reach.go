@@ -197,6 +197,10 @@ func (r *run) mtuMismatch(n *Network, l Link) Cause {
 		r.ev(n.Devices[odd.Device].Calls[PathInterfaces], odd.Device, netproto.ToolYangGet, "%s MTU %d (configured %d)", oi.Name, oi.MTU, oi.ConfigMTU),
 		r.ev(n.Devices[pe.Device].Calls[PathInterfaces], pe.Device, netproto.ToolYangGet, "%s MTU %d (configured %d)", pi.Name, pi.MTU, pi.ConfigMTU),
 	}
+	if oi.ConfigMTU > 0 && oi.MTU < oi.ConfigMTU && oi.ConfigMTU == pi.MTU {
+		// The configuration is right: the interface runs below it.
+		return fragCause(l, odd, oi.MTU, oi.ConfigMTU, ev...)
+	}
 	return mtuCause(l, odd, oi.MTU, pi.MTU, oi.ConfigMTU, ev...)
 }
 
@@ -217,6 +221,9 @@ func (r *run) resolve(n *Network, name string) (endpoint, error) {
 	if d := n.Devices[name]; d != nil {
 		a, _ := d.Loopback()
 		return endpoint{Name: name, Dev: name, Addr: a}, nil
+	}
+	if h, ok := n.HostNamed(name); ok {
+		return r.hostEndpoint(n, h), nil
 	}
 	if r.c.Fleet.Device(name) != nil {
 		return endpoint{}, fmt.Errorf("device %s could not be read: %s", name, n.Unread[name])
@@ -319,9 +326,6 @@ func (r *run) reachability(in Intent, mtu bool) error {
 		}
 		cs, m := r.checkHops(n, hops, t, fmt.Sprintf("ICMP from %s to %s", t.Src, dst.Addr))
 		causes, pmtu = append(causes, cs...), m
-		if stop != "" && len(cs) == 0 {
-			causes = append(causes, r.routeCause(n, hops, src.Dev, dst, stop))
-		}
 		if dst.Dev != "" && src.Addr.IsValid() {
 			back := dst.Dev
 			r.begin(fmt.Sprintf("follow the return path from %s to %s", back, t.Src))
@@ -338,6 +342,13 @@ func (r *run) reachability(in Intent, mtu bool) error {
 			}
 			if bstop != "" && len(cs) == 0 && !p.OK() {
 				causes = append(causes, r.routeCause(n, bh, back, endpoint{Name: src.Name, Addr: t.Src}, bstop))
+			}
+		}
+		if stop != "" && len(causes) == 0 {
+			// No route: what keeps the IGP from carrying it comes first.
+			causes = r.ospfProblems(n)
+			if len(causes) == 0 {
+				causes = append(causes, r.routeCause(n, hops, src.Dev, dst, stop))
 			}
 		}
 		if pmtu > 0 {

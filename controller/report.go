@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"github.com/netmcp/netmcp/device/sim/topology"
+
 	"fmt"
 	"io"
 	"slices"
@@ -23,9 +25,10 @@ type Report struct {
 	// FaultyDevices are the devices (routers and hosts) the root causes
 	// name, sorted.
 	FaultyDevices []string `json:"faulty_devices"`
-	// RootCauseName lists the NIKA fault names of the root causes, sorted
-	// (topology.FaultNames; a cause netmcp names outside NIKA's list is in
-	// RootCauses only).
+	// RootCauseName lists the fault names of the root causes, sorted: the
+	// names of topology.Catalog (NIKA's, and the few netmcp adds where NIKA
+	// has none, e.g. link_high_latency; Cause.NIKA tells which); a cause
+	// named outside the catalog is in RootCauses only.
 	RootCauseName []string `json:"root_cause_name"`
 	// Diagnosis is the finding in one sentence.
 	Diagnosis string `json:"diagnosis"`
@@ -135,7 +138,7 @@ func (r *Report) finish() {
 		for _, d := range c.Devices {
 			devs[d] = true
 		}
-		if c.NIKA {
+		if _, ok := topology.LookupFault(c.Name); ok {
 			names[c.Name] = true
 		}
 		r.ProposedChanges = append(r.ProposedChanges, c.Changes...)

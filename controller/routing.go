@@ -167,7 +167,11 @@ func (r *run) analyzeBGP(n *Network, d *DeviceView, nb BGPNeighbor, capture bool
 		r.capture(d.Name, hops[0].Out.Name, 179)
 	}
 	if len(causes) == 0 && stop != "" {
-		causes = append(causes, r.routeCause(n, hops, d.Name, endpoint{Name: nb.Address, Addr: peerAddr}, stop))
+		// No route to the peer: the IGP that should carry it comes first.
+		causes = r.ospfProblems(n)
+		if len(causes) == 0 {
+			causes = append(causes, r.routeCause(n, hops, d.Name, endpoint{Name: nb.Address, Addr: peerAddr}, stop))
+		}
 	}
 	for i := range causes {
 		causes[i].Evidence = append([]Evidence{nev}, causes[i].Evidence...)
@@ -419,8 +423,9 @@ func (r *run) routingSweep(n *Network) {
 	r.begin("check every BGP session and OSPF adjacency")
 	dead := r.deadDaemons(n)
 	for _, name := range sortedKeys(dead) {
-		c := newCause("frr_service_down", []string{name}, "", fmt.Sprintf("Every BGP session and OSPF adjacency of %s is down while its links are up, and its peers' failed sessions all point to it: its routing daemons are down.", name),
-			r.ev(n.Devices[name].Calls[PathNetInst], name, netproto.ToolYangGet, "%d sessions and adjacencies, none up", dead[name]))
+		c := newCause("frr_service_down", []string{name}, "", fmt.Sprintf("The OSPF process of %s reports every one of its interfaces down while the interfaces are up, and its sessions and adjacencies are down: its routing daemons are down.", name),
+			r.ev(n.Devices[name].Calls[PathNetInst], name, netproto.ToolYangGet, "every OSPF interface netmcp-oper-up false; %d sessions and adjacencies, none up", dead[name]),
+			r.ev(n.Devices[name].Calls[PathInterfaces], name, netproto.ToolYangGet, "its interfaces are oper UP"))
 		c.Fix = fmt.Sprintf("Restart the routing service on %s.", name)
 		r.rep.addCause(c)
 	}
@@ -434,6 +439,17 @@ func (r *run) routingSweep(n *Network) {
 			}
 		}
 		return false
+	}
+	for _, l := range n.Links {
+		if dead[l.A.Device] > 0 || dead[l.B.Device] > 0 {
+			continue
+		}
+		cs, _ := r.analyzeOSPFLink(n, l)
+		for _, c := range cs {
+			if !r.linkCauseKnown(c) {
+				r.rep.addCause(c)
+			}
+		}
 	}
 	for _, name := range n.Order {
 		d := n.Devices[name]
@@ -451,18 +467,22 @@ func (r *run) routingSweep(n *Network) {
 			}
 		}
 	}
+	r.missingAdvertisements(n)
+}
+
+// ospfProblems returns what keeps OSPF from FULL on every link of the
+// network (each cause once).
+func (r *run) ospfProblems(n *Network) []Cause {
+	var out []Cause
 	for _, l := range n.Links {
-		if dead[l.A.Device] > 0 || dead[l.B.Device] > 0 {
-			continue
-		}
 		cs, _ := r.analyzeOSPFLink(n, l)
 		for _, c := range cs {
-			if !r.linkCauseKnown(c) {
-				r.rep.addCause(c)
+			if !slices.ContainsFunc(out, func(o Cause) bool { return o.Name == c.Name && o.Where == c.Where }) {
+				out = append(out, c)
 			}
 		}
 	}
-	r.missingAdvertisements(n)
+	return out
 }
 
 // linkCauseKnown tells whether a cause repeats one already found (a link
@@ -494,10 +514,22 @@ func (r *run) linksUp(n *Network, dev string) bool {
 // host) is in no other BGP router's table while its sessions are up: it
 // does not advertise the prefix.
 func (r *run) missingAdvertisements(n *Network) {
+	if len(r.rep.RootCauses) > 0 {
+		return // a cause found already explains missing routes
+	}
 	for _, h := range n.Hosts {
 		origin := n.Devices[h.Router.Device]
 		if origin == nil || origin.BGP == nil || len(origin.BGP.Neighbors) == 0 {
 			continue
+		}
+		if it := origin.Iface(h.Router.Iface); it == nil || it.VRF != "" || !it.OperUp {
+			continue // a LAN in a VRF is not the default table's to carry
+		}
+		if origin.BGP.Networks != nil && slices.ContainsFunc(origin.BGP.Networks, func(p string) bool {
+			q, err := netip.ParsePrefix(p)
+			return err == nil && q.Contains(h.Addr)
+		}) {
+			continue // originated: something else keeps it from the peers
 		}
 		up := false
 		for _, nb := range origin.BGP.Neighbors {
@@ -521,6 +553,7 @@ func (r *run) missingAdvertisements(n *Network) {
 		if len(missing) == 0 {
 			continue
 		}
+		ev = append(ev, r.ev(origin.Calls[PathNetInst], origin.Name, netproto.ToolYangGet, "BGP networks %v", origin.BGP.Networks))
 		c := newCause("bgp_missing_route_advertisement", []string{origin.Name}, "",
 			fmt.Sprintf("%s has %s's LAN connected and its BGP sessions up, but %s have no route to %s: %s does not advertise the prefix.",
 				origin.Name, h.Host.Name, strings.Join(missing, ", "), h.Addr, origin.Name), ev...)
@@ -531,59 +564,33 @@ func (r *run) missingAdvertisements(n *Network) {
 	}
 }
 
-// deadDaemons finds the routers whose routing daemons are down: every
-// BGP session and OSPF adjacency of theirs is down while their links are
-// up, and they are not merely the victims of another such router (a
-// router whose sessions all go to one dead router looks dead too). It
-// returns each one with its number of sessions.
+// deadDaemons finds the routers whose routing daemons are down: their
+// OSPF process reports every one of its interfaces down (netmcp-oper-up
+// false) while at least one of those interfaces is up, so the daemon, not
+// the links, is gone. It returns each one with its number of sessions and
+// adjacencies.
 func (r *run) deadDaemons(n *Network) map[string]int {
-	peers := map[string]map[string]bool{} // candidate -> the devices its down sessions go to
-	total := map[string]int{}
+	dead := map[string]int{}
 	for _, name := range n.Order {
 		d := n.Devices[name]
-		all, down := 0, map[string]bool{}
-		ok := true
+		if d.OSPF == nil || len(d.OSPF.Interfaces) == 0 {
+			continue
+		}
+		allDown, someUp := true, false
+		for _, oi := range d.OSPF.Interfaces {
+			allDown = allDown && oi.DaemonDown
+			if it := d.Iface(oi.Name); it != nil && it.OperUp {
+				someUp = true
+			}
+		}
+		if !allDown || !someUp {
+			continue
+		}
+		count := len(d.OSPF.Interfaces)
 		if d.BGP != nil {
-			for _, nb := range d.BGP.Neighbors {
-				all++
-				if nb.Established() {
-					ok = false
-				}
-				if a, err := netip.ParseAddr(nb.Address); err == nil {
-					if p, _ := n.Owner(a); p != nil {
-						down[p.Name] = true
-					}
-				}
-			}
+			count += len(d.BGP.Neighbors)
 		}
-		if d.OSPF != nil {
-			for _, oi := range d.OSPF.Interfaces {
-				if oi.Passive {
-					continue
-				}
-				all++
-				if adjacency(oi, "").State == "FULL" {
-					ok = false
-				}
-				if l, found := n.LinkOf(name, oi.Name); found {
-					down[l.B.Device] = true
-				}
-			}
-		}
-		if ok && all >= 2 && r.linksUp(n, name) {
-			peers[name], total[name] = down, all
-		}
-	}
-	dead := map[string]int{}
-	for c, ps := range peers {
-		// c is explained when a single other candidate is the peer of all its sessions.
-		explained := len(ps) == 1
-		for p := range ps {
-			explained = explained && peers[p] != nil
-		}
-		if !explained {
-			dead[c] = total[c]
-		}
+		dead[name] = count
 	}
 	return dead
 }

@@ -286,6 +286,11 @@ func TestDeadDaemons(t *testing.T) {
 			[]tOspf{{"Gi0", "0.0.0.0", false, "", ""}, {"Gi1", "0.0.0.0", false, "", ""}}))
 	n.Devices["r3"] = mk("r3", ifTree(tIf{"Gi0", "10.0.23.2/30", true, 0}),
 		netInstTree(65000, "3.3.3.3", []tNb{{"10.0.23.1", 65000, "ACTIVE", ""}}, []tOspf{{"Gi0", "0.0.0.0", false, "", ""}}))
+	// r2's OSPF process reports its (up) interfaces down: its daemon is
+	// gone; r1 and r3 only lost their sessions to it.
+	for i := range n.Devices["r2"].OSPF.Interfaces {
+		n.Devices["r2"].OSPF.Interfaces[i].DaemonDown = true
+	}
 	n.infer(nil)
 	r := testRun(n)
 	r.routingSweep(n)

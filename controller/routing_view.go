@@ -9,6 +9,9 @@ type BGPView struct {
 	AS        int64
 	RouterID  string
 	Neighbors []BGPNeighbor
+	// Networks are the prefixes the process originates (netmcp-networks
+	// of the IPv4 unicast AFI; nil when the device does not report them).
+	Networks []string
 }
 
 // BGPNeighbor is one configured BGP neighbour and its session.
@@ -41,7 +44,11 @@ type OSPFIface struct {
 	Name, Area, NetType string
 	Passive             bool
 	Hello, Dead         int64
-	Neighbors           []OSPFNeighbor
+	// DaemonDown is set when the OSPF process reports the interface down
+	// (netmcp-oper-up false): compared with the interface's own state, it
+	// tells a dead routing daemon from a dead link.
+	DaemonDown bool
+	Neighbors  []OSPFNeighbor
 }
 
 // OSPFNeighbor is an adjacency seen on an interface.
@@ -88,6 +95,13 @@ func parseBGP(data any) *BGPView {
 		}
 		g := obj(dig(b, "global"))
 		v := &BGPView{AS: integer(leaf(g, "as")), RouterID: str(leaf(g, "router-id"))}
+		for _, af := range list(dig(g, "afi-safis", "afi-safi")) {
+			if strings.HasSuffix(str(obj(af)["afi-safi-name"]), "IPV4_UNICAST") {
+				for _, x := range list(leaf(obj(af), "netmcp-networks")) {
+					v.Networks = append(v.Networks, str(x))
+				}
+			}
+		}
 		for _, n := range list(dig(b, "neighbors", "neighbor")) {
 			m := obj(n)
 			nb := BGPNeighbor{Address: str(m["neighbor-address"])}
@@ -136,6 +150,7 @@ func parseOSPF(data any) *OSPFView {
 				m := obj(i)
 				oi := OSPFIface{Name: str(m["id"]), Area: area, NetType: identity(leaf(m, "network-type"))}
 				oi.Passive = leaf(m, "passive") == true
+				oi.DaemonDown = dig(m, "state", "netmcp-oper-up") == false
 				oi.Hello = integer(dig(m, "timers", "config", "hello-interval"))
 				if oi.Hello == 0 {
 					oi.Hello = integer(dig(m, "timers", "state", "hello-interval"))

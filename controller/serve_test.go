@@ -75,7 +75,7 @@ func TestControllerServer(t *testing.T) {
 	}
 	var devs controller.ListDevicesOut
 	remarshal(t, res.StructuredContent, &devs)
-	if len(devs.Devices) != 3 || devs.Devices[0].Name != "r1" || devs.Devices[0].State != "connected" || !slices.Contains(devs.Devices[0].Tools, "ping") {
+	if len(devs.Devices) != 5 || devs.Devices[0].Name != "r1" || devs.Devices[0].State != "connected" || !slices.Contains(devs.Devices[0].Tools, "ping") {
 		t.Fatalf("devices %+v", devs)
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_device_tool", Arguments: map[string]any{

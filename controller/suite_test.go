@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -13,34 +14,77 @@ import (
 	"github.com/netmcp/netmcp/inventory"
 )
 
-// suite is the fault suite on the default lab: the faults the simulator
-// shows today (natively or through the fallbacks of labfault.go).
+// suite is the fault suite on the default lab: one row per fault of
+// topology.Catalog with a sensible target (both directions where it
+// matters), the healthy lab, and the targeted intents.
 var suite = []struct {
 	fault string
 	// intent defaults to the sweep.
 	intent string
 }{
 	{fault: ""},
-	{fault: "link_down r1:GigabitEthernet0/0/0"},
-	{fault: "link_down r2:GigabitEthernet0/0/0/1"},
-	{fault: "link_high_packet_corruption r2:GigabitEthernet0/0/0/1"},
-	{fault: "link_high_packet_corruption r1:GigabitEthernet0/0/0 percent=50"},
-	{fault: "mtu_mismatch r2:GigabitEthernet0/0/0/1"},
-	{fault: "mtu_mismatch r1:GigabitEthernet0/0/0 mtu=1300"},
+	{fault: "arp_acl_block r3:GigabitEthernet0/0/1"},
+	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0"},
+	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0 direction=out"},
+	{fault: "bgp_asn_misconfig r1"},
+	{fault: "bgp_asn_misconfig r3"},
+	{fault: "bgp_missing_route_advertisement r3"},
+	{fault: "dns_port_blocked h3"},
+	{fault: "dns_port_blocked r3:GigabitEthernet0/0/1 direction=out"},
+	{fault: "dns_record_error h3"},
+	{fault: "dns_service_down h3"},
+	{fault: "frr_service_down r2"},
+	{fault: "frr_service_down r3"},
+	{fault: "host_crash h3"},
+	{fault: "host_incorrect_dns h3"},
+	{fault: "host_incorrect_gateway h3"},
+	{fault: "host_incorrect_gateway h1"},
+	{fault: "host_incorrect_ip h3"},
+	{fault: "host_incorrect_netmask h3"},
+	{fault: "host_ip_conflict h3"},
+	{fault: "host_missing_ip h3"},
+	{fault: "host_static_blackhole h3"},
+	{fault: "http_acl_block r3:GigabitEthernet0/0/1"},
 	{fault: "icmp_acl_block r3:GigabitEthernet0/0/0"},
 	{fault: "icmp_acl_block r2:GigabitEthernet0/0/0/0 direction=out"},
-	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0"},
+	{fault: "link_bandwidth_throttling r2:GigabitEthernet0/0/0/1"},
+	{fault: "link_detach r3:GigabitEthernet0/0/0"},
+	{fault: "link_down r1:GigabitEthernet0/0/0"},
+	{fault: "link_down r2:GigabitEthernet0/0/0/1"},
 	{fault: "link_down r3:GigabitEthernet0/0/1"},
-	{fault: "host_incorrect_ip h3"},
-	{fault: "host_incorrect_gateway h3"},
+	{fault: "link_flap r2:GigabitEthernet0/0/0/1 period=60 down=30"},
+	{fault: "link_fragmentation_disabled r2:GigabitEthernet0/0/0/1"},
+	{fault: "link_high_latency r2:GigabitEthernet0/0/0/1"},
+	{fault: "link_high_packet_corruption r2:GigabitEthernet0/0/0/1"},
+	{fault: "link_high_packet_corruption r1:GigabitEthernet0/0/0 percent=50 direction=in"},
+	{fault: "mac_address_conflict h3"},
+	{fault: "mtu_mismatch r2:GigabitEthernet0/0/0/1"},
+	{fault: "mtu_mismatch r1:GigabitEthernet0/0/0 mtu=1300"},
+	{fault: "ospf_acl_block r2:GigabitEthernet0/0/0/1"},
+	{fault: "ospf_area_misconfiguration r3:GigabitEthernet0/0/0"},
+	{fault: "ospf_neighbor_missing r3:GigabitEthernet0/0/0"},
 	{fault: "link_down r2:GigabitEthernet0/0/0/1", intent: "verify reachability between r1 and h3"},
 	{fault: "mtu_mismatch r2:GigabitEthernet0/0/0/1", intent: "verify reachability between r1 and h3"},
 	{fault: "icmp_acl_block r3:GigabitEthernet0/0/0", intent: "can r1 reach h3?"},
 	{fault: "link_high_packet_corruption r2:GigabitEthernet0/0/0/1", intent: "is there loss on the path from r1 to 10.3.0.10"},
 	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0", intent: "why is BGP neighbor 10.0.12.2 down on r1"},
 	{fault: "bgp_acl_block r2:GigabitEthernet0/0/0/0 direction=out", intent: "why is BGP neighbor 10.0.12.1 down on r2"},
+	{fault: "bgp_asn_misconfig r1", intent: "why is BGP neighbor 10.0.12.2 down on r1"},
 	{fault: "mtu_mismatch r3:GigabitEthernet0/0/0", intent: "why is the OSPF adjacency between r2 and r3 down"},
+	{fault: "ospf_area_misconfiguration r3:GigabitEthernet0/0/0", intent: "why is the OSPF adjacency between r2 and r3 down"},
 	{fault: "link_down r2:GigabitEthernet0/0/0/1", intent: "why is the OSPF adjacency between r2 and r3 down"},
+}
+
+// ambiguous are the faults the devices' data cannot tell from another
+// (docs/controller.md, "Ambiguities"): the controller reports the other
+// name on these devices, and the suite asserts that.
+var ambiguous = map[string]controller.Truth{
+	// Both ends oper DOWN with the same logs as a link_down: the far end
+	// shows nothing that tells which end lost its cable.
+	"link_detach": {Devices: []string{"r2", "r3"}, Names: []string{"link_down"}},
+	// A snapshot in a down phase shows a link down; the sweep keeps no
+	// history between runs to see it come back.
+	"link_flap": {Devices: []string{"r2", "r3"}, Names: []string{"link_down"}},
 }
 
 // TestFaultSuite injects each fault into its own lab, asks the intent
@@ -78,6 +122,16 @@ func TestFaultSuite(t *testing.T) {
 			rep := l.ask(t, intent)
 			s := controller.ScoreReport(rep, truth)
 			rows = append(rows, controller.ScoreRow{Fault: name, Score: s, Report: rep})
+			if f, _ := topology.ParseFault(c.fault); c.fault != "" && c.intent == "" {
+				if alt, ok := ambiguous[f.Name]; ok {
+					s = controller.ScoreReport(rep, alt) // the documented ambiguity
+				}
+			}
+			if f, _ := topology.ParseFault(c.fault); f.Name == "link_flap" && !rep.IsAnomaly {
+				// The documented limitation: a snapshot in an up phase sees nothing.
+				t.Logf("link_flap in an up phase: not seen (docs/controller.md, Ambiguities)")
+				return
+			}
 			if !s.Detection || s.Localization != 1 || s.RootCause != 1 {
 				var b bytes.Buffer
 				rep.WriteText(&b)
@@ -91,18 +145,28 @@ func TestFaultSuite(t *testing.T) {
 }
 
 // TestReachabilityMTURecommendation is the draft's 4.4.1: an MTU
-// mismatch on the path is found and a fix recommended; the path MTU
-// intent measures it and confirms it with DF pings.
+// mismatch on the path is found and a fix recommended. On r1—r2 the path
+// still carries traffic (eBGP and static routes do not need the OSPF
+// adjacency the mismatch breaks), so the path MTU intent measures 1300
+// and confirms it with DF pings; on r2—r3 the mismatch takes OSPF, the
+// iBGP session and the route down, and the reachability intent names the
+// mismatch alone, with the change that fixes it.
 func TestReachabilityMTURecommendation(t *testing.T) {
-	l := newTestLab(t, "mtu_mismatch r2:GigabitEthernet0/0/0/1")
+	l := newTestLab(t, "mtu_mismatch r1:GigabitEthernet0/0/0 mtu=1300")
 	rep := l.ask(t, "path MTU from r1 to 10.3.0.10")
-	if got := rep.Facts["path_mtu"]; got != 1400 {
-		t.Errorf("path_mtu = %v, want 1400", got)
+	if got := rep.Facts["path_mtu"]; got != 1300 {
+		t.Errorf("path_mtu = %v, want 1300", got)
 	}
 	if rep.Facts["path_mtu_confirmed"] != true {
 		t.Errorf("path MTU not confirmed by DF pings: %v", rep.Facts)
 	}
-	if !slices.Equal(rep.RootCauseName, []string{"mtu_mismatch"}) || len(rep.ProposedChanges) != 1 || rep.ProposedChanges[0].Device != "r2" {
+	if !slices.Equal(rep.RootCauseName, []string{"mtu_mismatch"}) || len(rep.ProposedChanges) != 1 || rep.ProposedChanges[0].Device != "r1" {
+		t.Fatalf("causes %v, changes %+v", rep.RootCauseName, rep.ProposedChanges)
+	}
+	l = newTestLab(t, "mtu_mismatch r2:GigabitEthernet0/0/0/1")
+	rep = l.ask(t, "verify reachability between r1 and h3")
+	if !slices.Equal(rep.RootCauseName, []string{"mtu_mismatch"}) || len(rep.ProposedChanges) != 1 || rep.ProposedChanges[0].Device != "r2" ||
+		!strings.Contains(rep.ProposedChanges[0].Diff, "+  mtu 1500") {
 		t.Fatalf("causes %v, changes %+v", rep.RootCauseName, rep.ProposedChanges)
 	}
 }

@@ -39,20 +39,31 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
 		errs := a.InErrors + b.InErrors
 		partial := func(p pingResult) bool { return p.Err == nil && p.Loss > 0 && p.Loss < 100 }
+		ev := []Evidence{
+			r.ev(ab.Call, l.A.Device, netproto.ToolPing, "%s", ab.Text),
+			r.ev(ba.Call, l.B.Device, netproto.ToolPing, "%s", ba.Text),
+		}
 		if !partial(ab) && !partial(ba) && errs == 0 {
+			limit := r.latencyLimit()
+			if rtt := max(ab.RTT, ba.RTT); rtt > limit && ab.OK() && ba.OK() {
+				causes = append(causes, latencyCause(l, rtt, limit, ev...))
+			}
 			continue
 		}
 		loss := max(ab.Loss, ba.Loss)
 		if ab.Err == nil && ba.Err == nil {
 			loss = (ab.Loss + ba.Loss) / 2
 		}
-		ev := []Evidence{
-			r.ev(ab.Call, l.A.Device, netproto.ToolPing, "%s", ab.Text),
-			r.ev(ba.Call, l.B.Device, netproto.ToolPing, "%s", ba.Text),
-		}
 		if errs > 0 {
 			ev = append(ev, r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s in-errors %d", a.Name, a.InErrors),
 				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s in-errors %d", b.Name, b.InErrors))
+		} else if limit := r.latencyLimit(); a.OutDiscards+b.OutDiscards > 0 || max(ab.RTT, ba.RTT) > limit {
+			// No corrupted frames, but packets queue (a round trip far
+			// above a link's) and the senders' queues overflow: a rate limit.
+			ev = append(ev, r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", a.Name, a.OutDiscards),
+				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", b.Name, b.OutDiscards))
+			causes = append(causes, throttleCause(l, loss, max(ab.RTT, ba.RTT), ev...))
+			continue
 		}
 		causes = append(causes, lossCause(l, loss, errs, ev...))
 	}
@@ -92,7 +103,8 @@ func (r *run) sweep() error {
 		r.rep.addCause(c)
 	}
 	r.routingSweep(n)
-	r.hostSweep(n)
+	r.hostSweep(n, r.hostChecks(n))
+	r.dnsSweep(n)
 	if len(r.rep.RootCauses) == 0 && len(n.Unread) > 0 {
 		for _, d := range sortedKeys(n.Unread) {
 			c := newCause("device_unreachable", []string{d}, "", fmt.Sprintf("%s could not be read: %s", d, n.Unread[d]))
@@ -105,8 +117,17 @@ func (r *run) sweep() error {
 // aclSweep reports every ACL bound on an interface that drops control
 // traffic the network runs (BGP, OSPF) or ICMP toward a subnet in use.
 func (r *run) aclSweep(n *Network) {
+	var devs []*DeviceView
 	for _, name := range n.Order {
-		d := n.Devices[name]
+		devs = append(devs, n.Devices[name])
+	}
+	for _, name := range sortedKeys(n.HostViews) {
+		if h := n.HostViews[name]; h.Err == "" && len(h.Bindings) > 0 {
+			devs = append(devs, h.asDevice())
+		}
+	}
+	for _, d := range devs {
+		name := d.Name
 		for _, b := range d.Bindings {
 			it := d.Iface(b.Iface)
 			if it == nil {
@@ -128,6 +149,7 @@ func (r *run) aclSweep(n *Network) {
 				{Traffic{Protocol: "OSPF"}, "OSPF (IP protocol 89)", d.OSPF != nil || !anyOSPF(n)},
 				{Traffic{Protocol: "ICMP", Dst: local}, "ICMP", true},
 				{Traffic{Protocol: "UDP", Port: 53}, "DNS (port 53)", true},
+				{Traffic{Protocol: "TCP", Port: 80}, "HTTP (TCP port 80)", true},
 				{Traffic{Protocol: "ARP"}, "ARP", true},
 			}
 			for _, c := range classes {
@@ -176,7 +198,7 @@ func anyOSPF(n *Network) bool {
 // hostSweep pings every known host from its router, and from the router
 // farthest from it; a host its router reaches but others do not has a
 // routing problem, found by walking the path.
-func (r *run) hostSweep(n *Network) {
+func (r *run) hostSweep(n *Network, done map[string]bool) {
 	if len(n.Hosts) == 0 {
 		return
 	}
@@ -190,6 +212,9 @@ func (r *run) hostSweep(n *Network) {
 	var wg sync.WaitGroup
 	for i, h := range n.Hosts {
 		probes[i].h = h
+		if done[h.Host.Name] {
+			continue
+		}
 		it := n.Devices[h.Router.Device].Iface(h.Router.Iface)
 		vrf := ""
 		if it != nil {
@@ -215,6 +240,9 @@ func (r *run) hostSweep(n *Network) {
 	}
 	wg.Wait()
 	for _, p := range probes {
+		if done[p.h.Host.Name] {
+			continue
+		}
 		ep := r.hostEndpoint(n, p.h)
 		if it := n.Devices[p.h.Router.Device].Iface(p.h.Router.Iface); it != nil && it.AdminUp && !it.OperUp {
 			// The host's LAN port is down: the link to the host.
@@ -235,6 +263,9 @@ func (r *run) hostSweep(n *Network) {
 			c.Evidence = append([]Evidence{r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text)}, c.Evidence...)
 			r.rep.addCause(c)
 		case p.farDev != "" && !p.far.OK() && p.far.Loss == 100:
+			if len(r.rep.RootCauses) > 0 {
+				continue // a cause found already (a session, a link) explains a missing path
+			}
 			hops, stop := n.walk(p.farDev, p.h.Addr)
 			cs, _ := r.checkHops(n, hops, Traffic{Protocol: "ICMP", Dst: p.h.Addr}, fmt.Sprintf("ICMP to %s", p.h.Addr))
 			if len(cs) == 0 && stop != "" {
@@ -286,4 +317,12 @@ func containsWord(s, w string) bool {
 		}
 	}
 	return false
+}
+
+// latencyLimit is the round trip across one link above which it is slow.
+func (r *run) latencyLimit() float64 {
+	if r.c.LinkLatencyMS > 0 {
+		return r.c.LinkLatencyMS
+	}
+	return 100
 }

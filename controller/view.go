@@ -256,6 +256,9 @@ type Network struct {
 	Hosts   []HostAttach
 	// Unread are the devices that could not be read, with why.
 	Unread map[string]string
+	// HostViews are the hosts of the fleet as they show themselves (nil
+	// when the fleet serves no host).
+	HostViews map[string]*HostView
 }
 
 // infer finds the links between read devices and where known hosts attach.
@@ -287,6 +290,12 @@ func (n *Network) infer(hosts []Host) {
 			}
 		}
 	}
+	n.attachHosts(hosts)
+}
+
+// attachHosts finds where known hosts attach: a router interface of the
+// subnet of one of their addresses.
+func (n *Network) attachHosts(hosts []Host) {
 	for _, h := range hosts {
 		for _, ha := range h.Addrs {
 			if !ha.Is4() {

@@ -119,6 +119,7 @@ func runAsk(ctx context.Context, o askOptions, text string, stdin io.Reader, std
 
 	var inv *inventory.Inventory
 	var hosts []controller.Host
+	var domains []string
 	if o.lab != "" {
 		file := o.lab
 		if file == labBuiltin {
@@ -133,8 +134,8 @@ func runAsk(ctx context.Context, o askOptions, text string, stdin io.Reader, std
 			return withExit(2, err)
 		}
 		defer lab.stop()
-		inv, hosts = lab.inv, lab.hosts
-		fmt.Fprintf(stderr, "lab: %d routers serving MCP on 127.0.0.1\n", len(inv.Devices))
+		inv, hosts, domains = lab.inv, lab.hosts, controller.DomainsOf(topo)
+		fmt.Fprintf(stderr, "lab: %d devices (routers and hosts) serving MCP on 127.0.0.1\n", len(inv.Devices))
 	} else if inv, err = inventory.Load(o.inventory); err != nil {
 		return withExit(2, err)
 	}
@@ -151,7 +152,7 @@ func runAsk(ctx context.Context, o askOptions, text string, stdin io.Reader, std
 		fmt.Fprintf(stderr, "connect: %v (the run goes on without them)\n", err)
 	}
 	ccancel()
-	ctl := &controller.Controller{Fleet: fleet, Hosts: hosts, Progress: stderr}
+	ctl := &controller.Controller{Fleet: fleet, Hosts: hosts, Domains: domains, Progress: stderr}
 	rep, err := ctl.Ask(ctx, in)
 	if err != nil {
 		return err

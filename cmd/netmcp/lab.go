@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/device/sim/topology"
 	"github.com/netmcp/netmcp/server"
@@ -177,6 +178,9 @@ func runLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, lo
 		}
 		fmt.Fprintln(out)
 	}
+	for _, name := range rl.lab.Hosts() {
+		fmt.Fprintf(out, "%s\t%s\t%s\n", name, sim.DialectLinux, rl.urls[name])
+	}
 	if err := out.Flush(); err != nil {
 		_ = rl.stop()
 		return err
@@ -222,7 +226,22 @@ func startLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, 
 	ctx, cancel := context.WithCancel(ctx)
 	rl := &runningLab{lab: lab, urls: map[string]string{}, cancel: cancel, failed: make(chan struct{})}
 	for i, name := range lab.Routers() {
-		if err := rl.serve(ctx, name, i, basePort, logger); err != nil {
+		drv, err := lab.Device(name)
+		if err == nil {
+			err = rl.serve(ctx, name, drv, i, basePort, logger)
+		}
+		if err != nil {
+			_ = rl.stop()
+			return nil, err
+		}
+	}
+	// The hosts too (dialect linux, read-only), after the routers' ports.
+	for i, name := range lab.Hosts() {
+		drv, err := lab.Host(name)
+		if err == nil {
+			err = rl.serve(ctx, name, drv, len(lab.Routers())+i, basePort, logger)
+		}
+		if err != nil {
 			_ = rl.stop()
 			return nil, err
 		}
@@ -236,12 +255,8 @@ func startLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, 
 	return rl, nil
 }
 
-// serve starts the HTTP listener of one device.
-func (rl *runningLab) serve(ctx context.Context, name string, i, basePort int, logger *slog.Logger) error {
-	drv, err := rl.lab.Device(name)
-	if err != nil {
-		return err
-	}
+// serve starts the HTTP listener of one device (a router or a host).
+func (rl *runningLab) serve(ctx context.Context, name string, drv device.Driver, i, basePort int, logger *slog.Logger) error {
 	ld := &labDevice{name: name, drv: drv, logger: logger}
 	rl.devs = append(rl.devs, ld)
 	port := 0
@@ -283,11 +298,11 @@ func (rl *runningLab) stop() error {
 	return errors.Join(append(rl.errs, sshErr, rl.lab.Close())...)
 }
 
-// labDevice is the HTTP face of one router of a lab: its MCP server and
+// labDevice is the HTTP face of one router or host of a lab: its MCP server and
 // Streamable HTTP handler are built on first use.
 type labDevice struct {
 	name   string
-	drv    *sim.Driver
+	drv    device.Driver
 	logger *slog.Logger
 
 	mu     sync.Mutex

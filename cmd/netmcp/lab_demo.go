@@ -135,7 +135,7 @@ func runDemo(ctx context.Context, o demoOptions) (err error) {
 			st.Error = e.Error()
 			err = errors.Join(err, e)
 		} else {
-			st.say("HTTP servers shut down, %d routers closed, ports released", len(d.rl.devs))
+			st.say("HTTP servers shut down, %d routers closed, ports released", len(d.rl.lab.Routers()))
 		}
 		d.print(st)
 	}()

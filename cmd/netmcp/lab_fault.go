@@ -66,6 +66,9 @@ func writeLabInventory(dir string, topo topology.Topology, rl *runningLab) (stri
 		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name], Device: "sim://" + name,
 			Dialect: drv.Info().CLIDialect})
 	}
+	for _, name := range rl.lab.Hosts() {
+		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name], Device: "sim://" + name, Dialect: sim.DialectLinux, Role: "host"})
+	}
 	file := filepath.Join(dir, "inventory.yaml")
 	if err := inventory.Save(file, inv); err != nil {
 		return "", err

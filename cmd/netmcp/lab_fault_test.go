@@ -94,7 +94,7 @@ func TestLabFaultCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(inv.Devices) != 3 || inv.Devices[1].Name != "r2" || inv.Devices[1].Dialect != "cisco-iosxr" || !strings.HasPrefix(inv.Devices[1].URL, "http://127.0.0.1:") {
+	if len(inv.Devices) != 5 || inv.Devices[3].Role != "host" || inv.Devices[1].Name != "r2" || inv.Devices[1].Dialect != "cisco-iosxr" || !strings.HasPrefix(inv.Devices[1].URL, "http://127.0.0.1:") {
 		t.Fatalf("inventory %+v", inv)
 	}
 

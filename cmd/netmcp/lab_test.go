@@ -64,7 +64,7 @@ func TestLabUp(t *testing.T) {
 			t.Fatalf("lab up printed %q", out.String())
 		}
 	}
-	want := map[string]string{"r1": "huawei-vrp", "r2": "cisco-iosxr", "r3": "huawei-vrp"}
+	want := map[string]string{"r1": "huawei-vrp", "r2": "cisco-iosxr", "r3": "huawei-vrp", "h1": "linux", "h3": "linux"}
 	urls := map[string]string{}
 	for _, l := range lines {
 		f := strings.Split(l, "\t")

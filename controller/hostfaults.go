@@ -1,0 +1,191 @@
+package controller
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// hostChecks compares what each host served over MCP shows of itself
+// (addresses, netmask, gateway, routes, MAC, reachability) with its
+// router's LAN, and names the host faults it finds. It returns the hosts
+// it found a cause on, which the ping-based host sweep then leaves alone.
+func (r *run) hostChecks(n *Network) map[string]bool {
+	done := map[string]bool{}
+	if len(n.HostViews) == 0 {
+		return done
+	}
+	r.begin("compare every host's own addresses, netmask, gateway, routes and MAC with its router's LAN")
+	seen := map[string]bool{}
+	for _, h := range n.Hosts {
+		hv := n.HostViews[h.Host.Name]
+		if hv == nil || seen[h.Host.Name] {
+			continue
+		}
+		seen[h.Host.Name] = true
+		d := n.Devices[h.Router.Device]
+		it := d.Iface(h.Router.Iface)
+		if it == nil {
+			continue
+		}
+		var lan netip.Prefix
+		for _, p := range it.Addrs {
+			if p.Contains(h.Addr) {
+				lan = p
+			}
+		}
+		hostEv := func(key, format string, args ...any) Evidence {
+			tool := netproto.ToolYangGet
+			if key == callResolv || key == callLink {
+				tool = netproto.ToolCLIExec
+			}
+			return r.ev(hv.Calls[key], hv.Name, tool, format, args...)
+		}
+		portEv := r.ev(d.Calls[PathInterfaces], d.Name, netproto.ToolYangGet, "%s admin %s, oper %s, %s", it.Name, upDown(it.AdminUp), it.OperStatus, lan)
+		add := func(name, summary, fix string, ev ...Evidence) {
+			c := newCause(name, []string{hv.Name}, h.Router.Device+":"+h.Router.Iface, summary, append(ev, portEv)...)
+			c.Fix = fix
+			r.rep.addCause(c)
+			done[hv.Name] = true
+		}
+		if hv.Err != "" {
+			if it.AdminUp && !it.OperUp {
+				add("host_crash", fmt.Sprintf("Host %s is down: it answers nothing (%s) and the port %s:%s toward it is down.", hv.Name, hv.Err, d.Name, it.Name),
+					fmt.Sprintf("Bring host %s back up.", hv.Name), hostEv(PathInterfaces, "no answer: %s", hv.Err))
+			}
+			continue
+		}
+		addrs := hv.Addrs4()
+		addrWords := fmt.Sprint(addrs)
+		if len(addrs) == 0 {
+			add("host_missing_ip", fmt.Sprintf("Host %s has no IPv4 address on its interfaces; its router %s expects it at %s on %s.", hv.Name, d.Name, h.Addr, lan.Masked()),
+				fmt.Sprintf("Configure %s/%d on host %s.", h.Addr, lan.Bits(), hv.Name), hostEv(PathInterfaces, "IPv4 addresses: none"))
+			continue
+		}
+		conflict := false
+		for _, p := range addrs {
+			owner := ""
+			if od, _ := n.Owner(p.Addr()); od != nil {
+				owner = od.Name
+			}
+			for _, on := range sortedKeys(n.HostViews) {
+				if o := n.HostViews[on]; on != hv.Name && o.Err == "" && owner == "" {
+					for _, q := range o.Addrs4() {
+						if q.Addr() == p.Addr() {
+							owner = on
+						}
+					}
+				}
+			}
+			if owner != "" {
+				add("host_ip_conflict", fmt.Sprintf("Host %s uses %s, an address %s already has: the two answer ARP for it.", hv.Name, p.Addr(), owner),
+					fmt.Sprintf("Give host %s its own address (%s) instead of %s's.", hv.Name, h.Addr, owner), hostEv(PathInterfaces, "IPv4 addresses %s", addrWords))
+				conflict = true
+				break
+			}
+		}
+		if conflict {
+			continue
+		}
+		inLAN, sameLen := false, false
+		for _, p := range addrs {
+			if lan.IsValid() && lan.Masked().Contains(p.Addr()) {
+				inLAN, sameLen = true, p.Bits() == lan.Bits()
+			}
+		}
+		switch {
+		case lan.IsValid() && !inLAN:
+			add("host_incorrect_ip", fmt.Sprintf("Host %s has %s, outside its LAN %s on %s:%s: it cannot talk to its router.", hv.Name, addrWords, lan.Masked(), d.Name, it.Name),
+				fmt.Sprintf("Configure %s/%d on host %s.", h.Addr, lan.Bits(), hv.Name), hostEv(PathInterfaces, "IPv4 addresses %s", addrWords))
+			continue
+		case lan.IsValid() && !sameLen:
+			add("host_incorrect_netmask", fmt.Sprintf("Host %s has %s but its LAN on %s:%s is %s: the netmask differs.", hv.Name, addrWords, d.Name, it.Name, lan.Masked()),
+				fmt.Sprintf("Set host %s's prefix length to /%d.", hv.Name, lan.Bits()), hostEv(PathInterfaces, "IPv4 addresses %s", addrWords))
+			continue
+		}
+		if gw, ok := hv.Gateway(); !ok || gw != h.Router.Addr {
+			add("host_incorrect_gateway", fmt.Sprintf("Host %s's default gateway is %v, not its router %s's address %s on the LAN.", hv.Name, gwWords(gw, ok), d.Name, h.Router.Addr),
+				fmt.Sprintf("Set host %s's default gateway to %s.", hv.Name, h.Router.Addr), hostEv(PathRouting, "default route via %s", gwWords(gw, ok)))
+			continue
+		}
+		for _, rt := range hv.Routes {
+			if rt.Discard {
+				add("host_static_blackhole", fmt.Sprintf("Host %s has a blackhole route to %s: it drops its own traffic there.", hv.Name, rt.Prefix),
+					fmt.Sprintf("Remove the blackhole route %s from host %s.", rt.Prefix, hv.Name), hostEv(PathRouting, "route %s blackhole", rt.Prefix))
+				break
+			}
+		}
+		if done[hv.Name] {
+			continue
+		}
+		if other, ok := r.macConflict(n, hv); ok {
+			add("mac_address_conflict", fmt.Sprintf("Host %s uses MAC %s, which %s also has on its LAN: frames for one go to the other.", hv.Name, hv.MAC, other),
+				fmt.Sprintf("Give host %s its own MAC address.", hv.Name), hostEv(callLink, "MAC %s", hv.MAC))
+		}
+	}
+	return done
+}
+
+func gwWords(gw netip.Addr, ok bool) string {
+	if !ok {
+		return "none"
+	}
+	return gw.String()
+}
+
+// macConflict tells whether a host's MAC is that of another device of
+// its LAN: another host's, or a neighbour's in its own ARP table (its
+// gateway's).
+func (r *run) macConflict(n *Network, hv *HostView) (string, bool) {
+	if hv.MAC == "" {
+		return "", false
+	}
+	for _, on := range sortedKeys(n.HostViews) {
+		if o := n.HostViews[on]; on != hv.Name && o.MAC != "" && sameMAC(o.MAC, hv.MAC) {
+			return on, true
+		}
+	}
+	for _, it := range hv.Ifaces {
+		for _, a := range it.ARP {
+			if sameMAC(a.MAC, hv.MAC) {
+				who := a.IP.String()
+				if d, _ := n.Owner(a.IP); d != nil {
+					who = d.Name + " (" + a.IP.String() + ")"
+				}
+				return who, true
+			}
+		}
+	}
+	return "", false
+}
+
+func sameMAC(a, b string) bool {
+	norm := func(s string) string {
+		return strings.NewReplacer(":", "", "-", "", ".", "").Replace(strings.ToLower(s))
+	}
+	return a != "" && norm(a) == norm(b)
+}
+
+// callLink is the key of the `ip -j link` call in HostView.Calls.
+const callLink = "ip -j link"
+
+// parseIPLink returns the MAC of the first non-loopback link of `ip -j link`.
+func parseIPLink(text string) string {
+	var links []struct {
+		Name    string `json:"ifname"`
+		Type    string `json:"link_type"`
+		Address string `json:"address"`
+	}
+	if json.Unmarshal([]byte(text), &links) != nil {
+		return ""
+	}
+	for _, l := range links {
+		if l.Type != "loopback" && l.Address != "" {
+			return l.Address
+		}
+	}
+	return ""
+}
