@@ -117,8 +117,13 @@ func parseBGP(data any) *BGPView {
 			en := leaf(m, "enabled")
 			nb.Enabled = en == nil || en == true
 			nb.State = strings.ToUpper(identity(dig(m, "state", "session-state")))
-			nb.ErrCode = identity(dig(m, "state", "messages", "received", "last-notification-error-code"))
-			nb.ErrSub = identity(dig(m, "state", "messages", "received", "last-notification-error-subcode"))
+			// The NOTIFICATION this router received, or sent (it expects another AS, its hold timer expired).
+			dir := "received"
+			if dig(m, "state", "messages", "sent") != nil {
+				dir = "sent"
+			}
+			nb.ErrCode = identity(dig(m, "state", "messages", dir, "last-notification-error-code"))
+			nb.ErrSub = identity(dig(m, "state", "messages", dir, "last-notification-error-subcode"))
 			nb.LastError = str(dig(m, "state", "netmcp-last-error"))
 			for _, af := range list(dig(m, "afi-safis", "afi-safi")) {
 				if strings.HasSuffix(str(obj(af)["afi-safi-name"]), "IPV4_UNICAST") {
