@@ -73,7 +73,7 @@ func newLabCmd() *cobra.Command {
 	up.Flags().StringVar(&stateDir, "state-dir", "", "directory for each device's persistent state")
 	up.Flags().BoolVar(&withSSH, "ssh", false, "also serve every router's CLI over SSH on 127.0.0.1 (a fourth column: its ssh:// URL; keys in STATE-DIR/ssh)")
 	addRealLabFlags(up, &realFlags)
-	labCmd.AddCommand(up, newLabDemoCmd())
+	labCmd.AddCommand(up, newLabDemoCmd(), newLabCompareCmd())
 	return labCmd
 }
 

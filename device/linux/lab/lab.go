@@ -429,6 +429,22 @@ func (l *Lab) LinuxName(device, iface string) (string, bool) {
 	return i.Linux, true
 }
 
+// TopologyName returns the topology's name of a device's Linux
+// interface ("gi0-0-0" -> "GigabitEthernet0/0/0"; "lo" -> the first
+// loopback), or the Linux name itself when the topology has none.
+func (l *Lab) TopologyName(device, linuxName string) string {
+	d, ok := l.plan.Device(device)
+	if !ok {
+		return linuxName
+	}
+	for _, i := range d.Ifaces {
+		if i.Linux == linuxName {
+			return i.Topo
+		}
+	}
+	return linuxName
+}
+
 // Exec runs argv in a device's namespace and returns its standard output.
 func (l *Lab) Exec(ctx context.Context, device string, argv ...string) ([]byte, error) {
 	ns := l.Namespace(device)
