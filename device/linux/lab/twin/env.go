@@ -23,6 +23,15 @@ type Env struct {
 	HostOrder []string
 	// VRFPrefixes are the subnets of interfaces in a VRF.
 	VRFPrefixes []netip.Prefix
+	// Faults are the faults of the scenario compared (none for the baseline).
+	Faults []topology.Fault
+}
+
+// WithFaults returns a copy of e for a scenario with faults.
+func (e *Env) WithFaults(faults ...topology.Fault) *Env {
+	c := *e
+	c.Faults = faults
+	return &c
 }
 
 // NewEnv derives an Env from a topology.

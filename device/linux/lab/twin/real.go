@@ -48,7 +48,7 @@ func realRouter(ctx context.Context, l *reallab.Lab, r string, fs Facts) error {
 			IfaceName string `json:"ifaceName"` // "gi0-0-0:10.0.12.1"
 		} `json:"neighbors"`
 	}
-	if err := vtyshJSON(ctx, l, r, "show ip ospf neighbor json", &ospf); err != nil {
+	if err := vtyshJSON(ctx, l, r, "show ip ospf neighbor json", &ospf); err != nil && !notRunning(err) {
 		return err
 	}
 	for id, list := range ospf.Neighbors {
@@ -59,7 +59,7 @@ func realRouter(ctx context.Context, l *reallab.Lab, r string, fs Facts) error {
 		}
 	}
 	out, err := l.Vtysh(ctx, r, "show bgp neighbors json")
-	if err != nil {
+	if err != nil && !notRunning(err) {
 		return err
 	}
 	var bgp map[string]struct {
@@ -125,6 +125,11 @@ func realRouter(ctx context.Context, l *reallab.Lab, r string, fs Facts) error {
 	return nil
 }
 
+// notRunning tells whether vtysh failed because the daemon asked is not
+// running (frr_service_down): the router then has no facts of it, as the
+// simulator's stopped process has none.
+func notRunning(err error) bool { return strings.Contains(err.Error(), "is not running") }
+
 // vtyshJSON runs a vtysh show command with json and decodes it.
 func vtyshJSON(ctx context.Context, l *reallab.Lab, r, cmd string, v any) error {
 	out, err := l.Vtysh(ctx, r, cmd)
@@ -137,52 +142,65 @@ func vtyshJSON(ctx context.Context, l *reallab.Lab, r, cmd string, v any) error 
 	return nil
 }
 
-// probeParallel bounds the real probes running at once.
-const probeParallel = 8
-
 // RealProbes runs every probe of env in the real lab: "ping -c 1" and
-// "traceroute -n -q 1" from the router's namespace, several at a time.
+// "traceroute -n -q 1 -N 1" from the router's namespace. The routers probe
+// at once, each its probes one after the other: Linux answers a packet it
+// has no route for with an ICMP unreachable at most once a second per
+// sender after a burst of five (net.ipv4.route.error_cost), so a router
+// probing many destinations at once through a router without a route
+// would see its answers silenced.
 func RealProbes(ctx context.Context, l *reallab.Lab, env *Env) (Facts, error) {
-	probes := env.Probes()
+	bySource := map[string][]Probe{}
+	var sources []string
+	for _, p := range env.Probes() {
+		if _, ok := bySource[p.From]; !ok {
+			sources = append(sources, p.From)
+		}
+		bySource[p.From] = append(bySource[p.From], p)
+	}
 	fs := Facts{}
 	var mu sync.Mutex
-	sem := make(chan struct{}, probeParallel)
-	errs := make([]error, len(probes))
+	errs := make([]error, len(sources))
 	var wg sync.WaitGroup
-	for k, p := range probes {
+	for k, src := range sources {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			dst := p.To.String()
-			ping := "ok"
-			if _, err := l.Exec(ctx, p.From, "ping", "-n", "-c", "1", "-W", "2", dst); err != nil {
-				if ctx.Err() != nil {
-					errs[k] = ctx.Err()
+			for _, p := range bySource[src] {
+				ping, trace, err := realProbe(ctx, l, p)
+				if err != nil {
+					errs[k] = err
 					return
 				}
-				ping = "fail"
+				mu.Lock()
+				fs.Add(KindPing, p.From, p.To.String(), ping)
+				fs.Add(KindTrace, p.From, p.To.String(), trace)
+				mu.Unlock()
 			}
-			out, err := l.Exec(ctx, p.From, "traceroute", "-n", "-q", "1", "-w", "1", "-m", fmt.Sprint(MaxHops), dst)
-			trace := ""
-			switch {
-			case err != nil && strings.Contains(strings.ToLower(err.Error()), "unreachable"):
-				trace = "unreachable"
-			case err != nil:
-				errs[k] = fmt.Errorf("traceroute %s -> %s: %w", p.From, dst, err)
-				return
-			default:
-				trace = parseTraceroute(string(out))
-			}
-			mu.Lock()
-			fs.Add(KindPing, p.From, dst, ping)
-			fs.Add(KindTrace, p.From, dst, trace)
-			mu.Unlock()
 		}()
 	}
 	wg.Wait()
 	return fs, errors.Join(errs...)
+}
+
+// realProbe runs one ping and one traceroute.
+func realProbe(ctx context.Context, l *reallab.Lab, p Probe) (ping, trace string, err error) {
+	dst := p.To.String()
+	ping = "ok"
+	if _, err := l.Exec(ctx, p.From, "ping", "-n", "-c", "1", "-W", "2", dst); err != nil {
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		ping = "fail"
+	}
+	out, err := l.Exec(ctx, p.From, "traceroute", "-n", "-q", "1", "-N", "1", "-w", "1", "-m", fmt.Sprint(MaxHops), dst)
+	switch {
+	case err != nil && strings.Contains(strings.ToLower(err.Error()), "unreachable"):
+		return ping, "unreachable", nil
+	case err != nil:
+		return "", "", fmt.Errorf("traceroute %s -> %s: %w", p.From, dst, err)
+	}
+	return ping, parseTraceroute(string(out)), nil
 }
 
 // parseTraceroute reads "traceroute -n -q 1" output: one line per hop,

@@ -21,7 +21,8 @@ type Options struct {
 	// Logger receives progress (default: discarded).
 	Logger *slog.Logger
 	// SettleTimeout bounds the wait for the real lab to reach what the
-	// simulator shows after a fault or its clearing (default 45 s).
+	// simulator shows after a fault or its clearing (default 60 s: an
+	// OSPF neighbour that falls silent goes after its dead interval, 40 s).
 	SettleTimeout time.Duration
 	// Known are the documented differences (default KnownDifferences).
 	Known []Known
@@ -71,7 +72,7 @@ func Run(ctx context.Context, topo topology.Topology, faults []topology.Fault, o
 // the timers of FastBGP): it is left as it was found, every fault cleared.
 func RunOn(ctx context.Context, rl *reallab.Lab, faults []topology.Fault, opts Options) ([]*Report, error) {
 	if opts.SettleTimeout <= 0 {
-		opts.SettleTimeout = 45 * time.Second
+		opts.SettleTimeout = 60 * time.Second
 	}
 	if opts.Known == nil {
 		opts.Known = KnownDifferences
@@ -107,20 +108,21 @@ func RunOn(ctx context.Context, rl *reallab.Lab, faults []topology.Fault, opts O
 		if err := rl.InjectFault(ctx, f); err != nil {
 			return reports, fmt.Errorf("real lab: %w", err)
 		}
-		rep, err := compareNow(ctx, f.String(), n, control, rl, env, opts, logger)
+		rep, err := compareNow(ctx, f.String(), n, control, rl, env.WithFaults(f), opts, logger)
 		clearErr := rl.ClearFault(ctx, f)
 		if err != nil || clearErr != nil {
 			return reports, errors.Join(err, clearErr)
 		}
 		reports = append(reports, rep)
 		// Back to the baseline before the next fault.
-		if took, ok, err := settle(ctx, rl, env, baseControl, opts); err != nil {
+		took, diffs, err := settle(ctx, rl, env, baseControl, opts)
+		if err != nil {
 			return reports, err
-		} else if !ok {
-			return reports, fmt.Errorf("after clearing %s the real lab did not return to the baseline within %s", f, opts.SettleTimeout)
-		} else {
-			logger.Info("twin: fault cleared", "fault", f.String(), "seconds", fmt.Sprintf("%.1f", took.Seconds()))
 		}
+		if diffs != "" {
+			return reports, fmt.Errorf("after clearing %s the real lab did not return to the baseline within %s: %s", f, opts.SettleTimeout, diffs)
+		}
+		logger.Info("twin: fault cleared", "fault", f.String(), "seconds", fmt.Sprintf("%.1f", took.Seconds()))
 	}
 	return reports, nil
 }
@@ -141,11 +143,11 @@ func newSim(topo topology.Topology) (*netsim.Network, error) {
 // compareNow waits for the real control plane to settle on the
 // simulator's, then runs the probes on both and compares everything.
 func compareNow(ctx context.Context, scenario string, n *netsim.Network, control Facts, rl *reallab.Lab, env *Env, opts Options, logger *slog.Logger) (*Report, error) {
-	took, ok, err := settle(ctx, rl, env, control, opts)
+	took, diffs, err := settle(ctx, rl, env, control, opts)
 	if err != nil {
 		return nil, err
 	}
-	if ok {
+	if diffs == "" {
 		logger.Info("twin: control planes agree", "scenario", scenario, "seconds", fmt.Sprintf("%.1f", took.Seconds()))
 	} else {
 		logger.Warn("twin: control planes still differ; comparing anyway", "scenario", scenario, "waited", opts.SettleTimeout)
@@ -162,13 +164,16 @@ func compareNow(ctx context.Context, scenario string, n *netsim.Network, control
 	if err != nil {
 		return nil, err
 	}
-	for k, f := range simProbes {
-		control[k] = f
+	simAll := Facts{}
+	for _, fs := range []Facts{control, simProbes} {
+		for k, f := range fs {
+			simAll[k] = f
+		}
 	}
 	for k, f := range realProbes {
 		realControl[k] = f
 	}
-	return Compare(scenario, control, realControl, env, opts.Known), nil
+	return Compare(scenario, simAll, realControl, env, opts.Known), nil
 }
 
 // settleMin is the least time a fault is given before the labs are
@@ -177,23 +182,31 @@ func compareNow(ctx context.Context, scenario string, n *netsim.Network, control
 const settleMin = 2 * time.Second
 
 // settle polls the real lab's control plane until it agrees with want
-// (but for known differences) or SettleTimeout passes; ok tells which.
-func settle(ctx context.Context, rl *reallab.Lab, env *Env, want Facts, opts Options) (time.Duration, bool, error) {
+// (but for known differences) or SettleTimeout passes; diffs is then
+// what still differs ("" when it agreed).
+func settle(ctx context.Context, rl *reallab.Lab, env *Env, want Facts, opts Options) (took time.Duration, diffs string, err error) {
 	start := time.Now()
 	for {
 		got, err := RealControl(ctx, rl, env)
 		if err != nil {
-			return 0, false, err
+			return 0, "", err
 		}
-		if time.Since(start) >= settleMin && Compare("", want, got, env, opts.Known).OK() {
-			return time.Since(start), true, nil
+		rep := Compare("", want, got, env, opts.Known)
+		if time.Since(start) >= settleMin && rep.OK() {
+			return time.Since(start), "", nil
 		}
 		if time.Since(start) > opts.SettleTimeout {
-			return time.Since(start), false, nil
+			var diffs []string
+			for _, row := range rep.Rows {
+				if !row.Agree && row.Known == nil {
+					diffs = append(diffs, fmt.Sprintf("%s %s %s: simulated %s, real %s", row.Kind, row.Device, row.Subject, row.Sim, row.Real))
+				}
+			}
+			return time.Since(start), strings.Join(diffs, "; "), nil
 		}
 		select {
 		case <-ctx.Done():
-			return 0, false, ctx.Err()
+			return 0, "", ctx.Err()
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
