@@ -53,6 +53,7 @@ func newLabCmd() *cobra.Command {
 				return withExit(2, err)
 			}
 			if realFlags.real {
+				realFlags.report = report
 				if withSSH {
 					return withExit(2, fmt.Errorf("--ssh serves the simulated routers' CLI; with --real, reach the routers' vtysh through ssh:// to the namespaces instead"))
 				}

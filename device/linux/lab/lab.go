@@ -487,7 +487,15 @@ func configureLLDP(ctx context.Context, d *planDevice, pr *proc, sock, conf stri
 	if err := wait(false); err != nil {
 		return err
 	}
-	if out, err := run(ctx, d.NS, "lldpcli", "-u", sock, "-c", conf); err != nil {
+	// The commands go on standard input: lldpcli is set-user-ID _lldpd
+	// and cannot read a file of the lab's directory (mode 0700), which it
+	// only warns about, exiting 0 (lldpd -O had the same fate: the stale
+	// neighbour named after the host, without its custom TLV).
+	commands, err := os.ReadFile(conf)
+	if err != nil {
+		return err
+	}
+	if out, err := runInput(ctx, d.NS, commands, "lldpcli", "-u", sock); err != nil {
 		return fmt.Errorf("%s: configuring lldpd: %w %s", d.Dev.Name, err, strings.TrimSpace(string(out)))
 	}
 	return wait(true)
