@@ -370,11 +370,11 @@ func (l *Lab) startLLDP(ctx context.Context, d *planDevice) (func() error, error
 	sock := LLDPSocket(d.NS)
 	_ = os.Remove(sock) // a socket left by a killed lldpd would pass for this one's
 	// lldpd runs in its own UTS namespace named after the device, so that
-	// even its first LLDPDU carries the device's name: a namespace of "ip
-	// netns" shares the host's name ("vm"). It does not run lldpcli itself
-	// (-L ""): lldpd ignores a failed lldpcli run and then stays paused or
-	// unconfigured (the stale neighbour without name or custom TLV seen
-	// before); configureLLDP runs it and checks it.
+	// even its first LLDPDU carries the device's name (a namespace of "ip
+	// netns" shares the host's name, "vm"), and it does not run lldpcli
+	// itself (-L ""): that run could not read the configuration (see
+	// configureLLDP) and lldpd does not check it; configureLLDP configures
+	// it and checks the result.
 	argv := append(utsExec(d.Dev.Name), "lldpd", "-d", "-L", "", "-u", sock,
 		"-p", filepath.Join(dir, d.NS+".pid"), "-I", ifs, "-k")
 	pr, err := startProc(d.Dev.Name+"/lldpd", d.NS, argv, filepath.Join(dir, d.NS+".log"))
