@@ -105,17 +105,15 @@ func (l *Lab) fastAdjacencies(ctx context.Context, timeout time.Duration) error 
 	exp := l.expectations()
 	deadline := time.Now().Add(timeout)
 	for time.Now().Before(deadline) {
-		full := true
-		for r, e := range exp {
-			if e.ospfFull == 0 {
-				continue
+		missing := l.eachRouter(func(r string) string {
+			if e := exp[r]; e.ospfFull > 0 {
+				if n, err := l.OSPFFull(ctx, r); err != nil || n < e.ospfFull {
+					return "not Full"
+				}
 			}
-			if n, err := l.OSPFFull(ctx, r); err != nil || n < e.ospfFull {
-				full = false
-				break
-			}
-		}
-		if full {
+			return ""
+		})
+		if len(missing) == 0 {
 			break
 		}
 		select {
