@@ -30,8 +30,9 @@ var KnownDifferences = []Known{
 	},
 	{
 		ID: "ospf-down-listed",
-		Reason: "when an interface goes down the simulator keeps its OSPF neighbours listed in state Down; " +
-			"FRR deletes them at once (show ip ospf neighbor lists no Down neighbour)",
+		Reason: "when a neighbour goes away (the interface down, or a routing process stopped) the simulator keeps it " +
+			"listed in state Down; FRR deletes a neighbour at once when its interface goes down, and at the dead " +
+			"interval when it falls silent (show ip ospf neighbor lists no Down neighbour)",
 		Match: func(_ *Env, row Row) bool {
 			return row.Kind == KindOSPF && row.Sim == "Down" && row.Real == Absent
 		},
@@ -94,8 +95,9 @@ var KnownDifferences = []Known{
 	},
 	{
 		ID: "bgp-nht-drop",
-		Reason: "when the route to a BGP peer's address disappears, FRR's next-hop tracking drops the session at once " +
-			"(last reset \"No path to specified Neighbor\"/\"Waiting for NHT\"); the simulator reports the hold timer's expiry",
+		Reason: "when the route to a BGP peer's address disappears (iBGP over loopbacks), FRR's session goes down " +
+			"(at the hold timer's expiry here) and its last reset reads \"Waiting for NHT\" (reset code 27, no " +
+			"notification recorded): next-hop tracking keeps it from reconnecting; the simulator reports \"Hold Timer Expired\"",
 		Match: func(_ *Env, row Row) bool {
 			return row.Kind == KindBGPError && row.Sim == "hold-timer-expired" && row.Real == "no-route"
 		},
