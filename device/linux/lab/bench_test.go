@@ -68,6 +68,9 @@ func BenchmarkRealLabUp(b *testing.B) {
 				b.ReportMetric(float64(u.PSSKB)/1024, "MB-PSS")
 				b.ReportMetric(float64(u.RSSKB)/1024, "MB-RSS")
 				b.Logf("%s: %d routers converged in %.2f s; %s", tc.name, len(l.Routers()), l.Converged.Seconds(), u)
+				for _, p := range l.Phases {
+					b.Logf("  %-32s %6.2f s", p.Name, p.Took.Seconds())
+				}
 				start := time.Now()
 				if err := l.Close(); err != nil {
 					b.Error(err)

@@ -70,6 +70,23 @@ type Lab struct {
 	// Converged is how long Up took from start to convergence (0 when
 	// the wait was skipped).
 	Converged time.Duration
+	// Phases are the steps of Up and how long each took, in order.
+	Phases     []Phase
+	phaseStart time.Time
+}
+
+// Phase is one step of Up.
+type Phase struct {
+	Name string
+	Took time.Duration
+}
+
+// phase ends the step under way, naming it.
+func (l *Lab) phase(name string) {
+	now := time.Now()
+	l.Phases = append(l.Phases, Phase{Name: name, Took: now.Sub(l.phaseStart)})
+	l.phaseStart = now
+	l.logger.Debug("real lab: "+name, "seconds", fmt.Sprintf("%.2f", l.Phases[len(l.Phases)-1].Took.Seconds()))
 }
 
 // Up builds topo as a real lab and waits for it to converge. On error
@@ -86,7 +103,7 @@ func Up(ctx context.Context, topo topology.Topology, opts Options) (*Lab, error)
 	if err != nil {
 		return nil, err
 	}
-	l := &Lab{plan: p, opts: opts, logger: opts.Logger, byName: map[string]*proc{},
+	l := &Lab{plan: p, opts: opts, logger: opts.Logger, byName: map[string]*proc{}, phaseStart: start,
 		handles: nsHandles{ns: map[string]netns.NsHandle{}, nl: map[string]*netlink.Handle{}}}
 	if l.logger == nil {
 		l.logger = slog.New(slog.DiscardHandler)
@@ -105,6 +122,7 @@ func Up(ctx context.Context, topo topology.Topology, opts Options) (*Lab, error)
 		if err := l.WaitConverged(ctx, timeout); err != nil {
 			return nil, errors.Join(err, l.Close())
 		}
+		l.phase("OSPF and BGP converged")
 		l.Converged = time.Since(start)
 	}
 	return l, nil
@@ -167,9 +185,11 @@ func (l *Lab) build(ctx context.Context) error {
 			}
 		}
 	}
+	l.phase("namespaces")
 	if err := buildNetwork(p, &l.handles); err != nil {
 		return err
 	}
+	l.phase("links and addresses")
 	for _, d := range p.Devices {
 		if err := l.writeResolvConf(d); err != nil {
 			return err
@@ -178,6 +198,7 @@ func (l *Lab) build(ctx context.Context) error {
 	if err := l.startFRR(ctx); err != nil {
 		return err
 	}
+	l.phase("OSPF adjacencies (1 s hellos)")
 	var pending []func() error
 	for _, d := range p.Devices {
 		configure, err := l.startLLDP(ctx, d)
@@ -193,7 +214,12 @@ func (l *Lab) build(ctx context.Context) error {
 			}
 		}
 	}
-	return parallel(pending)
+	l.phase("lldpd and unbound started")
+	if err := parallel(pending); err != nil {
+		return err
+	}
+	l.phase("lldpd configured and checked")
+	return nil
 }
 
 // parallel runs fns at once and joins their errors.
@@ -325,6 +351,7 @@ func (l *Lab) startFRR(ctx context.Context) error {
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
+	l.phase("FRR started and configured")
 	return l.fastAdjacencies(ctx, 20*time.Second)
 }
 
