@@ -64,4 +64,9 @@ func TestLabCompareRefuses(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "the twin check applies") {
 		t.Errorf("lab compare with a fault outside the check = %v", err)
 	}
+	// A target the topology lacks is refused before any lab is built.
+	err = runCompare(context.Background(), compareFlags{faults: []string{"mtu_mismatch r1:GigabitEthernet0/0/9"}}, &out, &errw)
+	if err == nil || !strings.Contains(err.Error(), "no interface GigabitEthernet0/0/9") {
+		t.Errorf("lab compare with a missing interface = %v", err)
+	}
 }

@@ -54,6 +54,12 @@ func Run(ctx context.Context, topo topology.Topology, faults []topology.Fault, o
 		}
 	}
 	topo = FastBGP(topo)
+	for _, f := range faults {
+		// The simulator checks the fault's target before a real lab is built.
+		if _, err := SimWithFault(topo, f); err != nil {
+			return nil, fmt.Errorf("fault %s: %w", f, err)
+		}
+	}
 	logger := opts.Logger
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
