@@ -147,17 +147,11 @@ func (r *Report) Print(w io.Writer, all bool) {
 	tw.Flush()
 	fmt.Fprintf(w, "%s: %d facts: %d agree, %d known differences, %d undocumented differences\n",
 		r.Scenario, len(r.Rows), r.Agree, r.KnownDiffs, r.Differ)
-	var ids []string
+	var seen []string
 	for _, row := range r.Rows {
-		if row.Known != nil && !slices.Contains(ids, row.Known.ID) {
-			ids = append(ids, row.Known.ID)
-		}
-	}
-	for _, id := range ids {
-		for _, k := range KnownDifferences {
-			if k.ID == id {
-				fmt.Fprintf(w, "  known:%s: %s\n", k.ID, k.Reason)
-			}
+		if k := row.Known; k != nil && !slices.Contains(seen, k.ID) {
+			seen = append(seen, k.ID)
+			fmt.Fprintf(w, "  known:%s: %s\n", k.ID, k.Reason)
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,7 +50,7 @@ func FastBGP(topo topology.Topology) topology.Topology {
 // one report per scenario: the baseline first, then one per fault.
 func Run(ctx context.Context, topo topology.Topology, faults []topology.Fault, opts Options) ([]*Report, error) {
 	for _, f := range faults {
-		if !contains(Faults, f.Name) {
+		if !slices.Contains(Faults, f.Name) {
 			return nil, fmt.Errorf("fault %s: the twin check applies %s", f.Name, strings.Join(Faults, ", "))
 		}
 	}
@@ -216,13 +217,4 @@ func settle(ctx context.Context, rl *reallab.Lab, env *Env, want Facts, opts Opt
 		case <-time.After(500 * time.Millisecond):
 		}
 	}
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
