@@ -60,6 +60,7 @@ func newLabCmd() *cobra.Command {
 				return withExit(2, err)
 			}
 			if realFlags.real {
+				realFlags.report = report
 				switch {
 				case withSSH:
 					return withExit(2, fmt.Errorf("--ssh serves the simulated routers' CLI; with --real, reach the routers' vtysh through ssh:// to the namespaces instead"))
@@ -94,7 +95,7 @@ func newLabCmd() *cobra.Command {
 	addRealLabFlags(up, &realFlags)
 	up.Flags().StringArrayVar(&faults, "fault", nil, "inject a fault: 'NAME TARGET [key=value ...]' (repeatable)")
 	up.Flags().BoolVar(&realtime, "realtime", false, "pace diagnostics like the real tools (ping: one request per second)")
-	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd())
+	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd(), newLabCompareCmd())
 	return labCmd
 }
 

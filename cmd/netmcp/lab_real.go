@@ -28,6 +28,8 @@ type realLabFlags struct {
 	real      bool
 	inventory string
 	prefix    string
+	// report prints the daemons' memory after the time to converge.
+	report bool
 }
 
 // addRealLabFlags registers --real, --inventory and --netns-prefix on "lab up".
@@ -59,6 +61,14 @@ func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, bas
 	}
 	fmt.Fprintf(errw, "lab: %d routers converged in %.2f s (real: namespaces and FRR); inventory in %s\n",
 		len(rl.lab.Routers()), rl.lab.Converged.Seconds(), invFile)
+	if f.report {
+		u, err := rl.lab.Usage()
+		if err != nil {
+			fmt.Fprintf(errw, "lab: memory: %v\n", err)
+		} else {
+			fmt.Fprintf(errw, "lab: memory of the daemons: %s\n", u)
+		}
+	}
 	for _, name := range rl.lab.Routers() {
 		fmt.Fprintf(out, "%s\t%s\t%s\n", name, rl.drivers[name].Info().CLIDialect, rl.urls[name])
 	}

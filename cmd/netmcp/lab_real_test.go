@@ -23,13 +23,14 @@ func TestLabUpReal(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("skipped: lab up --real needs root")
 	}
+	t.Parallel() // with TestLabCompare: each waits mostly on its lab's protocols
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	inv := filepath.Join(t.TempDir(), "inv.yaml")
 	out := &syncBuffer{ch: make(chan struct{}, 1)}
 	errw := &syncBuffer{ch: make(chan struct{}, 1)}
 	done := make(chan error, 1)
-	flags := realLabFlags{real: true, inventory: inv, prefix: fmt.Sprintf("t%dm-", os.Getpid()%100000)}
+	flags := realLabFlags{real: true, inventory: inv, prefix: fmt.Sprintf("t%dm-", os.Getpid()%100000), report: true}
 	go func() { done <- runRealLab(ctx, sim.DefaultTopology(), flags, 0, out, errw) }()
 	deadline := time.After(90 * time.Second)
 	var lines []string
@@ -43,7 +44,14 @@ func TestLabUpReal(t *testing.T) {
 			t.Fatalf("lab up --real printed %q\n%s", out.String(), errw.String())
 		}
 	}
-	t.Log(strings.TrimSpace(lastLine(errw.String())))
+	for _, l := range strings.Split(errw.String(), "\n") {
+		if strings.HasPrefix(l, "lab: ") {
+			t.Log(l)
+		}
+	}
+	if !strings.Contains(errw.String(), "lab: memory of the daemons: ") || !strings.Contains(errw.String(), "zebra 3: PSS") {
+		t.Errorf("lab up --real --report printed no memory of the daemons:\n%s", errw.String())
+	}
 	urls := map[string]string{}
 	for _, l := range lines {
 		f := strings.Split(l, "\t")
@@ -97,9 +105,4 @@ func TestLabUpReal(t *testing.T) {
 	if left, _ := filepath.Glob("/run/netns/" + flags.prefix + "*"); len(left) > 0 {
 		t.Errorf("namespaces left: %v", left)
 	}
-}
-
-func lastLine(s string) string {
-	l := strings.Split(strings.TrimSpace(s), "\n")
-	return l[len(l)-1]
 }

@@ -7,6 +7,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -90,12 +91,7 @@ func (l *Lab) WaitConverged(ctx context.Context, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	last := ""
 	for {
-		var missing []string
-		for _, r := range l.Routers() {
-			if m := l.checkRouter(ctx, r, exp[r]); m != "" {
-				missing = append(missing, r+": "+m)
-			}
-		}
+		missing := l.eachRouter(func(r string) string { return l.checkRouter(ctx, r, exp[r]) })
 
 		if len(missing) == 0 {
 			return nil
@@ -113,6 +109,30 @@ func (l *Lab) WaitConverged(ctx context.Context, timeout time.Duration) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// eachRouter runs check on every router at once (a router's check is a
+// few vtysh calls, mostly waiting) and returns "ROUTER: WHAT" for every
+// non-empty answer, in topology order.
+func (l *Lab) eachRouter(check func(r string) string) []string {
+	routers := l.Routers()
+	answers := make([]string, len(routers))
+	var wg sync.WaitGroup
+	for k, r := range routers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[k] = check(r)
+		}()
+	}
+	wg.Wait()
+	var out []string
+	for k, a := range answers {
+		if a != "" {
+			out = append(out, routers[k]+": "+a)
+		}
+	}
+	return out
 }
 
 // checkRouter returns what router r still lacks ("" when converged).

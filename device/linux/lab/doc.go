@@ -23,6 +23,13 @@
 //     separate namespace, so it is admin up and operationally down, as an
 //     interface with no cable.
 //
+// Two steps of the build are the lab's own, so that it comes up in a few
+// seconds and shows what the topology says (hello.go, lab.go): OSPF
+// adjacencies form with one-second hellos, after which the topology's
+// timers are set back, and lldpd runs in a UTS namespace named after the
+// device and is configured through lldpcli's standard input once it has
+// found its ports, then checked. Usage reports the daemons' memory.
+//
 // Up needs root (CAP_NET_ADMIN and CAP_SYS_ADMIN) and the packages frr,
 // lldpd, unbound and iproute2.
 package lab

@@ -49,7 +49,7 @@ func (l *Lab) InjectFault(ctx context.Context, f topology.Fault) error {
 		if _, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "mtu", mtu); err != nil {
 			return err
 		}
-		return l.clearOSPF(ctx, d)
+		return l.resetOSPF(ctx, d, false)
 	case "bgp_acl_block", "icmp_acl_block":
 		d, i, err := l.target(f)
 		if err != nil {
@@ -86,8 +86,10 @@ func (l *Lab) ClearFault(ctx context.Context, f topology.Fault) error {
 		if err != nil {
 			return err
 		}
-		_, err = run(ctx, d.NS, "ip", "link", "set", i.Linux, "up")
-		return err
+		if _, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "up"); err != nil {
+			return err
+		}
+		return l.fastAdjacencies(ctx, 15*time.Second)
 	case "mtu_mismatch":
 		d, i, err := l.target(f)
 		if err != nil {
@@ -100,7 +102,7 @@ func (l *Lab) ClearFault(ctx context.Context, f topology.Fault) error {
 		if _, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "mtu", strconv.Itoa(mtu)); err != nil {
 			return err
 		}
-		return l.clearOSPF(ctx, d)
+		return l.resetOSPF(ctx, d, true)
 	case "bgp_acl_block", "icmp_acl_block":
 		d, _, err := l.target(f)
 		if err != nil {
@@ -176,14 +178,20 @@ func (l *Lab) nft(ctx context.Context, d *planDevice, ruleset string) error {
 	return err
 }
 
-// clearOSPF restarts router d's OSPF process: an MTU change alone leaves
-// an existing adjacency up.
-func (l *Lab) clearOSPF(ctx context.Context, d *planDevice) error {
+// resetOSPF restarts router d's OSPF process (an MTU change alone leaves
+// an existing adjacency up); with fast, the adjacencies form again with
+// the bring-up timers (fastAdjacencies).
+func (l *Lab) resetOSPF(ctx context.Context, d *planDevice, fast bool) error {
 	if !d.Router() || d.Dev.OSPF == nil {
 		return nil
 	}
-	_, err := l.Vtysh(ctx, d.Dev.Name, "clear ip ospf process")
-	return err
+	if _, err := l.Vtysh(ctx, d.Dev.Name, "clear ip ospf process"); err != nil {
+		return err
+	}
+	if fast {
+		return l.fastAdjacencies(ctx, 15*time.Second)
+	}
+	return nil
 }
 
 // restartRouting starts router d's stopped routing daemons again and
@@ -207,6 +215,8 @@ func (l *Lab) restartRouting(ctx context.Context, d *planDevice) error {
 			return err
 		}
 	}
-	_, err := run(ctx, d.NS, "vtysh", "-N", d.NS, "--config_dir", filepath.Join(l.dir, "frr"), "-b")
-	return err
+	if _, err := run(ctx, d.NS, "vtysh", "-N", d.NS, "--config_dir", filepath.Join(l.dir, "frr"), "-b"); err != nil {
+		return err
+	}
+	return l.fastAdjacencies(ctx, 15*time.Second)
 }

@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -69,6 +70,23 @@ type Lab struct {
 	// Converged is how long Up took from start to convergence (0 when
 	// the wait was skipped).
 	Converged time.Duration
+	// Phases are the steps of Up and how long each took, in order.
+	Phases     []Phase
+	phaseStart time.Time
+}
+
+// Phase is one step of Up.
+type Phase struct {
+	Name string
+	Took time.Duration
+}
+
+// phase ends the step under way, naming it.
+func (l *Lab) phase(name string) {
+	now := time.Now()
+	l.Phases = append(l.Phases, Phase{Name: name, Took: now.Sub(l.phaseStart)})
+	l.phaseStart = now
+	l.logger.Debug("real lab: "+name, "seconds", fmt.Sprintf("%.2f", l.Phases[len(l.Phases)-1].Took.Seconds()))
 }
 
 // Up builds topo as a real lab and waits for it to converge. On error
@@ -85,7 +103,7 @@ func Up(ctx context.Context, topo topology.Topology, opts Options) (*Lab, error)
 	if err != nil {
 		return nil, err
 	}
-	l := &Lab{plan: p, opts: opts, logger: opts.Logger, byName: map[string]*proc{},
+	l := &Lab{plan: p, opts: opts, logger: opts.Logger, byName: map[string]*proc{}, phaseStart: start,
 		handles: nsHandles{ns: map[string]netns.NsHandle{}, nl: map[string]*netlink.Handle{}}}
 	if l.logger == nil {
 		l.logger = slog.New(slog.DiscardHandler)
@@ -104,6 +122,7 @@ func Up(ctx context.Context, topo topology.Topology, opts Options) (*Lab, error)
 		if err := l.WaitConverged(ctx, timeout); err != nil {
 			return nil, errors.Join(err, l.Close())
 		}
+		l.phase("OSPF and BGP converged")
 		l.Converged = time.Since(start)
 	}
 	return l, nil
@@ -112,7 +131,7 @@ func Up(ctx context.Context, topo topology.Topology, opts Options) (*Lab, error)
 // checkTools reports the missing programs in one error.
 func checkTools() error {
 	var missing []string
-	for _, t := range []string{"ip", "vtysh", "lldpd", "unbound"} {
+	for _, t := range []string{"ip", "vtysh", "lldpd", "lldpcli", "unbound", "unshare", "nft"} {
 		if _, err := exec.LookPath(t); err != nil {
 			missing = append(missing, t)
 		}
@@ -166,9 +185,11 @@ func (l *Lab) build(ctx context.Context) error {
 			}
 		}
 	}
+	l.phase("namespaces")
 	if err := buildNetwork(p, &l.handles); err != nil {
 		return err
 	}
+	l.phase("links and addresses")
 	for _, d := range p.Devices {
 		if err := l.writeResolvConf(d); err != nil {
 			return err
@@ -177,9 +198,15 @@ func (l *Lab) build(ctx context.Context) error {
 	if err := l.startFRR(ctx); err != nil {
 		return err
 	}
+	l.phase("OSPF adjacencies (1 s hellos)")
+	var pending []func() error
 	for _, d := range p.Devices {
-		if err := l.startLLDP(d); err != nil {
+		configure, err := l.startLLDP(ctx, d)
+		if err != nil {
 			return err
+		}
+		if configure != nil {
+			pending = append(pending, configure)
 		}
 		if d.Dev.DNS != nil && !d.Dev.DNS.Disabled {
 			if err := l.startUnbound(d); err != nil {
@@ -187,7 +214,27 @@ func (l *Lab) build(ctx context.Context) error {
 			}
 		}
 	}
+	l.phase("lldpd and unbound started")
+	if err := parallel(pending); err != nil {
+		return err
+	}
+	l.phase("lldpd configured and checked")
 	return nil
+}
+
+// parallel runs fns at once and joins their errors.
+func parallel(fns []func() error) error {
+	errs := make([]error, len(fns))
+	var wg sync.WaitGroup
+	for k, fn := range fns {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[k] = fn()
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // needStub tells whether an interface has no cable.
@@ -202,12 +249,14 @@ func (l *Lab) needStub() bool {
 	return false
 }
 
-// writeResolvConf writes /etc/netns/NS/resolv.conf, which "ip netns exec"
-// mounts over /etc/resolv.conf for the device's processes.
+// writeResolvConf writes /etc/netns/NS/resolv.conf and hosts, which "ip
+// netns exec" mounts over /etc's for the device's processes: the
+// device's resolvers, and its own name in hosts. lldpd looks its host
+// name up (getaddrinfo) before every LLDPDU: without the hosts entry the
+// lookup goes to the lab's DNS server, which answers nothing until the
+// routing has converged, and every lookup waits for the resolver's
+// timeout (lldpd's log: "unable to get system name").
 func (l *Lab) writeResolvConf(d *planDevice) error {
-	if len(d.Dev.DNSServers) == 0 {
-		return nil
-	}
 	dir := filepath.Join("/etc/netns", d.NS)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
@@ -215,6 +264,13 @@ func (l *Lab) writeResolvConf(d *planDevice) error {
 	l.mu.Lock()
 	l.etcMade = append(l.etcMade, dir)
 	l.mu.Unlock()
+	hosts := fmt.Sprintf("127.0.0.1\tlocalhost\n::1\tlocalhost\n127.0.1.1\t%s\n", d.Dev.Name)
+	if err := os.WriteFile(filepath.Join(dir, "hosts"), []byte(hosts), 0o644); err != nil {
+		return err
+	}
+	if len(d.Dev.DNSServers) == 0 {
+		return nil
+	}
 	var b strings.Builder
 	for _, s := range d.Dev.DNSServers {
 		fmt.Fprintf(&b, "nameserver %s\n", s)
@@ -279,10 +335,6 @@ func (l *Lab) startFRR(ctx context.Context) error {
 			}
 		}
 	}
-	// FRR 8.4 lists a new neighbour in its hellos only from its next
-	// periodic hello (10 s by default), so adjacencies form about one
-	// hello interval after the configurations load: a real lab with the
-	// topology's timers converges in that time, not faster.
 	errs := make([]error, len(routers))
 	var wg sync.WaitGroup
 	for k, d := range routers {
@@ -296,7 +348,11 @@ func (l *Lab) startFRR(ctx context.Context) error {
 		}()
 	}
 	wg.Wait()
-	return errors.Join(errs...)
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	l.phase("FRR started and configured")
+	return l.fastAdjacencies(ctx, 20*time.Second)
 }
 
 // startFRRDaemon starts one FRR daemon of router d in the foreground.
@@ -312,38 +368,164 @@ func (l *Lab) startFRRDaemon(d *planDevice, daemon string) (*proc, error) {
 	return pr, nil
 }
 
-// startLLDP starts lldpd in the device's namespace on its links.
-func (l *Lab) startLLDP(d *planDevice) error {
+// startLLDP starts lldpd in the device's namespace on its links, and
+// returns the function that configures it (nil when the device runs no
+// lldpd).
+func (l *Lab) startLLDP(ctx context.Context, d *planDevice) (func() error, error) {
 	if d.Dev.LLDP != nil && d.Dev.LLDP.Disabled {
-		return nil
+		return nil, nil
 	}
 	ifs := lldpInterfaces(d)
 	if ifs == "" {
-		return nil
+		return nil, nil
 	}
 	conf, err := lldpdConfig(d)
 	if err != nil {
-		return fmt.Errorf("%s: %w", d.Dev.Name, err)
+		return nil, fmt.Errorf("%s: %w", d.Dev.Name, err)
 	}
 	dir := filepath.Join(l.dir, "lldpd")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
+		return nil, err
 	}
 	if err := os.MkdirAll("/run/lldpd", 0o755); err != nil { // lldpd's privilege-separation chroot
-		return err
+		return nil, err
 	}
 	cf := filepath.Join(dir, d.NS+".conf")
 	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
-		return err
+		return nil, err
 	}
 	sock := LLDPSocket(d.NS)
-	pr, err := startProc(d.Dev.Name+"/lldpd", d.NS, []string{"lldpd", "-d", "-u", sock,
-		"-p", filepath.Join(dir, d.NS+".pid"), "-O", cf, "-I", ifs, "-k"}, filepath.Join(dir, d.NS+".log"))
+	_ = os.Remove(sock) // a socket left by a killed lldpd would pass for this one's
+	// lldpd runs in its own UTS namespace named after the device, so that
+	// even its first LLDPDU carries the device's name (a namespace of "ip
+	// netns" shares the host's name, "vm"), and it does not run lldpcli
+	// itself (-L ""): that run could not read the configuration (see
+	// configureLLDP) and lldpd does not check it; configureLLDP configures
+	// it and checks the result.
+	argv := append(utsExec(d.Dev.Name), "lldpd", "-d", "-L", "", "-u", sock,
+		"-p", filepath.Join(dir, d.NS+".pid"), "-I", ifs, "-k")
+	pr, err := startProc(d.Dev.Name+"/lldpd", d.NS, argv, filepath.Join(dir, d.NS+".log"))
+	if err != nil {
+		return nil, err
+	}
+	l.addProc(pr)
+	return func() error { return configureLLDP(ctx, d, pr, sock, cf) }, nil
+}
+
+// utsExec is the argv prefix that runs a program in a new UTS namespace
+// whose host name is name (unshare execs sh, which sets it and execs the
+// program: the daemon stays the direct child).
+func utsExec(name string) []string {
+	return []string{"unshare", "--uts", "sh", "-c", `hostname "$0" && exec "$@"`, name}
+}
+
+// configureLLDP loads lldpd's configuration through its socket once
+// lldpd listens and has found every port it is to run on, and checks that
+// every port then carries the device's name and custom TLVs. lldpd
+// applies "configure lldp custom-tlv" to the ports it knows at that
+// moment: configured before it has found its ports, a custom TLV is
+// silently lost (the neighbour without its custom TLV seen before).
+func configureLLDP(ctx context.Context, d *planDevice, pr *proc, sock, conf string) error {
+	if err := waitFile(ctx, pr, sock, 10*time.Second); err != nil {
+		return err
+	}
+	want := strings.Split(lldpInterfaces(d), ",")
+	ntlv := 0
+	if d.Dev.LLDP != nil {
+		ntlv = len(d.Dev.LLDP.CustomTLVs)
+	}
+	// ready reports what the ports lack ("" when every port is there, and
+	// with configured, has the name and the custom TLVs).
+	ready := func(configured bool) string {
+		out, err := run(ctx, d.NS, "lldpcli", "-u", sock, "-f", "json0", "show", "interfaces")
+		if err != nil {
+			return err.Error()
+		}
+		var v struct {
+			LLDP []struct {
+				Interface []struct {
+					Name    string `json:"name"`
+					Chassis []struct {
+						Name []struct {
+							Value string `json:"value"`
+						} `json:"name"`
+					} `json:"chassis"`
+					Unknown []struct {
+						TLV []json.RawMessage `json:"unknown-tlv"`
+					} `json:"unknown-tlvs"`
+				} `json:"interface"`
+			} `json:"lldp"`
+		}
+		if err := json.Unmarshal(out, &v); err != nil {
+			return "lldpcli show interfaces: " + err.Error()
+		}
+		seen := map[string]string{}
+		for _, l := range v.LLDP {
+			for _, i := range l.Interface {
+				n := 0
+				for _, u := range i.Unknown {
+					n += len(u.TLV)
+				}
+				name := ""
+				if len(i.Chassis) > 0 && len(i.Chassis[0].Name) > 0 {
+					name = i.Chassis[0].Name[0].Value
+				}
+				switch {
+				case !configured:
+					seen[i.Name] = ""
+				case name != d.Dev.Name:
+					seen[i.Name] = fmt.Sprintf("%s: system name %q", i.Name, name)
+				case n != ntlv:
+					seen[i.Name] = fmt.Sprintf("%s: %d custom TLVs, want %d", i.Name, n, ntlv)
+				default:
+					seen[i.Name] = ""
+				}
+			}
+		}
+		var missing []string
+		for _, w := range want {
+			m, ok := seen[w]
+			switch {
+			case !ok:
+				missing = append(missing, w+": not a port of lldpd yet")
+			case m != "":
+				missing = append(missing, m)
+			}
+		}
+		return strings.Join(missing, "; ")
+	}
+	wait := func(configured bool) error {
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			m := ready(configured)
+			if m == "" {
+				return nil
+			}
+			if time.Now().After(deadline) || !pr.alive() {
+				return fmt.Errorf("%s: lldpd: %s (log %s)", d.Dev.Name, m, pr.log)
+			}
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(100 * time.Millisecond):
+			}
+		}
+	}
+	if err := wait(false); err != nil {
+		return err
+	}
+	// The commands go on standard input: lldpcli is set-user-ID _lldpd
+	// and cannot read a file of the lab's directory (mode 0700), which it
+	// only warns about, exiting 0 (lldpd -O had the same fate: the stale
+	// neighbour named after the host, without its custom TLV).
+	commands, err := os.ReadFile(conf)
 	if err != nil {
 		return err
 	}
-	l.addProc(pr)
-	return nil
+	if out, err := runInput(ctx, d.NS, commands, "lldpcli", "-u", sock); err != nil {
+		return fmt.Errorf("%s: configuring lldpd: %w %s", d.Dev.Name, err, strings.TrimSpace(string(out)))
+	}
+	return wait(true)
 }
 
 // LLDPSocket is the control socket of the lldpd of namespace ns, which
@@ -427,6 +609,22 @@ func (l *Lab) LinuxName(device, iface string) (string, bool) {
 		return "", false
 	}
 	return i.Linux, true
+}
+
+// TopologyName returns the topology's name of a device's Linux
+// interface ("gi0-0-0" -> "GigabitEthernet0/0/0"; "lo" -> the first
+// loopback), or the Linux name itself when the topology has none.
+func (l *Lab) TopologyName(device, linuxName string) string {
+	d, ok := l.plan.Device(device)
+	if !ok {
+		return linuxName
+	}
+	for _, i := range d.Ifaces {
+		if i.Linux == linuxName {
+			return i.Topo
+		}
+	}
+	return linuxName
 }
 
 // Exec runs argv in a device's namespace and returns its standard output.

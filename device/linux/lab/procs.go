@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -101,8 +102,16 @@ func waitFile(ctx context.Context, p *proc, path string, timeout time.Duration) 
 
 // run runs argv in namespace ns to completion and returns its output.
 func run(ctx context.Context, ns string, argv ...string) ([]byte, error) {
+	return runInput(ctx, ns, nil, argv...)
+}
+
+// runInput is run with input on the program's standard input.
+func runInput(ctx context.Context, ns string, input []byte, argv ...string) ([]byte, error) {
 	full := append([]string{"ip", "netns", "exec", ns}, argv...)
 	cmd := exec.CommandContext(ctx, full[0], full[1:]...)
+	if input != nil {
+		cmd.Stdin = bytes.NewReader(input)
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

@@ -1,0 +1,136 @@
+package twin
+
+import "strings"
+
+// Known is a documented difference between the simulated and the real
+// lab: a fact on which they may disagree, and why.
+type Known struct {
+	ID     string
+	Reason string
+	// Match tells whether a disagreeing row is this difference.
+	Match func(env *Env, row Row) bool
+}
+
+// KnownDifferences lists the documented differences (docs/twin.md).
+var KnownDifferences = []Known{
+	{
+		ID: "vrf-global",
+		Reason: "the real lab builds no VRFs (this kernel has no vrf devices): interfaces of a VRF are in the global table, " +
+			"so their subnets are routed (r1 redistributes connected routes into OSPF) and hosts behind them answer, " +
+			"where the simulator keeps them in the VRF",
+		Match: func(env *Env, row Row) bool {
+			switch row.Kind {
+			case KindRoute, KindPing:
+				return env.inVRF(row.Subject)
+			case KindTrace:
+				return env.inVRF(row.Subject) || mentionsVRF(env, row.Sim) || mentionsVRF(env, row.Real)
+			}
+			return false
+		},
+	},
+	{
+		ID: "ospf-down-listed",
+		Reason: "when a neighbour goes away (the interface down, or a routing process stopped) the simulator keeps it " +
+			"listed in state Down; FRR deletes a neighbour at once when its interface goes down, and at the dead " +
+			"interval when it falls silent (show ip ospf neighbor lists no Down neighbour)",
+		Match: func(_ *Env, row Row) bool {
+			return row.Kind == KindOSPF && row.Sim == "Down" && row.Real == Absent
+		},
+	},
+	{
+		ID: "bgp-connect-active",
+		Reason: "while its TCP connection fails (SYNs dropped), an FRR session alternates between Connect (a SYN " +
+			"outstanding) and Active (waiting for the connect-retry timer, 2 s in the lab); the simulator shows Active throughout",
+		Match: func(_ *Env, row Row) bool {
+			ok := func(s string) bool { return s == "Active" || s == "Connect" }
+			return row.Kind == KindBGPState && ok(row.Sim) && ok(row.Real)
+		},
+	},
+	{
+		ID: "icmp-acl-type",
+		Reason: "the simulator's ACLs match ICMP as a whole (its ACL model has no ICMP type), so icmp_acl_block, built " +
+			"there as an ACL denying icmp, also drops the echo replies and ICMP errors entering the interface; the real " +
+			"lab's nftables rule drops only echo requests (the catalog's \"denies ICMP echo\")",
+		Match: func(env *Env, row Row) bool {
+			if !env.hasFault("icmp_acl_block") {
+				return false
+			}
+			switch row.Kind {
+			case KindPing:
+				return row.Sim == "fail" && row.Real == "ok"
+			case KindTrace:
+				return strings.HasSuffix(row.Sim, "*") && !strings.HasSuffix(row.Real, "*")
+			}
+			return false
+		},
+	},
+	{
+		ID: "stopped-daemons-listed",
+		Reason: "with its routing daemons stopped (frr_service_down) a router has no OSPF or BGP state in FRR (vtysh: " +
+			"\"bgpd is not running\"); the simulator still lists its BGP neighbours (Idle) and OSPF neighbours (Down)",
+		Match: func(env *Env, row Row) bool {
+			return (row.Kind == KindBGPState || row.Kind == KindBGPError || row.Kind == KindOSPF) &&
+				row.Real == Absent && env.faultOn("frr_service_down", row.Device)
+		},
+	},
+	{
+		ID: "stopped-daemons-statics",
+		Reason: "a router whose routing daemons are stopped (frr_service_down) keeps its static routes in the simulator, " +
+			"which forwards by them; in FRR static routes belong to staticd, and zebra withdraws a stopped daemon's routes, " +
+			"so the router has only its connected routes (the real lab stops staticd, ospfd and bgpd)",
+		Match: func(env *Env, row Row) bool {
+			if !env.hasFault("frr_service_down") {
+				return false
+			}
+			switch row.Kind {
+			case KindRoute:
+				return env.faultOn("frr_service_down", row.Device) && strings.HasPrefix(row.Sim, "static ") && row.Real == Absent
+			case KindPing:
+				return env.faultOn("frr_service_down", row.Device) && row.Sim == "ok" && row.Real == "fail"
+			case KindTrace:
+				return env.faultOn("frr_service_down", row.Device) && row.Real == "unreachable"
+			}
+			return false
+		},
+	},
+	{
+		ID: "bgp-nht-drop",
+		Reason: "when the route to a BGP peer's address disappears (iBGP over loopbacks), FRR's session goes down " +
+			"(at the hold timer's expiry here) and its last reset reads \"Waiting for NHT\" (reset code 27, no " +
+			"notification recorded): next-hop tracking keeps it from reconnecting; the simulator reports \"Hold Timer Expired\"",
+		Match: func(_ *Env, row Row) bool {
+			return row.Kind == KindBGPError && row.Sim == "hold-timer-expired" && row.Real == "no-route"
+		},
+	},
+}
+
+// hasFault tells whether the scenario applies a fault of that name.
+func (e *Env) hasFault(name string) bool {
+	for _, f := range e.Faults {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+// faultOn tells whether the scenario applies a fault of that name to the
+// device (its target, or the device of its target interface).
+func (e *Env) faultOn(name, device string) bool {
+	for _, f := range e.Faults {
+		if f.Name == name && (f.Target == device || strings.HasPrefix(f.Target, device+":")) {
+			return true
+		}
+	}
+	return false
+}
+
+// mentionsVRF tells whether a traceroute's hops show a VRF address.
+func mentionsVRF(env *Env, hops string) bool {
+	for _, h := range strings.Fields(hops) {
+		if env.inVRF(h) {
+			return true
+		}
+	}
+	return false
+}
