@@ -266,7 +266,7 @@ func TestControlPlaneDefaultLab(t *testing.T) {
 			checks: []check{routeIs("r3", "172.16.0.0/12", ProtoBGP)}},
 		{name: "frr_service_down", faults: []topology.Fault{frrDown("r2")}, checks: []check{
 			ospfIs("r1", r1Gi, "", ""), bgpIs("r1", "10.0.12.2", BGPActive, ""), bgpIs("r2", "10.0.12.1", BGPIdle, ""),
-			routeIs("r1", "10.255.0.3/32", ""), routeIs("r2", "10.255.0.3/32", ""), routeIs("r2", "198.51.100.0/24", "static"),
+			routeIs("r1", "10.255.0.3/32", ""), routeIs("r2", "10.255.0.3/32", ""), routeIs("r2", "198.51.100.0/24", ""), // statics withdrawn with staticd
 			routeIs("r2", "10.0.23.0/30", "direct"), routeIs("r1", "10.3.0.0/24", "static"),
 		}},
 	}

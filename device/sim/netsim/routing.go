@@ -135,7 +135,12 @@ func (s *state) computeRIBs(d *device) {
 			d.ribs[k] = append(d.ribs[k], s.ospfG.routes(p)...)
 		}
 		d.ribs[k] = append(d.ribs[k], s.bgpRoutesOf(d, k)...)
-		d.statics(fam)
+		if !s.daemonDown[d.name] {
+			// Static routes are FRR's too (staticd, installed by zebra):
+			// with the routing daemons down (frr_service_down) they are
+			// withdrawn, and only the connected routes remain.
+			d.statics(fam)
+		}
 	}
 	d.fibs = make(map[ribKey]*fib, len(d.ribs))
 	for k, rs := range d.ribs {

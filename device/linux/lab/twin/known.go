@@ -74,26 +74,6 @@ var KnownDifferences = []Known{
 		},
 	},
 	{
-		ID: "stopped-daemons-statics",
-		Reason: "a router whose routing daemons are stopped (frr_service_down) keeps its static routes in the simulator, " +
-			"which forwards by them; in FRR static routes belong to staticd, and zebra withdraws a stopped daemon's routes, " +
-			"so the router has only its connected routes (the real lab stops staticd, ospfd and bgpd)",
-		Match: func(env *Env, row Row) bool {
-			if !env.hasFault("frr_service_down") {
-				return false
-			}
-			switch row.Kind {
-			case KindRoute:
-				return env.faultOn("frr_service_down", row.Device) && strings.HasPrefix(row.Sim, "static ") && row.Real == Absent
-			case KindPing:
-				return env.faultOn("frr_service_down", row.Device) && row.Sim == "ok" && row.Real == "fail"
-			case KindTrace:
-				return env.faultOn("frr_service_down", row.Device) && row.Real == "unreachable"
-			}
-			return false
-		},
-	},
-	{
 		ID: "bgp-nht-drop",
 		Reason: "when the route to a BGP peer's address disappears (iBGP over loopbacks), FRR's session goes down " +
 			"(at the hold timer's expiry here) and its last reset reads \"Waiting for NHT\" (reset code 27, no " +
