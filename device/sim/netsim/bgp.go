@@ -84,8 +84,8 @@ type bgpNbr struct {
 	// lastSent tells whether this router sent the notification of lastErr
 	// (false: it received it, or lastErr is no notification).
 	lastSent bool
-	since   time.Time
-	peerRID netip.Addr
+	since    time.Time
+	peerRID  netip.Addr
 }
 
 // bgpPath is one path of a BGP table.

@@ -41,7 +41,7 @@ func TestKnownDifferences(t *testing.T) {
 		{fault("frr_service_down r3"), row(KindBGPState, "r3", "10.255.0.2", "Idle", Absent), "stopped-daemons-listed"},
 		{fault("frr_service_down r3"), row(KindBGPState, "r2", "10.255.0.3", "Idle", Absent), ""},
 		{fault("frr_service_down r3"), row(KindRoute, "r3", "0.0.0.0/0", "static 10.0.23.1", Absent), ""}, // the simulator withdraws them now: a real difference if it ever shows again
-		{fault("frr_service_down r3"), row(KindPing, "r3", "10.255.0.1", "ok", "fail"), ""}, // the simulator withdraws them now: a real difference if it ever shows again
+		{fault("frr_service_down r3"), row(KindPing, "r3", "10.255.0.1", "ok", "fail"), ""},               // the simulator withdraws them now: a real difference if it ever shows again
 		{fault("frr_service_down r3"), row(KindPing, "r1", "10.255.0.3", "ok", "fail"), ""},
 	}
 	for _, tc := range tests {
