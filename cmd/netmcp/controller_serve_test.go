@@ -100,8 +100,10 @@ func checkTSHost(t *testing.T, o tsHostOutcome, wantVersion, corr string) {
 			t.Errorf("list_devices: %+v, want connected with tools", d)
 		}
 	}
-	if !slices.Equal(names, []string{"r1", "r2", "r3"}) {
-		t.Errorf("list_devices: %v", names)
+	for _, want := range []string{"r1", "r2", "r3"} { // the lab's routers (its hosts may serve MCP too)
+		if !slices.Contains(names, want) {
+			t.Errorf("list_devices: %v, want %s among them", names, want)
+		}
 	}
 	if o.Hostname.Data != "r2" {
 		t.Errorf("call_device_tool r2 network.yang.get hostname: %+v", o.Hostname)
