@@ -267,16 +267,22 @@ func (r *run) readNetwork() *Network {
 			v.Calls[PathNetInst] = call
 			v.BGP, v.OSPF = parseBGP(data), parseOSPF(data)
 			r.summarize(call, "BGP %v, OSPF %v", v.BGP != nil, v.OSPF != nil)
+		} else if lostDevice(err) {
+			return err // lost part-way: unread, not absent
 		}
 		if data, call, err = r.yangGet(d.Name(), PathRouting); err == nil {
 			v.Routes = parseRoutes(data)
 			v.Calls[PathRouting] = call
 			r.summarize(call, "%d IPv4 routes", len(v.Routes))
+		} else if lostDevice(err) {
+			return err // lost part-way: unread, not absent
 		}
 		if data, call, err = r.yangGet(d.Name(), PathACL); err == nil {
 			v.ACLs, v.Bindings = parseACL(data)
 			v.Calls[PathACL] = call
 			r.summarize(call, "%d ACLs, %d bindings", len(v.ACLs), len(v.Bindings))
+		} else if lostDevice(err) {
+			return err // lost part-way: unread, not absent
 		}
 		mu.Lock()
 		n.Devices[d.Name()] = v
@@ -341,6 +347,9 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 	}
 	out, n, err := r.call(dev, netproto.ToolPing, args)
 	p := pingResult{Dev: dev, Dst: dst, Call: n, Err: err, Loss: 100}
+	if lostDevice(err) {
+		r.noteLost(dev, err)
+	}
 	if err != nil {
 		p.Text = fmt.Sprintf("ping %s failed: %s", dst, firstLine(err.Error()))
 		r.summarize(n, "%s", p.Text)

@@ -255,6 +255,8 @@ func (r *run) hostSweep(n *Network, done map[string]bool) {
 			continue
 		}
 		switch {
+		case lostDevice(p.local.Err) || lostDevice(p.far.Err):
+			continue // a prober was lost (Report.Unreachable), not the host
 		case !p.local.OK() && p.local.Loss == 100:
 			if r.coveredByCause(p.h.Router.Device, p.h.Router.Iface) {
 				continue

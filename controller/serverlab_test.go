@@ -1,0 +1,178 @@
+package controller_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/policy"
+	"github.com/netmcp/netmcp/server"
+	"github.com/netmcp/netmcp/transport"
+)
+
+// serverLab is the default lab with each router served over Streamable
+// HTTP by its own MCP server, as `netmcp lab up` does, where a device's
+// server can be killed and restarted on the same port (a new server: the
+// sessions of the old one are gone) and every server writes an audit log
+// that outlives its restarts.
+type serverLab struct {
+	t    testing.TB
+	lab  *sim.Lab
+	topo topology.Topology
+	mu   sync.Mutex
+	devs map[string]*labServer
+}
+
+// labServer is one router's server.
+type labServer struct {
+	addr      string // fixed after the first start
+	auditPath string
+	log       *audit.Log
+	srv       *server.Server
+	hs        *http.Server
+	done      chan struct{}
+}
+
+// newServerLab starts the default lab broken by faults (words of
+// topology.ParseFault, each one the simulator models), with resource
+// telemetry every 100 ms.
+func newServerLab(t testing.TB, faults ...string) *serverLab {
+	t.Helper()
+	topo := sim.DefaultTopology()
+	lab, err := sim.NewLab(topo, sim.LabOptions{TelemetryInterval: 100 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range faults {
+		f, err := topology.ParseFault(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lab.InjectFault(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	l := &serverLab{t: t, lab: lab, topo: topo, devs: map[string]*labServer{}}
+	dir := t.TempDir()
+	for _, name := range lab.Routers() {
+		s := &labServer{addr: "127.0.0.1:0", auditPath: filepath.Join(dir, name+".audit.jsonl")}
+		if s.log, err = audit.Open(s.auditPath, audit.Options{Sync: audit.SyncNever}); err != nil {
+			t.Fatal(err)
+		}
+		l.devs[name] = s
+		l.start(name)
+	}
+	t.Cleanup(func() {
+		for name, s := range l.devs {
+			l.kill(name)
+			_ = s.log.Close()
+		}
+		lab.Close()
+	})
+	return l
+}
+
+// start (re)starts the device's server on the port it had before.
+func (l *serverLab) start(name string) {
+	l.t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.devs[name]
+	drv, err := l.lab.Device(name)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	srv, err := server.New(drv, server.Options{})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	sec, err := srv.Secure(server.SecurityOptions{Audit: s.log, LocalRole: policy.RoleOperator})
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	var ln net.Listener
+	for i := 0; ; i++ { // the port of a killed server may linger a moment
+		ln, err = net.Listen("tcp", s.addr)
+		if err == nil || i == 50 {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	s.addr, s.srv = ln.Addr().String(), srv
+	s.hs = &http.Server{Handler: sec.HTTPHandler(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{}))}
+	s.done = make(chan struct{})
+	go func(hs *http.Server, done chan struct{}) {
+		defer close(done)
+		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			l.t.Errorf("device %s: %v", name, err)
+		}
+	}(s.hs, s.done)
+}
+
+// kill stops the device's server abruptly: the listener and every
+// connection closed, its sessions forgotten.
+func (l *serverLab) kill(name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.devs[name]
+	if s.hs == nil {
+		return
+	}
+	_ = s.hs.Close()
+	<-s.done
+	_ = s.srv.Close()
+	s.hs = nil
+}
+
+// inventory lists the lab's routers.
+func (l *serverLab) inventory() *inventory.Inventory {
+	inv := &inventory.Inventory{Name: "test"}
+	for _, name := range l.lab.Routers() {
+		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: "http://" + l.devs[name].addr + transport.Path, Device: "sim://" + name})
+	}
+	return inv
+}
+
+// hosts are the lab's hosts as an operator knows them.
+func (l *serverLab) hosts() []controller.Host { return controller.HostsOf(l.topo) }
+
+// audit reads the device's audit log as written so far.
+func (l *serverLab) audit(name string) []audit.Record {
+	l.t.Helper()
+	f, err := os.Open(l.devs[name].auditPath)
+	if err != nil {
+		l.t.Fatal(err)
+	}
+	defer f.Close()
+	var out []audit.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
+	for sc.Scan() {
+		var r audit.Record
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
+			l.t.Fatalf("%s audit log: %v\n%s", name, err, sc.Text())
+		}
+		out = append(out, r)
+	}
+	if err := sc.Err(); err != nil {
+		l.t.Fatal(err)
+	}
+	return out
+}
