@@ -29,40 +29,52 @@ type runbook struct {
 	nextHop       string // set when the outgoing interface must be found from the next hop
 	remote        bool   // the route has a next hop: dst is not on a connected subnet
 	findings      []string
-	expires       time.Time
 }
 
-// runbookStore keeps runbooks by context id for a while.
-type runbookStore struct {
-	mu sync.Mutex
-	m  map[string]*runbook
+// contextStore keeps the state of a multi-round prompt (a runbook) by its
+// context id for runbookTTL; a round takes it out and the next round's
+// state is put back under a new id.
+type contextStore[T any] struct {
+	mu     sync.Mutex
+	prefix string // of the ids: "ctx-", "ctx-bgp-"
+	m      map[string]contextEntry[T]
 }
 
+// contextEntry is one kept state and when it expires.
+type contextEntry[T any] struct {
+	v       *T
+	expires time.Time
+}
+
+// runbookTTL is how long a runbook waits for its next round.
 const runbookTTL = 30 * time.Minute
 
-func newRunbookStore() *runbookStore { return &runbookStore{m: map[string]*runbook{}} }
+func newContextStore[T any](prefix string) *contextStore[T] {
+	return &contextStore[T]{prefix: prefix, m: map[string]contextEntry[T]{}}
+}
 
-func (st *runbookStore) put(rb *runbook) string {
+// put keeps v and returns its new context id; expired states are dropped.
+func (st *contextStore[T]) put(v *T) string {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	now := time.Now()
-	for id, r := range st.m {
-		if now.After(r.expires) {
+	for id, e := range st.m {
+		if now.After(e.expires) {
 			delete(st.m, id)
 		}
 	}
-	id := "ctx-" + rand.Text()[:16]
-	rb.expires = now.Add(runbookTTL)
-	st.m[id] = rb
+	id := st.prefix + rand.Text()[:16]
+	st.m[id] = contextEntry[T]{v: v, expires: now.Add(runbookTTL)}
 	return id
 }
 
-func (st *runbookStore) take(id string) (*runbook, bool) {
+// take removes and returns the state of id, if it has not expired.
+func (st *contextStore[T]) take(id string) (*T, bool) {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	rb, ok := st.m[id]
+	e, ok := st.m[id]
 	delete(st.m, id)
-	return rb, ok && time.Now().Before(rb.expires)
+	return e.v, ok && time.Now().Before(e.expires)
 }
 
 // pingFailPrompt is network.troubleshoot.ping-fail: a working runbook.

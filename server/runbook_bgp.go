@@ -3,12 +3,10 @@ package server
 import (
 	"cmp"
 	"context"
-	"crypto/rand"
 	"fmt"
 	"net/netip"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -40,38 +38,6 @@ type bgpRunbook struct {
 	outIf    string
 	nextHop  string
 	findings []string
-	expires  time.Time
-}
-
-// bgpRunbookStore keeps BGP runbooks by context id for a while.
-type bgpRunbookStore struct {
-	mu sync.Mutex
-	m  map[string]*bgpRunbook
-}
-
-func newBGPRunbookStore() *bgpRunbookStore { return &bgpRunbookStore{m: map[string]*bgpRunbook{}} }
-
-func (st *bgpRunbookStore) put(rb *bgpRunbook) string {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	now := time.Now()
-	for id, r := range st.m {
-		if now.After(r.expires) {
-			delete(st.m, id)
-		}
-	}
-	id := "ctx-bgp-" + rand.Text()[:16]
-	rb.expires = now.Add(runbookTTL)
-	st.m[id] = rb
-	return id
-}
-
-func (st *bgpRunbookStore) take(id string) (*bgpRunbook, bool) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	rb, ok := st.m[id]
-	delete(st.m, id)
-	return rb, ok && time.Now().Before(rb.expires)
 }
 
 // bgpDownArgs are the prompt's arguments.

@@ -82,8 +82,8 @@ type Server struct {
 	sessions      map[*mcp.ServerSession]*session
 	byID          map[string]*session // sessions that have an MCP session id
 	subs          map[string]int      // subscribed URI -> number of subscribers
-	runbooks      *runbookStore
-	bgpRunbooks   *bgpRunbookStore // network.troubleshoot.bgp-down (runbook_bgp.go)
+	runbooks      *contextStore[runbook]
+	bgpRunbooks   *contextStore[bgpRunbook] // network.troubleshoot.bgp-down (runbook_bgp.go)
 	promptSchemas map[string][]argSchema
 	editSeq       int
 	handleTag     string         // random, per server: handles of two runs differ
@@ -148,7 +148,7 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	}
 	s := &Server{drv: drv, info: info, opts: opts, log: log,
 		sessions: map[*mcp.ServerSession]*session{}, byID: map[string]*session{}, subs: map[string]int{}, liveBy: map[string]int{},
-		runbooks: newRunbookStore(), bgpRunbooks: newBGPRunbookStore()}
+		runbooks: newContextStore[runbook]("ctx-"), bgpRunbooks: newContextStore[bgpRunbook]("ctx-bgp-")}
 	s.cfg, _ = drv.(device.Configurer)
 	s.files, _ = drv.(device.FileStore)
 	s.tel, _ = drv.(device.Telemetry)
