@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
 	"runtime"
@@ -198,16 +197,11 @@ func runLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, lo
 
 // runningLab is a simulated lab whose routers are served over HTTP.
 type runningLab struct {
+	labServers
 	lab    *sim.Lab
-	urls   map[string]string // device -> MCP endpoint
-	ssh    *labSSH           // the SSH servers of --ssh (nil without)
+	ssh    *labSSH // the SSH servers of --ssh (nil without)
 	devs   []*labDevice
 	cancel context.CancelFunc
-	failed chan struct{} // closed when a device's HTTP server fails
-	once   sync.Once
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	errs   []error
 	onStop func() // run first by stop (the control endpoint)
 }
 
@@ -225,7 +219,8 @@ func startLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, 
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	rl := &runningLab{lab: lab, urls: map[string]string{}, cancel: cancel, failed: make(chan struct{})}
+	rl := &runningLab{lab: lab, cancel: cancel}
+	rl.init()
 	for i, name := range lab.Routers() {
 		drv, err := lab.Device(name)
 		if err == nil {
@@ -260,26 +255,7 @@ func startLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, 
 func (rl *runningLab) serve(ctx context.Context, name string, drv device.Driver, i, basePort int, logger *slog.Logger) error {
 	ld := &labDevice{name: name, drv: drv, logger: logger}
 	rl.devs = append(rl.devs, ld)
-	port := 0
-	if basePort > 0 {
-		port = basePort + i
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return fmt.Errorf("device %s: %w", name, err)
-	}
-	rl.urls[name] = "http://" + ln.Addr().String() + transport.Path
-	rl.wg.Add(1)
-	go func() {
-		defer rl.wg.Done()
-		if err := serveHTTP(ctx, ln, ld); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			rl.mu.Lock()
-			rl.errs = append(rl.errs, fmt.Errorf("device %s: %w", name, err))
-			rl.mu.Unlock()
-			rl.once.Do(func() { close(rl.failed) })
-		}
-	}()
-	return nil
+	return rl.listen(ctx, name, i, basePort, ld)
 }
 
 // stop shuts the HTTP servers down, waits for them and closes the lab.
@@ -289,14 +265,12 @@ func (rl *runningLab) stop() error {
 		rl.onStop = nil
 	}
 	rl.cancel()
-	rl.wg.Wait()
+	errs := rl.wait()
 	sshErr := rl.ssh.close()
 	for _, d := range rl.devs {
 		d.close()
 	}
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	return errors.Join(append(rl.errs, sshErr, rl.lab.Close())...)
+	return errors.Join(append(errs, sshErr, rl.lab.Close())...)
 }
 
 // labDevice is the HTTP face of one router or host of a lab: its MCP server and

@@ -6,11 +6,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"net/http"
 	"os"
-	"strconv"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -81,16 +78,11 @@ func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, bas
 
 // runningRealLab is a real lab whose routers are served over HTTP.
 type runningRealLab struct {
+	labServers
 	lab     *reallab.Lab
 	drivers map[string]*linux.Driver
 	servers []*server.Server
-	urls    map[string]string
 	cancel  context.CancelFunc
-	failed  chan struct{}
-	once    sync.Once
-	wg      sync.WaitGroup
-	mu      sync.Mutex
-	errs    []error
 }
 
 // startRealLab builds the lab and starts one MCP server per router.
@@ -100,7 +92,8 @@ func startRealLab(ctx context.Context, topo topology.Topology, prefix string, ba
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	rl := &runningRealLab{lab: lab, drivers: map[string]*linux.Driver{}, urls: map[string]string{}, cancel: cancel, failed: make(chan struct{})}
+	rl := &runningRealLab{lab: lab, drivers: map[string]*linux.Driver{}, cancel: cancel}
+	rl.init()
 	for i, name := range lab.Routers() {
 		if err := rl.serve(ctx, name, i, basePort, logger); err != nil {
 			return nil, errors.Join(err, rl.stop())
@@ -122,26 +115,7 @@ func (rl *runningRealLab) serve(ctx context.Context, name string, i, basePort in
 	}
 	rl.servers = append(rl.servers, srv)
 	h := transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{Logger: logger})
-	port := 0
-	if basePort > 0 {
-		port = basePort + i
-	}
-	ln, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(port)))
-	if err != nil {
-		return fmt.Errorf("device %s: %w", name, err)
-	}
-	rl.urls[name] = "http://" + ln.Addr().String() + transport.Path
-	rl.wg.Add(1)
-	go func() {
-		defer rl.wg.Done()
-		if err := serveHTTP(ctx, ln, h); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			rl.mu.Lock()
-			rl.errs = append(rl.errs, fmt.Errorf("device %s: %w", name, err))
-			rl.mu.Unlock()
-			rl.once.Do(func() { close(rl.failed) })
-		}
-	}()
-	return nil
+	return rl.listen(ctx, name, i, basePort, h)
 }
 
 // inventory lists the routers with their MCP endpoints.
@@ -157,11 +131,9 @@ func (rl *runningRealLab) inventory() *inventory.Inventory {
 // stop shuts the servers down and tears the lab down.
 func (rl *runningRealLab) stop() error {
 	rl.cancel()
-	rl.wg.Wait()
+	errs := rl.wait()
 	for _, s := range rl.servers {
 		_ = s.Close()
 	}
-	rl.mu.Lock()
-	defer rl.mu.Unlock()
-	return errors.Join(append(rl.errs, rl.lab.Close())...)
+	return errors.Join(append(errs, rl.lab.Close())...)
 }
