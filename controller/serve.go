@@ -29,6 +29,7 @@ type Server struct {
 	ctl   *Controller
 	store Store
 	srv   *mcp.Server
+	d2d   d2dState // serve_d2d.go: the CA pushed D2D reports are checked against
 
 	mu   sync.Mutex
 	host *mcp.ServerSession // the host of the call in progress, for elicitations
@@ -73,6 +74,7 @@ func NewServer(ctl *Controller, store Store, version string) *Server {
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolCallDeviceTool, Description: "Call one tool of one device (its result is returned as the device gave it). Writes go through the device's own authorization and approval; its elicitations are forwarded to you."}, s.callDeviceTool)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolAsk, Description: "Diagnose an intent across the fleet and return the report (docs/controller.md): is_anomaly, faulty_devices, root_cause_name, root causes with evidence, proposed changes (not applied). Progress is sent as progress notifications."}, s.ask)
 	s.addResources() // serve_resources.go: mcp://<device>/<module>:<path> and the reports
+	s.addD2D()       // serve_d2d.go: submit_report and the D2D reports
 	return s
 }
 

@@ -1,0 +1,220 @@
+package controller
+
+import (
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/agent/report"
+	"github.com/netmcp/netmcp/agent/sign"
+)
+
+// D2D report names of the controller's MCP server (issue 15 point 6: a
+// device agent pushes its signed roll-up report to the controller).
+const (
+	// ToolSubmitReport takes a device-to-device roll-up report (the JSON of
+	// agent/report.Report), checks every signature against the CA given
+	// with EnableD2D, and keeps it.
+	ToolSubmitReport = "submit_report"
+	// D2DReportsURI lists the ids of the D2D reports received.
+	D2DReportsURI = "netmcp://d2d-reports"
+	// D2DReportResourceTemplate is one D2D report received, as submitted.
+	D2DReportResourceTemplate = "netmcp://d2d-reports/{id}"
+	// D2DSubdir is the folder of the reports directory holding them.
+	D2DSubdir = "d2d"
+)
+
+// d2dIDRE is what a D2D report id may be (it names a file).
+var d2dIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+
+// d2dState is the CA D2D reports are checked against.
+type d2dState struct {
+	mu    sync.Mutex
+	roots *x509.CertPool
+}
+
+// SubmitReportIn is submit_report's input.
+type SubmitReportIn struct {
+	Report json.RawMessage `json:"report" jsonschema:"the D2D roll-up report, the JSON of the agent's report resource"`
+}
+
+// SubmitReportOut is submit_report's result.
+type SubmitReportOut struct {
+	ID  string `json:"id"`
+	URI string `json:"uri"`
+	// Creator is the device that made the report.
+	Creator string `json:"creator"`
+	// Verified is the number of signatures checked.
+	Verified int `json:"verified"`
+	// Duplicate is true when the same report was already held (a push
+	// retried after its answer was lost).
+	Duplicate bool `json:"duplicate,omitempty"`
+}
+
+// EnableD2D lets the server accept D2D reports whose signatures chain to
+// the CA of caPEM (`controller serve --d2d-ca`). Without it submit_report
+// refuses every report.
+func (s *Server) EnableD2D(caPEM []byte) error {
+	roots := x509.NewCertPool()
+	if !roots.AppendCertsFromPEM(caPEM) {
+		return errors.New("d2d CA: no certificate in the PEM")
+	}
+	s.d2d.mu.Lock()
+	s.d2d.roots = roots
+	s.d2d.mu.Unlock()
+	return nil
+}
+
+// addD2D registers submit_report and the D2D report resources.
+func (s *Server) addD2D() {
+	// The report is taken raw (a low-level handler): its nonces are
+	// 64-bit and every byte is signed, so it is never round-tripped
+	// through a map of float64s.
+	s.srv.AddTool(&mcp.Tool{Name: ToolSubmitReport,
+		Description: "Submit a device-to-device roll-up report (netmcp agent): every signature is checked against the controller's D2D CA; an accepted report is listed at " + D2DReportsURI + ".",
+		InputSchema: &jsonschema.Schema{Type: "object", Required: []string{"report"}, Properties: map[string]*jsonschema.Schema{
+			"report": {Type: "object", Description: "the D2D roll-up report, the JSON of the agent's report resource"}}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in SubmitReportIn
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return errorResult(fmt.Errorf("submit_report: arguments: %w", err)), nil
+			}
+			res, out, err := s.submitReport(ctx, req, in)
+			if err != nil {
+				return errorResult(err), nil
+			}
+			res.StructuredContent = out
+			return res, nil
+		})
+	s.srv.AddResource(&mcp.Resource{URI: D2DReportsURI, Name: "d2d-reports", MIMEType: "application/json",
+		Description: "The ids of the device-to-device reports the agents pushed"}, s.readD2DReports)
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: D2DReportResourceTemplate, Name: "d2d-report", MIMEType: "application/json",
+		Description: "A device-to-device report an agent pushed, as it was signed"}, s.readD2DReport)
+}
+
+func (s *Server) d2dDir() string { return filepath.Join(s.store.Dir, D2DSubdir) }
+
+func (s *Server) submitReport(ctx context.Context, req *mcp.CallToolRequest, in SubmitReportIn) (*mcp.CallToolResult, *SubmitReportOut, error) {
+	s.d2d.mu.Lock()
+	roots := s.d2d.roots
+	s.d2d.mu.Unlock()
+	if roots == nil {
+		return nil, nil, errors.New("submit_report: this controller accepts no D2D reports: it has no D2D CA (controller serve --d2d-ca FILE)")
+	}
+	if s.store.Dir == "" {
+		return nil, nil, errors.New("submit_report: this controller has no reports directory to keep D2D reports in")
+	}
+	var rep report.Report
+	dec := json.NewDecoder(bytes.NewReader(in.Report))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil {
+		return nil, nil, fmt.Errorf("submit_report: not a D2D report: %w", err)
+	}
+	if !d2dIDRE.MatchString(rep.ID) {
+		return nil, nil, fmt.Errorf("submit_report: report id %q is not a valid id", rep.ID)
+	}
+	if rep.URI != report.URIPrefix+rep.ID {
+		return nil, nil, fmt.Errorf("submit_report: report %s: URI %q is not %s%s", rep.ID, rep.URI, report.URIPrefix, rep.ID)
+	}
+	at, err := time.Parse(time.RFC3339Nano, rep.Created)
+	if err != nil {
+		return nil, nil, fmt.Errorf("submit_report: report %s: creation time %q: %w", rep.ID, rep.Created, err)
+	}
+	// Certificates are short-lived: they are checked as of the report.
+	checks, err := report.Verify(rep, func(b sign.Binding) (ed25519.PublicKey, error) { return b.Verify(roots, at) })
+	if err != nil {
+		return nil, nil, fmt.Errorf("submit_report: report %s from %s refused: %w", rep.ID, rep.Creator, err)
+	}
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return nil, nil, err
+	}
+	out := &SubmitReportOut{ID: rep.ID, URI: D2DReportsURI + "/" + rep.ID, Creator: rep.Creator, Verified: len(checks)}
+	path := filepath.Join(s.d2dDir(), rep.ID+".json")
+	if old, err := os.ReadFile(path); err == nil {
+		if !bytes.Equal(old, b) {
+			return nil, nil, fmt.Errorf("submit_report: a different report with id %s is already held", rep.ID)
+		}
+		out.Duplicate = true
+	} else {
+		if err := os.MkdirAll(s.d2dDir(), 0o755); err != nil {
+			return nil, nil, err
+		}
+		tmp := path + ".tmp"
+		if err := os.WriteFile(tmp, b, 0o644); err != nil {
+			return nil, nil, err
+		}
+		if err := os.Rename(tmp, path); err != nil {
+			return nil, nil, err
+		}
+	}
+	text := fmt.Sprintf("D2D report %s from %s accepted: %d signatures verified", rep.ID, rep.Creator, len(checks))
+	if rep.Hypothesis != nil {
+		text += "\nhypothesis: " + rep.Hypothesis.Statement
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+// D2DReports returns the ids of the D2D reports held, sorted.
+func (s *Server) D2DReports() ([]string, error) {
+	if s.store.Dir == "" {
+		return nil, errors.New("no reports directory")
+	}
+	ents, err := os.ReadDir(s.d2dDir())
+	if errors.Is(err, os.ErrNotExist) {
+		return []string{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	ids := []string{}
+	for _, e := range ents {
+		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && d2dIDRE.MatchString(id) {
+			ids = append(ids, id)
+		}
+	}
+	sort.Strings(ids)
+	return ids, nil
+}
+
+func (s *Server) readD2DReports(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	ids, err := s.D2DReports()
+	if err != nil {
+		return nil, err
+	}
+	b, _ := json.Marshal(map[string]any{"reports": ids})
+	return contentResult(req, req.Params.URI, b), nil
+}
+
+func (s *Server) readD2DReport(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	id := strings.TrimPrefix(req.Params.URI, D2DReportsURI+"/")
+	if s.store.Dir == "" || !d2dIDRE.MatchString(id) {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	b, err := os.ReadFile(filepath.Join(s.d2dDir(), id+".json"))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return contentResult(req, req.Params.URI, b), nil
+}
+
+func errorResult(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+}

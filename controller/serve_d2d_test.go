@@ -1,0 +1,164 @@
+package controller_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/agent/report"
+	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/pki"
+)
+
+// d2dReport builds a report signed by r1 (creator) and countersigned by
+// r2, both with certificates of ca.
+func d2dReport(t *testing.T, ca *pki.CA, id string) report.Report {
+	t.Helper()
+	party := func(name string) (*sign.Signer, sign.Binding) {
+		c, k, err := ca.Issue(name, pki.KindServer, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key, err := sign.ParseCertKey(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, _ := sign.NewEphemeralSigner(name)
+		b, err := s.Bind(c, key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s, b
+	}
+	s1, b1 := party("r1")
+	s2, b2 := party("r2")
+	res := sign.Result{Caller: "r1", Tool: "ping", Args: json.RawMessage(`{}`), Body: json.RawMessage(`{"loss":100}`)}
+	if err := s2.Sign(&res); err != nil {
+		t.Fatal(err)
+	}
+	f := report.Finding{Rule: "one-way-loss", Device: "r2", Direction: "r2->r1", Cause: "egress-filter", Statement: "r2 drops toward r1", Evidence: []int{0}}
+	r := report.Report{ID: id, URI: report.URIPrefix + id, Creator: "r1", Created: time.Now().UTC().Format(time.RFC3339Nano), Intent: "loss r1 r2",
+		Path: []string{"r1", "r2"}, Hypothesis: &f, Findings: []report.Finding{f}, Evidence: []sign.Result{res},
+		Participants: map[string]sign.Binding{"r1": b1, "r2": b2}}
+	d, _ := r.Digest()
+	if err := r.Seal(s1, map[string]string{"r2": s2.SignBytes(report.AttestBytes(d))}); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func d2dSession(t *testing.T, srv *controller.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	ct, st := mcp.NewInMemoryTransports()
+	go srv.MCP().Run(ctx, st)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func submit(t *testing.T, cs *mcp.ClientSession, r any) *mcp.CallToolResult {
+	t.Helper()
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: controller.ToolSubmitReport, Arguments: map[string]any{"report": json.RawMessage(b)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestSubmitD2DReport: a signed report is accepted, kept and listed; a
+// resubmission is a duplicate; tampered, forged (another CA) and malformed
+// reports are refused with the reason; a controller with no D2D CA
+// refuses all.
+func TestSubmitD2DReport(t *testing.T) {
+	ca, _ := pki.NewCA("ca")
+	other, _ := pki.NewCA("ca")
+	srv := controller.NewServer(&controller.Controller{}, controller.Store{Dir: t.TempDir()}, "test")
+	cs := d2dSession(t, srv)
+	good := d2dReport(t, ca, "rep-1")
+
+	if res := submit(t, cs, good); !res.IsError || !strings.Contains(textOf(res), "--d2d-ca") {
+		t.Fatalf("no CA configured, got %v %q", res.IsError, textOf(res))
+	}
+	if err := srv.EnableD2D(ca.CertPEM); err != nil {
+		t.Fatal(err)
+	}
+	res := submit(t, cs, good)
+	if res.IsError {
+		t.Fatalf("refused: %s", textOf(res))
+	}
+	var out controller.SubmitReportOut
+	remarshal(t, res.StructuredContent, &out)
+	if out.ID != "rep-1" || out.Creator != "r1" || out.Verified != 3 || out.Duplicate || out.URI != controller.D2DReportsURI+"/rep-1" {
+		t.Fatalf("result %+v", out)
+	}
+	if res := submit(t, cs, good); res.IsError || !strings.Contains(string(mustJSON(t, res.StructuredContent)), `"duplicate":true`) {
+		t.Fatalf("resubmission: %v %s", res.IsError, textOf(res))
+	}
+
+	tampered := good
+	h := *good.Hypothesis
+	h.Device = "r1"
+	tampered.Hypothesis = &h
+	forged := d2dReport(t, other, "rep-2")
+	badEvidence := d2dReport(t, ca, "rep-3")
+	badEvidence.Evidence[0].Body = json.RawMessage(`{"loss":0}`)
+	sameID := d2dReport(t, ca, "rep-1")
+	badID := d2dReport(t, ca, "../x")
+	for _, tc := range []struct {
+		name string
+		r    any
+		want string
+	}{
+		{"tampered hypothesis", tampered, "altered"},
+		{"forged by another CA", forged, "certificate"},
+		{"tampered evidence", badEvidence, "refused"},
+		{"a different report under a held id", sameID, "already held"},
+		{"bad id", badID, "not a valid id"},
+		{"not a report", map[string]any{"id": "x", "bogus": 1}, "not a D2D report"},
+	} {
+		res := submit(t, cs, tc.r)
+		if !res.IsError || !strings.Contains(textOf(res), tc.want) {
+			t.Errorf("%s: error %v %q, want %q", tc.name, res.IsError, textOf(res), tc.want)
+		}
+	}
+
+	ctx := context.Background()
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: controller.D2DReportsURI})
+	if err != nil || !strings.Contains(rr.Contents[0].Text, `["rep-1"]`) {
+		t.Fatalf("list %v %v", rr, err)
+	}
+	rr, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: controller.D2DReportsURI + "/rep-1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back report.Report
+	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &back); err != nil || back.ID != "rep-1" || back.Signatures["r1"] != good.Signatures["r1"] {
+		t.Fatalf("read back %+v %v", back.ID, err)
+	}
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: controller.D2DReportsURI + "/rep-2"}); err == nil {
+		t.Fatal("a refused report is readable")
+	}
+}
+
+func mustJSON(t *testing.T, v any) []byte {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
