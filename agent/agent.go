@@ -62,6 +62,9 @@ type Config struct {
 	// Controller, when set, is the controller the agent falls back to when
 	// a device of a run's path is untrusted (ControllerFallback).
 	Controller *ControllerFallback
+	// Push, when set, pushes every finished report to the controller,
+	// queueing it on the device while the controller is unreachable.
+	Push *ReportPusher
 	// Logger receives the agent's log; nil discards it.
 	Logger *slog.Logger
 	// Now is the clock (time.Now).

@@ -362,6 +362,7 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 		return report.Report{}, err
 	}
 	a.reports.Put(rep)
+	a.pushReport(ctx, rep) // push.go
 	return rep, nil
 }
 
