@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -36,6 +37,8 @@ type ReportPusher struct {
 	HTTPClient *http.Client
 	// Dir is the outbox, e.g. <state-dir>/outbox.
 	Dir string
+
+	flushMu sync.Mutex // one Flush at a time (a run's and the start's)
 }
 
 // ErrControllerUnreachable wraps a push that did not reach the controller.
@@ -109,6 +112,8 @@ func (p *ReportPusher) Queued() ([]report.Report, error) {
 // leaves the rest queued; a refused report stays queued and the others
 // are still pushed.
 func (p *ReportPusher) Flush(ctx context.Context) (res PushResult, err error) {
+	p.flushMu.Lock()
+	defer p.flushMu.Unlock()
 	res = PushResult{Refused: map[string]string{}}
 	queued, err := p.Queued()
 	if err != nil {
@@ -146,7 +151,7 @@ func (p *ReportPusher) Flush(ctx context.Context) (res PushResult, err error) {
 			res.Refused[r.ID] = toolText(out)
 			continue
 		}
-		if err := os.Remove(filepath.Join(p.Dir, r.ID+".json")); err != nil {
+		if err := os.Remove(filepath.Join(p.Dir, r.ID+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
 			return res, err
 		}
 		res.Pushed = append(res.Pushed, r.ID)

@@ -80,13 +80,13 @@ func newAgentCmd() *cobra.Command {
 	fl.StringSliceVar(&f.peerHosts, "peer-host", nil, "NAME=HOST: dial neighbour NAME at HOST instead of its LLDP management address")
 	fl.DurationVar(&f.callTimeout, "call-timeout", agent.DefaultCallTimeout, "bound on each call to a neighbour; a neighbour exceeding it is marked untrusted")
 	fl.StringVar(&f.controller, "controller", "", "HOST:PORT of the controller: while it is reachable, D2D calls are refused unless --local-collaboration")
-	fl.StringVar(&f.controllerMCP, "controller-mcp", "", "the controller's MCP URL (netmcp controller serve --listen, e.g. http://ctl:8080/mcp): a run with an untrusted path device falls back to its ask tool")
+	fl.StringVar(&f.controllerMCP, "controller-mcp", "", "the controller's MCP URL (netmcp controller serve --listen, e.g. http://ctl:8080/mcp): a run with an untrusted path device falls back to its ask tool, and every report is pushed to its submit_report (queued in the state dir while it is unreachable)")
 	fl.BoolVar(&f.localCollab, "local-collaboration", false, "allow D2D calls even while the controller is reachable")
 	fl.BoolVar(&f.verbose, "verbose", false, "log to stderr")
 	for _, n := range []string{"device", "cert", "key", "ca"} {
 		_ = cmd.MarkFlagRequired(n)
 	}
-	cmd.AddCommand(newAgentAskCmd(), newAgentLabCmd())
+	cmd.AddCommand(newAgentAskCmd(), newAgentLabCmd(), newAgentSyncCmd())
 	return cmd
 }
 
@@ -176,7 +176,7 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 		fallback = &agent.ControllerFallback{Endpoint: f.controllerMCP}
 	}
 	a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: caPEM, Local: local, Signer: signer, Audit: alog,
-		Gate: &agent.ControllerGate{Controller: f.controller, LocalCollaboration: f.localCollab}, Controller: fallback,
+		Gate: &agent.ControllerGate{Controller: f.controller, LocalCollaboration: f.localCollab}, Controller: fallback, Push: reportPusher(f.controllerMCP, stateDir),
 		Offer: f.offer, Discoverer: disc, Port: uint16(ln.Addr().(*net.TCPAddr).Port), CallTimeout: f.callTimeout, Logger: logger,
 		Resolve: func(n discover.Neighbor) string {
 			if h, ok := hosts[n.Name]; ok {
@@ -188,6 +188,7 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 		return withExit(2, err)
 	}
 	defer a.Close()
+	go a.SyncReports(ctx) // reports an earlier run could not push (agent_sync.go)
 	if la, ok := drv.(device.LLDPAgent); ok && f.neighbors == "" && f.lldpcli == "" {
 		// The device's own LLDP agent carries the TLV (the simulator's).
 		keep, err := deviceLLDPTLVs(f)

@@ -21,6 +21,7 @@ import (
 // controllerServeOptions are the flags of `netmcp controller serve`.
 type controllerServeOptions struct {
 	inventory, lab, listen, reportsDir string
+	d2dCA                              string // controller_d2d.go
 	faults                             []string
 	llm                                llmOptions // --llm: answers the devices' sampling requests (ask_llm.go)
 }
@@ -48,6 +49,7 @@ func newControllerCmd() *cobra.Command {
 	f.StringArrayVar(&o.faults, "fault", nil, `inject a fault into the --lab: "NAME TARGET [key=value ...]" (repeatable)`)
 	f.StringVar(&o.listen, "listen", "", "serve Streamable HTTP on this address (default: stdio)")
 	f.StringVar(&o.reportsDir, "reports", controller.DefaultReportsDir(), "directory of saved reports")
+	f.StringVar(&o.d2dCA, "d2d-ca", "", "CA certificate (PEM) of the device agents: submit_report accepts their D2D reports (none without it)")
 	o.llm.addFlags(f, true)
 	c.AddCommand(serve)
 	return c
@@ -104,6 +106,9 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	cancel()
 	srv = controller.NewServer(&controller.Controller{Fleet: fleet, Hosts: hosts}, controller.Store{Dir: o.reportsDir}, version)
+	if err := enableD2D(srv, o.d2dCA); err != nil {
+		return withExit(2, err)
+	}
 	if o.listen == "" {
 		return srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
 	}
