@@ -43,7 +43,7 @@ func TestControllerResources(t *testing.T) {
 		got = append(got, tm.URITemplate)
 	}
 	slices.Sort(got)
-	if !slices.Equal(got, []string{controller.DeviceResourceTemplate, controller.ReportResourceTemplate}) {
+	if !slices.Equal(got, []string{controller.DeviceResourceTemplate, controller.D2DReportResourceTemplate, controller.ReportResourceTemplate}) {
 		t.Errorf("templates %v", got)
 	}
 
