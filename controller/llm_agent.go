@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -122,6 +123,9 @@ type LLMRun struct {
 }
 
 // llmSystemPrompt tells the model its tools and their rules.
+// llmToolNames are the controller tools offered to the model.
+var llmToolNames = []string{"list_devices", "call_device_tool", "ask"}
+
 const llmSystemPrompt = `You are the netmcp network controller's troubleshooting assistant. You reach the network only through your tools:
 - list_devices: the fleet's devices, their state and tools;
 - call_device_tool: one tool of one device (e.g. network.yang.get with a YANG path, ping, traceroute);
@@ -258,7 +262,15 @@ func (a *LLMAgent) connectTools(ctx context.Context, corr string, prog *llmProgr
 		_ = cs.Close()
 		return nil, nil, fmt.Errorf("llm: controller tools: %w", err)
 	}
-	t := &llmTools{cs: cs, fleet: a.Controller.Fleet, tools: lt.Tools, consent: a.Consent, corr: corr, redact: a.LLM.Redact, maxResult: lim.MaxResultChars}
+	// The model gets the fleet tools only: not submit_report (the agents'
+	// channel for signed reports) nor any tool added to the server later.
+	var offered []*mcp.Tool
+	for _, tl := range lt.Tools {
+		if slices.Contains(llmToolNames, tl.Name) {
+			offered = append(offered, tl)
+		}
+	}
+	t := &llmTools{cs: cs, fleet: a.Controller.Fleet, tools: offered, consent: a.Consent, corr: corr, redact: a.LLM.Redact, maxResult: lim.MaxResultChars}
 	return t, func() { _ = cs.Close() }, nil
 }
 
