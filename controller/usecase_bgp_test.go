@@ -62,6 +62,14 @@ func askBGPACL(t *testing.T, l *testLab) *controller.Report {
 	if !sawSession || !sawACL {
 		t.Errorf("evidence lacks the session state on r1 or the ACL on r2: %+v", c.Evidence)
 	}
+	// The capture on port 179 is taken on r1's interface toward the peer;
+	// the simulator's capture does not model BGP's TCP packets, so it is
+	// a call of the report, not evidence (docs/controller.md).
+	if !slices.ContainsFunc(rep.Calls, func(c controller.Call) bool {
+		return c.Device == "r1" && c.Tool == "capture" && c.Args["port"] == 179 && c.Args["interface"] == "GigabitEthernet0/0/0"
+	}) {
+		t.Errorf("no capture on port 179 on r1's interface toward the peer")
+	}
 	if len(rep.ProposedChanges) != 1 {
 		t.Fatalf("changes %+v", rep.ProposedChanges)
 	}
