@@ -71,6 +71,8 @@ func checkCorrelated(t *testing.T, l *serverLab, m auditMarks, rep *controller.R
 			case r.Kind != audit.KindRequest:
 			case r.Method == "tools/call":
 				got = append(got, r.Tool)
+			case r.Method == "resources/read": // a log read (flap.go)
+				got = append(got, r.Method)
 			case r.Method == "prompts/get": // a runbook round (runbook.go)
 				got = append(got, r.Method+" "+r.Tool)
 			}

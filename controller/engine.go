@@ -52,6 +52,8 @@ type run struct {
 	mu   sync.Mutex
 	step int
 	net  *Network
+	// history is each router's interface history from its log (flap.go).
+	history map[string]map[string]ifHistory
 }
 
 // NewReportID returns a fresh report id: the time and a random suffix,

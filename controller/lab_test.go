@@ -29,6 +29,8 @@ type testLab struct {
 	fleet *client.Fleet
 	ctl   *controller.Controller
 	inv   *inventory.Inventory
+	// now is the lab's clock.
+	now func() time.Time
 }
 
 // newTestLab starts the default lab and injects the named faults (words
@@ -41,7 +43,8 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 	// (down the first seconds of each period) is in its down phase while
 	// the test runs: the sweep sees it whatever the wall clock says.
 	start, base := time.Now(), time.Now().Truncate(10*time.Second)
-	lab, err := sim.NewLab(topo, sim.LabOptions{Now: func() time.Time { return base.Add(time.Since(start)) }})
+	now := func() time.Time { return base.Add(time.Since(start)) }
+	lab, err := sim.NewLab(topo, sim.LabOptions{Now: now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +57,7 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 			t.Fatalf("inject %s: %v", w, err)
 		}
 	}
-	l := &testLab{lab: lab, topo: topo}
+	l := &testLab{lab: lab, topo: topo, now: now}
 	inv := &inventory.Inventory{Name: "test"}
 	var servers []*http.Server
 	var srvs []*server.Server

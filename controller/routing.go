@@ -489,7 +489,7 @@ func (r *run) ospfProblems(n *Network) []Cause {
 // down or an MTU mismatch seen by the link check).
 func (r *run) linkCauseKnown(c Cause) bool {
 	for _, o := range r.rep.RootCauses {
-		if o.Name == c.Name && (o.Where == c.Where || slices.Equal(o.Devices, c.Devices) && (c.Name == "link_down" || c.Name == "mtu_mismatch")) {
+		if (o.Name == c.Name || o.Name == "link_flap" && c.Name == "link_down") && (o.Where == c.Where || slices.Equal(o.Devices, c.Devices) && (c.Name == "link_down" || c.Name == "mtu_mismatch")) {
 			return true
 		}
 	}

@@ -75,12 +75,18 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 // host from its router and from afar.
 func (r *run) sweep() error {
 	n := r.readNetwork()
-	r.begin("check every link: state of both ends, MTU, ACLs")
+	r.begin("check every link: state of both ends, their logged history, MTU, ACLs")
 	var upLinks []Link
 	for _, l := range n.Links {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
 		if a == nil || b == nil {
 			continue
+		}
+		if c, ok := r.flapCause(n, l); ok && a.AdminUp && b.AdminUp {
+			r.rep.addCause(c)
+			if !a.OperUp || !b.OperUp {
+				continue
+			}
 		}
 		switch {
 		case a.AdminUp && b.AdminUp && (!a.OperUp || !b.OperUp):

@@ -1,0 +1,172 @@
+package controller
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// SyslogURI is the device log the sweep reads for each router's
+// interface history: its last 200 lines are the window in which a link
+// that went down and came back up more than once is a flapping link.
+const SyslogURI = netproto.URISyslogPrefix + "200"
+
+// ToolReadResource names a resource read in Report.Calls (it is an MCP
+// resources/read, not a tool call; Args holds the URI).
+const ToolReadResource = "resources/read"
+
+// ifChangeRe matches an interface's oper state change in the dialects'
+// words: IOS XE and IOS XR "%LINK-3-UPDOWN: Interface X, changed state to
+// down", VRP "Interface X has turned into DOWN state." (administrative
+// shutdowns are logged in other words and are not matched).
+var ifChangeRe = []*regexp.Regexp{
+	regexp.MustCompile(`Interface (\S+), changed state to (up|down)\b`),
+	regexp.MustCompile(`Interface (\S+) has turned into (UP|DOWN) state`),
+}
+
+// ifHistory is what one interface's log lines show.
+type ifHistory struct {
+	// Downs counts its changes to down; UpsAfter its changes to up that
+	// follow a down.
+	Downs, UpsAfter int
+	Call            int
+}
+
+// flapping: down more than once and back up in between.
+func (h ifHistory) flapping() bool { return h.Downs >= 2 && h.UpsAfter >= 1 }
+
+func (h ifHistory) words() string {
+	return fmt.Sprintf("%d changes to down and %d back to up in its last 200 log lines", h.Downs, h.UpsAfter)
+}
+
+// parseIfHistory counts each interface's oper changes in log lines.
+func parseIfHistory(text string, call int) map[string]ifHistory {
+	out := map[string]ifHistory{}
+	for _, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "Line protocol") || strings.Contains(line, "line protocol") {
+			continue // the same change again, at the protocol layer
+		}
+		for _, re := range ifChangeRe {
+			m := re.FindStringSubmatch(line)
+			if m == nil {
+				continue
+			}
+			h := out[m[1]]
+			h.Call = call
+			if strings.EqualFold(m[2], "down") {
+				h.Downs++
+			} else if h.Downs > 0 {
+				h.UpsAfter++
+			}
+			out[m[1]] = h
+			break
+		}
+	}
+	return out
+}
+
+// readHistory reads every router's syslog once per run and returns each
+// device's interface history (absent for a device whose log could not be
+// read: no history is no evidence either way).
+func (r *run) readHistory(n *Network) map[string]map[string]ifHistory {
+	r.mu.Lock()
+	if r.history != nil {
+		defer r.mu.Unlock()
+		return r.history
+	}
+	r.mu.Unlock()
+	out := map[string]map[string]ifHistory{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, dev := range sortedKeys(n.Devices) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			text, call, err := r.readResource(dev, SyslogURI)
+			if err != nil {
+				return
+			}
+			h := parseIfHistory(text, call)
+			r.summarize(call, "%d interfaces with state changes logged", len(h))
+			mu.Lock()
+			out[dev] = h
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	r.mu.Lock()
+	r.history = out
+	r.mu.Unlock()
+	return out
+}
+
+// readResource reads a device's resource as text, recorded in the
+// report's calls like a tool call.
+func (r *run) readResource(dev, uri string) (string, int, error) {
+	args := map[string]any{"uri": uri}
+	r.mu.Lock()
+	n := len(r.rep.Calls) + 1
+	r.rep.Calls = append(r.rep.Calls, Call{N: n, Step: r.step, Device: dev, Tool: ToolReadResource, Args: args})
+	r.mu.Unlock()
+	start := time.Now()
+	var res *mcp.ReadResourceResult
+	var err error
+	if d := r.c.Fleet.Device(dev); d == nil {
+		err = fmt.Errorf("device %s is not in the inventory", dev)
+	} else {
+		res, err = d.ReadResource(r.ctx, uri)
+	}
+	el := time.Since(start)
+	var b strings.Builder
+	if res != nil {
+		for _, c := range res.Contents {
+			b.WriteString(c.Text)
+		}
+	}
+	r.mu.Lock()
+	c := &r.rep.Calls[n-1]
+	c.ElapsedMS = float64(el.Microseconds()) / 1000
+	if err != nil {
+		c.Error = err.Error()
+	}
+	r.mu.Unlock()
+	status := "ok"
+	if err != nil {
+		status = "error: " + firstLine(err.Error())
+	}
+	r.progress("  #%d [%s] %s %s (%.0f ms) %s", n, dev, ToolReadResource, uri, float64(el.Microseconds())/1000, status)
+	return b.String(), n, err
+}
+
+// flapCause returns a link_flap cause when either end's log shows the
+// link going down and up again repeatedly, whatever its state now.
+func (r *run) flapCause(n *Network, l Link) (Cause, bool) {
+	hist := r.readHistory(n)
+	var ev []Evidence
+	for _, e := range []End{l.A, l.B} {
+		if h, ok := hist[e.Device][e.Iface]; ok && h.flapping() {
+			ev = append(ev, r.ev(h.Call, e.Device, ToolReadResource, "%s: %s", e.Iface, h.words()))
+		}
+	}
+	if len(ev) == 0 {
+		return Cause{}, false
+	}
+	a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
+	now := "up now"
+	if !a.OperUp || !b.OperUp {
+		now = "down now"
+	}
+	ev = append(ev,
+		r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s oper %s", a.Name, a.OperStatus),
+		r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s oper %s", b.Name, b.OperStatus))
+	c := newCause("link_flap", []string{l.A.Device, l.B.Device}, l.String(),
+		fmt.Sprintf("The link %s flaps: its ends' logs show it going down and coming back up repeatedly (%s).", l, now), ev...)
+	c.Fix = fmt.Sprintf("Check the physical link between %s:%s and %s:%s (cable, optics, port errors, the far end's power); dampen the interface if the flapping must be tolerated until then.", l.A.Device, l.A.Iface, l.B.Device, l.B.Iface)
+	return c, true
+}

@@ -1,0 +1,93 @@
+package controller_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/device/sim/netsim"
+	"github.com/netmcp/netmcp/device/sim/topology"
+)
+
+// askEachPhase asks the sweep about a timed fault (link_flap) once the
+// target's log holds two down/up cycles, in a down phase and in an up
+// phase, and scores each: the cause is read from the history, so both
+// must name it. The phase is the lab clock's; the sweep may straddle a
+// change, so the test asks until it has one report of each (the report
+// says which it saw), with a generous deadline and no assertion on speed.
+func askEachPhase(t *testing.T, l *testLab, words string, truth controller.Truth) []controller.ScoreRow {
+	t.Helper()
+	f, err := topology.ParseFault(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dev, ifn, _ := topology.SplitEnd(f.Target)
+	deadline := time.Now().Add(2 * time.Minute)
+	for linkDowns(l.syslog(t, dev), ifn) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s's log shows no two cycles of %s", dev, words)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	var rows []controller.ScoreRow
+	seen := map[string]bool{}
+	for len(seen) < 2 {
+		if time.Now().After(deadline) {
+			t.Fatalf("asked in phases %v only", seen)
+		}
+		want := map[bool]string{true: "down", false: "up"}[netsim.FlapDown(f, l.now())]
+		if seen[want] {
+			time.Sleep(50 * time.Millisecond)
+			continue
+		}
+		rep := l.ask(t, "what is wrong with the network?")
+		var text bytes.Buffer
+		rep.WriteText(&text)
+		phase := ""
+		for _, c := range rep.RootCauses {
+			if c.Name == "link_flap" {
+				phase = map[bool]string{true: "down", false: "up"}[strings.Contains(c.Summary, "(down now)")]
+			}
+		}
+		s := controller.ScoreReport(rep, truth)
+		if !s.Detection || s.Localization != 1 || s.RootCause != 1 || phase == "" {
+			t.Fatalf("score %+v against %+v\n%s", s, truth, text.String())
+		}
+		if !seen[phase] {
+			seen[phase] = true
+			rows = append(rows, controller.ScoreRow{Fault: words + " (" + phase + " phase)", Score: s, Report: rep})
+		}
+	}
+	return rows
+}
+
+// syslog reads a device's last 200 log lines.
+func (l *testLab) syslog(t testing.TB, dev string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := l.fleet.Device(dev).ReadResource(ctx, controller.SyslogURI)
+	if err != nil {
+		t.Fatalf("read %s's log: %v", dev, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Contents {
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
+// linkDowns counts an interface's link-layer changes to down in IOS XR
+// log lines (the line protocol's are the same event again).
+func linkDowns(log, ifn string) int {
+	n := 0
+	for _, line := range strings.Split(log, "\n") {
+		if strings.Contains(line, "%LINK-3-UPDOWN: Interface "+ifn+", changed state to down") {
+			n++
+		}
+	}
+	return n
+}
