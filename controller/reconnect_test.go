@@ -128,7 +128,7 @@ func TestAskSurvivesRestart(t *testing.T) {
 		l.kill("r3")
 		l.start("r3")
 		deadline := time.Now().Add(20 * time.Second)
-		for st, _ := r3.State(); st != client.StateConnected || r3.Sessions() != 2; st, _ = r3.State() {
+		for st, _ := r3.State(); st != client.StateConnected || r3.Sessions() < 2; st, _ = r3.State() {
 			if time.Now().After(deadline) {
 				reconnectErr = fmt.Errorf("r3 not reconnected within 20 s: %s, %d sessions", st, r3.Sessions())
 				return
@@ -180,8 +180,11 @@ func TestAskSurvivesRestart(t *testing.T) {
 	if !found {
 		t.Errorf("icmp_acl_block on r3 not found with evidence from a call after the restart (calls %v)\n%s", after, text.String())
 	}
-	if n := r3.Sessions(); n != 2 {
-		t.Errorf("r3 sessions %d, want 2 (one reconnection)", n)
+	// At least one reconnection (on a loaded machine the first session
+	// to the restarted server may itself be retried: more than one is
+	// still a recovery, the property under test).
+	if n := r3.Sessions(); n < 2 {
+		t.Errorf("r3 sessions %d, want 2 or more (a reconnection)", n)
 	}
 	if st, err := r3.State(); st != client.StateConnected {
 		t.Errorf("r3 %s: %v", st, err)
