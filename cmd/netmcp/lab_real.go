@@ -27,6 +27,10 @@ type realLabFlags struct {
 	prefix    string
 	// report prints the daemons' memory after the time to converge.
 	report bool
+	// faults are the --fault words, injected once the lab has converged.
+	faults []string
+	// stateDir holds the control file (see labStateDir).
+	stateDir string
 }
 
 // addRealLabFlags registers --real, --inventory and --netns-prefix on "lab up".
@@ -43,6 +47,14 @@ func addRealLabFlags(up *cobra.Command, f *realLabFlags) {
 func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, basePort int, out, errw io.Writer) error {
 	if os.Geteuid() != 0 {
 		return withExit(2, reallab.ErrNotRoot)
+	}
+	faults, err := checkRealFaults(f.faults)
+	if err != nil {
+		return withExit(2, err)
+	}
+	dir, err := labStateDir(f.stateDir)
+	if err != nil {
+		return withExit(2, err)
 	}
 	logger := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	rl, err := startRealLab(ctx, topo, f.prefix, basePort, logger)
@@ -66,6 +78,10 @@ func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, bas
 			fmt.Fprintf(errw, "lab: memory of the daemons: %s\n", u)
 		}
 	}
+	ctl, _, err := startRealControl(rl, faults, dir, func(format string, a ...any) { fmt.Fprintf(errw, format, a...) })
+	if err != nil {
+		return errors.Join(withExit(2, err), rl.stop())
+	}
 	for _, name := range rl.lab.Routers() {
 		fmt.Fprintf(out, "%s\t%s\t%s\n", name, rl.drivers[name].Info().CLIDialect, rl.urls[name])
 	}
@@ -73,6 +89,7 @@ func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, bas
 	case <-ctx.Done():
 	case <-rl.failed:
 	}
+	ctl.stop()
 	return rl.stop()
 }
 

@@ -220,3 +220,14 @@ func (l *Lab) restartRouting(ctx context.Context, d *planDevice) error {
 	}
 	return l.fastAdjacencies(ctx, 15*time.Second)
 }
+
+// ConfigFault tells whether the real lab makes fault name as a change of
+// a device's configuration (vtysh, or a host's addresses and routes)
+// rather than a runtime condition (nftables, link state, daemons).
+func ConfigFault(name string) bool {
+	switch name {
+	case "ospf_area_misconfiguration", "bgp_asn_misconfig", "bgp_missing_route_advertisement":
+		return true
+	}
+	return strings.HasPrefix(name, "host_")
+}
