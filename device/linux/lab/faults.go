@@ -15,7 +15,10 @@ import (
 
 // RealFaults lists the fault names InjectFault builds on the real lab,
 // each by the method of the project's notes (real-lab.md, section 3).
-var RealFaults = []string{"bgp_acl_block", "frr_service_down", "icmp_acl_block", "link_down", "mtu_mismatch"}
+var RealFaults = []string{"bgp_acl_block", "bgp_asn_misconfig", "bgp_missing_route_advertisement",
+	"dns_port_blocked", "dns_service_down", "frr_service_down", "host_incorrect_gateway", "host_incorrect_ip",
+	"host_missing_ip", "host_static_blackhole", "http_acl_block", "icmp_acl_block", "link_down", "mtu_mismatch",
+	"ospf_acl_block", "ospf_area_misconfiguration"}
 
 // nftTable is the nftables table of a fault ("netmcp_<fault>"), one per
 // fault and namespace, so that clearing one fault removes only its rules.
@@ -50,12 +53,12 @@ func (l *Lab) InjectFault(ctx context.Context, f topology.Fault) error {
 			return err
 		}
 		return l.resetOSPF(ctx, d, false)
-	case "bgp_acl_block", "icmp_acl_block":
+	case "bgp_acl_block", "icmp_acl_block", "ospf_acl_block", "http_acl_block":
 		d, i, err := l.target(f)
 		if err != nil {
 			return err
 		}
-		return l.nft(ctx, d, nftACL(f.Name, i.Linux, f.Param("direction")))
+		return l.nft(ctx, d, nftACL(f.Name, i.Linux, f.Param("direction"), aclRules(f)))
 	case "frr_service_down":
 		d, ok := l.plan.Device(f.Target)
 		if !ok || !d.Router() {
@@ -71,6 +74,9 @@ func (l *Lab) InjectFault(ctx context.Context, f topology.Fault) error {
 			}
 		}
 		return errors.Join(errs...)
+	}
+	if ok, err := l.injectMore(ctx, f); ok {
+		return err
 	}
 	return fmt.Errorf("fault %s is not built on the real lab yet (it builds %s)", f.Name, strings.Join(RealFaults, ", "))
 }
@@ -103,7 +109,7 @@ func (l *Lab) ClearFault(ctx context.Context, f topology.Fault) error {
 			return err
 		}
 		return l.resetOSPF(ctx, d, true)
-	case "bgp_acl_block", "icmp_acl_block":
+	case "bgp_acl_block", "icmp_acl_block", "ospf_acl_block", "http_acl_block":
 		d, _, err := l.target(f)
 		if err != nil {
 			return err
@@ -116,6 +122,9 @@ func (l *Lab) ClearFault(ctx context.Context, f topology.Fault) error {
 			return fmt.Errorf("frr_service_down: %s is not a router of the lab", f.Target)
 		}
 		return l.restartRouting(ctx, d)
+	}
+	if ok, err := l.clearMore(ctx, f); ok {
+		return err
 	}
 	return fmt.Errorf("fault %s is not built on the real lab yet (it builds %s)", f.Name, strings.Join(RealFaults, ", "))
 }
@@ -137,30 +146,27 @@ func (l *Lab) target(f topology.Fault) (*planDevice, *planIface, error) {
 	return d, i, nil
 }
 
-// nftACL is the nftables ruleset of an ACL fault on interface ifname:
-// bgp_acl_block drops TCP port 179 either way, icmp_acl_block drops echo
-// requests; "in" filters what the interface receives (input and forward
-// hooks), "out" what it sends (output and forward).
-func nftACL(name, ifname, direction string) string {
+// nftACL is the nftables ruleset of an ACL fault on interface ifname
+// (every interface when ifname is ""): "in" filters what the interface
+// receives (input and forward hooks), "out" what it sends (output and
+// forward); rules are aclRules'.
+func nftACL(name, ifname, direction string, rules []string) string {
 	match := "iifname"
 	hooks := []string{"input", "forward"}
 	if direction == "out" {
 		match = "oifname"
 		hooks = []string{"output", "forward"}
 	}
-	var rules []string
-	switch name {
-	case "bgp_acl_block":
-		rules = []string{"tcp dport 179 drop", "tcp sport 179 drop"}
-	case "icmp_acl_block":
-		rules = []string{"icmp type echo-request drop", "icmpv6 type echo-request drop"}
-	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "table inet %s {\n", nftTable(name))
 	for _, h := range hooks {
 		fmt.Fprintf(&b, "  chain %s {\n    type filter hook %s priority 0; policy accept;\n", h, h)
 		for _, r := range rules {
-			fmt.Fprintf(&b, "    %s %q %s\n", match, ifname, r)
+			if ifname == "" {
+				fmt.Fprintf(&b, "    %s\n", r)
+			} else {
+				fmt.Fprintf(&b, "    %s %q %s\n", match, ifname, r)
+			}
 		}
 		b.WriteString("  }\n")
 	}
