@@ -17,7 +17,7 @@ import (
 // each by the method of the project's notes (real-lab.md, section 3).
 var RealFaults = []string{"bgp_acl_block", "bgp_asn_misconfig", "bgp_missing_route_advertisement",
 	"dns_port_blocked", "dns_service_down", "frr_service_down", "host_incorrect_gateway", "host_incorrect_ip",
-	"host_missing_ip", "host_static_blackhole", "http_acl_block", "icmp_acl_block", "link_down", "mtu_mismatch",
+	"host_missing_ip", "host_static_blackhole", "http_acl_block", "icmp_acl_block", "link_down", "link_flap", "mtu_mismatch",
 	"ospf_acl_block", "ospf_area_misconfiguration"}
 
 // nftTable is the nftables table of a fault ("netmcp_<fault>"), one per

@@ -40,6 +40,8 @@ func aclRules(f topology.Fault) []string {
 // does not build.
 func (l *Lab) injectMore(ctx context.Context, f topology.Fault) (ok bool, err error) {
 	switch f.Name {
+	case "link_flap":
+		return true, l.startFlap(f)
 	case "dns_port_blocked":
 		return true, l.dnsPortBlocked(ctx, f, true)
 	case "ospf_area_misconfiguration":
@@ -59,6 +61,8 @@ func (l *Lab) injectMore(ctx context.Context, f topology.Fault) (ok bool, err er
 // clearMore undoes injectMore.
 func (l *Lab) clearMore(ctx context.Context, f topology.Fault) (ok bool, err error) {
 	switch f.Name {
+	case "link_flap":
+		return true, l.stopFlap(ctx, f)
 	case "dns_port_blocked":
 		return true, l.dnsPortBlocked(ctx, f, false)
 	case "ospf_area_misconfiguration":

@@ -83,6 +83,15 @@ func TestRealLabMoreFaults(t *testing.T) {
 				s := exec("r3", "nft", "list", "ruleset")
 				return !strings.Contains(s, "8080"), s
 			}},
+		{"link_flap r2:GigabitEthernet0/0/0/1 period=4 down=2", 10 * time.Second,
+			func() (bool, string) {
+				s := exec("r3", "ip", "link", "show", "gi0-0-0")
+				return strings.Contains(s, "NO-CARRIER") || strings.Contains(s, "state DOWN"), s
+			},
+			func() (bool, string) {
+				s := exec("r3", "ip", "link", "show", "gi0-0-0")
+				return strings.Contains(s, "state UP"), s
+			}},
 		{"host_incorrect_gateway h3 gateway=10.3.0.99", 5 * time.Second,
 			func() (bool, string) {
 				s := exec("h3", "ip", "route", "show", "default")
