@@ -45,12 +45,12 @@ func addRealLabFlags(up *cobra.Command, f *realLabFlags) {
 // line per router (device, dialect, URL), writes the inventory, and
 // tears everything down when ctx ends.
 func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, basePort int, out, errw io.Writer) error {
-	if os.Geteuid() != 0 {
-		return withExit(2, reallab.ErrNotRoot)
-	}
-	faults, err := checkRealFaults(f.faults)
+	faults, err := checkRealFaults(topo, f.faults)
 	if err != nil {
 		return withExit(2, err)
+	}
+	if os.Geteuid() != 0 {
+		return withExit(2, reallab.ErrNotRoot)
 	}
 	dir, err := labStateDir(f.stateDir)
 	if err != nil {

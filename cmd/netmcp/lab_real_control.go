@@ -115,21 +115,20 @@ func (r *realFaultLab) Faults() []sim.ActiveFault {
 	return out
 }
 
-// checkRealFaults parses --fault words for the real lab: the catalog's
-// syntax, and a name the real lab builds.
-func checkRealFaults(words []string) ([]topology.Fault, error) {
-	var out []topology.Fault
-	for _, w := range words {
-		f, err := topology.ParseFault(w)
-		if err != nil {
-			return nil, fmt.Errorf("--fault: %w", err)
-		}
-		if !slices.Contains(reallab.RealFaults, f.Name) {
-			return nil, fmt.Errorf("--fault %q: fault %s is not built on the real lab yet (it builds %s)", w, f.Name, strings.Join(reallab.RealFaults, ", "))
-		}
-		out = append(out, f)
+// checkRealFaults parses --fault words for the real lab: checked against
+// the topology as for the simulated lab (labFaults), and a name the real
+// lab builds.
+func checkRealFaults(topo topology.Topology, words []string) ([]topology.Fault, error) {
+	fs, err := labFaults(topo, words)
+	if err != nil {
+		return nil, err
 	}
-	return out, nil
+	for _, f := range fs {
+		if !slices.Contains(reallab.RealFaults, f.Name) {
+			return nil, fmt.Errorf("--fault %q: fault %s is not built on the real lab yet (it builds %s)", f.String(), f.Name, strings.Join(reallab.RealFaults, ", "))
+		}
+	}
+	return fs, nil
 }
 
 // startRealControl injects the start faults, then starts the control
