@@ -16,13 +16,25 @@ import (
 // RealFaults lists the fault names InjectFault builds on the real lab,
 // each by the method of the project's notes (real-lab.md, section 3).
 var RealFaults = []string{"bgp_acl_block", "bgp_asn_misconfig", "bgp_missing_route_advertisement",
-	"dns_port_blocked", "dns_service_down", "frr_service_down", "host_incorrect_gateway", "host_incorrect_ip",
+	"dns_port_blocked", "dns_service_down", "frr_service_down", "host_incorrect_dns", "host_incorrect_gateway", "host_incorrect_ip", "host_incorrect_netmask",
 	"host_missing_ip", "host_static_blackhole", "http_acl_block", "icmp_acl_block", "link_down", "link_flap", "mtu_mismatch",
 	"ospf_acl_block", "ospf_area_misconfiguration"}
 
-// nftTable is the nftables table of a fault ("netmcp_<fault>"), one per
-// fault and namespace, so that clearing one fault removes only its rules.
-func nftTable(name string) string { return "netmcp_" + name }
+// nftTable is the nftables table of a fault on interface ifname
+// ("netmcp_<fault>_<ifname>", or "netmcp_<fault>" for every interface),
+// one per fault, interface and namespace, so that clearing one fault
+// removes only its rules.
+func nftTable(name, ifname string) string {
+	if ifname == "" {
+		return "netmcp_" + name
+	}
+	return "netmcp_" + name + "_" + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, ifname)
+}
 
 // InjectFault applies a fault of the catalog (topology.ParseFault) to the
 // running lab: nftables rules for ACL faults, ip link for link and MTU
@@ -110,11 +122,11 @@ func (l *Lab) ClearFault(ctx context.Context, f topology.Fault) error {
 		}
 		return l.resetOSPF(ctx, d, true)
 	case "bgp_acl_block", "icmp_acl_block", "ospf_acl_block", "http_acl_block":
-		d, _, err := l.target(f)
+		d, i, err := l.target(f)
 		if err != nil {
 			return err
 		}
-		_, err = run(ctx, d.NS, "nft", "delete", "table", "inet", nftTable(f.Name))
+		_, err = run(ctx, d.NS, "nft", "delete", "table", "inet", nftTable(f.Name, i.Linux))
 		return err
 	case "frr_service_down":
 		d, ok := l.plan.Device(f.Target)
@@ -158,7 +170,7 @@ func nftACL(name, ifname, direction string, rules []string) string {
 		hooks = []string{"output", "forward"}
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "table inet %s {\n", nftTable(name))
+	fmt.Fprintf(&b, "table inet %s {\n", nftTable(name, ifname))
 	for _, h := range hooks {
 		fmt.Fprintf(&b, "  chain %s {\n    type filter hook %s priority 0; policy accept;\n", h, h)
 		for _, r := range rules {

@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"net/netip"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -52,7 +54,7 @@ func (l *Lab) injectMore(ctx context.Context, f topology.Fault) (ok bool, err er
 		return true, l.bgpNetwork(ctx, f, true)
 	case "dns_service_down":
 		return true, l.dnsService(ctx, f, true)
-	case "host_incorrect_gateway", "host_static_blackhole", "host_missing_ip", "host_incorrect_ip":
+	case "host_incorrect_gateway", "host_static_blackhole", "host_missing_ip", "host_incorrect_ip", "host_incorrect_netmask", "host_incorrect_dns":
 		return true, l.hostFault(ctx, f, true)
 	}
 	return false, nil
@@ -73,7 +75,7 @@ func (l *Lab) clearMore(ctx context.Context, f topology.Fault) (ok bool, err err
 		return true, l.bgpNetwork(ctx, f, false)
 	case "dns_service_down":
 		return true, l.dnsService(ctx, f, false)
-	case "host_incorrect_gateway", "host_static_blackhole", "host_missing_ip", "host_incorrect_ip":
+	case "host_incorrect_gateway", "host_static_blackhole", "host_missing_ip", "host_incorrect_ip", "host_incorrect_netmask", "host_incorrect_dns":
 		return true, l.hostFault(ctx, f, false)
 	}
 	return false, nil
@@ -120,7 +122,7 @@ func (l *Lab) dnsPortBlocked(ctx context.Context, f topology.Fault, on bool) err
 		d = pd
 	}
 	if !on {
-		_, err := run(ctx, d.NS, "nft", "delete", "table", "inet", nftTable(f.Name))
+		_, err := run(ctx, d.NS, "nft", "delete", "table", "inet", nftTable(f.Name, ifname))
 		return err
 	}
 	return l.nft(ctx, d, nftACL(f.Name, ifname, f.Param("direction"), aclRules(f)))
@@ -317,6 +319,48 @@ func (l *Lab) hostFault(ctx context.Context, f topology.Fault, on bool) error {
 			if err := ip("route", verb, "blackhole", p.String()); err != nil {
 				return err
 			}
+		}
+		return nil
+	case "host_incorrect_dns":
+		if !on {
+			if len(d.Dev.DNSServers) == 0 { // the lab wrote none: the host's namespace had the machine's
+				if err := os.Remove(filepath.Join("/etc/netns", d.NS, "resolv.conf")); err != nil && !os.IsNotExist(err) {
+					return err
+				}
+			}
+			return l.writeResolvConf(d)
+		}
+		srv := f.Param("server")
+		if srv == "" {
+			srv = unusedAddr(v4, l.plan).String()
+		}
+		if _, err := netip.ParseAddr(srv); err != nil {
+			return fmt.Errorf("%s: server %q is not an address", f.Name, srv)
+		}
+		conf := "nameserver " + srv + "\noptions timeout:2 attempts:1\n"
+		return os.WriteFile(filepath.Join("/etc/netns", d.NS, "resolv.conf"), []byte(conf), 0o644)
+	case "host_incorrect_netmask":
+		if !on {
+			return l.restoreHost(ctx, d, i)
+		}
+		bits, err := strconv.Atoi(f.Param("prefix-length"))
+		if f.Param("prefix-length") == "" {
+			bits, err = 30, nil
+			if v4.Bits() == 30 {
+				bits = 24
+			}
+		}
+		if err != nil || bits < 1 || bits > 32 || !v4.Addr().Is4() {
+			return fmt.Errorf("%s: prefix-length %q: want 1..32 on an IPv4 address", f.Name, f.Param("prefix-length"))
+		}
+		if err := ip("-4", "addr", "flush", "dev", i.Linux, "scope", "global"); err != nil {
+			return err
+		}
+		if err := ip("addr", "add", netip.PrefixFrom(v4.Addr(), bits).String(), "dev", i.Linux); err != nil {
+			return err
+		}
+		if d.Dev.Gateway != "" && !strings.Contains(d.Dev.Gateway, ":") {
+			_ = ip("route", "replace", "default", "via", d.Dev.Gateway) // fails when the mask leaves it off-link: the symptom
 		}
 		return nil
 	case "host_missing_ip", "host_incorrect_ip":

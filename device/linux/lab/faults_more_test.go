@@ -67,7 +67,7 @@ func TestRealLabMoreFaults(t *testing.T) {
 		// wait here: the rule's counter shows the dropped hellos.
 		{"ospf_acl_block r3:GigabitEthernet0/0/0", 25 * time.Second,
 			func() (bool, string) {
-				s := exec("r3", "nft", "list", "table", "inet", "netmcp_ospf_acl_block")
+				s := exec("r3", "nft", "list", "table", "inet", "netmcp_ospf_acl_block_gi0_0_0")
 				return dropped.MatchString(s), s
 			},
 			func() (bool, string) {
@@ -109,6 +109,24 @@ func TestRealLabMoreFaults(t *testing.T) {
 			func() (bool, string) {
 				s := exec("h3", "ip", "-4", "addr") + exec("h3", "ip", "route", "show", "default")
 				return strings.Contains(s, "10.3.0.10/24") && strings.Contains(s, "default via"), s
+			}},
+		{"host_incorrect_netmask h3 prefix-length=30", 5 * time.Second,
+			func() (bool, string) {
+				s := exec("h3", "ip", "-4", "addr")
+				return strings.Contains(s, "10.3.0.10/30"), s
+			},
+			func() (bool, string) {
+				s := exec("h3", "ip", "-4", "addr") + exec("h3", "ip", "route", "show", "default")
+				return strings.Contains(s, "10.3.0.10/24") && strings.Contains(s, "default via 10.3.0.1"), s
+			}},
+		{"host_incorrect_dns h1 server=192.0.2.53", 5 * time.Second,
+			func() (bool, string) {
+				s := exec("h1", "cat", "/etc/resolv.conf")
+				return strings.Contains(s, "192.0.2.53"), s
+			},
+			func() (bool, string) {
+				s := exec("h1", "cat", "/etc/resolv.conf")
+				return !strings.Contains(s, "192.0.2.53"), s
 			}},
 		{"dns_service_down h3", 10 * time.Second,
 			func() (bool, string) { s := exec("h3", "ss", "-lnu"); return !strings.Contains(s, ":53 "), s },
