@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -35,7 +36,7 @@ type realLabFlags struct {
 
 // addRealLabFlags registers --real, --inventory and --netns-prefix on "lab up".
 func addRealLabFlags(up *cobra.Command, f *realLabFlags) {
-	up.Flags().BoolVar(&f.real, "real", false, "build the topology as a real network: Linux namespaces with FRR, lldpd and unbound (needs root), each router served through linux://")
+	up.Flags().BoolVar(&f.real, "real", false, "build the topology as a real network: Linux namespaces with FRR, lldpd and unbound (needs root), each router served through linux://; --fault and netmcp lab fault take the faults it builds: "+strings.Join(reallab.RealFaults, ", "))
 	up.Flags().StringVar(&f.inventory, "inventory", "", "with --real: write the lab's inventory file here (default: netmcp-lab-inventory.yaml in the current directory)")
 	up.Flags().StringVar(&f.prefix, "netns-prefix", "", "with --real: prefix of the namespace names (default: none, so router r1 is linux://r1)")
 }
