@@ -63,9 +63,10 @@ func newLabCmd() *cobra.Command {
 				switch {
 				case withSSH:
 					return withExit(2, fmt.Errorf("--ssh serves the simulated routers' CLI; with --real, reach the routers' vtysh through ssh:// to the namespaces instead"))
-				case len(faults) > 0 || realtime:
-					return withExit(2, fmt.Errorf("--fault and --realtime are for the simulated lab; the real lab runs in real time and takes no faults at start yet"))
+				case realtime:
+					return withExit(2, fmt.Errorf("--realtime is for the simulated lab; the real lab runs in real time"))
 				}
+				realFlags.faults, realFlags.stateDir = faults, stateDir
 				return runRealLab(cmd.Context(), topo, realFlags, basePort, cmd.OutOrStdout(), cmd.ErrOrStderr())
 			}
 			fs, err := labFaults(topo, faults)

@@ -53,9 +53,22 @@ type faultsReply struct {
 	Faults []sim.ActiveFault `json:"faults"`
 }
 
+// faultLab is what the control endpoint drives: the simulated lab
+// (*sim.Lab) and the real one (realFaultLab) both satisfy it.
+type faultLab interface {
+	// Inject adds a fault and returns it with its id.
+	Inject(topology.Fault) (sim.ActiveFault, error)
+	// ClearFault removes the fault with that id or those words.
+	ClearFault(idOrWords string) (sim.ActiveFault, error)
+	// ClearFaults removes every fault.
+	ClearFaults()
+	// Faults lists the injected faults, oldest first.
+	Faults() []sim.ActiveFault
+}
+
 // labControl serves a lab's control endpoint.
 type labControl struct {
-	lab   *sim.Lab
+	lab   faultLab
 	token string
 	file  string
 	addr  string
@@ -94,7 +107,7 @@ func labStateDir(stateDir string) (string, error) {
 
 // startControl starts the control endpoint of lab and writes its control
 // file in dir.
-func startControl(lab *sim.Lab, dir string) (*labControl, error) {
+func startControl(lab faultLab, dir string) (*labControl, error) {
 	var b [32]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -27,11 +28,15 @@ type realLabFlags struct {
 	prefix    string
 	// report prints the daemons' memory after the time to converge.
 	report bool
+	// faults are the --fault words, injected once the lab has converged.
+	faults []string
+	// stateDir holds the control file (see labStateDir).
+	stateDir string
 }
 
 // addRealLabFlags registers --real, --inventory and --netns-prefix on "lab up".
 func addRealLabFlags(up *cobra.Command, f *realLabFlags) {
-	up.Flags().BoolVar(&f.real, "real", false, "build the topology as a real network: Linux namespaces with FRR, lldpd and unbound (needs root), each router served through linux://")
+	up.Flags().BoolVar(&f.real, "real", false, "build the topology as a real network: Linux namespaces with FRR, lldpd and unbound (needs root), each router served through linux://; --fault and netmcp lab fault take the faults it builds: "+strings.Join(reallab.RealFaults, ", "))
 	up.Flags().StringVar(&f.inventory, "inventory", "", "with --real: write the lab's inventory file here (default: netmcp-lab-inventory.yaml in the current directory)")
 	up.Flags().StringVar(&f.prefix, "netns-prefix", "", "with --real: prefix of the namespace names (default: none, so router r1 is linux://r1)")
 }
@@ -41,8 +46,16 @@ func addRealLabFlags(up *cobra.Command, f *realLabFlags) {
 // line per router (device, dialect, URL), writes the inventory, and
 // tears everything down when ctx ends.
 func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, basePort int, out, errw io.Writer) error {
+	faults, err := checkRealFaults(topo, f.faults)
+	if err != nil {
+		return withExit(2, err)
+	}
 	if os.Geteuid() != 0 {
 		return withExit(2, reallab.ErrNotRoot)
+	}
+	dir, err := labStateDir(f.stateDir)
+	if err != nil {
+		return withExit(2, err)
 	}
 	logger := slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	rl, err := startRealLab(ctx, topo, f.prefix, basePort, logger)
@@ -66,6 +79,10 @@ func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, bas
 			fmt.Fprintf(errw, "lab: memory of the daemons: %s\n", u)
 		}
 	}
+	ctl, _, err := startRealControl(rl, faults, dir, func(format string, a ...any) { fmt.Fprintf(errw, format, a...) })
+	if err != nil {
+		return errors.Join(withExit(2, err), rl.stop())
+	}
 	for _, name := range rl.lab.Routers() {
 		fmt.Fprintf(out, "%s\t%s\t%s\n", name, rl.drivers[name].Info().CLIDialect, rl.urls[name])
 	}
@@ -73,6 +90,7 @@ func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, bas
 	case <-ctx.Done():
 	case <-rl.failed:
 	}
+	ctl.stop()
 	return rl.stop()
 }
 

@@ -15,11 +15,26 @@ import (
 
 // RealFaults lists the fault names InjectFault builds on the real lab,
 // each by the method of the project's notes (real-lab.md, section 3).
-var RealFaults = []string{"bgp_acl_block", "frr_service_down", "icmp_acl_block", "link_down", "mtu_mismatch"}
+var RealFaults = []string{"bgp_acl_block", "bgp_asn_misconfig", "bgp_missing_route_advertisement",
+	"dns_port_blocked", "dns_service_down", "frr_service_down", "host_incorrect_dns", "host_incorrect_gateway", "host_incorrect_ip", "host_incorrect_netmask",
+	"host_missing_ip", "host_static_blackhole", "http_acl_block", "icmp_acl_block", "link_down", "link_flap", "mtu_mismatch",
+	"ospf_acl_block", "ospf_area_misconfiguration"}
 
-// nftTable is the nftables table of a fault ("netmcp_<fault>"), one per
-// fault and namespace, so that clearing one fault removes only its rules.
-func nftTable(name string) string { return "netmcp_" + name }
+// nftTable is the nftables table of a fault on interface ifname
+// ("netmcp_<fault>_<ifname>", or "netmcp_<fault>" for every interface),
+// one per fault, interface and namespace, so that clearing one fault
+// removes only its rules.
+func nftTable(name, ifname string) string {
+	if ifname == "" {
+		return "netmcp_" + name
+	}
+	return "netmcp_" + name + "_" + strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, ifname)
+}
 
 // InjectFault applies a fault of the catalog (topology.ParseFault) to the
 // running lab: nftables rules for ACL faults, ip link for link and MTU
@@ -50,12 +65,12 @@ func (l *Lab) InjectFault(ctx context.Context, f topology.Fault) error {
 			return err
 		}
 		return l.resetOSPF(ctx, d, false)
-	case "bgp_acl_block", "icmp_acl_block":
+	case "bgp_acl_block", "icmp_acl_block", "ospf_acl_block", "http_acl_block":
 		d, i, err := l.target(f)
 		if err != nil {
 			return err
 		}
-		return l.nft(ctx, d, nftACL(f.Name, i.Linux, f.Param("direction")))
+		return l.nft(ctx, d, nftACL(f.Name, i.Linux, f.Param("direction"), aclRules(f)))
 	case "frr_service_down":
 		d, ok := l.plan.Device(f.Target)
 		if !ok || !d.Router() {
@@ -71,6 +86,9 @@ func (l *Lab) InjectFault(ctx context.Context, f topology.Fault) error {
 			}
 		}
 		return errors.Join(errs...)
+	}
+	if ok, err := l.injectMore(ctx, f); ok {
+		return err
 	}
 	return fmt.Errorf("fault %s is not built on the real lab yet (it builds %s)", f.Name, strings.Join(RealFaults, ", "))
 }
@@ -103,12 +121,12 @@ func (l *Lab) ClearFault(ctx context.Context, f topology.Fault) error {
 			return err
 		}
 		return l.resetOSPF(ctx, d, true)
-	case "bgp_acl_block", "icmp_acl_block":
-		d, _, err := l.target(f)
+	case "bgp_acl_block", "icmp_acl_block", "ospf_acl_block", "http_acl_block":
+		d, i, err := l.target(f)
 		if err != nil {
 			return err
 		}
-		_, err = run(ctx, d.NS, "nft", "delete", "table", "inet", nftTable(f.Name))
+		_, err = run(ctx, d.NS, "nft", "delete", "table", "inet", nftTable(f.Name, i.Linux))
 		return err
 	case "frr_service_down":
 		d, ok := l.plan.Device(f.Target)
@@ -116,6 +134,9 @@ func (l *Lab) ClearFault(ctx context.Context, f topology.Fault) error {
 			return fmt.Errorf("frr_service_down: %s is not a router of the lab", f.Target)
 		}
 		return l.restartRouting(ctx, d)
+	}
+	if ok, err := l.clearMore(ctx, f); ok {
+		return err
 	}
 	return fmt.Errorf("fault %s is not built on the real lab yet (it builds %s)", f.Name, strings.Join(RealFaults, ", "))
 }
@@ -137,30 +158,27 @@ func (l *Lab) target(f topology.Fault) (*planDevice, *planIface, error) {
 	return d, i, nil
 }
 
-// nftACL is the nftables ruleset of an ACL fault on interface ifname:
-// bgp_acl_block drops TCP port 179 either way, icmp_acl_block drops echo
-// requests; "in" filters what the interface receives (input and forward
-// hooks), "out" what it sends (output and forward).
-func nftACL(name, ifname, direction string) string {
+// nftACL is the nftables ruleset of an ACL fault on interface ifname
+// (every interface when ifname is ""): "in" filters what the interface
+// receives (input and forward hooks), "out" what it sends (output and
+// forward); rules are aclRules'.
+func nftACL(name, ifname, direction string, rules []string) string {
 	match := "iifname"
 	hooks := []string{"input", "forward"}
 	if direction == "out" {
 		match = "oifname"
 		hooks = []string{"output", "forward"}
 	}
-	var rules []string
-	switch name {
-	case "bgp_acl_block":
-		rules = []string{"tcp dport 179 drop", "tcp sport 179 drop"}
-	case "icmp_acl_block":
-		rules = []string{"icmp type echo-request drop", "icmpv6 type echo-request drop"}
-	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "table inet %s {\n", nftTable(name))
+	fmt.Fprintf(&b, "table inet %s {\n", nftTable(name, ifname))
 	for _, h := range hooks {
 		fmt.Fprintf(&b, "  chain %s {\n    type filter hook %s priority 0; policy accept;\n", h, h)
 		for _, r := range rules {
-			fmt.Fprintf(&b, "    %s %q %s\n", match, ifname, r)
+			if ifname == "" {
+				fmt.Fprintf(&b, "    %s\n", r)
+			} else {
+				fmt.Fprintf(&b, "    %s %q %s\n", match, ifname, r)
+			}
 		}
 		b.WriteString("  }\n")
 	}
@@ -219,4 +237,15 @@ func (l *Lab) restartRouting(ctx context.Context, d *planDevice) error {
 		return err
 	}
 	return l.fastAdjacencies(ctx, 15*time.Second)
+}
+
+// ConfigFault tells whether the real lab makes fault name as a change of
+// a device's configuration (vtysh, or a host's addresses and routes)
+// rather than a runtime condition (nftables, link state, daemons).
+func ConfigFault(name string) bool {
+	switch name {
+	case "ospf_area_misconfiguration", "bgp_asn_misconfig", "bgp_missing_route_advertisement":
+		return true
+	}
+	return strings.HasPrefix(name, "host_")
 }

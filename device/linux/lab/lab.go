@@ -66,6 +66,7 @@ type Lab struct {
 	etcMade []string
 	runMade []string
 	closed  bool
+	flaps   map[string]*flapper // link_flap faults under way, by target
 
 	// Converged is how long Up took from start to convergence (0 when
 	// the wait was skipped).
@@ -661,6 +662,7 @@ func (l *Lab) Close() error {
 	l.closed = true
 	procs := slices.Clone(l.procs)
 	l.mu.Unlock()
+	l.stopFlaps()
 	var errs []error
 	var wg sync.WaitGroup
 	errc := make([]error, len(procs))

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	reallab "github.com/netmcp/netmcp/device/linux/lab"
+	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/device/sim/topology"
+)
+
+// realFaultTimeout bounds one fault's injection or clearing on the real
+// lab (clearing waits for the adjacencies to form again).
+const realFaultTimeout = 90 * time.Second
+
+// realFaultLab gives the real lab the fault list of the control endpoint
+// (faultLab): ids f1, f2, ... over reallab.Lab's InjectFault/ClearFault.
+type realFaultLab struct {
+	lab  *reallab.Lab
+	mu   sync.Mutex
+	next int
+	list []sim.ActiveFault
+}
+
+var _ faultLab = (*realFaultLab)(nil)
+
+// Inject applies f to the real lab and records it.
+func (r *realFaultLab) Inject(f topology.Fault) (sim.ActiveFault, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	words := f.String()
+	for _, a := range r.list {
+		if a.Words == words {
+			return sim.ActiveFault{}, fmt.Errorf("fault %q is already injected as %s", words, a.ID)
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), realFaultTimeout)
+	defer cancel()
+	if err := r.lab.InjectFault(ctx, f); err != nil {
+		return sim.ActiveFault{}, fmt.Errorf("real lab: %w", err)
+	}
+	r.next++
+	kind := sim.FaultRuntime
+	if reallab.ConfigFault(f.Name) {
+		kind = sim.FaultConfig
+	}
+	dev := f.Target
+	if d, _, ok := topology.SplitEnd(f.Target); ok {
+		dev = d
+	}
+	a := sim.ActiveFault{ID: fmt.Sprintf("f%d", r.next), Words: words, Kind: kind, Devices: []string{dev}, Fault: f}
+	r.list = append(r.list, a)
+	return a, nil
+}
+
+// ClearFault undoes the fault with that id or those words.
+func (r *realFaultLab) ClearFault(idOrWords string) (sim.ActiveFault, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	s := strings.TrimSpace(idOrWords)
+	i := slices.IndexFunc(r.list, func(a sim.ActiveFault) bool { return a.ID == s || a.Words == s })
+	if i < 0 && s != "" {
+		if f, err := topology.ParseFault(s); err == nil {
+			i = slices.IndexFunc(r.list, func(a sim.ActiveFault) bool { return a.Words == f.String() })
+		}
+	}
+	if i < 0 {
+		if len(r.list) == 0 {
+			return sim.ActiveFault{}, fmt.Errorf("real lab: no fault %q: no fault is injected", idOrWords)
+		}
+		var ids []string
+		for _, a := range r.list {
+			ids = append(ids, a.ID+" ("+a.Words+")")
+		}
+		return sim.ActiveFault{}, fmt.Errorf("real lab: no fault %q (injected: %s)", idOrWords, strings.Join(ids, ", "))
+	}
+	a := r.list[i]
+	ctx, cancel := context.WithTimeout(context.Background(), realFaultTimeout)
+	defer cancel()
+	if err := r.lab.ClearFault(ctx, a.Fault); err != nil {
+		return sim.ActiveFault{}, fmt.Errorf("real lab: clearing %s: %w", a.ID, err)
+	}
+	r.list = slices.Delete(r.list, i, i+1)
+	a.Note = "cleared"
+	return a, nil
+}
+
+// ClearFaults undoes every fault, newest first; one that fails to clear
+// stays listed.
+func (r *realFaultLab) ClearFaults() {
+	r.mu.Lock()
+	ids := make([]string, len(r.list))
+	for i, a := range r.list {
+		ids[i] = a.ID
+	}
+	r.mu.Unlock()
+	for i := len(ids) - 1; i >= 0; i-- {
+		_, _ = r.ClearFault(ids[i])
+	}
+}
+
+// Faults lists the injected faults, oldest first.
+func (r *realFaultLab) Faults() []sim.ActiveFault {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]sim.ActiveFault, len(r.list))
+	for i, a := range r.list {
+		out[i] = a
+		out[i].Devices = slices.Clone(a.Devices)
+	}
+	return out
+}
+
+// checkRealFaults parses --fault words for the real lab: checked against
+// the topology as for the simulated lab (labFaults), and a name the real
+// lab builds.
+func checkRealFaults(topo topology.Topology, words []string) ([]topology.Fault, error) {
+	fs, err := labFaults(topo, words)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range fs {
+		if !slices.Contains(reallab.RealFaults, f.Name) {
+			return nil, fmt.Errorf("--fault %q: fault %s is not built on the real lab yet (it builds %s)", f.String(), f.Name, strings.Join(reallab.RealFaults, ", "))
+		}
+	}
+	return fs, nil
+}
+
+// startRealControl injects the start faults, then starts the control
+// endpoint of the real lab in dir (the same control file and protocol as
+// the simulated lab, so `netmcp lab fault` works unchanged).
+func startRealControl(rl *runningRealLab, faults []topology.Fault, dir string, notes func(format string, a ...any)) (*labControl, *realFaultLab, error) {
+	fl := &realFaultLab{lab: rl.lab}
+	for _, f := range faults {
+		a, err := fl.Inject(f)
+		if err != nil {
+			fl.ClearFaults()
+			return nil, nil, err
+		}
+		notes("netmcp lab: fault %s: %s (%s on %s)\n", a.ID, a.Words, a.Kind, strings.Join(a.Devices, ","))
+	}
+	ctl, err := startControl(fl, dir)
+	if err != nil {
+		fl.ClearFaults()
+		return nil, nil, err
+	}
+	notes("netmcp lab: control endpoint %s (netmcp lab fault --state-dir %s)\n", ctl.addr, dir)
+	return ctl, fl, nil
+}

@@ -1,0 +1,156 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/device/sim"
+)
+
+// TestLabRealFaults runs `lab up --real --fault icmp_acl_block ...` (as
+// root with FRR) and drives it with `netmcp lab fault list|add|clear`,
+// as on the simulated lab: the start fault stops r2's pings to r1 until
+// cleared; frr_service_down r1 takes r2's BGP session to r1 out of
+// ESTABLISHED (read through r2's linux:// YANG over MCP) until cleared;
+// a name the real lab does not build is refused with the list it builds.
+func TestLabRealFaults(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("skipped: lab up --real needs root (and FRR)")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	prefix := fmt.Sprintf("t%df-", os.Getpid()%100000)
+	out := &syncBuffer{ch: make(chan struct{}, 1)}
+	errw := &syncBuffer{ch: make(chan struct{}, 1)}
+	upCtx, stopUp := context.WithCancel(ctx)
+	done := make(chan error, 1)
+	flags := realLabFlags{real: true, inventory: filepath.Join(dir, "inv.yaml"), prefix: prefix, stateDir: dir,
+		faults: []string{"icmp_acl_block r1:GigabitEthernet0/0/0"}}
+	go func() { done <- runRealLab(upCtx, sim.DefaultTopology(), flags, 0, out, errw) }()
+	stopped := false
+	stop := func() {
+		if stopped {
+			return
+		}
+		stopped = true
+		stopUp()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("lab up --real stopped with %v", err)
+			}
+		case <-time.After(30 * time.Second):
+			t.Error("lab up --real did not stop after cancel")
+		}
+	}
+	defer stop()
+	deadline := time.After(90 * time.Second)
+	var lines []string
+	for len(lines) < 3 {
+		select {
+		case <-out.ch:
+			lines = strings.Split(strings.TrimSpace(out.String()), "\n")
+		case err := <-done:
+			stopped = true
+			t.Fatalf("lab up --real ended early: %v\n%s", err, errw.String())
+		case <-deadline:
+			t.Fatalf("lab up --real printed %q\n%s", out.String(), errw.String())
+		}
+	}
+	urls := map[string]string{}
+	for _, l := range lines {
+		if f := strings.Split(l, "\t"); len(f) == 3 {
+			urls[f[0]] = f[2]
+		}
+	}
+	fault := func(args ...string) (string, error) {
+		return runLabCmd(ctx, append([]string{"fault", "--state-dir", dir}, args...)...)
+	}
+	ping := func() error {
+		return exec.CommandContext(ctx, "ip", "netns", "exec", prefix+"r2", "ping", "-c", "1", "-W", "1", "10.0.12.1").Run()
+	}
+
+	// The start fault is listed as f1, and r2's pings to r1 fail.
+	if got, err := fault("list"); err != nil || !strings.Contains(got, "f1") || !strings.Contains(got, "icmp_acl_block r1:GigabitEthernet0/0/0") {
+		t.Fatalf("lab fault list = %q, %v; want f1 icmp_acl_block", got, err)
+	}
+	if ping() == nil {
+		t.Error("icmp_acl_block: r2 still pings r1")
+	}
+
+	// frr_service_down r1 through the control endpoint.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "lab-real-fault-test", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	session := func() string {
+		path := "/openconfig-network-instance:network-instances/network-instance[name=default]/protocols/protocol[identifier=openconfig-policy-types:BGP][name=bgp]/bgp/neighbors/neighbor[neighbor-address=10.0.12.1]/state/session-state"
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "network.yang.get", Arguments: map[string]any{"path": path, "datastore": "operational"}})
+		if err != nil || res.IsError || len(res.Content) == 0 {
+			return fmt.Sprintf("error %v %+v", err, res)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	if s := session(); !strings.Contains(s, "ESTABLISHED") {
+		t.Fatalf("before the fault, r2's session to r1 = %q", s)
+	}
+	if got, err := fault("add", "frr_service_down", "r1"); err != nil || !strings.Contains(got, "f2") {
+		t.Fatalf("lab fault add frr_service_down r1 = %q, %v", got, err)
+	}
+	waitUntil(t, 20*time.Second, "frr_service_down: r2's session to r1 leaves ESTABLISHED", func() (bool, string) {
+		s := session()
+		return !strings.Contains(s, "ESTABLISHED") && !strings.HasPrefix(s, "error"), s
+	})
+	if _, err := fault("add", "dns_record_error", "h3"); err == nil || !strings.Contains(err.Error(), "not built") || !strings.Contains(err.Error(), "bgp_acl_block") {
+		t.Errorf("an unbuilt fault = %v, want a refusal naming the built ones", err)
+	}
+	if got, err := fault("clear", "f2"); err != nil || !strings.Contains(got, "frr_service_down") {
+		t.Fatalf("lab fault clear f2 = %q, %v", got, err)
+	}
+	waitUntil(t, 40*time.Second, "frr_service_down cleared: r2's session to r1 back", func() (bool, string) {
+		s := session()
+		return strings.Contains(s, "ESTABLISHED"), s
+	})
+
+	// Clearing the start fault by its words brings the pings back.
+	if _, err := fault("clear", "icmp_acl_block", "r1:GigabitEthernet0/0/0"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ping(); err != nil {
+		t.Errorf("icmp_acl_block cleared: r2 still cannot ping r1: %v", err)
+	}
+	if got, err := fault("list"); err != nil || strings.Contains(got, "f1") || strings.Contains(got, "f2") {
+		t.Errorf("lab fault list after clearing = %q, %v; want none", got, err)
+	}
+	stop()
+	if _, err := os.Stat(filepath.Join(dir, controlFile)); err == nil {
+		t.Error("the control file outlived the lab")
+	}
+}
+
+// waitUntil polls check every 250 ms until it holds or timeout passes.
+func waitUntil(t *testing.T, timeout time.Duration, what string, check func() (bool, string)) {
+	t.Helper()
+	end := time.Now().Add(timeout)
+	for {
+		ok, state := check()
+		if ok {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%s: not after %v (last: %s)", what, timeout, state)
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+}
