@@ -95,7 +95,9 @@ func correlate(hops []hop) []report.Finding {
 		other := "not measured"
 		if hasRev {
 			other = "clean"
-			if rev.EgressDiscards+rev.IngressDiscards+rev.InErrors+rev.Lost > 0 {
+			// The same slack as the counter-gap rule: traffic crossing
+			// between the two ends' reads is no loss.
+			if rev.EgressDiscards+rev.IngressDiscards+rev.InErrors > 0 || rev.Lost > CounterSlack {
 				other = "also lossy"
 			}
 		}
