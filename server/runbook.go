@@ -95,8 +95,7 @@ func (s *Server) pingFailPrompt(ctx context.Context, req *mcp.GetPromptRequest, 
 		}
 		rb = &runbook{src: src, dst: dst, vrf: strings.TrimSpace(args["vrf"]), step: 1}
 		rb.calls = []toolCall{s.call(netproto.ToolCLIExec, map[string]any{"cmd": rb.arpCommand()})}
-		md := fmt.Sprintf("## Ping failure: %s → %s%s\n\n1. Check local ARP:\n   %s", rb.src, rb.dst, rb.vrfLabel(), s.inline(rb.calls[0]))
-		return s.runbookResult(rb, md, false, "")
+		return s.stepResult(rb, "Check local ARP")
 	}
 	rb, ok := s.runbooks.take(prev)
 	if !ok {
@@ -301,47 +300,78 @@ func ribLabel(vrf string) string {
 	return "VRF " + vrf
 }
 
-// writeFindings writes the heading of the diagnosis and its findings so far.
-func (rb *runbook) writeFindings(b *strings.Builder) {
-	fmt.Fprintf(b, "## Ping failure: %s → %s%s\n\n", rb.src, rb.dst, rb.vrfLabel())
-	for _, f := range rb.findings {
-		fmt.Fprintf(b, "- %s\n", f)
-	}
+// round is one round of a runbook prompt as it is rendered: the heading
+// and findings so far, then either the next step's calls or, once done,
+// the root cause.
+type round struct {
+	description string // the prompt result's description
+	heading     string // "## ..." line of the diagnosis
+	findings    []string
+	step        int
+	title       string // of the next step (not done)
+	calls       []toolCall
+	done        bool
+	cause       string
+	// keep stores the runbook for its next round and returns its context id.
+	keep func() string
 }
 
-// stepResult renders the findings so far and the next calls.
-func (s *Server) stepResult(rb *runbook, title string) (*mcp.GetPromptResult, error) {
+// roundResult renders a round in markdown with its _meta: the calls to
+// make (toolCalls), and the context id of the next round or, once done,
+// diagnosisComplete and the rootCause.
+func (s *Server) roundResult(r round) (*mcp.GetPromptResult, error) {
 	var b strings.Builder
-	rb.writeFindings(&b)
-	fmt.Fprintf(&b, "\n%d. %s:\n", rb.step, title)
-	for _, c := range rb.calls {
-		fmt.Fprintf(&b, "   %s\n", s.inline(c))
+	fmt.Fprintf(&b, "%s\n\n", r.heading)
+	for _, f := range r.findings {
+		fmt.Fprintf(&b, "- %s\n", f)
 	}
-	return s.runbookResult(rb, strings.TrimRight(b.String(), "\n"), false, "")
-}
-
-// complete ends the diagnosis with its root cause.
-func (s *Server) complete(rb *runbook, cause string) (*mcp.GetPromptResult, error) {
-	var b strings.Builder
-	rb.writeFindings(&b)
-	fmt.Fprintf(&b, "\n**Root cause:** %s\n\nDiagnosis complete.", cause)
-	rb.calls = nil
-	return s.runbookResult(rb, b.String(), true, cause)
-}
-
-func (s *Server) runbookResult(rb *runbook, md string, done bool, cause string) (*mcp.GetPromptResult, error) {
-	calls := rb.calls
+	if len(r.findings) > 0 {
+		b.WriteByte('\n')
+	}
+	calls := r.calls
+	if r.done {
+		fmt.Fprintf(&b, "**Root cause:** %s\n\nDiagnosis complete.", r.cause)
+		calls = nil
+	} else {
+		fmt.Fprintf(&b, "%d. %s:\n", r.step, r.title)
+		for _, c := range calls {
+			fmt.Fprintf(&b, "   %s\n", s.inline(c))
+		}
+	}
 	if calls == nil {
 		calls = []toolCall{}
 	}
 	meta := mcp.Meta{"toolCalls": calls}
-	if done {
+	if r.done {
 		meta["diagnosisComplete"] = true
-		meta["rootCause"] = cause
+		meta["rootCause"] = r.cause
 	} else {
-		meta["contextId"] = s.runbooks.put(rb)
+		meta["contextId"] = r.keep()
 	}
-	return promptResult("Step-by-step ping failure diagnosis", md, meta), nil
+	return promptResult(r.description, strings.TrimRight(b.String(), "\n"), meta), nil
+}
+
+// pingRound is the ping-fail runbook's round.
+func (s *Server) pingRound(rb *runbook) round {
+	return round{description: "Step-by-step ping failure diagnosis",
+		heading:  fmt.Sprintf("## Ping failure: %s → %s%s", rb.src, rb.dst, rb.vrfLabel()),
+		findings: rb.findings, step: rb.step, calls: rb.calls,
+		keep: func() string { return s.runbooks.put(rb) }}
+}
+
+// stepResult renders the findings so far and the next calls.
+func (s *Server) stepResult(rb *runbook, title string) (*mcp.GetPromptResult, error) {
+	r := s.pingRound(rb)
+	r.title = title
+	return s.roundResult(r)
+}
+
+// complete ends the diagnosis with its root cause.
+func (s *Server) complete(rb *runbook, cause string) (*mcp.GetPromptResult, error) {
+	rb.calls = nil
+	r := s.pingRound(rb)
+	r.done, r.cause = true, cause
+	return s.roundResult(r)
 }
 
 type route struct {

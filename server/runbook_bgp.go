@@ -349,44 +349,25 @@ func portMatch(v any, port int) bool {
 	return false
 }
 
+// bgpRound is the bgp-down runbook's round.
+func (s *Server) bgpRound(rb *bgpRunbook) round {
+	return round{description: "Step-by-step BGP session diagnosis",
+		heading:  fmt.Sprintf("## BGP session down: neighbor %s", rb.peer),
+		findings: rb.findings, step: rb.step, calls: rb.calls,
+		keep: func() string { return s.bgpRunbooks.put(rb) }}
+}
+
 // bgpStep renders the findings so far and the next calls.
 func (s *Server) bgpStep(rb *bgpRunbook, title string) (*mcp.GetPromptResult, error) {
-	var b strings.Builder
-	rb.writeFindings(&b)
-	fmt.Fprintf(&b, "\n%d. %s:\n", rb.step, title)
-	for _, c := range rb.calls {
-		fmt.Fprintf(&b, "   %s\n", s.inline(c))
-	}
-	return s.bgpResult(rb, strings.TrimRight(b.String(), "\n"), false, "")
+	r := s.bgpRound(rb)
+	r.title = title
+	return s.roundResult(r)
 }
 
 // bgpComplete ends the diagnosis with its root cause.
 func (s *Server) bgpComplete(rb *bgpRunbook, cause string) (*mcp.GetPromptResult, error) {
-	var b strings.Builder
-	rb.writeFindings(&b)
-	fmt.Fprintf(&b, "\n**Root cause:** %s\n\nDiagnosis complete.", cause)
 	rb.calls = nil
-	return s.bgpResult(rb, b.String(), true, cause)
-}
-
-func (rb *bgpRunbook) writeFindings(b *strings.Builder) {
-	fmt.Fprintf(b, "## BGP session down: neighbor %s\n\n", rb.peer)
-	for _, f := range rb.findings {
-		fmt.Fprintf(b, "- %s\n", f)
-	}
-}
-
-func (s *Server) bgpResult(rb *bgpRunbook, md string, done bool, cause string) (*mcp.GetPromptResult, error) {
-	calls := rb.calls
-	if calls == nil {
-		calls = []toolCall{}
-	}
-	meta := mcp.Meta{"toolCalls": calls}
-	if done {
-		meta["diagnosisComplete"] = true
-		meta["rootCause"] = cause
-	} else {
-		meta["contextId"] = s.bgpRunbooks.put(rb)
-	}
-	return promptResult("Step-by-step BGP session diagnosis", md, meta), nil
+	r := s.bgpRound(rb)
+	r.done, r.cause = true, cause
+	return s.roundResult(r)
 }

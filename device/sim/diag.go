@@ -85,26 +85,32 @@ func (d *Driver) Diagnose(ctx context.Context, req device.DiagRequest, onLine fu
 		if req.Tool == "tracepath" {
 			text = out.RenderTracepath()
 		}
-		lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-		em.line(lines[0])
-		waits := traceWaits(out, req.Tool, cmp.Or(req.Timeout, defaultTraceWait))
-		for i, l := range lines[1:] {
-			var w time.Duration
-			if i < len(waits) {
-				w = waits[i]
-			}
-			if !em.wait(w) {
-				break
-			}
-			em.line(l)
-		}
-		code := 0
-		if out.Error != "" {
-			code = 1
-		}
-		return device.DiagResult{Output: em.out.String(), ExitCode: code}, em.err
+		return em.trace(out, req, text)
 	}
 	return device.DiagResult{}, netproto.Errorf(netproto.CodeConfigIncompatible, "diagnostic tool %q is not supported by the simulator (ping, traceroute, tracepath, dig)", req.Tool)
+}
+
+// trace emits a traceroute or tracepath text line by line, each hop after
+// the time the model says it takes, and returns the tool's result.
+func (em *emitter) trace(out netsim.TraceOutcome, req device.DiagRequest, text string) (device.DiagResult, error) {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	em.line(lines[0])
+	waits := traceWaits(out, req.Tool, cmp.Or(req.Timeout, defaultTraceWait))
+	for i, l := range lines[1:] {
+		var w time.Duration
+		if i < len(waits) {
+			w = waits[i]
+		}
+		if !em.wait(w) {
+			break
+		}
+		em.line(l)
+	}
+	code := 0
+	if out.Error != "" {
+		code = 1
+	}
+	return device.DiagResult{Output: em.out.String(), ExitCode: code}, em.err
 }
 
 // traceWaits returns how long each line after the header takes to appear,

@@ -1,11 +1,9 @@
 package sim
 
 import (
-	"cmp"
 	"context"
 	"net/netip"
 	"strings"
-	"time"
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/sim/netsim"
@@ -27,7 +25,7 @@ func (h *HostDriver) Diagnose(ctx context.Context, req device.DiagRequest, onLin
 	if interval <= 0 {
 		interval = defaultProbeInterval
 	}
-	em := &emitter{ctx: ctx, onLine: onLine, interval: interval}
+	em := &emitter{ctx: ctx, onLine: onLine, interval: interval, paced: h.lab.opts.Realtime}
 	if req.Tool == "dig" {
 		text, code := runDig(h.lab.net, h.name, req, dev.DNSServers, h.lab.opts.Now())
 		em.lines(strings.Split(strings.TrimSuffix(text, "\n"), "\n"), 0)
@@ -70,24 +68,7 @@ func (h *HostDriver) Diagnose(ctx context.Context, req device.DiagRequest, onLin
 	} else if req.Destination != dst.String() {
 		text = strings.Replace(text, "traceroute to "+dst.String()+" (", "traceroute to "+req.Destination+" (", 1)
 	}
-	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
-	em.line(lines[0])
-	waits := traceWaits(out, req.Tool, cmp.Or(req.Timeout, defaultTraceWait))
-	for i, l := range lines[1:] {
-		var w time.Duration
-		if i < len(waits) {
-			w = waits[i]
-		}
-		if !em.wait(w) {
-			break
-		}
-		em.line(l)
-	}
-	code := 0
-	if out.Error != "" {
-		code = 1
-	}
-	return device.DiagResult{Output: em.out.String(), ExitCode: code}, em.err
+	return em.trace(out, req, text)
 }
 
 // resolverAttempts is glibc's default "attempts" per server.

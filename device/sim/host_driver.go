@@ -176,30 +176,7 @@ func hostTree(d topology.Device) map[string]any {
 func (h *HostDriver) operational(dev topology.Device) map[string]any {
 	tree := hostTree(dev)
 	v := h.routerView()
-	neigh, _ := h.lab.net.Neighbors(h.name)
-	byName := map[string]topology.Interface{}
-	for _, it := range dev.Interfaces {
-		byName[it.Name] = it
-	}
-	var ietf []any
-	for _, n := range list(at(tree, memInterfaces, "interface")) {
-		m, ok := n.(map[string]any)
-		if !ok {
-			continue
-		}
-		name := strOf(m["name"])
-		st, err := h.lab.net.InterfaceState(h.name, name)
-		if err != nil {
-			continue
-		}
-		it := byName[name]
-		m["state"] = v.ocState(it, st)
-		v.addNeighbors(m, name, neigh)
-		ietf = append(ietf, ietfInterface(it, st))
-	}
-	if len(ietf) > 0 {
-		tree["ietf-interfaces:interfaces"] = obj{"interface": ietf}
-	}
+	v.addInterfaceState(tree, dev)
 	routing, _ := tree[memRouting].(map[string]any)
 	if routing == nil {
 		routing = obj{}

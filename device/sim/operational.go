@@ -14,9 +14,25 @@ import (
 func (d *Driver) operational() map[string]any {
 	tree := d.store.Running()
 	c := d.config()
+	d.addInterfaceState(tree, c.dev)
+	d.addLLDP(tree) // lldp_tree.go
+	routing, _ := tree[memRouting].(map[string]any)
+	if routing == nil {
+		routing = obj{}
+	}
+	routing["ribs"] = obj{"rib": d.ribs(c.dev)}
+	tree[memRouting] = routing
+	d.addRoutingState(tree) // OSPF, BGP: operational_routing.go
+	return tree
+}
+
+// addInterfaceState adds to a configuration tree of dev what the model
+// says of each interface: the openconfig state and counters, the ARP/ND
+// neighbours, and the ietf-interfaces view.
+func (d *Driver) addInterfaceState(tree map[string]any, dev topology.Device) {
 	neigh, _ := d.lab.net.Neighbors(d.name)
 	byName := map[string]topology.Interface{}
-	for _, it := range c.dev.Interfaces {
+	for _, it := range dev.Interfaces {
 		byName[it.Name] = it
 	}
 	var ietf []any
@@ -38,15 +54,6 @@ func (d *Driver) operational() map[string]any {
 	if len(ietf) > 0 {
 		tree["ietf-interfaces:interfaces"] = obj{"interface": ietf}
 	}
-	d.addLLDP(tree) // lldp_tree.go
-	routing, _ := tree[memRouting].(map[string]any)
-	if routing == nil {
-		routing = obj{}
-	}
-	routing["ribs"] = obj{"rib": d.ribs(c.dev)}
-	tree[memRouting] = routing
-	d.addRoutingState(tree) // OSPF, BGP: operational_routing.go
-	return tree
 }
 
 func u64(v uint64) string { return strconv.FormatUint(v, 10) }
