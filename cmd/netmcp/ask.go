@@ -17,7 +17,6 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/inventory"
 )
 
 // labBuiltin is the value of a bare --lab: the built-in topology.
@@ -117,27 +116,13 @@ func runAsk(ctx context.Context, o askOptions, text string, stdin io.Reader, std
 	ctx, cancel := context.WithTimeout(ctx, o.timeout)
 	defer cancel()
 
-	var inv *inventory.Inventory
-	var hosts []controller.Host
-	var domains []string
-	if o.lab != "" {
-		file := o.lab
-		if file == labBuiltin {
-			file = ""
-		}
-		topo, err := loadTopology(file)
-		if err != nil {
-			return withExit(2, err)
-		}
-		lab, err := startAskLab(ctx, topo, o.faults, stderr)
-		if err != nil {
-			return withExit(2, err)
-		}
-		defer lab.stop()
-		inv, hosts, domains = lab.inv, lab.hosts, controller.DomainsOf(topo)
-		fmt.Fprintf(stderr, "lab: %d devices (routers and hosts) serving MCP on 127.0.0.1\n", len(inv.Devices))
-	} else if inv, err = inventory.Load(o.inventory); err != nil {
+	inv, hosts, domains, stopLab, err := fleetOf(ctx, o.lab, o.inventory, o.faults, stderr)
+	if err != nil {
 		return withExit(2, err)
+	}
+	defer stopLab()
+	if o.lab != "" {
+		fmt.Fprintf(stderr, "lab: %d devices (routers and hosts) serving MCP on 127.0.0.1\n", len(inv.Devices))
 	}
 
 	tty := isTerminal(stderr) && isReaderTerminal(stdin)

@@ -62,3 +62,27 @@ func startAskLab(ctx context.Context, topo topology.Topology, words []string, pr
 }
 
 func (l *askLab) stop() error { return l.rl.stop() }
+
+// fleetOf returns the fleet a controller command works on: the lab of
+// --lab (TOPOLOGY, or labBuiltin for the built-in one) started in-process
+// with faults, or the inventory file. stop releases the lab (a no-op for an
+// inventory); hosts and domains are known only for a lab.
+func fleetOf(ctx context.Context, lab, inventoryFile string, faults []string, progress io.Writer) (inv *inventory.Inventory, hosts []controller.Host, domains []string, stop func(), err error) {
+	if lab == "" {
+		inv, err = inventory.Load(inventoryFile)
+		return inv, nil, nil, func() {}, err
+	}
+	file := lab
+	if file == labBuiltin {
+		file = ""
+	}
+	topo, err := loadTopology(file)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	l, err := startAskLab(ctx, topo, faults, progress)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	return l.inv, l.hosts, controller.DomainsOf(topo), func() { _ = l.stop() }, nil
+}

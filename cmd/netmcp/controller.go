@@ -14,7 +14,6 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/transport"
 )
 
@@ -66,27 +65,11 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	case len(o.faults) > 0 && o.lab == "":
 		return withExit(2, errors.New("--fault needs --lab"))
 	}
-	var inv *inventory.Inventory
-	var hosts []controller.Host
-	var err error
-	if o.lab != "" {
-		file := o.lab
-		if file == labBuiltin {
-			file = ""
-		}
-		topo, err := loadTopology(file)
-		if err != nil {
-			return withExit(2, err)
-		}
-		lab, err := startAskLab(ctx, topo, o.faults, stderr)
-		if err != nil {
-			return withExit(2, err)
-		}
-		defer lab.stop()
-		inv, hosts = lab.inv, lab.hosts
-	} else if inv, err = inventory.Load(o.inventory); err != nil {
+	inv, hosts, _, stopLab, err := fleetOf(ctx, o.lab, o.inventory, o.faults, stderr)
+	if err != nil {
 		return withExit(2, err)
 	}
+	defer stopLab()
 	sample, err := o.llm.sampler(nil, stderr) // no terminal: only --llm-sampling consents
 	if err != nil {
 		return withExit(2, err)
