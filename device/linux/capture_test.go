@@ -3,6 +3,7 @@ package linux_test
 import (
 	"context"
 	"net/netip"
+	"os"
 	"os/exec"
 	"slices"
 	"strings"
@@ -98,6 +99,9 @@ func TestDecodePCAP(t *testing.T) {
 func TestNamespaceCapture(t *testing.T) {
 	a, _ := newPair(t)
 	if _, err := exec.LookPath("tcpdump"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("CI is set but tcpdump is not installed (scripts/install-deps.sh installs it)")
+		}
 		t.Skip("needs tcpdump (apt-get install tcpdump; scripts/install-deps.sh installs it)")
 	}
 	drv, err := linux.Open(a)

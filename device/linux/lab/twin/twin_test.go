@@ -120,7 +120,7 @@ func TestSimFacts(t *testing.T) {
 	}
 }
 
-// TestApplySimFault applies each fault of the check to the simulator and
+// TestApplySimFault injects each fault of the check to the simulator and
 // checks its first effect there.
 func TestApplySimFault(t *testing.T) {
 	topo := FastBGP(sim.DefaultTopology())
@@ -160,8 +160,7 @@ func TestApplySimFault(t *testing.T) {
 			}
 		})
 	}
-	n, _ := newSim(topo)
-	if err := ApplySimFault(n, topology.Fault{Name: "ospf_acl_block", Target: "r1:GigabitEthernet0/0/0"}); err == nil {
+	if _, err := SimWithFault(topo, topology.Fault{Name: "ospf_acl_block", Target: "r1:GigabitEthernet0/0/0"}); err == nil {
 		t.Error("a fault outside the check applied without error")
 	}
 	_ = netsim.OSPFFull
