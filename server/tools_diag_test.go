@@ -511,7 +511,14 @@ func equalFloats(a, b []float64) bool {
 func TestCancel(t *testing.T) {
 	for _, over := range []string{"memory", "http"} {
 		t.Run(over, func(t *testing.T) {
-			lab := newLab(t)
+			// A realtime lab: its ping paces one request per interval, so
+			// the call is still running when it is cancelled (a default lab
+			// answers at once, and the cancel would race the result).
+			lab, err := sim.NewLab(sim.DefaultTopology(), sim.LabOptions{Seed: 1, Realtime: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { lab.Close() })
 			obs := observe(labDevice(t, lab, "r1"))
 			c := dial(t, obs, server.Options{}, over, protoNew)
 			ctx, cancel := context.WithCancel(context.Background())
