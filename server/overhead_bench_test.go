@@ -1,12 +1,15 @@
 package server_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/server"
 )
 
@@ -20,30 +23,36 @@ func BenchmarkYangGetInProcess(b *testing.B) {
 	for _, cfg := range []struct {
 		name          string
 		secure, audit bool
-	}{{"bare", false, false}, {"secure", true, false}, {"secure-audit", true, true}} {
+	}{{"sdk-peer", false, false}, {"bare", false, false}, {"secure", true, false}, {"secure-audit", true, true}} {
 		secure := cfg.secure
 		b.Run(cfg.name, func(b *testing.B) {
-			s, err := server.New(simR1(b), server.Options{})
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer s.Close()
-			if secure {
-				opts := server.SecurityOptions{LocalUser: "bench"}
-				if cfg.audit {
-					alog, err := audit.Open(b.TempDir()+"/"+audit.FileName, audit.Options{Sync: audit.SyncWrites})
-					if err != nil {
+			var srv *mcp.Server
+			if cfg.name == "sdk-peer" {
+				srv = sdkPeer(simR1(b))
+			} else {
+				s, err := server.New(simR1(b), server.Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				defer s.Close()
+				srv = s.MCP()
+				if secure {
+					opts := server.SecurityOptions{LocalUser: "bench"}
+					if cfg.audit {
+						alog, err := audit.Open(b.TempDir()+"/"+audit.FileName, audit.Options{Sync: audit.SyncWrites})
+						if err != nil {
+							b.Fatal(err)
+						}
+						defer alog.Close()
+						opts.Audit = alog
+					}
+					if _, err := s.Secure(opts); err != nil {
 						b.Fatal(err)
 					}
-					defer alog.Close()
-					opts.Audit = alog
-				}
-				if _, err := s.Secure(opts); err != nil {
-					b.Fatal(err)
 				}
 			}
 			ct, st := mcp.NewInMemoryTransports()
-			if _, err := s.MCP().Connect(context.Background(), st, nil); err != nil {
+			if _, err := srv.Connect(context.Background(), st, nil); err != nil {
 				b.Fatal(err)
 			}
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil).Connect(context.Background(), ct, nil)
@@ -61,6 +70,37 @@ func BenchmarkYangGetInProcess(b *testing.B) {
 			}
 		})
 	}
+}
+
+// sdkPeer is a bare go-sdk server with one network.yang.get tool reading
+// drv, as `netmcp bench-peer` serves it: the baseline netmcp's own layers
+// are measured against (no authorization, validation, masking or audit).
+func sdkPeer(drv device.Driver) *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "sdk-peer", Version: "1"}, nil)
+	srv.AddTool(&mcp.Tool{Name: "network.yang.get", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			in := struct {
+				Path      string `json:"path"`
+				Datastore string `json:"datastore"`
+			}{}
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
+				return nil, err
+			}
+			data, err := drv.Get(ctx, device.Datastore(in.Datastore), in.Path)
+			if err != nil {
+				return nil, err
+			}
+			var buf bytes.Buffer
+			enc := json.NewEncoder(&buf)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(map[string]any{"data": data}); err != nil {
+				return nil, err
+			}
+			out := bytes.TrimRight(buf.Bytes(), "\n")
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}},
+				StructuredContent: json.RawMessage(out)}, nil
+		})
+	return srv
 }
 
 // BenchmarkServerNew measures building one device's MCP server (tools,

@@ -175,22 +175,48 @@ func ptr[T any](v T) *T { return &v }
 // defaults and returns them as JSON.
 func validateArgs(rs *jsonschema.Resolved, tool string, raw json.RawMessage) (json.RawMessage, error) {
 	var m map[string]any
-	if len(raw) == 0 || string(raw) == "null" {
+	decoded := len(raw) != 0 && string(raw) != "null"
+	if !decoded {
 		m = map[string]any{}
 	} else if err := json.Unmarshal(raw, &m); err != nil {
 		return nil, invalidParams("%s: arguments must be a JSON object: %v", tool, err)
 	}
+	before := countKeys(m)
 	if err := rs.ApplyDefaults(&m); err != nil {
 		return nil, invalidParams("%s: %v", tool, err)
 	}
 	if err := rs.Validate(m); err != nil {
 		return nil, invalidParams("%s: invalid arguments: %s", tool, strings.TrimPrefix(err.Error(), "validating root: "))
 	}
+	if decoded && countKeys(m) == before {
+		// ApplyDefaults only adds missing members: with none added, the
+		// arguments are the ones validated, and re-encoding them would
+		// change nothing a handler decodes.
+		return raw, nil
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return nil, invalidParams("%s: %v", tool, err)
 	}
 	return b, nil
+}
+
+// countKeys counts the members of every object in v, nested ones
+// included.
+func countKeys(v any) int {
+	n := 0
+	switch t := v.(type) {
+	case map[string]any:
+		n += len(t)
+		for _, c := range t {
+			n += countKeys(c)
+		}
+	case []any:
+		for _, c := range t {
+			n += countKeys(c)
+		}
+	}
+	return n
 }
 
 // toolResult makes the result of a successful call: structuredContent is

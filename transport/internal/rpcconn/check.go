@@ -37,7 +37,17 @@ func Check(raw []byte) (jsonrpc.Message, []byte) {
 	if len(trimmed) == 0 {
 		return nil, nil
 	}
-	if !json.Valid(trimmed) {
+	var env struct {
+		JSONRPC *string         `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  json.RawMessage `json:"method"`
+		Params  json.RawMessage `json:"params"`
+	}
+	// Unmarshal checks that the whole message is valid JSON before it
+	// decodes anything, so json.Valid is needed only to tell a parse error
+	// from a value of the wrong shape when it fails.
+	envErr := json.Unmarshal(trimmed, &env)
+	if envErr != nil && !json.Valid(trimmed) {
 		return nil, ErrorResponse(nil, jsonrpc.CodeParseError,
 			"Parse error: the message is not one JSON value (one JSON-RPC message per line or frame)")
 	}
@@ -45,13 +55,7 @@ func Check(raw []byte) (jsonrpc.Message, []byte) {
 		return nil, ErrorResponse(nil, jsonrpc.CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 and later have none)")
 	}
-	var env struct {
-		JSONRPC *string         `json:"jsonrpc"`
-		ID      json.RawMessage `json:"id"`
-		Method  json.RawMessage `json:"method"`
-		Params  json.RawMessage `json:"params"`
-	}
-	if trimmed[0] != '{' || json.Unmarshal(trimmed, &env) != nil {
+	if trimmed[0] != '{' || envErr != nil {
 		return nil, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object")
 	}
 	if env.JSONRPC == nil || *env.JSONRPC != "2.0" {
