@@ -17,6 +17,7 @@ import (
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/configstore"
+	"github.com/netmcp/netmcp/device/ocview"
 	"github.com/netmcp/netmcp/netproto"
 	nyang "github.com/netmcp/netmcp/yang"
 )
@@ -336,9 +337,7 @@ func (d *Driver) Get(ctx context.Context, ds device.Datastore, path string) (any
 	}
 	if len(p) == 0 {
 		if hasOCView(h) {
-			if v := ocView(tree); v != nil {
-				tree[ocModule+":interfaces"] = v
-			}
+			ocview.Add(tree)
 		}
 		return tree, nil
 	}

@@ -210,21 +210,16 @@ func (drv *Driver) Configure(ctx context.Context, owner device.Owner, lines []st
 			return netproto.Errorf(netproto.CodeConfigIncompatible, "%q changes the CLI mode or applies the configuration itself; send only configuration lines, then commit", truncate(l, 80))
 		}
 	}
+	return drv.addPending(ctx, owner, lines)
+}
+
+// addPending appends checked lines to owner's candidate, taking the lock.
+func (drv *Driver) addPending(ctx context.Context, owner device.Owner, lines []string) error {
 	cand := drv.store.Candidate(owner)
 	next := map[string]any{memConfig: cand[memConfig]}
 	pending := append(linesOf(cand, memPending), lines...)
 	next[memPending] = map[string]any{"line": toAny(pending)}
 	return drv.store.ReplaceCandidate(ctx, owner, next)
-}
-
-// Edit is refused: an SSH CLI device is configured with CLI lines.
-func (drv *Driver) Edit(_ context.Context, _ device.Owner, edits []device.Edit) error {
-	path := ""
-	if len(edits) > 0 {
-		path = edits[0].Path
-	}
-	return netproto.Errorf(netproto.CodeConfigIncompatible,
-		"%s is configured through its CLI (%s): use network.cli.configure with configuration lines, not YANG edits", drv.cfg.Name, drv.d.name).WithPath(path)
 }
 
 // Diff compares the candidate (running plus the pending lines) with running.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/configstore"
+	"github.com/netmcp/netmcp/device/ocview"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/yang"
 )
@@ -89,7 +90,7 @@ func (drv *Driver) Info() device.Info {
 	return device.Info{
 		Name: drv.cfg.Name, Vendor: drv.d.vendor, Platform: drv.d.vendor + " CLI over SSH",
 		CLIDialect:          drv.d.name,
-		YangModules:         []string{"ietf-interfaces", "ietf-ip", "ietf-routing"},
+		YangModules:         []string{"ietf-interfaces", "ietf-ip", "ietf-routing", ocview.Module},
 		Datastores:          []device.Datastore{device.Running, device.Candidate, device.Operational},
 		NotificationStreams: []string{},
 		MaxBulkEdit:         maxBulkEdit,
@@ -188,9 +189,12 @@ func (drv *Driver) runningText(ctx context.Context) (string, error) {
 
 // Get returns the subtree at path. The operational datastore is read from
 // the device's show commands, parsed into ietf-interfaces and
-// ietf-routing (see the package doc for which dialect gives what); running
-// and candidate hold the configuration as the device prints it, one line
-// per entry, under netmcp-cli:configuration/line.
+// ietf-routing (see the package doc for which dialect gives what), with
+// the openconfig-interfaces view of the interfaces (package
+// device/ocview); running and candidate hold the configuration as the
+// device prints it, one line per entry, under
+// netmcp-cli:configuration/line, and the openconfig-interfaces view of its
+// interface blocks (see withView).
 func (drv *Driver) Get(ctx context.Context, ds device.Datastore, path string) (any, error) {
 	p, err := device.ParsePath(path)
 	if err != nil {
@@ -208,10 +212,10 @@ func (drv *Driver) Get(ctx context.Context, ds device.Datastore, path string) (a
 		if err != nil {
 			return nil, err
 		}
-		tree = textTree(text)
+		tree = drv.withView(textTree(text))
 	case device.Candidate:
 		owner, _ := drv.store.LockHolder()
-		tree = drv.store.Candidate(owner)
+		tree = drv.withView(drv.store.Candidate(owner))
 	default:
 		return nil, netproto.Errorf(netproto.CodeConfigIncompatible, "unknown datastore %q (have running, candidate, operational)", ds)
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/netmcp/netmcp/device/ocview"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/yang"
 )
@@ -72,12 +73,18 @@ func (drv *Driver) operational(ctx context.Context, p yang.Path) (map[string]any
 		return p[0].Name == name && (p[0].Module == "" || p[0].Module == mod)
 	}
 	tree := map[string]any{}
-	if want(memIETFInterfaces) {
+	if want(memIETFInterfaces) || want(ocview.Member) {
 		ifs, err := rd.interfaces(ctx, drv)
 		if err != nil {
 			return nil, err
 		}
-		tree[memIETFInterfaces] = interfacesTree(ifs)
+		ietf := interfacesTree(ifs)
+		if want(memIETFInterfaces) {
+			tree[memIETFInterfaces] = ietf
+		}
+		if want(ocview.Member) {
+			tree[ocview.Member] = ocView(map[string]any{memIETFInterfaces: ietf})
+		}
 	}
 	if want(memRouting) {
 		var ribs []any
@@ -92,7 +99,7 @@ func (drv *Driver) operational(ctx context.Context, p yang.Path) (map[string]any
 	}
 	if len(tree) == 0 {
 		return nil, netproto.Errorf(netproto.CodeConfigIncompatible,
-			"%s serves %s and %s in the operational datastore", drv.cfg.Name, memIETFInterfaces, memRouting).WithPath(p.String())
+			"%s serves %s, %s and %s in the operational datastore", drv.cfg.Name, memIETFInterfaces, ocview.Member, memRouting).WithPath(p.String())
 	}
 	return tree, nil
 }
