@@ -188,7 +188,7 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		body = Normalize(body)
-		if _, reply := rpcconn.Check(body); reply != nil {
+		if reply := rpcconn.CheckOnly(body); reply != nil {
 			// What the SDK would answer with another id, or code 0.
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)

@@ -33,9 +33,50 @@ const maxEchoedID = 64
 //
 // Both are nil for a message of only white space, which is ignored.
 func Check(raw []byte) (jsonrpc.Message, []byte) {
-	trimmed := bytes.TrimSpace(raw)
+	trimmed, env, reply := checkEnvelope(raw)
+	if trimmed == nil || reply != nil {
+		return nil, reply
+	}
+	msg, err := decodeMessage(trimmed)
+	if err != nil {
+		return nil, ErrorResponse(env.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
+	}
+	return msg, nil
+}
+
+// CheckOnly is Check for a transport that hands the SDK the raw message
+// itself (Streamable HTTP): it returns only the error response to send
+// instead, or nil. A request or notification whose envelope passes
+// (method a non-empty string) is not decoded a second time here, since
+// nothing more could make the SDK's decoding fail; a response (no method)
+// is decoded as Check does.
+func CheckOnly(raw []byte) []byte {
+	trimmed, env, reply := checkEnvelope(raw)
+	if trimmed == nil || reply != nil {
+		return reply
+	}
+	if m := env.method; len(m) > 2 && m[0] == '"' {
+		return nil
+	}
+	if _, err := decodeMessage(trimmed); err != nil {
+		return ErrorResponse(env.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
+	}
+	return nil
+}
+
+// envelope is what checkEnvelope read of a message: its id (nil when
+// absent or null) and its raw method.
+type envelope struct {
+	id, method json.RawMessage
+}
+
+// checkEnvelope runs Check's checks up to the SDK's decoding: trimmed is
+// nil (and reply nil) for a message of only white space; reply is the
+// error response when a check fails.
+func checkEnvelope(raw []byte) (trimmed []byte, e envelope, reply []byte) {
+	trimmed = bytes.TrimSpace(raw)
 	if len(trimmed) == 0 {
-		return nil, nil
+		return nil, e, nil
 	}
 	var env struct {
 		JSONRPC *string         `json:"jsonrpc"`
@@ -48,38 +89,35 @@ func Check(raw []byte) (jsonrpc.Message, []byte) {
 	// from a value of the wrong shape when it fails.
 	envErr := json.Unmarshal(trimmed, &env)
 	if envErr != nil && !json.Valid(trimmed) {
-		return nil, ErrorResponse(nil, jsonrpc.CodeParseError,
+		return trimmed, e, ErrorResponse(nil, jsonrpc.CodeParseError,
 			"Parse error: the message is not one JSON value (one JSON-RPC message per line or frame)")
 	}
 	if trimmed[0] == '[' {
-		return nil, ErrorResponse(nil, jsonrpc.CodeInvalidRequest,
+		return trimmed, e, ErrorResponse(nil, jsonrpc.CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 and later have none)")
 	}
 	if trimmed[0] != '{' || envErr != nil {
-		return nil, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object")
+		return trimmed, e, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object")
 	}
 	if env.JSONRPC == nil || *env.JSONRPC != "2.0" {
-		return nil, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
+		return trimmed, e, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
 	}
 	id := env.ID
 	if len(id) > 0 && !bytes.Equal(id, []byte("null")) {
 		if msg := checkID(id); msg != "" {
-			return nil, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: "+msg)
+			return trimmed, e, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: "+msg)
 		}
 	} else {
 		id = nil
 	}
-	msg, err := jsonrpc.DecodeMessage(trimmed)
-	if err != nil {
-		return nil, ErrorResponse(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
-	}
-	if req, ok := msg.(*jsonrpc.Request); ok && req.Method == "initialize" && id != nil && len(env.Params) > 0 {
+	e = envelope{id: id, method: env.Method}
+	if id != nil && len(env.Params) > 0 && string(env.Method) == `"initialize"` {
 		var p mcp.InitializeParams
 		if err := json.Unmarshal(env.Params, &p); err != nil {
-			return nil, ErrorResponse(id, jsonrpc.CodeInvalidParams, "Invalid params of initialize: "+err.Error())
+			return trimmed, e, ErrorResponse(id, jsonrpc.CodeInvalidParams, "Invalid params of initialize: "+err.Error())
 		}
 	}
-	return msg, nil
+	return trimmed, e, nil
 }
 
 // checkID returns why a non-null id cannot be echoed exactly, or "".
