@@ -160,6 +160,10 @@ func (d *Driver) openStore(ctx context.Context, opts device.Options) error {
 	if err != nil {
 		return fmt.Errorf("linux: %s: %w", d.where(), err)
 	}
+	if opts.StateDir == "" {
+		d.store = st // in memory: the store starts from the device's configuration
+		return nil
+	}
 	running := st.Running()
 	same, err := d.runs(ctx, running)
 	if err == nil && !same {

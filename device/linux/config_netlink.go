@@ -3,6 +3,7 @@ package linux
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net"
 	"net/netip"
 	"slices"
@@ -147,8 +148,8 @@ func parseIfLeaves(c *ifConfig, v any, p string) error {
 			// The kernel's link type: informational, never changed.
 		case "mtu":
 			f, ok := v.(float64)
-			if !ok || f != float64(int(f)) || f < 68 || f > 65535 {
-				return cfgErr(p+"/mtu", "mtu %v: want a whole number from 68 to 65535", v)
+			if !ok || f != float64(int(f)) || f < 68 || f > math.MaxInt32 {
+				return cfgErr(p+"/mtu", "mtu %v: want a whole number from 68 (the kernel checks the device's own maximum)", v)
 			}
 			c.MTU = int(f)
 		case "enabled":
