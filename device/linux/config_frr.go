@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -37,9 +38,9 @@ func frrLines(text string) []string {
 		t := strings.TrimSpace(l)
 		last := prev
 		prev = l
-		// An empty block ("interface eth0" directly followed by "exit" at
-		// its own indentation) configures nothing.
-		if isBlockEnd(t) && len(out) > 0 && out[len(out)-1] == last && indentOf(last) == indentOf(l) {
+		// An empty interface block ("interface eth0" directly followed by
+		// "exit") configures nothing; an empty "router ospf" does.
+		if isBlockEnd(t) && len(out) > 0 && out[len(out)-1] == last && indentOf(last) == indentOf(l) && emptiedBlock(strings.TrimSpace(last)) {
 			out = out[:len(out)-1]
 			continue
 		}
@@ -180,8 +181,14 @@ func frrOps(cur, target []string) []frrOp {
 			}
 		}
 	}
-	walk(nil, frrTree(cur), frrTree(target))
+	walk(nil, withoutEmptyIfaces(frrTree(cur)), withoutEmptyIfaces(frrTree(target)))
 	return out
+}
+
+// withoutEmptyIfaces drops top-level interface blocks without lines: FRR
+// does not print them, and they configure nothing.
+func withoutEmptyIfaces(ns []*frrNode) []*frrNode {
+	return slices.DeleteFunc(ns, func(n *frrNode) bool { return len(n.kids) == 0 && emptiedBlock(n.line) })
 }
 
 // emptiedBlock tells whether a removed block is emptied rather than

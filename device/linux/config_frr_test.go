@@ -36,10 +36,13 @@ router bgp 65001
  exit-address-family
 exit
 !
+router ospf
+exit
+!
 end
 `
 	want := []string{"hostname r1", "ip route 10.0.0.0/24 Null0", "interface e0", " description to b", " ip ospf cost 7",
-		"router bgp 65001", " neighbor 198.51.100.2 remote-as 65002", " address-family ipv4 unicast", "  network 10.0.0.0/24"}
+		"router bgp 65001", " neighbor 198.51.100.2 remote-as 65002", " address-family ipv4 unicast", "  network 10.0.0.0/24", "router ospf"}
 	if got := frrLines(text); !slices.Equal(got, want) {
 		t.Fatalf("frrLines:\n got %q\nwant %q", got, want)
 	}
@@ -66,6 +69,9 @@ func TestFRROps(t *testing.T) {
 		{"negation removed", []string{"no ip forwarding"}, nil, []string{"ip forwarding"}},
 		{"add a block", nil, bgp, []string{"router bgp 65001", "router bgp 65001 / neighbor 198.51.100.2 remote-as 65002"}},
 		{"remove a router block whole", bgp, nil, []string{"no router bgp 65001"}},
+		{"remove an empty router block", []string{"router ospf"}, nil, []string{"no router ospf"}},
+		{"an empty interface block is nothing", []string{"interface e0", " ip ospf cost 7"}, []string{"interface e0"},
+			[]string{"interface e0 / no ip ospf cost 7"}},
 		{"empty an interface block", []string{"interface e0", " ip ospf cost 7", " description x"}, nil,
 			[]string{"interface e0 / no ip ospf cost 7", "interface e0 / no description x"}},
 		{"change a leaf in a block", []string{"interface e0", " ip ospf cost 7"}, []string{"interface e0", " ip ospf cost 9"},

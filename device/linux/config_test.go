@@ -363,3 +363,46 @@ func TestConfigRejected(t *testing.T) {
 	err = c.Edit(ctx, alice, []device.Edit{{Path: "/openconfig-interfaces:interfaces/interface[name='e0']/config/description", Value: "x"}})
 	wantNetErr(t, "Edit of a description", err, netproto.CodeConfigIncompatible, "lives in FRR")
 }
+
+// TestConfigEditLines: FRR's configuration edited as YANG (the line
+// list), in any order: a line added and a block's line removed.
+func TestConfigEditLines(t *testing.T) {
+	ns := frrNamespace(t)
+	d, c := openCfg(t, ns, "")
+	ctx := context.Background()
+	v, err := d.Get(ctx, device.Running, "/netmcp-frr:configuration/line")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []any
+	for _, l := range v.([]any) {
+		if l != " ip ospf cost 10" {
+			lines = append(lines, l)
+		}
+	}
+	lines = append([]any{"ip route 198.18.0.0/15 Null0"}, lines...)
+	if err := c.Edit(ctx, alice, []device.Edit{{Operation: device.OpReplace, Path: "/netmcp-frr:configuration/line", Value: lines}}); err != nil {
+		t.Fatal(err)
+	}
+	diff, err := c.Diff(ctx, alice)
+	if err != nil || !strings.Contains(diff.Unified, "198.18.0.0/15") || !strings.Contains(diff.Unified, "ip ospf cost 10") {
+		t.Fatalf("Diff: %+v, %v", diff, err)
+	}
+	if res, err := c.Commit(ctx, alice, device.CommitOptions{}); err != nil || res.Status != device.StatusCommitted {
+		t.Fatalf("Commit: %+v, %v", res, err)
+	}
+	run := frrRunning(t, ns)
+	if !strings.Contains(run, "ip route 198.18.0.0/15 Null0") || strings.Contains(run, "ip ospf cost") || !strings.Contains(run, "remote-as 65002") {
+		t.Fatalf("FRR after the commit:\n%s", run)
+	}
+	// A line FRR's check refuses is refused at the commit, FRR unchanged.
+	if err := c.Edit(ctx, alice, []device.Edit{{Operation: device.OpReplace, Path: "/netmcp-frr:configuration/line",
+		Value: append(lines, "ip rooute 198.51.100.0/24 Null0")}}); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Commit(ctx, alice, device.CommitOptions{})
+	wantNetErr(t, "Commit of an unknown FRR command", err, netproto.CodeConfigIncompatible, "Unknown command")
+	if got := frrRunning(t, ns); got != run {
+		t.Fatalf("FRR changed by a refused commit:\n%s", got)
+	}
+}
