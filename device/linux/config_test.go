@@ -92,6 +92,16 @@ func mtu(t *testing.T, ns, dev string) string {
 	return ""
 }
 
+// ipShow runs ip -n ns ARGS and returns its output.
+func ipShow(t *testing.T, ns string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("ip", append([]string{"-n", ns}, args...)...).Output()
+	if err != nil {
+		t.Fatalf("ip %s: %v", strings.Join(args, " "), err)
+	}
+	return string(out)
+}
+
 func openCfg(t *testing.T, ns, dir string) (device.Driver, device.Configurer) {
 	t.Helper()
 	d, err := device.Open(context.Background(), "linux://"+ns, device.Options{StateDir: dir})
@@ -140,7 +150,12 @@ func TestConfigCommitRollback(t *testing.T) {
 	if _, err := d.Exec(ctx, "configure terminal"); err == nil {
 		t.Fatal("Exec ran a configuration command")
 	}
-	if err := c.Edit(ctx, alice, []device.Edit{mtuEdit("e0", 1400)}); err != nil {
+	e1 := "/openconfig-interfaces:interfaces/interface[name='e1']"
+	if err := c.Edit(ctx, alice, []device.Edit{mtuEdit("e0", 1400),
+		{Path: e1 + "/config/enabled", Value: false},
+		{Path: e1 + "/subinterfaces/subinterface[index='0']/ipv4/addresses/address[ip='192.0.2.129']",
+			Value: map[string]any{"ip": "192.0.2.129", "config": map[string]any{"ip": "192.0.2.129", "prefix-length": 25}}},
+	}); err != nil {
 		t.Fatal(err)
 	}
 	lines := []string{"ip route 203.0.113.0/24 Null0", "router bgp 65001", " neighbor 198.51.100.2 description to-b"}
@@ -151,7 +166,7 @@ func TestConfigCommitRollback(t *testing.T) {
 		t.Fatal(err)
 	}
 	diff, err := c.Diff(ctx, alice)
-	if err != nil || len(diff.Changes) != 2 || !strings.Contains(diff.Unified, "1400") || !strings.Contains(diff.Unified, "203.0.113.0/24") {
+	if err != nil || len(diff.Changes) != 4 || !strings.Contains(diff.Unified, "1400") || !strings.Contains(diff.Unified, "192.0.2.129") || !strings.Contains(diff.Unified, "203.0.113.0/24") {
 		t.Fatalf("Diff: %+v, %v; want the MTU and the FRR lines", diff, err)
 	}
 	if got := mtu(t, ns, "e0"); got != "1500" {
@@ -163,6 +178,12 @@ func TestConfigCommitRollback(t *testing.T) {
 	}
 	if got := mtu(t, ns, "e0"); got != "1400" {
 		t.Errorf("MTU %s after the commit, want 1400", got)
+	}
+	if a := ipShow(t, ns, "-o", "addr", "show", "e1"); !strings.Contains(a, "192.0.2.129/25") {
+		t.Errorf("e1's addresses after the commit: %s", a)
+	}
+	if l := ipShow(t, ns, "-o", "link", "show", "e1"); strings.Contains(l, ",UP") || strings.Contains(l, "<UP") {
+		t.Errorf("e1 still up after the commit: %s", l)
 	}
 	run := frrRunning(t, ns)
 	for _, want := range []string{"ip route 203.0.113.0/24 Null0", "neighbor 198.51.100.2 description to-b", "ip ospf cost 10"} {
@@ -183,6 +204,12 @@ func TestConfigCommitRollback(t *testing.T) {
 	}
 	if got := mtu(t, ns, "e0"); got != "1500" {
 		t.Errorf("MTU %s after the rollback, want 1500", got)
+	}
+	if a := ipShow(t, ns, "-o", "addr", "show", "e1"); strings.Contains(a, "192.0.2.129") {
+		t.Errorf("e1's addresses after the rollback: %s", a)
+	}
+	if l := ipShow(t, ns, "-o", "link", "show", "e1"); !strings.Contains(l, ",UP") && !strings.Contains(l, "<UP") {
+		t.Errorf("e1 not up after the rollback: %s", l)
 	}
 	run = frrRunning(t, ns)
 	if strings.Contains(run, "203.0.113.0/24") || strings.Contains(run, "description to-b") || !strings.Contains(run, "remote-as 65002") {
