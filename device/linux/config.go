@@ -340,10 +340,32 @@ func (d *Driver) Edit(ctx context.Context, owner device.Owner, edits []device.Ed
 			return netproto.Errorf(netproto.CodeYangSyntaxError, "edit %d of %d: %v", i+1, len(edits), err).WithPath(e.Path)
 		}
 	}
-	if _, err := parseConfig(tree); err != nil {
+	next, err := parseConfig(tree)
+	if err != nil {
 		return err
 	}
+	cur, _ := parseConfig(d.store.CandidateView(owner))
+	for _, l := range next.frr {
+		if secretLine(l) && !slices.Contains(cur.frr, l) {
+			return cfgErr("/"+memFRRConfig+"/line",
+				"FRR line %q carries a secret: send it with network.cli.configure (authorized as a write of the whole configuration), not as a YANG edit of the line list", truncate(strings.Fields(l)[0], 40)+" ...")
+		}
+	}
 	return d.store.Edit(ctx, owner, edits)
+}
+
+// secretLine tells whether an FRR configuration line may carry a secret
+// (a password, key or community). The MCP layer authorizes YANG edits by
+// path and CLI lines as a write of the whole configuration, so such lines
+// are accepted only as CLI lines.
+func secretLine(l string) bool {
+	for _, w := range strings.Fields(strings.ToLower(l)) {
+		if strings.Contains(w, "password") || strings.Contains(w, "secret") || strings.Contains(w, "community") ||
+			w == "key" || strings.HasSuffix(w, "-key") || strings.HasPrefix(w, "key-") {
+			return true
+		}
+	}
+	return false
 }
 
 // Configure adds FRR configuration lines to owner's candidate (taking the

@@ -164,3 +164,20 @@ func TestParseConfigRefuses(t *testing.T) {
 		})
 	}
 }
+
+func TestSecretLine(t *testing.T) {
+	for l, want := range map[string]bool{
+		" neighbor 198.51.100.2 password s3cr3t":  true,
+		" ip ospf message-digest-key 1 md5 abc":   true,
+		" ip ospf authentication-key abc":         true,
+		"  key-string abc":                        true,
+		"enable password x":                       true,
+		"ip route 10.0.0.0/8 Null0":               false,
+		" neighbor 198.51.100.2 description keys": false,
+		" ip ospf cost 10":                        false,
+	} {
+		if got := secretLine(l); got != want {
+			t.Errorf("secretLine(%q) = %v, want %v", l, got, want)
+		}
+	}
+}

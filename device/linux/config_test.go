@@ -422,6 +422,13 @@ func TestConfigEditLines(t *testing.T) {
 	if !strings.Contains(run, "ip route 198.18.0.0/15 Null0") || strings.Contains(run, "ip ospf cost") || !strings.Contains(run, "remote-as 65002") {
 		t.Fatalf("FRR after the commit:\n%s", run)
 	}
+	// A line with a secret is for network.cli.configure only.
+	err = c.Edit(ctx, alice, []device.Edit{{Operation: device.OpReplace, Path: "/netmcp-frr:configuration/line",
+		Value: append(lines, "router bgp 65001", " neighbor 198.51.100.2 password s3cr3t")}})
+	wantNetErr(t, "Edit of a password line", err, netproto.CodeConfigIncompatible, "carries a secret")
+	if strings.Contains(err.Error(), "s3cr3t") {
+		t.Errorf("the refusal shows the secret: %v", err)
+	}
 	// A line FRR's check refuses is refused at the commit, FRR unchanged.
 	if err := c.Edit(ctx, alice, []device.Edit{{Operation: device.OpReplace, Path: "/netmcp-frr:configuration/line",
 		Value: append(lines, "ip rooute 198.51.100.0/24 Null0")}}); err != nil {
