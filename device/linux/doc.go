@@ -14,9 +14,31 @@
 // by its alias when it has one: the real lab sets it to the topology's
 // name), ietf-routing RIBs from FRR (else the kernel's main table),
 // openconfig-network-instance OSPF and BGP from vtysh JSON, and
-// openconfig-lldp from lldpd (lldpcli -f json0). The running and
-// operational datastores both read this live state; configuration
-// through FRR is not served yet. Two netmcp leaves are added:
-// netmcp-linux-name (an interface's kernel name) and netmcp-last-error /
-// netmcp-reason (FRR's own words for a BGP error or an OSPF state).
+// openconfig-lldp from lldpd (lldpcli -f json0). Two netmcp leaves are
+// added: netmcp-linux-name (an interface's kernel name) and
+// netmcp-last-error / netmcp-reason (FRR's own words for a BGP error or an
+// OSPF state).
+//
+// # Configuration
+//
+// A namespace opened by URL (or OpenConfig) implements device.Configurer
+// through a configstore.Store (state in device.Options.StateDir): one
+// locked candidate, diff, validate, commit, confirmed commit, rollback and
+// history, as the simulator. The host ("linux://", and any driver from
+// Open) is read-only. The configuration tree holds the interfaces'
+// config/mtu, config/enabled and subinterface 0's addresses
+// (openconfig-interfaces, applied with netlink in the namespace) and, where
+// FRR runs, FRR's running configuration as lines
+// (/netmcp-frr:configuration/line). The running datastore is read live;
+// the candidate is edited as YANG (Edit) or with FRR CLI lines (Configure,
+// queued under /netmcp-frr:pending). Lines are checked (one line, no
+// control character, no mode or file command), then by FRR's own check
+// (vtysh --dryrun). A commit enters the pending lines through vtysh
+// (argument vectors, never a shell), reads FRR's configuration back for
+// the history, and the store's Apply hook changes FRR by block and the
+// interfaces by netlink; anything refused puts back what was changed, so
+// the store changes nothing (-32084 with FRR's or the kernel's words).
+// Opened with a state directory, the driver makes the device run the
+// store's running configuration (after a crash, the store rolled back an
+// expired confirmed commit). Exec stays read-only.
 package linux

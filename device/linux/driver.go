@@ -9,8 +9,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/device/configstore"
 	"github.com/netmcp/netmcp/diag"
 )
 
@@ -25,10 +27,16 @@ var NetnsDir = "/run/netns"
 
 func init() { device.Register(Scheme, open) }
 
-// Driver is a Linux host or one of its network namespaces.
+// Driver is a Linux host or one of its network namespaces. A namespace
+// opened with OpenConfig (or by URL) is configurable: it implements
+// device.Configurer through a configstore.Store (see config.go); one
+// opened with Open, and the host, are read-only.
 type Driver struct {
 	netns string // "" for the host itself
 	name  string
+
+	store   *configstore.Store // nil: read-only
+	applyMu sync.Mutex         // one change of the device's configuration at a time
 }
 
 // hostLimiter bounds the diagnostics running on this host at once, across
@@ -42,8 +50,8 @@ var (
 	_ device.Diagnoser = (*Driver)(nil)
 )
 
-// Open returns the driver of this host (netns "") or of the named network
-// namespace, which must exist in NetnsDir.
+// Open returns the read-only driver of this host (netns "") or of the
+// named network namespace, which must exist in NetnsDir.
 func Open(netns string) (*Driver, error) {
 	if netns != "" {
 		if !validNetns(netns) {
@@ -66,13 +74,31 @@ func Open(netns string) (*Driver, error) {
 	return &Driver{netns: netns, name: name}, nil
 }
 
-// open is the registry's OpenFunc: "linux://" or "linux:///" is the host,
-// "linux://NETNS" a namespace.
-func open(_ context.Context, u *url.URL, _ device.Options) (device.Driver, error) {
+// OpenConfig returns the configurable driver of the named network
+// namespace: its configuration (interfaces through netlink, FRR's running
+// configuration through vtysh) goes through a configstore.Store kept in
+// opts.StateDir ("" = in memory). With a state directory, the saved
+// running configuration is pushed to the device when it differs (after a
+// crash, the store has rolled back an expired confirmed commit). The host
+// (netns "") is opened read-only, as Open does.
+func OpenConfig(ctx context.Context, netns string, opts device.Options) (*Driver, error) {
+	d, err := Open(netns)
+	if err != nil || netns == "" {
+		return d, err
+	}
+	if err := d.openStore(ctx, opts); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
+// open is the registry's OpenFunc: "linux://" or "linux:///" is the host
+// (read-only), "linux://NETNS" a namespace (configurable).
+func open(ctx context.Context, u *url.URL, opts device.Options) (device.Driver, error) {
 	if u.User != nil || u.Port() != "" || u.RawQuery != "" || u.Fragment != "" || strings.Trim(u.Path, "/") != "" {
 		return nil, fmt.Errorf("linux: device URL %q: want linux:// (this host) or linux://NETNS (a network namespace)", u.Redacted())
 	}
-	return Open(u.Hostname())
+	return OpenConfig(ctx, u.Hostname(), opts)
 }
 
 func validNetns(s string) bool {
@@ -99,15 +125,16 @@ func (d *Driver) prefix() []string {
 	return []string{"ip", "netns", "exec", d.netns}
 }
 
-// Info describes the host: dialect "linux", the kernel release, no YANG
-// modules and no datastores (yet).
+// Info describes the host or namespace: dialect "linux" ("frr" where FRR
+// runs), the kernel release, the operational datastore, and for a
+// configurable namespace running and candidate with rollback.
 func (d *Driver) Info() device.Info {
 	release, _ := os.ReadFile("/proc/sys/kernel/osrelease")
 	platform := "Linux " + runtime.GOARCH
 	if d.netns != "" {
 		platform += " network namespace"
 	}
-	return device.Info{
+	info := device.Info{
 		Name:                d.name,
 		Vendor:              "Linux",
 		Platform:            platform,
@@ -117,12 +144,29 @@ func (d *Driver) Info() device.Info {
 		Datastores:          []device.Datastore{device.Operational},
 		NotificationStreams: []string{},
 	}
+	if d.store != nil {
+		info.Datastores = []device.Datastore{device.Running, device.Candidate, device.Operational}
+		info.MaxBulkEdit, info.RollbackTimeout = d.store.Limits()
+		info.SupportsRollback = true
+	}
+	return info
 }
 
-// Get reads the live state (see get in state_tree.go).
+// Get reads the live state (see get in state_tree.go); on a configurable
+// namespace, running is the live configuration and candidate the
+// store's (see getConfig in config.go).
 func (d *Driver) Get(ctx context.Context, ds device.Datastore, path string) (any, error) {
+	if d.store != nil && (ds == device.Running || ds == device.Candidate) {
+		return d.getConfig(ctx, ds, path)
+	}
 	return d.get(ctx, ds, path)
 }
 
-// Close releases nothing: the driver holds no resources between calls.
-func (d *Driver) Close() error { return nil }
+// Close stops a confirmed-commit timer and releases the state directory
+// (a pending confirmed commit is re-armed by the next open).
+func (d *Driver) Close() error {
+	if d.store != nil {
+		return d.store.Close()
+	}
+	return nil
+}

@@ -94,8 +94,15 @@ func (d *Driver) readOSPF(ctx context.Context) (o frrOSPF, ok bool, err error) {
 	var g struct {
 		RouterID string `json:"routerId"`
 	}
-	if err := d.vtyshJSON(ctx, "show ip ospf json", &g); err != nil {
+	out, err := d.vtysh(ctx, "show ip ospf json")
+	if err != nil {
 		return o, false, err
+	}
+	if len(strings.TrimSpace(string(out))) == 0 {
+		return o, false, nil // ospfd runs without "router ospf": it prints nothing
+	}
+	if err := json.Unmarshal(out, &g); err != nil {
+		return o, false, fmt.Errorf("linux: vtysh \"show ip ospf json\": %w", err)
 	}
 	if g.RouterID == "" {
 		return o, false, nil
