@@ -90,11 +90,25 @@ func (l *Lab) WaitConverged(ctx context.Context, timeout time.Duration) error {
 	exp := l.expectations()
 	deadline := time.Now().Add(timeout)
 	last := ""
+	prev := ""
 	for {
 		missing := l.eachRouter(func(r string) string { return l.checkRouter(ctx, r, exp[r]) })
-
 		if len(missing) == 0 {
-			return nil
+			// Sessions up is not routes exchanged: an Established session
+			// still has its UPDATEs to send and zebra its routes to
+			// install. Converged is the routing tables unchanged across
+			// two polls with nothing queued to or from a BGP peer.
+			fp, busy := l.routingFingerprint(ctx)
+			if busy == "" && fp == prev {
+				return nil
+			}
+			prev = fp
+			missing = []string{"routing tables still changing"}
+			if busy != "" {
+				missing = []string{busy}
+			}
+		} else {
+			prev = ""
 		}
 		if m := strings.Join(missing, "; "); m != last {
 			l.logger.Debug("real lab: waiting for convergence", "missing", m)
@@ -109,6 +123,92 @@ func (l *Lab) WaitConverged(ctx context.Context, timeout time.Duration) error {
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
+}
+
+// routingFingerprint returns every router's selected routes (prefix and
+// protocol) and BGP prefix counts as one string, and busy, naming a BGP
+// peer with messages queued ("" when none).
+func (l *Lab) routingFingerprint(ctx context.Context) (fp, busy string) {
+	routers := l.Routers()
+	parts := make([]string, len(routers))
+	busies := make([]string, len(routers))
+	var wg sync.WaitGroup
+	for k, r := range routers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[k], busies[k] = l.routerFingerprint(ctx, r)
+		}()
+	}
+	wg.Wait()
+	for _, b := range busies {
+		if b != "" {
+			busy = b
+			break
+		}
+	}
+	return strings.Join(parts, "\n"), busy
+}
+
+// routerFingerprint is routingFingerprint for one router.
+func (l *Lab) routerFingerprint(ctx context.Context, r string) (fp, busy string) {
+	var b strings.Builder
+	b.WriteString(r + ":")
+	if out, err := l.Vtysh(ctx, r, "show ip route json"); err != nil {
+		return r + ": " + err.Error(), ""
+	} else {
+		var rib map[string][]struct {
+			Protocol  string `json:"protocol"`
+			Selected  bool   `json:"selected"`
+			Installed bool   `json:"installed"`
+		}
+		if err := json.Unmarshal(out, &rib); err != nil {
+			return r + ": show ip route json: " + err.Error(), ""
+		}
+		prefixes := make([]string, 0, len(rib))
+		for p, rs := range rib {
+			for _, e := range rs {
+				if !e.Selected {
+					continue
+				}
+				prefixes = append(prefixes, p+"="+e.Protocol)
+				if !e.Installed && e.Protocol != "connected" && e.Protocol != "local" {
+					// Chosen by zebra but not yet in the kernel (a BGP
+					// route whose recursive next hop is being resolved):
+					// packets still find no route.
+					busy = fmt.Sprintf("%s: %s route %s not yet in the kernel", r, e.Protocol, p)
+				}
+			}
+		}
+		slices.Sort(prefixes)
+		b.WriteString(strings.Join(prefixes, ","))
+	}
+	out, err := l.Vtysh(ctx, r, "show bgp summary json")
+	if err != nil {
+		return b.String(), ""
+	}
+	var sum struct {
+		IPv4 struct {
+			Peers map[string]struct {
+				InQ    int `json:"inq"`
+				OutQ   int `json:"outq"`
+				PfxRcd int `json:"pfxRcd"`
+			} `json:"peers"`
+		} `json:"ipv4Unicast"`
+	}
+	if json.Unmarshal(out, &sum) != nil {
+		return b.String(), ""
+	}
+	peers := make([]string, 0, len(sum.IPv4.Peers))
+	for a, p := range sum.IPv4.Peers {
+		peers = append(peers, fmt.Sprintf("%s=%d", a, p.PfxRcd))
+		if (p.InQ > 0 || p.OutQ > 0) && busy == "" {
+			busy = fmt.Sprintf("%s: BGP %s has messages queued", r, a)
+		}
+	}
+	slices.Sort(peers)
+	b.WriteString(";" + strings.Join(peers, ","))
+	return b.String(), busy
 }
 
 // eachRouter runs check on every router at once (a router's check is a
@@ -148,13 +248,19 @@ func (l *Lab) checkRouter(ctx context.Context, r string, e *expectation) string 
 		}
 	}
 	if len(e.bgpUp) > 0 {
-		states, err := l.BGPStates(ctx, r)
+		states, eor, err := l.bgpNeighbors(ctx, r)
 		if err != nil {
 			return err.Error()
 		}
 		for _, a := range e.bgpUp {
-			if states[a] != "Established" {
+			switch {
+			case states[a] != "Established":
 				missing = append(missing, fmt.Sprintf("BGP %s %s", a, orUnknown(states[a])))
+			case !eor[a]:
+				// Established, but the peer's initial routes are still
+				// coming (FRR holds a new session's first updates for
+				// its coalesce time, about a second).
+				missing = append(missing, fmt.Sprintf("BGP %s: no End-of-RIB received yet", a))
 			}
 		}
 	}
@@ -199,19 +305,31 @@ func (l *Lab) OSPFFull(ctx context.Context, r string) (int, error) {
 // BGPStates returns router r's BGP neighbours and their states
 // ("Established", "Active", ...), from "show bgp neighbors json".
 func (l *Lab) BGPStates(ctx context.Context, r string) (map[string]string, error) {
+	states, _, err := l.bgpNeighbors(ctx, r)
+	return states, err
+}
+
+// bgpNeighbors returns router r's BGP neighbours' states and whether each
+// has sent its End-of-RIB for IPv4 unicast (true also when the session
+// negotiated no graceful restart, where no End-of-RIB is sent).
+func (l *Lab) bgpNeighbors(ctx context.Context, r string) (states map[string]string, eor map[string]bool, err error) {
 	out, err := l.Vtysh(ctx, r, "show bgp neighbors json")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var v map[string]struct {
 		State string `json:"bgpState"`
+		GR    *struct {
+			EoRRecv map[string]bool `json:"endOfRibRecv"`
+		} `json:"gracefulRestartInfo"`
 	}
 	if err := json.Unmarshal(out, &v); err != nil {
-		return nil, fmt.Errorf("show bgp neighbors json: %w", err)
+		return nil, nil, fmt.Errorf("show bgp neighbors json: %w", err)
 	}
-	states := map[string]string{}
+	states, eor = map[string]string{}, map[string]bool{}
 	for a, n := range v {
 		states[a] = n.State
+		eor[a] = n.GR == nil || n.GR.EoRRecv == nil || n.GR.EoRRecv["ipv4Unicast"]
 	}
-	return states, nil
+	return states, eor, nil
 }

@@ -16,7 +16,11 @@ import (
 // ("timers throttle lsa all 0", "timers lsa min-arrival 0": routes within
 // a second instead of about eleven), and every BGP neighbour retries its
 // connection after 2 s instead of 120 s ("timers connect 2"), so an iBGP
-// session over loopbacks comes up as soon as OSPF has the route.
+// session over loopbacks comes up as soon as OSPF has the route, and sends
+// its updates at once ("advertisement-interval 0": FRR's traditional
+// defaults hold eBGP updates for up to 30 s after the first, so a route
+// learned just after a session came up reached the next AS half a minute
+// later, as the simulator, which has no such timer, never does).
 func frrConfig(d *planDevice) (string, error) {
 	dev := d.Dev
 	var b strings.Builder
@@ -149,6 +153,7 @@ func bgpConfig(w func(string, ...any), d *planDevice, bgp *topology.BGP) error {
 			w(" neighbor %s shutdown", n.Address)
 		}
 		w(" neighbor %s timers connect 2", n.Address)
+		w(" neighbor %s advertisement-interval 0", n.Address)
 	}
 	for _, fam := range []struct {
 		name string

@@ -1,6 +1,7 @@
 package lab
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -547,12 +548,39 @@ func (l *Lab) startUnbound(d *planDevice) error {
 	if err := os.WriteFile(cf, []byte(conf), 0o644); err != nil {
 		return err
 	}
-	pr, err := startProc(d.Dev.Name+"/unbound", d.NS, []string{"unbound", "-d", "-c", cf}, filepath.Join(dir, "unbound.log"))
+	logf := filepath.Join(dir, "unbound.log")
+	pr, err := startProc(d.Dev.Name+"/unbound", d.NS, []string{"unbound", "-d", "-c", cf}, logf)
 	if err != nil {
 		return err
 	}
 	l.addProc(pr)
-	return nil
+	return waitUnbound(pr, logf, unboundReadyTimeout)
+}
+
+// unboundReadyTimeout bounds the wait for unbound to serve; it takes a few
+// milliseconds on an idle machine.
+const unboundReadyTimeout = 20 * time.Second
+
+// waitUnbound waits until unbound logs "start of service" (its sockets
+// are bound and it answers), so that the lab is not reported ready while
+// its DNS service still drops queries. It fails when unbound exits first
+// or does not start within timeout, with the end of its log.
+func waitUnbound(pr *proc, logf string, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		b, _ := os.ReadFile(logf)
+		if bytes.Contains(b, []byte("start of service")) {
+			return nil
+		}
+		if !pr.alive() || time.Now().After(deadline) {
+			why := "did not start serving within " + timeout.String()
+			if !pr.alive() {
+				why = "exited"
+			}
+			return fmt.Errorf("%s %s: %s", pr.name, why, tail(logf))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 func (l *Lab) addProc(p *proc) {

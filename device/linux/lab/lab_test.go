@@ -120,6 +120,12 @@ func testConverged(ctx context.Context, t *testing.T, l *Lab) {
 	rib, err := l.Vtysh(ctx, "r1", "show ip route 10.3.0.0/24 json")
 	if err != nil || !strings.Contains(string(rib), `"protocol":"bgp"`) {
 		t.Errorf("r1: 10.3.0.0/24 not from BGP: %v\n%s", err, rib)
+		for _, r := range []string{"r2", "r3"} {
+			for _, c := range []string{"show bgp summary", "show ip bgp", "show ip route"} {
+				out, _ := l.Vtysh(ctx, r, c)
+				t.Logf("%s: %s:\n%s", r, c, out)
+			}
+		}
 	}
 }
 
@@ -135,5 +141,9 @@ func testReachability(ctx context.Context, t *testing.T, l *Lab) {
 	// r1 resolves through h3's unbound (its resolv.conf).
 	if out, err := l.Exec(ctx, "r1", "dig", "+short", "+time=2", "+tries=1", "h3.lab.example"); err != nil || !strings.Contains(string(out), "10.3.0.10") {
 		t.Errorf("dig h3.lab.example from r1: %v %q", err, out)
+		ss, _ := l.Exec(ctx, "h3", "ss", "-ulnp")
+		nft, _ := l.Exec(ctx, "h3", "nft", "list", "ruleset")
+		b, _ := os.ReadFile(filepath.Join(l.Dir(), "unbound", l.Namespace("h3"), "unbound.log"))
+		t.Logf("h3's UDP sockets:\n%s\nh3's nftables:\n%s\nunbound.log:\n%s", ss, nft, b)
 	}
 }
