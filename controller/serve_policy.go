@@ -37,6 +37,10 @@ const (
 	identityRefHeader = "Netmcp-Identity-Ref"
 )
 
+// AuditFile is the name of the controller's audit log in its reports
+// directory (`controller serve --audit` names another).
+const AuditFile = "controller-audit.jsonl"
+
 // AccessOptions configure who may call what on the controller's server
 // (Server.SetAccess).
 type AccessOptions struct {
