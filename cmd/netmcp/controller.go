@@ -37,12 +37,16 @@ func newControllerCmd() *cobra.Command {
 	c := &cobra.Command{Use: "controller", Short: "The fleet controller as an MCP server"}
 	var o controllerServeOptions
 	serve := &cobra.Command{
-		Use:   "serve [--inventory FILE | --lab[=TOPOLOGY]] [--listen ADDR]",
+		Use:   "serve [--inventory FILE | --lab[=TOPOLOGY]] [--listen ADDR [--tls-cert F --tls-key F [--client-ca F]]] [--policy FILE]",
 		Short: "Expose the whole fleet to an MCP host over one connection: list_devices, call_device_tool, ask",
 		Long: "Serve MCP (stdio, or Streamable HTTP at /mcp with --listen) with three tools: list_devices,\n" +
 			"call_device_tool (a device's own tool, under the device's policy and approval gate; its elicitations\n" +
 			"are forwarded to the host) and ask (an intent, as `netmcp ask`, with progress notifications; the\n" +
-			"report is returned and saved, its fix is not applied).",
+			"report is returned and saved, its fix is not applied).\n\n" +
+			"Who may call what: the host's identity (bearer token, mTLS client certificate with --client-ca,\n" +
+			"or the stdio user \"local\") and --policy FILE (roles with tool:, yang:, resource: and device: scopes,\n" +
+			"docs/controller.md). Without --policy the stdio user may do everything and HTTP hosts may read,\n" +
+			"diagnose and ask but not write. Every host call and refusal is recorded in the audit log (--audit).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runControllerServe(cmd.Context(), o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
