@@ -278,6 +278,36 @@ func TestControllerServePolicy(t *testing.T) {
 		})
 	}
 
+	// The NOC host's certificate on the ops host's session: 403, nothing
+	// runs with the admin's rights.
+	t.Run("session of another host", func(t *testing.T) {
+		certPEM, keyPEM, err := ps.ca.Issue("noc", pki.KindClient, time.Hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := pki.ClientTLSConfig(ps.ca.CertPEM, certPEM, keyPEM, "controller")
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"call_device_tool","arguments":{"device":"r3","tool":"network.cli.configure","arguments":{"commands":["hostname x"]}}}}`
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, ps.url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", hosts["ops"].ID())
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		resp, err := (&http.Client{Transport: &http.Transport{TLSClientConfig: cfg}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Fatalf("noc on ops's session: HTTP %d, want 403", resp.StatusCode)
+		}
+	})
+
 	t.Run("ask", func(t *testing.T) {
 		for _, tc := range []struct {
 			host        string
