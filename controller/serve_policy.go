@@ -398,8 +398,12 @@ func (s *Server) accessMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(context.WithValue(ctx, identityKey{}, id), method, req)
 		}
 		start := time.Now()
-		rec := s.auditRequest(req, method, id)
+		rec, aerr := s.auditRequest(req, method, id)
 		ctx = client.WithCorrelationID(ctx, rec.Correlation)
+		if err == nil && aerr != nil {
+			// A call that cannot be recorded is not made.
+			err = netproto.Errorf(netproto.CodeAccessDenied, "%s: the controller's audit log cannot be written; the request was refused", method)
+		}
 		if err == nil {
 			var res mcp.Result
 			res, err = next(context.WithValue(ctx, identityKey{}, id), method, req)
@@ -416,8 +420,9 @@ func (s *Server) accessMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 
 // auditRequest records a host's call (its device and device tool, never
 // the device tool's arguments, which may hold secrets) and returns the
-// record to complete with the response.
-func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity) audit.Record {
+// record to complete with the response, and whether it could be written.
+// A call of a device's write tool reaches the disk before it is made.
+func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity) (audit.Record, error) {
 	rec := audit.Record{Kind: audit.KindRequest, Method: method, Identity: id.String()}
 	if ss, _ := req.GetSession().(*mcp.ServerSession); ss != nil {
 		rec.Session = ss.ID()
@@ -442,6 +447,7 @@ func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity
 		if len(args) > 0 {
 			rec.Arguments, _ = json.Marshal(args)
 		}
+		rec.Durable = p.Name == ToolCallDeviceTool && policy.IsWriteTool(in.Tool)
 	case *mcp.ReadResourceParams:
 		rec.Tool = p.URI
 		meta = p.GetMeta()
@@ -451,9 +457,11 @@ func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity
 		rec.Correlation = client.NewCorrelationID()
 	}
 	if s.acc.audit != nil {
-		_, _ = s.acc.audit.Append(rec)
+		if _, err := s.acc.audit.Append(rec); err != nil {
+			return rec, err
+		}
 	}
-	return rec
+	return rec, nil
 }
 
 // auditResponse records the outcome of a host's call; a refusal (or any
