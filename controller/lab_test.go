@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -30,8 +31,13 @@ type testLab struct {
 	ctl   *controller.Controller
 	inv   *inventory.Inventory
 	// now is the lab's clock.
-	now func() time.Time
+	now  func() time.Time
+	skew *atomic.Int64
 }
+
+// advance moves the lab's clock forward by d: what the network did in the
+// meantime (periodic protocol traffic, timers) is as if d had passed.
+func (l *testLab) advance(d time.Duration) { l.skew.Add(int64(d)) }
 
 // newTestLab starts the default lab and injects the named faults (words
 // of topology.ParseFault) with Lab.Inject, as `netmcp lab up --fault` does.
@@ -43,7 +49,8 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 	// (down the first seconds of each period) is in its down phase while
 	// the test runs: the sweep sees it whatever the wall clock says.
 	start, base := time.Now(), time.Now().Truncate(10*time.Second)
-	now := func() time.Time { return base.Add(time.Since(start)) }
+	skew := new(atomic.Int64) // testLab.advance
+	now := func() time.Time { return base.Add(time.Since(start) + time.Duration(skew.Load())) }
 	lab, err := sim.NewLab(topo, sim.LabOptions{Now: now})
 	if err != nil {
 		t.Fatal(err)
@@ -57,7 +64,7 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 			t.Fatalf("inject %s: %v", w, err)
 		}
 	}
-	l := &testLab{lab: lab, topo: topo, now: now}
+	l := &testLab{lab: lab, topo: topo, now: now, skew: skew}
 	inv := &inventory.Inventory{Name: "test"}
 	var servers []*http.Server
 	var srvs []*server.Server

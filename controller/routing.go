@@ -5,6 +5,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/netmcp/netmcp/netproto"
 )
@@ -163,8 +164,8 @@ func (r *run) analyzeBGP(n *Network, d *DeviceView, nb BGPNeighbor, capture bool
 		cs, _ := r.checkHops(n, bh, Traffic{Protocol: "TCP", Port: 179, Src: peerAddr, Dst: local}, what)
 		causes = append(causes, cs...)
 	}
-	if capture && len(hops) > 0 && hops[0].Out != nil {
-		r.capture(d.Name, hops[0].Out.Name, 179)
+	if capture {
+		r.captureBGP(causes, d.Name, hops) // capture_bgp.go
 	}
 	if len(causes) == 0 && stop != "" {
 		// No route to the peer: the IGP that should carry it comes first.
@@ -184,16 +185,18 @@ func bgpNeighborPath(addr string) string {
 	return "/openconfig-network-instance:network-instances/network-instance[name='default']/protocols/protocol[identifier='openconfig-policy-types:BGP'][name='bgp']/bgp/neighbors/neighbor[neighbor-address='" + addr + "']"
 }
 
-// capture runs the capture tool on an interface for a port, when the
-// device has it; its arguments are built from the tool's input schema.
-func (r *run) capture(dev, iface string, port int) {
+// capture runs the capture tool on an interface for a port, over window
+// (0: the tool's default), when the device has it; its arguments are built
+// from the tool's input schema. It returns the packets captured and the
+// call's number (0: no capture was made).
+func (r *run) capture(dev, iface string, port int, window time.Duration) ([]any, int) {
 	if r.c.Fleet == nil {
-		return
+		return nil, 0
 	}
 	d := r.c.Fleet.Device(dev)
 	if d == nil || !d.HasTool(netproto.ToolCapture) {
 		r.progress("  [%s] has no %s tool: no packet capture", dev, netproto.ToolCapture)
-		return
+		return nil, 0
 	}
 	var props map[string]any
 	for _, t := range d.Tools() {
@@ -223,15 +226,20 @@ func (r *run) capture(dev, iface string, port int) {
 				args[k] = map[string]any{"protocol": "tcp", "port": port}
 			}
 		case "count", "packets", "maxPackets":
-			args[k] = 10
+			args[k] = capturePackets
+		case "durationSeconds":
+			if window > 0 {
+				args[k] = int(window / time.Second)
+			}
 		}
 	}
 	out, call, err := r.call(dev, netproto.ToolCapture, args)
 	if err != nil {
-		return
+		return nil, 0
 	}
 	pk := list(dig(out, "packets"))
 	r.summarize(call, "%d packets on port %d captured on %s", len(pk), port, iface)
+	return pk, call
 }
 
 // ospfDown explains why the OSPF adjacency between two routers is down.

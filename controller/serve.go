@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/netproto"
 )
 
 // Tool names of `netmcp controller serve`.
@@ -30,6 +31,7 @@ type Server struct {
 	store Store
 	srv   *mcp.Server
 	d2d   d2dState // serve_d2d.go: the CA pushed D2D reports are checked against
+	acc   *access  // serve_policy.go: who may call what, and the audit log
 
 	mu   sync.Mutex
 	host *mcp.ServerSession // the host of the call in progress, for elicitations
@@ -66,7 +68,7 @@ type AskIn struct {
 
 // NewServer builds the controller's MCP server.
 func NewServer(ctl *Controller, store Store, version string) *Server {
-	s := &Server{ctl: ctl, store: store}
+	s := &Server{ctl: ctl, store: store, acc: newAccess(AccessOptions{})}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "netmcp-controller", Version: version}, &mcp.ServerOptions{
 		Instructions: "One connection to the whole network: list_devices, call_device_tool to run a device's own tool, ask to diagnose an intent (reachability, path MTU, BGP or OSPF down, what is wrong with the network?).",
 	})
@@ -75,6 +77,9 @@ func NewServer(ctl *Controller, store Store, version string) *Server {
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolAsk, Description: "Diagnose an intent across the fleet and return the report (docs/controller.md): is_anomaly, faulty_devices, root_cause_name, root causes with evidence, proposed changes (not applied). Progress is sent as progress notifications."}, s.ask)
 	s.addResources() // serve_resources.go: mcp://<device>/<module>:<path> and the reports
 	s.addD2D()       // serve_d2d.go: submit_report and the D2D reports
+	// serve_policy.go: every request is attributed to the host's
+	// identity; the handlers ask the policy; calls are audited.
+	s.srv.AddReceivingMiddleware(s.accessMiddleware)
 	return s
 }
 
@@ -83,7 +88,14 @@ func (s *Server) MCP() *mcp.Server { return s.srv }
 
 func (s *Server) listDevices(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, ListDevicesOut, error) {
 	out := ListDevicesOut{Devices: []DeviceInfo{}}
+	id := s.hostIdentity(ctx)
+	if len(id.Roles) == 0 {
+		return nil, out, rpcError(netproto.Errorf(netproto.CodeAccessDenied, "calling tool %s denied: %s has no role", ToolListDevices, id))
+	}
 	for _, d := range s.ctl.Fleet.Devices() {
+		if !s.reaches(id, d) {
+			continue // a device the host's roles do not reach is not shown
+		}
 		st, err := d.State()
 		inv := d.Inventory()
 		di := DeviceInfo{Name: d.Name(), State: st.String(), Dialect: inv.Dialect, Site: inv.Site, Role: inv.Role, Tags: inv.Tags, Tools: []string{}}
@@ -106,6 +118,9 @@ func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, i
 	if d == nil {
 		return nil, nil, fmt.Errorf("no device %q in the fleet (list_devices)", in.Device)
 	}
+	if err := s.authorizeDeviceCall(s.hostIdentity(ctx), d, in.Tool, in.Arguments); err != nil {
+		return nil, nil, rpcError(err)
+	}
 	s.setHost(req.Session)
 	ctx = withCorrelation(ctx, req)
 	res, err := d.CallTool(ctx, in.Tool, in.Arguments)
@@ -124,6 +139,10 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	id := s.hostIdentity(ctx)
+	if err := s.authorizeAsk(id, intent); err != nil {
+		return nil, nil, rpcError(err)
+	}
 	s.setHost(req.Session)
 	ctl := *s.ctl
 	ctl.Progress = &progressWriter{ctx: ctx, req: req}
@@ -131,6 +150,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*
 	if err != nil {
 		return nil, nil, err
 	}
+	s.limitRemediation(id, rep)
 	if s.store.Dir != "" {
 		_, _ = s.store.Save(rep)
 	}

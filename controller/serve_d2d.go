@@ -93,6 +93,9 @@ func (s *Server) addD2D() {
 			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
 				return errorResult(fmt.Errorf("submit_report: arguments: %w", err)), nil
 			}
+			if err := s.authorizeSubmit(s.hostIdentity(ctx), in.Report); err != nil {
+				return nil, rpcError(err) // serve_policy.go
+			}
 			res, out, err := s.submitReport(ctx, req, in)
 			if err != nil {
 				return errorResult(err), nil
@@ -192,6 +195,9 @@ func (s *Server) D2DReports() ([]string, error) {
 }
 
 func (s *Server) readD2DReports(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	if err := s.authorizeRead(ctx, req.Params.URI); err != nil {
+		return nil, err
+	}
 	ids, err := s.D2DReports()
 	if err != nil {
 		return nil, err
@@ -201,6 +207,9 @@ func (s *Server) readD2DReports(ctx context.Context, req *mcp.ReadResourceReques
 }
 
 func (s *Server) readD2DReport(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	if err := s.authorizeRead(ctx, req.Params.URI); err != nil {
+		return nil, err
+	}
 	id := strings.TrimPrefix(req.Params.URI, D2DReportsURI+"/")
 	if s.store.Dir == "" || !d2dIDRE.MatchString(id) {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)

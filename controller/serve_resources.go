@@ -75,6 +75,9 @@ func (s *Server) readDeviceResource(ctx context.Context, req *mcp.ReadResourceRe
 	if d == nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
+	if err := s.authorizeDeviceRead(s.hostIdentity(ctx), d, uri, path); err != nil {
+		return nil, rpcError(err)
+	}
 	if id, ok := req.Params.GetMeta()[netproto.MetaCorrelationID].(string); ok && id != "" {
 		ctx = client.WithCorrelationID(ctx, id)
 	}
@@ -101,6 +104,9 @@ func (s *Server) readDeviceResource(ctx context.Context, req *mcp.ReadResourceRe
 }
 
 func (s *Server) readReports(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	if err := s.authorizeRead(ctx, req.Params.URI); err != nil {
+		return nil, err
+	}
 	if s.store.Dir == "" {
 		return nil, errors.New("no reports directory")
 	}
@@ -116,6 +122,9 @@ func (s *Server) readReports(ctx context.Context, req *mcp.ReadResourceRequest) 
 }
 
 func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	if err := s.authorizeRead(ctx, req.Params.URI); err != nil {
+		return nil, err
+	}
 	id := strings.TrimPrefix(req.Params.URI, ReportsURI+"/")
 	if s.store.Dir == "" || id == "" || strings.ContainsAny(id, "/\\") {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)

@@ -62,13 +62,13 @@ func askBGPACL(t *testing.T, l *testLab) *controller.Report {
 	if !sawSession || !sawACL {
 		t.Errorf("evidence lacks the session state on r1 or the ACL on r2: %+v", c.Evidence)
 	}
-	// The capture on port 179 is taken on r1's interface toward the peer;
-	// the simulator's capture does not model BGP's TCP packets, so it is
-	// a call of the report, not evidence (docs/controller.md).
+	// The capture on port 179 is taken where the ACL drops it, on r2's
+	// interface toward r1, over a connect-retry interval
+	// (TestBGPACLCaptureEvidence: what it shows).
 	if !slices.ContainsFunc(rep.Calls, func(c controller.Call) bool {
-		return c.Device == "r1" && c.Tool == "capture" && c.Args["port"] == 179 && c.Args["interface"] == "GigabitEthernet0/0/0"
+		return c.Device == "r2" && c.Tool == "capture" && c.Args["port"] == 179 && c.Args["interface"] == "GigabitEthernet0/0/0/0" && c.Args["durationSeconds"] == 130
 	}) {
-		t.Errorf("no capture on port 179 on r1's interface toward the peer")
+		t.Errorf("no 130 s capture on port 179 on r2's interface toward r1")
 	}
 	if len(rep.ProposedChanges) != 1 {
 		t.Fatalf("changes %+v", rep.ProposedChanges)
@@ -170,4 +170,53 @@ func (l *testLab) bgpSessionState(t testing.TB, dev, peer string) string {
 	}
 	t.Fatalf("no session-state in %s", b.String())
 	return ""
+}
+
+// TestBGPACLCaptureEvidence: asked a while after r2's ACL began to drop
+// BGP, the controller's capture on port 179 of r2's interface reaches back
+// over a connect-retry interval, sees r1's connection attempts arrive and
+// r2 answer none, and cites it as evidence of the ACL cause (draft 4.4.2:
+// "a capture on port 179"). The lab's clock is moved on so the fault has
+// lasted past r1's next connect retry, as it has when an operator notices
+// a session down (a simulated capture reports the window that ends now; a
+// real one runs that long).
+func TestBGPACLCaptureEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		after time.Duration
+	}{
+		{"three minutes after the fault", 3 * time.Minute},
+		{"ten minutes after the fault", 10 * time.Minute},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newTestLab(t, "bgp_acl_block r2:GigabitEthernet0/0/0/0")
+			l.advance(tc.after)
+			rep := l.ask(t, "why is BGP neighbor 10.0.12.2 down on r1")
+			if len(rep.RootCauses) != 1 || rep.RootCauses[0].Name != "bgp_acl_block" {
+				t.Fatalf("causes %+v", rep.RootCauses)
+			}
+			var got *controller.Evidence
+			for i, e := range rep.RootCauses[0].Evidence {
+				if e.Tool == "capture" {
+					got = &rep.RootCauses[0].Evidence[i]
+				}
+			}
+			if got == nil {
+				t.Fatalf("no capture among the evidence: %+v", rep.RootCauses[0].Evidence)
+			}
+			t.Logf("evidence: %s", got.Showed)
+			if got.Device != "r2" || !strings.Contains(got.Showed, "capture on r2 GigabitEthernet0/0/0/0 port 179") ||
+				!strings.Contains(got.Showed, "SYNs from 10.0.12.1 to port 179 arrived and none was answered with a SYN-ACK") {
+				t.Errorf("capture evidence %+v", got)
+			}
+			if got.Call < 1 || got.Call > len(rep.Calls) || rep.Calls[got.Call-1].Tool != "capture" || rep.Calls[got.Call-1].Device != "r2" {
+				t.Errorf("evidence %+v does not name the capture call of the report", got)
+			}
+			var text bytes.Buffer
+			rep.WriteText(&text)
+			if !strings.Contains(text.String(), "none was answered with a SYN-ACK") {
+				t.Errorf("the report's text does not cite the capture:\n%s", text.String())
+			}
+		})
+	}
 }

@@ -29,10 +29,18 @@ type Action struct {
 	URI string
 	// Path is the YANG instance path (XPath or RESTCONF form) for ReadPath and WritePath.
 	Path string
+	// Device names the device the action is on, for the words of a
+	// refusal ("" on a device's own server; DecideOn sets it).
+	Device string
 }
 
 // describe returns the action in words, for error details.
 func (a Action) describe() string {
+	if a.Device != "" {
+		b := a
+		b.Device = ""
+		return b.describe() + " on device " + a.Device
+	}
 	switch a.Kind {
 	case CallTool:
 		return "calling tool " + a.Tool

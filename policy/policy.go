@@ -26,6 +26,10 @@ const (
 // readTools are the tools that only read device state.
 var readTools = []string{netproto.ToolYangGet, netproto.ToolCLIExec, netproto.ToolFilePull, netproto.ToolCapture}
 
+// ControllerToolAsk is the controller's ask tool (the same name as
+// controller.ToolAsk; policy cannot import the controller).
+const ControllerToolAsk = "ask"
+
 // DiagnosticTools are the troubleshooting draft's and MCP-Diag's tools.
 var DiagnosticTools = []string{netproto.ToolPing, netproto.ToolTraceroute, netproto.ToolTracepath, netproto.ToolDNSLookup}
 
@@ -42,7 +46,9 @@ func IsWriteTool(name string) bool { return writeTools[canonicalTool(name)] }
 // BuiltinRoles are the roles every policy starts with; a policy file may
 // redefine them or add others.
 func BuiltinRoles() map[string][]string {
-	viewer := []string{"resource:*", "yang:*"}
+	// tool:ask: the controller's diagnosis (`netmcp controller serve`),
+	// which reads and probes but never changes a device.
+	viewer := []string{"resource:*", "yang:*", "tool:" + ControllerToolAsk}
 	for _, t := range readTools {
 		viewer = append(viewer, "tool:"+t)
 	}

@@ -19,9 +19,10 @@ const (
 
 // Scope is a parsed scope string.
 type Scope struct {
-	// Kind is tool, resource, yang, yang-write or secrets.
+	// Kind is tool, resource, yang, yang-write, device or secrets.
 	Kind string
-	// Pattern is the tool name or URI, with an optional trailing "*".
+	// Pattern is the tool name, URI or device name, with an optional
+	// trailing "*", or a device attribute (tag=T, site=S, role=R).
 	Pattern string
 	// Path is the subtree of a yang or yang-write scope (nil: every path).
 	Path yang.Path
@@ -40,13 +41,18 @@ func ParseScope(s string) (Scope, error) {
 	}
 	kind, rest, ok := strings.Cut(s, ":")
 	if !ok || rest == "" {
-		return Scope{}, fmt.Errorf("policy: scope %q: want tool:NAME, resource:URI, yang:PATH, yang-write:PATH or secrets", s)
+		return Scope{}, fmt.Errorf("policy: scope %q: want tool:NAME, resource:URI, yang:PATH, yang-write:PATH, device:NAME|tag=T|site=S|role=R or secrets", s)
 	}
 	sc := Scope{Kind: kind, raw: s}
 	switch kind {
 	case ScopeTool, ScopeResource:
 		if i := strings.IndexByte(rest, '*'); i >= 0 && i != len(rest)-1 {
 			return Scope{}, fmt.Errorf("policy: scope %q: '*' may only end the pattern", s)
+		}
+		sc.Pattern = rest
+	case ScopeDevice:
+		if err := parseDevicePattern(s, rest); err != nil {
+			return Scope{}, err
 		}
 		sc.Pattern = rest
 	case ScopeYANG, ScopeYANGWrite:

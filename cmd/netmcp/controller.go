@@ -2,18 +2,22 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/policy"
 	"github.com/netmcp/netmcp/transport"
 )
 
@@ -21,6 +25,9 @@ import (
 type controllerServeOptions struct {
 	inventory, lab, listen, reportsDir string
 	d2dCA                              string // controller_d2d.go
+	policy                             string // who may call what (docs/security.md, "The controller's hosts")
+	tlsCert, tlsKey, clientCA          string // HTTPS and mutual TLS: the client certificate names the host
+	audit                              string // the controller's audit log ("off": none)
 	faults                             []string
 	llm                                llmOptions // --llm: answers the devices' sampling requests (ask_llm.go)
 }
@@ -30,12 +37,16 @@ func newControllerCmd() *cobra.Command {
 	c := &cobra.Command{Use: "controller", Short: "The fleet controller as an MCP server"}
 	var o controllerServeOptions
 	serve := &cobra.Command{
-		Use:   "serve [--inventory FILE | --lab[=TOPOLOGY]] [--listen ADDR]",
+		Use:   "serve [--inventory FILE | --lab[=TOPOLOGY]] [--listen ADDR [--tls-cert F --tls-key F [--client-ca F]]] [--policy FILE]",
 		Short: "Expose the whole fleet to an MCP host over one connection: list_devices, call_device_tool, ask",
 		Long: "Serve MCP (stdio, or Streamable HTTP at /mcp with --listen) with three tools: list_devices,\n" +
 			"call_device_tool (a device's own tool, under the device's policy and approval gate; its elicitations\n" +
 			"are forwarded to the host) and ask (an intent, as `netmcp ask`, with progress notifications; the\n" +
-			"report is returned and saved, its fix is not applied).",
+			"report is returned and saved, its fix is not applied).\n\n" +
+			"Who may call what: the host's identity (bearer token, mTLS client certificate with --client-ca,\n" +
+			"or the stdio user \"local\") and --policy FILE (roles with tool:, yang:, resource: and device: scopes,\n" +
+			"docs/controller.md). Without --policy the stdio user may do everything and HTTP hosts may read,\n" +
+			"diagnose and ask but not write. Every host call and refusal is recorded in the audit log (--audit).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runControllerServe(cmd.Context(), o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -48,6 +59,11 @@ func newControllerCmd() *cobra.Command {
 	f.StringArrayVar(&o.faults, "fault", nil, `inject a fault into the --lab: "NAME TARGET [key=value ...]" (repeatable)`)
 	f.StringVar(&o.listen, "listen", "", "serve Streamable HTTP on this address (default: stdio)")
 	f.StringVar(&o.reportsDir, "reports", controller.DefaultReportsDir(), "directory of saved reports")
+	f.StringVar(&o.policy, "policy", "", "policy YAML (the format of `netmcp serve --policy`, with device: scopes): which host identity may call which tool on which device (default: the stdio user may do everything; HTTP hosts may read, diagnose and ask, not write)")
+	f.StringVar(&o.tlsCert, "tls-cert", "", "server certificate (PEM) for HTTPS (--listen); TLS 1.3 only")
+	f.StringVar(&o.tlsKey, "tls-key", "", "private key (PEM) of --tls-cert")
+	f.StringVar(&o.clientCA, "client-ca", "", "CA bundle (PEM): require client certificates it signed (mutual TLS); the certificate's CN names the host")
+	f.StringVar(&o.audit, "audit", "", "the controller's audit log: every host call and refusal, hash-chained (default: controller-audit.jsonl in --reports; \"off\": none)")
 	f.StringVar(&o.d2dCA, "d2d-ca", "", "CA certificate (PEM) of the device agents: submit_report accepts their D2D reports (none without it)")
 	o.llm.addFlags(f, true)
 	c.AddCommand(serve)
@@ -65,6 +81,21 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	case len(o.faults) > 0 && o.lab == "":
 		return withExit(2, errors.New("--fault needs --lab"))
 	}
+	var tlsCfg *tls.Config
+	if o.tlsCert != "" || o.tlsKey != "" || o.clientCA != "" {
+		if o.listen == "" {
+			return withExit(2, errors.New("--tls-cert, --tls-key and --client-ca need --listen"))
+		}
+		var err error
+		if tlsCfg, err = transport.LoadServerTLS(o.tlsCert, o.tlsKey, o.clientCA); err != nil {
+			return withExit(2, err)
+		}
+	}
+	access, closeAccess, err := o.access()
+	if err != nil {
+		return withExit(2, err)
+	}
+	defer closeAccess()
 	inv, hosts, _, stopLab, err := fleetOf(ctx, o.lab, o.inventory, o.faults, stderr)
 	if err != nil {
 		return withExit(2, err)
@@ -89,6 +120,7 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	cancel()
 	srv = controller.NewServer(&controller.Controller{Fleet: fleet, Hosts: hosts}, controller.Store{Dir: o.reportsDir}, version)
+	srv.SetAccess(access)
 	if err := enableD2D(srv, o.d2dCA); err != nil {
 		return withExit(2, err)
 	}
@@ -99,8 +131,12 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	if err != nil {
 		return withExit(2, err)
 	}
-	fmt.Fprintf(stderr, "controller: %d devices, MCP at http://%s%s\n", len(inv.Devices), ln.Addr(), transport.Path)
-	hs := &http.Server{Handler: transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{})}
+	scheme := "http"
+	if tlsCfg != nil {
+		ln, scheme = transport.TLSListener(ln, tlsCfg), "https"
+	}
+	fmt.Fprintf(stderr, "controller: %d devices, MCP at %s://%s%s\n", len(inv.Devices), scheme, ln.Addr(), transport.Path)
+	hs := &http.Server{Handler: srv.HTTPHandler(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{}))}
 	go func() {
 		<-ctx.Done()
 		_ = hs.Close()
@@ -109,6 +145,39 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		return err
 	}
 	return nil
+}
+
+// access loads the policy file (with its bearer-token verifier) and opens
+// the audit log; the returned function closes it.
+func (o controllerServeOptions) access() (controller.AccessOptions, func(), error) {
+	var a controller.AccessOptions
+	if o.policy != "" {
+		pol, err := policy.Load(o.policy)
+		if err != nil {
+			return a, nil, err
+		}
+		a.Policy = pol
+		if pol.File().JWT != nil {
+			if a.Verifier, err = pol.Verifier(); err != nil {
+				return a, nil, err
+			}
+		}
+	}
+	path := o.audit
+	switch {
+	case path == "off":
+		return a, func() {}, nil
+	case path == "" && o.reportsDir == "":
+		return a, nil, errors.New("the audit log needs --reports or --audit FILE (--audit off: none)")
+	case path == "":
+		path = filepath.Join(o.reportsDir, controller.AuditFile)
+	}
+	log, err := audit.Open(path, audit.Options{Sync: audit.SyncWrites})
+	if err != nil {
+		return a, nil, err
+	}
+	a.Audit = log
+	return a, func() { _ = log.Close() }, nil
 }
 
 // nopWriteCloser makes a writer an io.WriteCloser.
