@@ -50,6 +50,9 @@ type Config struct {
 	// Resolve returns the host to dial for a neighbour (default its
 	// LLDP management address).
 	Resolve func(n discover.Neighbor) string
+	// Dial, when set, opens the TCP connections to neighbours (e.g.
+	// DialInNetns: from inside the device's network namespace).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// CallTimeout bounds each call to a neighbour (DefaultCallTimeout).
 	CallTimeout time.Duration
 	// Gate, when set, decides whether D2D calls are allowed at all
