@@ -354,7 +354,7 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 		}
 		return len(streams[i].Points) < len(streams[j].Points)
 	})
-	findings := append(rankFindings(append(correlate(hops), captureRules(streams)...)), problems...)
+	findings := append(rankFindings(append(append(correlate(hops), egressDropRule(streams)...), captureRules(streams)...)), problems...)
 	// Step 5: the report.
 	rep := report.Report{ID: newID(), Creator: a.name, Created: a.cfg.Now().UTC().Format(time.RFC3339Nano), Intent: intent, Path: in.Path,
 		Findings: findings, Evidence: r.evidence, Participants: map[string]sign.Binding{a.name: a.binding}, Untrusted: map[string]string{}}
