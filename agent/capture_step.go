@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/server"
 )
 
 // The draft's capture step: every path interface is captured (ICMP, both
@@ -43,6 +45,13 @@ const captureMargin = time.Second
 // server behind Config.Local must admit at least this many per session
 // (server.Options.DiagLimiter), or a real device's pings are refused.
 const DeviceDiagPerSession = 4
+
+// DeviceDiagLimiter is the diagnostics limiter for the agent's device
+// server (server.Options.DiagLimiter): the server's default overall
+// limit, DeviceDiagPerSession per session.
+func DeviceDiagLimiter() *diag.Limiter {
+	return diag.NewLimiter(server.DefaultDiagMax, DeviceDiagPerSession)
+}
 
 // capturedPkt is what the workflow reads of a captured packet.
 type capturedPkt struct {
@@ -95,11 +104,16 @@ func decodeCapture(res sign.Result) ([]capturedPkt, bool) {
 
 // earlyCapture is a capture started before the probes.
 type earlyCapture struct {
-	s    side
-	res  sign.Result
-	err  error
-	done time.Time // when it answered
+	s      side
+	res    sign.Result
+	err    error
+	window time.Duration // asked for
+	took   time.Duration // until it answered
 }
+
+// forwardSlack is how much sooner than its window a capture may answer
+// and still count as having run across it (timers, the round trip).
+const forwardSlack = 500 * time.Millisecond
 
 // startCaptures starts a capture of every side at once, for window, and
 // returns a channel that yields each one as it answers (closed when all
@@ -112,8 +126,9 @@ func (r *run) startCaptures(ctx context.Context, sides []side, window time.Durat
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			t0 := time.Now()
 			res, err := r.call(ctx, s.dev, netproto.ToolCapture, captureArgs(s, window.Seconds()))
-			out <- earlyCapture{s: s, res: res, err: err, done: time.Now()}
+			out <- earlyCapture{s: s, res: res, err: err, window: window, took: time.Since(t0)}
 		}()
 	}
 	go func() { wg.Wait(); close(out); close(all) }()
@@ -121,22 +136,23 @@ func (r *run) startCaptures(ctx context.Context, sides []side, window time.Durat
 }
 
 // collectForward keeps, of the captures started before the probes, those
-// that answered after the probes were over (pingEnd): they captured them.
-// The sides left out need a look-back capture.
-func (r *run) collectForward(early <-chan earlyCapture, pingEnd time.Time) (map[side]capView, []side) {
+// that ran for their window (or stopped at their packet limit): they
+// captured the probes. One that answered sooner looked back (the
+// simulator) or failed; its side needs a look-back capture.
+func (r *run) collectForward(early <-chan earlyCapture) (map[side]capView, []side) {
 	out := map[side]capView{}
 	var rest []side
 	for e := range early {
-		if e.err != nil || e.res.Sig == "" || e.done.Before(pingEnd) {
+		var body struct {
+			Packets   []capturedPkt `json:"packets"`
+			Truncated bool          `json:"truncated"`
+		}
+		if e.err != nil || e.res.Sig == "" || json.Unmarshal(e.res.Body, &body) != nil ||
+			e.took < e.window-forwardSlack && !body.Truncated {
 			rest = append(rest, e.s)
 			continue
 		}
-		pkts, ok := decodeCapture(e.res)
-		if !ok {
-			rest = append(rest, e.s)
-			continue
-		}
-		out[e.s] = capView{pkts: pkts, ev: r.keep(e.res), forward: true}
+		out[e.s] = capView{pkts: body.Packets, ev: r.keep(e.res), forward: true}
 	}
 	return out, rest
 }

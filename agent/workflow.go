@@ -285,9 +285,8 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	}
 	pingStart := time.Now()
 	parallel(fns...)
-	pingEnd := time.Now()
 	after, evA := readAll()
-	caps, rest := r.collectForward(early, pingEnd)
+	caps, rest := r.collectForward(early)
 	// Step 3b: look-back captures of the other interfaces, and where each
 	// probe stream's echo requests stop being seen.
 	capStart := time.Now()
