@@ -32,7 +32,7 @@ import (
 
 // CaptureLead is how long the captures get to start (tcpdump attaching
 // to the interface, over D2D) before the probes are sent.
-const CaptureLead = time.Second
+const CaptureLead = 1500 * time.Millisecond
 
 // captureMargin is how long a forward capture runs past the last probe
 // the pings were due to send.
