@@ -55,6 +55,11 @@ type Config struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// CallTimeout bounds each call to a neighbour (DefaultCallTimeout).
 	CallTimeout time.Duration
+	// Writer, when set, is a session to the device's MCP server that may
+	// change it (not read-only): its writes pass the device's approval
+	// gate. Only Mitigate uses it, to apply this device's proposal of a
+	// report with the operator's consent; neighbours never reach it.
+	Writer *mcp.ClientSession
 	// Gate, when set, decides whether D2D calls are allowed at all
 	// (ControllerGate); a refused neighbour gets -32083 with the reason,
 	// and Ask refuses to start.

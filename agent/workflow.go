@@ -364,6 +364,8 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 			break
 		}
 	}
+	rep.Proposals = r.propose(ctx, rep.Hypothesis) // mitigate.go
+	rep.Evidence = r.evidence
 	for _, e := range r.evidence {
 		if e.Signer != a.name {
 			if b, ok := a.bindingOf(e.Signer); ok {
