@@ -27,8 +27,8 @@ import (
 // applies a proposal (Mitigate), through its write session to the device
 // (Config.Writer), whose approval gate needs the operator's consent: it
 // edits the candidate, commits it as a confirmed commit (ConfirmWindow),
-// runs the intent again, and confirms the commit only if the cause is
-// gone, else cancels it (the device rolls back).
+// runs the intent again, and confirms the commit only if the direction
+// it fixes is measured clean, else cancels it (the device rolls back).
 
 // ConfirmWindow is the rollback window of a mitigation's confirmed
 // commit, in seconds (the controller's).
@@ -108,6 +108,11 @@ func (a *Agent) Mitigate(ctx context.Context, rep report.Report, consent string)
 	if a.cfg.Writer == nil {
 		return out, errors.New("agent: no write session to the device (Config.Writer): mitigations cannot be applied here")
 	}
+	// The change is verified by running the intent again over D2D: what
+	// cannot be verified is not changed.
+	if err := a.allowed(ctx); err != nil {
+		return out, fmt.Errorf("agent: not mitigating, the path could not be verified again: %w", err)
+	}
 	if _, err := report.Verify(rep, func(b sign.Binding) (ed25519.PublicKey, error) { return b.Verify(a.roots, a.cfg.Now()) }); err != nil {
 		return out, fmt.Errorf("agent: report %s does not verify: %w", rep.ID, err)
 	}
@@ -152,7 +157,7 @@ func (a *Agent) Mitigate(ctx context.Context, rep report.Report, consent string)
 	again, verr := a.Ask(ctx, rep.Intent)
 	if verr == nil {
 		out.Verification = &again
-		out.Verified = !stillThere(again, *p)
+		out.Verified = cleanAgain(again, *p)
 	}
 	args := map[string]any{"cancel": true}
 	if out.Verified {
@@ -169,20 +174,24 @@ func (a *Agent) Mitigate(ctx context.Context, rep report.Report, consent string)
 	case verr != nil:
 		out.Result = fmt.Sprintf("%s on %s: applied; the verification could not run (%v): rolled back", p.Summary, a.name, verr)
 	default:
-		out.Result = fmt.Sprintf("%s on %s: applied; the cause is still found (report %s): rolled back", p.Summary, a.name, again.ID)
+		out.Result = fmt.Sprintf("%s on %s: applied; the %s direction is not verified clean (report %s): rolled back", p.Summary, a.name, p.Direction, again.ID)
 	}
 	return out, nil
 }
 
-// stillThere tells whether a report still finds the cause the proposal
-// addresses, on its device and direction.
-func stillThere(r report.Report, p report.Proposal) bool {
+// cleanAgain tells whether the run of the intent again shows the
+// proposal's direction clean: every path device trusted and no finding
+// on that direction (neither the cause, another loss, nor not-measured).
+func cleanAgain(r report.Report, p report.Proposal) bool {
+	if len(r.Untrusted) > 0 {
+		return false
+	}
 	for _, f := range r.Findings {
-		if f.Device == p.Device && f.Direction == p.Direction && f.Cause == p.Cause {
-			return true
+		if f.Direction == p.Direction || f.Cause == "not-measured" {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 // write makes a state-changing call on the device through its approval

@@ -142,3 +142,27 @@ func TestMitigateEgressACL(t *testing.T) {
 	}
 	t.Logf("%s; diff:\n%s", res.Result, res.Diff)
 }
+
+// TestMitigateRollsBack: the change is committed, but the path cannot be
+// verified again (r3's agent is gone): the confirmed commit is cancelled
+// and the ACL entry is back.
+func TestMitigateRollsBack(t *testing.T) {
+	topo := withEgressACL("r2", "GigabitEthernet0/0/0/1")
+	d := newDomain(t, domainOpts{topo: &topo, writer: true})
+	rep := askVerified(t, d, "r2")
+	if len(rep.Proposals) != 1 {
+		t.Fatalf("proposals %+v", rep.Proposals)
+	}
+	d.cancel["r3"]()
+	res, err := d.agents["r2"].Mitigate(context.Background(), rep, "operator:alice")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Committed || res.Verified || res.Confirmed || !res.RolledBack {
+		t.Fatalf("mitigation %+v", res)
+	}
+	if got := aclEntries(t, d, "r2", "NO-ICMP-OUT"); len(got) != 2 {
+		t.Fatalf("NO-ICMP-OUT after the rollback: %v, want entries 10 and 20", got)
+	}
+	t.Log(res.Result)
+}
