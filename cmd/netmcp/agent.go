@@ -380,7 +380,7 @@ func runAgentLab(ctx context.Context, dir, topoFile string, base int, out, errw 
 		if err != nil {
 			return err
 		}
-		srv, err := server.New(drv, server.Options{Version: version, ReadOnly: true, Logger: logger, User: "d2d-agent"})
+		srv, err := server.New(drv, server.Options{Version: version, ReadOnly: true, Logger: logger, User: "d2d-agent", DiagLimiter: agent.DeviceDiagLimiter()})
 		if err != nil {
 			return err
 		}
