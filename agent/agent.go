@@ -50,8 +50,16 @@ type Config struct {
 	// Resolve returns the host to dial for a neighbour (default its
 	// LLDP management address).
 	Resolve func(n discover.Neighbor) string
+	// Dial, when set, opens the TCP connections to neighbours (e.g.
+	// DialInNetns: from inside the device's network namespace).
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// CallTimeout bounds each call to a neighbour (DefaultCallTimeout).
 	CallTimeout time.Duration
+	// Writer, when set, is a session to the device's MCP server that may
+	// change it (not read-only): its writes pass the device's approval
+	// gate. Only Mitigate uses it, to apply this device's proposal of a
+	// report with the operator's consent; neighbours never reach it.
+	Writer *mcp.ClientSession
 	// Gate, when set, decides whether D2D calls are allowed at all
 	// (ControllerGate); a refused neighbour gets -32083 with the reason,
 	// and Ask refuses to start.

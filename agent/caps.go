@@ -29,6 +29,11 @@ const ToolAsk = "d2d.ask"
 // ToolRevoke is the operator's tool: withdraw a peer's authorization.
 const ToolRevoke = "d2d.revoke"
 
+// ToolMitigate is the operator tool that applies this device's proposal
+// of a report (Mitigate), with the operator's consent when "consent" is
+// true.
+const ToolMitigate = "d2d.mitigate"
+
 // DefaultOffer is what an agent offers its neighbours unless configured.
 var DefaultOffer = []string{CapPing, CapTraceroute, CapCounters, CapYangRead, CapCapture, CapNeighbors, CapAttest}
 

@@ -7,16 +7,51 @@ import (
 	"sync"
 	"time"
 
+	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/server"
 )
 
-// The draft's capture step: after the probes, every path interface is
-// captured (ICMP, both directions) on its device, locally or through a
-// neighbour's ietf-capture, and each signed capture (its decoded packets
-// and the base64 libpcap file) joins the evidence. The simulator answers a
-// capture at once with the window just past, so the captures follow the
-// probes; every capture is then counted over the same interval of time, so
-// the devices' views compare.
+// The draft's capture step: every path interface is captured (ICMP, both
+// directions) on its device, locally or through a neighbour's
+// ietf-capture, and each signed capture (its decoded packets and the base64
+// libpcap file) joins the evidence.
+//
+// A real device (tcpdump) captures from the moment it is asked, for the
+// duration asked; the simulator answers at once with the window just
+// past. The workflow does not need to know which is which: it starts
+// every capture before the probes (CaptureLead ahead of them, for the
+// capture program to attach), for long enough to cover them. A capture
+// that answered before the probes were over looked back (or failed): it is
+// dropped, not kept as evidence, and made again after the probes,
+// reaching back over them; every look-back capture is then counted over
+// the same interval of time, so the devices' views compare. A capture
+// that ran across the probes (a forward capture) counts everything it saw:
+// it cannot hold an earlier run's probes.
+
+// CaptureLead is how long the captures get to start (tcpdump attaching
+// to the interface, over D2D) before the probes are sent.
+const CaptureLead = 1500 * time.Millisecond
+
+// captureMargin is how long a forward capture runs past the last probe
+// the pings were due to send.
+const captureMargin = time.Second
+
+// DeviceDiagPerSession is the number of diagnostics (pings and captures)
+// a run may have running at once on one device, all through the agent's
+// one session to it (Config.Local): a device in the middle of the path
+// captures on two interfaces while it pings both neighbours. The device
+// server behind Config.Local must admit at least this many per session
+// (server.Options.DiagLimiter), or a real device's pings are refused.
+const DeviceDiagPerSession = 4
+
+// DeviceDiagLimiter is the diagnostics limiter for the agent's device
+// server (server.Options.DiagLimiter): the server's default overall
+// limit, DeviceDiagPerSession per session.
+func DeviceDiagLimiter() *diag.Limiter {
+	return diag.NewLimiter(server.DefaultDiagMax, DeviceDiagPerSession)
+}
 
 // capturedPkt is what the workflow reads of a captured packet.
 type capturedPkt struct {
@@ -32,24 +67,99 @@ type capturedPkt struct {
 type capView struct {
 	pkts []capturedPkt
 	ev   int
+	// forward is a capture that ran across the probes: everything it
+	// saw is of this run.
+	forward bool
 }
 
 // echoes counts the echo requests from src to dst crossing the interface
-// in direction dir within [lo, hi].
+// in direction dir: within [lo, hi] for a capture that looked back, all of
+// them for a forward one.
 func (v capView) echoes(dir, src, dst string, lo, hi time.Time) int {
 	n := 0
 	for _, p := range v.pkts {
 		if p.Direction == dir && p.Protocol == "icmp" && p.ICMPType != nil && *p.ICMPType == 8 &&
-			p.Src == src && p.Dst == dst && !p.Time.Before(lo) && !p.Time.After(hi) {
+			p.Src == src && p.Dst == dst && (v.forward || !p.Time.Before(lo) && !p.Time.After(hi)) {
 			n++
 		}
 	}
 	return n
 }
 
+// captureArgs are the capture tool's arguments for side s over secs.
+func captureArgs(s side, secs float64) map[string]any {
+	return map[string]any{"interface": s.ifName, "protocol": "icmp", "direction": "both", "durationSeconds": secs, "maxPackets": 1000}
+}
+
+// decodeCapture reads a signed capture's packets.
+func decodeCapture(res sign.Result) ([]capturedPkt, bool) {
+	var body struct {
+		Packets []capturedPkt `json:"packets"`
+	}
+	if json.Unmarshal(res.Body, &body) != nil {
+		return nil, false
+	}
+	return body.Packets, true
+}
+
+// earlyCapture is a capture started before the probes.
+type earlyCapture struct {
+	s      side
+	res    sign.Result
+	err    error
+	window time.Duration // asked for
+	took   time.Duration // until it answered
+}
+
+// forwardSlack is how much sooner than its window a capture may answer
+// and still count as having run across it (timers, the round trip).
+const forwardSlack = 500 * time.Millisecond
+
+// startCaptures starts a capture of every side at once, for window, and
+// returns a channel that yields each one as it answers (closed when all
+// have), and a channel closed once all have answered.
+func (r *run) startCaptures(ctx context.Context, sides []side, window time.Duration) (<-chan earlyCapture, <-chan struct{}) {
+	out := make(chan earlyCapture, len(sides))
+	all := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, s := range sides {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t0 := time.Now()
+			res, err := r.call(ctx, s.dev, netproto.ToolCapture, captureArgs(s, window.Seconds()))
+			out <- earlyCapture{s: s, res: res, err: err, window: window, took: time.Since(t0)}
+		}()
+	}
+	go func() { wg.Wait(); close(out); close(all) }()
+	return out, all
+}
+
+// collectForward keeps, of the captures started before the probes, those
+// that ran for their window (or stopped at their packet limit): they
+// captured the probes. One that answered sooner looked back (the
+// simulator) or failed; its side needs a look-back capture.
+func (r *run) collectForward(early <-chan earlyCapture) (map[side]capView, []side) {
+	out := map[side]capView{}
+	var rest []side
+	for e := range early {
+		var body struct {
+			Packets   []capturedPkt `json:"packets"`
+			Truncated bool          `json:"truncated"`
+		}
+		if e.err != nil || e.res.Sig == "" || json.Unmarshal(e.res.Body, &body) != nil ||
+			e.took < e.window-forwardSlack && !body.Truncated {
+			rest = append(rest, e.s)
+			continue
+		}
+		out[e.s] = capView{pkts: body.Packets, ev: r.keep(e.res), forward: true}
+	}
+	return out, rest
+}
+
 // captureSides captures ICMP on every side (one capture per interface,
 // both directions), reaching back window. A device runs its captures one
-// after the other (a device session runs at most two diagnostics at once).
+// after the other (a device session runs few diagnostics at once).
 func (r *run) captureSides(ctx context.Context, sides []side, window time.Duration) map[side]capView {
 	byDev := map[string][]side{}
 	for _, s := range sides {
@@ -62,19 +172,16 @@ func (r *run) captureSides(ctx context.Context, sides []side, window time.Durati
 	for _, ss := range byDev {
 		fns = append(fns, func() {
 			for _, s := range ss {
-				res, i, err := r.do(ctx, s.dev, netproto.ToolCapture, map[string]any{"interface": s.ifName, "protocol": "icmp",
-					"direction": "both", "durationSeconds": secs, "maxPackets": 1000})
+				res, i, err := r.do(ctx, s.dev, netproto.ToolCapture, captureArgs(s, secs))
 				if err != nil {
 					continue
 				}
-				var body struct {
-					Packets []capturedPkt `json:"packets"`
-				}
-				if json.Unmarshal(res.Body, &body) != nil {
+				pkts, ok := decodeCapture(res)
+				if !ok {
 					continue
 				}
 				mu.Lock()
-				out[s] = capView{pkts: body.Packets, ev: i}
+				out[s] = capView{pkts: pkts, ev: i}
 				mu.Unlock()
 			}
 		})

@@ -92,6 +92,98 @@ func captureRules(streams []stream) []report.Finding {
 	return out
 }
 
+// firstDrop returns the first point of s that saw fewer of its echo
+// requests than the point before it (or than were sent), and how many the
+// previous point saw; ok is false when none did.
+func (s stream) firstDrop() (p point, prev int, prevDev string, ok bool) {
+	prev, prevDev = s.Sent, s.From
+	for _, p := range s.Points {
+		if !p.Measured {
+			return point{}, 0, "", false
+		}
+		if p.Seen >= prev || prev == 0 {
+			prev, prevDev = p.Seen, p.Dev
+			continue
+		}
+		return p, prev, prevDev, true
+	}
+	return point{}, 0, "", false
+}
+
+// egressDropRule works from the captures alone, for devices whose filters
+// count nothing (Linux: an nftables or tc drop is in no interface
+// counter). When device X's own echo requests toward Y (its link ping)
+// and the ones it forwards toward Y (the head-to-tail probes) both vanish
+// between X and the wire of its interface toward Y, what drops them acts
+// on the way out of that interface, after forwarding: an egress filter.
+// Either kind alone stays the capture rules' drop-in-device.
+func egressDropRule(streams []stream) []report.Finding {
+	type at struct{ dev, ifName, peer string }
+	type seen struct {
+		local, transit       bool
+		lost, prev           int
+		evidence             []int
+		localWhat, transWhat string
+	}
+	drops := map[at]*seen{}
+	var order []at
+	reverseLossy := map[string]bool{} // directions where some stream lost probes
+	for _, s := range streams {
+		p, prev, prevDev, ok := s.firstDrop()
+		if !ok {
+			continue
+		}
+		reverseLossy[p.direction()] = true
+		if p.Dir != "out" || prevDev != p.Dev {
+			continue
+		}
+		k := at{p.Dev, p.If, p.Peer}
+		d := drops[k]
+		if d == nil {
+			d = &seen{}
+			drops[k] = d
+			order = append(order, k)
+		}
+		what := fmt.Sprintf("%d of %d echo requests from %s to %s", prev-p.Seen, prev, s.Src, s.Dst)
+		if s.From == p.Dev {
+			d.local, d.localWhat = true, what
+		} else {
+			d.transit, d.transWhat = true, what
+		}
+		d.lost, d.prev = d.lost+prev-p.Seen, d.prev+prev
+		d.evidence = append(append(d.evidence, s.Evidence...), p.Ev)
+	}
+	var out []report.Finding
+	for _, k := range order {
+		d := drops[k]
+		if !d.local || !d.transit {
+			continue
+		}
+		other := "clean"
+		if reverseLossy[k.peer+"->"+k.dev] {
+			other = "also lossy"
+		}
+		out = append(out, report.Finding{Rule: "capture-egress-drop", Device: k.dev, Interface: k.ifName, Direction: k.dev + "->" + k.peer,
+			Cause: "egress-filter", Evidence: uniqInts(d.evidence),
+			Statement: fmt.Sprintf("%s's own probes (%s) and the probes it forwards (%s) never left %s toward %s (its capture of that interface); the reverse direction %s: a filter on the way out of %s %s (an egress ACL, e.g. nftables)",
+				k.dev, d.localWhat, d.transWhat, k.ifName, k.peer, other, k.dev, k.ifName)})
+	}
+	return out
+}
+
+func uniqInts(xs []int) []int {
+	seen := map[int]bool{}
+	var out []int
+	for _, x := range xs {
+		if !seen[x] {
+			seen[x] = true
+			out = append(out, x)
+		}
+	}
+	sort.Ints(out)
+	return out
+}
+
 // rankFindings orders findings by cause (a filter explains loss better
 // than the wire), keeping the order within a cause.
 func rankFindings(fs []report.Finding) []report.Finding {

@@ -142,3 +142,58 @@ func TestAuthorise(t *testing.T) {
 		t.Errorf("Intersect = %v", got)
 	}
 }
+
+// TestEgressDropRule: from captures alone (a Linux filter counts nothing),
+// an egress filter is named only when the device's own probes and the ones
+// it forwards both vanish on the way out of the same interface.
+func TestEgressDropRule(t *testing.T) {
+	// r1 -a- r2 -b- r3: the points of each probe stream.
+	link := func(from, to, fromIf, toIf string, sent, out, in int) stream {
+		return stream{From: from, To: to, Src: from, Dst: to, Sent: sent, Evidence: []int{0}, Points: []point{
+			{Dev: from, If: fromIf, Dir: "out", Peer: to, Seen: out, Measured: true, Ev: 1},
+			{Dev: to, If: toIf, Dir: "in", Peer: from, Seen: in, Measured: true, Ev: 2}}}
+	}
+	transit := func(sent, r2out, r3in int) stream {
+		return stream{From: "r1", To: "r3", Src: "r1", Dst: "r3", Sent: sent, Evidence: []int{3}, Points: []point{
+			{Dev: "r1", If: "a1", Dir: "out", Peer: "r2", Seen: sent, Measured: true, Ev: 4},
+			{Dev: "r2", If: "a2", Dir: "in", Peer: "r1", Seen: sent, Measured: true, Ev: 5},
+			{Dev: "r2", If: "b2", Dir: "out", Peer: "r3", Seen: r2out, Measured: true, Ev: 6},
+			{Dev: "r3", If: "b3", Dir: "in", Peer: "r2", Seen: r3in, Measured: true, Ev: 7}}}
+	}
+	for _, tc := range []struct {
+		name    string
+		streams []stream
+		want    string // "device interface direction", "" for no finding
+		says    string
+	}{
+		{"clean", []stream{link("r2", "r3", "b2", "b3", 10, 10, 10), transit(10, 10, 10)}, "", ""},
+		{"own and forwarded probes dropped leaving b2", []stream{link("r2", "r3", "b2", "b3", 10, 0, 0), transit(10, 0, 0), link("r3", "r2", "b3", "b2", 10, 10, 10)},
+			"r2 b2 r2->r3", "the reverse direction clean"},
+		{"partial drop of both", []stream{link("r2", "r3", "b2", "b3", 10, 6, 6), transit(10, 7, 7)}, "r2 b2 r2->r3", "4 of 10"},
+		{"forwarded only (a forwarding drop)", []stream{link("r2", "r3", "b2", "b3", 10, 10, 10), transit(10, 0, 0)}, "", ""},
+		{"own only", []stream{link("r2", "r3", "b2", "b3", 10, 0, 0), transit(10, 10, 10)}, "", ""},
+		{"lost on the wire", []stream{link("r2", "r3", "b2", "b3", 10, 10, 0), transit(10, 10, 0)}, "", ""},
+		{"reverse also lossy", []stream{link("r2", "r3", "b2", "b3", 10, 0, 0), transit(10, 0, 0), link("r3", "r2", "b3", "b2", 10, 10, 3)},
+			"r2 b2 r2->r3", "also lossy"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := egressDropRule(tc.streams)
+			if tc.want == "" {
+				if len(fs) != 0 {
+					t.Fatalf("findings %+v, want none", fs)
+				}
+				return
+			}
+			if len(fs) != 1 {
+				t.Fatalf("findings %+v, want one", fs)
+			}
+			f := fs[0]
+			if got := f.Device + " " + f.Interface + " " + f.Direction; got != tc.want || f.Cause != "egress-filter" || f.Rule != "capture-egress-drop" {
+				t.Fatalf("got %s %s %s, want %s egress-filter", got, f.Cause, f.Rule, tc.want)
+			}
+			if !strings.Contains(f.Statement, tc.says) {
+				t.Fatalf("statement %q lacks %q", f.Statement, tc.says)
+			}
+		})
+	}
+}

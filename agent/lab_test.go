@@ -87,6 +87,9 @@ type domainOpts struct {
 	// realtime paces the lab's diagnostics like the real tools (10
 	// probes take 2 s), for tests that act while probes run.
 	realtime bool
+	// writer gives each agent a write session to its device (its
+	// approval gate the server's default: every write needs approval).
+	writer bool
 }
 
 func newDomain(t testing.TB, o domainOpts) *testDomain {
@@ -147,6 +150,14 @@ func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 	if err != nil {
 		t.Fatal(err)
 	}
+	var writer *mcp.ClientSession
+	if o.writer {
+		wct, wst := mcp.NewInMemoryTransports()
+		go srv.MCP().Run(ctx, wst)
+		if writer, err = mcp.NewClient(&mcp.Implementation{Name: "agent-writer", Version: "1"}, nil).Connect(ctx, wct, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
 	certPEM, keyPEM, err := d.ca.Issue(name, pki.KindServer, time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +188,7 @@ func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 	if g := o.gate[name]; g != nil {
 		gate = g
 	}
-	a, err := New(ctx, Config{Audit: alog, Gate: gate, CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: d.ca.CertPEM, Local: cs, Signer: signer,
+	a, err := New(ctx, Config{Writer: writer, Audit: alog, Gate: gate, CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: d.ca.CertPEM, Local: cs, Signer: signer,
 		Offer: o.offer[name], Discoverer: ms, Port: uint16(ln.Addr().(*net.TCPAddr).Port),
 		Resolve: func(discover.Neighbor) string { return "127.0.0.1" }, CallTimeout: o.callTimeout})
 	if err != nil {

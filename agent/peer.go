@@ -102,7 +102,7 @@ func (a *Agent) dial(ctx context.Context, n discover.Neighbor) (*Peer, error) {
 	}
 	endpoint := "https://" + net.JoinHostPort(host, strconv.Itoa(int(n.Advert.Port))) + "/mcp"
 	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: a.clientTLS(n.Name, n.Advert.Thumbprint),
-		TLSHandshakeTimeout: 10 * time.Second, ForceAttemptHTTP2: false}}
+		TLSHandshakeTimeout: 10 * time.Second, ForceAttemptHTTP2: false, DialContext: a.cfg.Dial}}
 	offer := Offer{Capabilities: a.cfg.Offer, Binding: &a.binding}
 	c := mcp.NewClient(&mcp.Implementation{Name: "netmcp-agent", Title: a.name, Version: "1"},
 		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: offer.asExperimental()}})

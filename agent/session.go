@@ -321,6 +321,40 @@ func (a *Agent) addOperatorTools(srv *mcp.Server, st *session) {
 			a.Revoke(in.Peer, in.Reason)
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Peer + " revoked: " + in.Reason}}}, nil
 		})
+	srv.AddTool(&mcp.Tool{Name: ToolMitigate, Description: "apply this device's mitigation proposal of a signed D2D report (e.g. remove the ACL entry it blames) as a confirmed commit through the device's approval gate, verify the path again, and confirm or roll back; nothing changes without consent",
+		InputSchema: map[string]any{"type": "object", "required": []string{"report"}, "additionalProperties": false,
+			"properties": map[string]any{"report": map[string]any{"type": []string{"object", "string"}, "description": "the signed report, or the id or URI of one this agent holds"},
+				"consent": map[string]any{"type": "boolean", "description": "the operator consents to the proposed change (its diff is in the report)"}}}},
+		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var in struct {
+				Report  json.RawMessage `json:"report"`
+				Consent bool            `json:"consent"`
+			}
+			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil || len(in.Report) == 0 {
+				return nil, fmt.Errorf("d2d.mitigate: a report is required")
+			}
+			var rep report.Report
+			var id string
+			if json.Unmarshal(in.Report, &id) == nil {
+				r, err := a.reports.Get(id)
+				if err != nil {
+					return nil, fmt.Errorf("d2d.mitigate: %v", err)
+				}
+				rep = r
+			} else if err := json.Unmarshal(in.Report, &rep); err != nil {
+				return nil, fmt.Errorf("d2d.mitigate: the report: %v", err)
+			}
+			consent := ""
+			if in.Consent {
+				consent = "operator:" + st.peer.name
+			}
+			res, err := a.Mitigate(ctx, rep, consent)
+			b, _ := json.Marshal(res)
+			if err != nil {
+				return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil
+			}
+			return &mcp.CallToolResult{StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: res.Result}}}, nil
+		})
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: report.URIPrefix + "{id}", Name: "d2d-report", MIMEType: "application/json",
 		Description: "a roll-up report of a device-to-device collaboration"}, a.readReport)
 	for _, r := range a.reports.List() {

@@ -41,6 +41,17 @@ type run struct {
 // do runs one call on device dev (locally or on a neighbour), keeps the
 // signed result as evidence and returns its index.
 func (r *run) do(ctx context.Context, dev, tool string, args map[string]any) (sign.Result, int, error) {
+	res, err := r.call(ctx, dev, tool, args)
+	if res.Sig == "" {
+		return res, -1, err
+	}
+	return res, r.keep(res), err
+}
+
+// call runs one call on device dev (locally or on a neighbour) and returns
+// its signed result without keeping it; a call that brought no signed
+// result is remembered as dev's failure.
+func (r *run) call(ctx context.Context, dev, tool string, args map[string]any) (sign.Result, error) {
 	var res sign.Result
 	var err error
 	if dev == r.a.name {
@@ -68,12 +79,16 @@ func (r *run) do(ctx context.Context, dev, tool string, args map[string]any) (si
 			r.failed[dev] = err.Error()
 		}
 		r.mu.Unlock()
-		return res, -1, err
 	}
+	return res, err
+}
+
+// keep adds a signed result to the evidence and returns its index.
+func (r *run) keep(res sign.Result) int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.evidence = append(r.evidence, res)
-	return res, len(r.evidence) - 1, err
+	return len(r.evidence) - 1
 }
 
 // parallel runs fns at once and waits for all.
@@ -259,19 +274,32 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 			})
 		}
 	}
+	// Step 3a: the captures start before the probes and run across them
+	// (a real device); one that answers at once looked back (the
+	// simulator) and is made again after the probes.
+	early, earlyAll := r.startCaptures(ctx, sides, CaptureLead+time.Duration(Probes*ProbeIntervalMs)*time.Millisecond+captureMargin)
+	select {
+	case <-earlyAll:
+	case <-time.After(CaptureLead):
+	case <-ctx.Done():
+	}
 	pingStart := time.Now()
 	parallel(fns...)
 	after, evA := readAll()
-	// Step 3b: the captures of every path interface, and where each
+	caps, rest := r.collectForward(early)
+	// Step 3b: look-back captures of the other interfaces, and where each
 	// probe stream's echo requests stop being seen.
 	capStart := time.Now()
-	caps := r.captureSides(ctx, sides, capStart.Sub(pingStart)+time.Duration(Probes+3)*time.Second)
+	for s, v := range r.captureSides(ctx, rest, capStart.Sub(pingStart)+time.Duration(Probes+3)*time.Second) {
+		caps[s] = v
+	}
 	lo, hi := pingStart.Add(-time.Duration(Probes+1)*time.Second), capStart.Add(time.Second)
 	// A simulated ping's probes are stamped back from its start: an
 	// earlier run's may share the interval. Counting starts after them;
-	// the first point then stands for the ping's count.
+	// the first point then stands for the ping's count. (A stream seen
+	// only by forward captures holds this run's probes only.)
 	truncated := false
-	if prev := a.swapLastProbes(hi); lo.Before(prev) {
+	if prev := a.swapLastProbes(hi); lo.Before(prev) && len(rest) > 0 {
 		lo, truncated = prev, true
 	}
 	intactDir := map[[2]string]bool{}
@@ -325,7 +353,7 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 		}
 		return len(streams[i].Points) < len(streams[j].Points)
 	})
-	findings := append(rankFindings(append(correlate(hops), captureRules(streams)...)), problems...)
+	findings := append(rankFindings(append(append(correlate(hops), egressDropRule(streams)...), captureRules(streams)...)), problems...)
 	// Step 5: the report.
 	rep := report.Report{ID: newID(), Creator: a.name, Created: a.cfg.Now().UTC().Format(time.RFC3339Nano), Intent: intent, Path: in.Path,
 		Findings: findings, Evidence: r.evidence, Participants: map[string]sign.Binding{a.name: a.binding}, Untrusted: map[string]string{}}
@@ -336,6 +364,8 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 			break
 		}
 	}
+	rep.Proposals = r.propose(ctx, rep.Hypothesis) // mitigate.go
+	rep.Evidence = r.evidence
 	for _, e := range r.evidence {
 		if e.Signer != a.name {
 			if b, ok := a.bindingOf(e.Signer); ok {

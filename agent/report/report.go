@@ -61,6 +61,11 @@ type Report struct {
 	// was untrusted and the agent has a controller to fall back to;
 	// signed with the rest of the report.
 	Fallback *Fallback `json:"fallback,omitempty"`
+	// Proposals are the mitigations the run proposes (none is applied
+	// by the run): each changes one device's configuration, and only
+	// that device's agent applies it, with the operator's consent,
+	// through the device's approval gate.
+	Proposals []Proposal `json:"proposals,omitempty"`
 	// Signatures holds, per participant, its Ed25519 signature of the
 	// report's Digest: the creator's, and each other participant's
 	// countersignature (given only after it checked that the results
@@ -81,6 +86,37 @@ type Fallback struct {
 	Report json.RawMessage `json:"report,omitempty"`
 	// Error is why the controller could not answer.
 	Error string `json:"error,omitempty"`
+}
+
+// Proposal is a mitigation: a change of one device's configuration that
+// removes the cause of a finding, as the controller's remediation
+// proposes it (a YANG edit, its diff, the equivalent CLI).
+type Proposal struct {
+	// Device is the device to change; Interface and Direction are the
+	// finding's; Cause is the finding's cause ("egress-filter").
+	Device    string `json:"device"`
+	Interface string `json:"interface,omitempty"`
+	Direction string `json:"direction,omitempty"`
+	Cause     string `json:"cause"`
+	// Summary and Fix say what the change does, in words.
+	Summary string `json:"summary"`
+	Fix     string `json:"fix,omitempty"`
+	// Edit are the network.yang.edit operations, on the candidate.
+	Edit []EditOp `json:"edit"`
+	// Diff is the change as a unified diff of the running configuration;
+	// CLI the device's commands.
+	Diff string   `json:"diff"`
+	CLI  []string `json:"cli,omitempty"`
+	// Evidence are indexes into Report.Evidence: the signed
+	// configuration read the proposal rests on.
+	Evidence []int `json:"evidence"`
+}
+
+// EditOp is one operation of network.yang.edit.
+type EditOp struct {
+	Operation string          `json:"operation"`
+	Path      string          `json:"path"`
+	Value     json.RawMessage `json:"value,omitempty"`
 }
 
 const attestDomain = "netmcp-d2d-attest-v1\x00"

@@ -136,7 +136,7 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 	logger := agentLogger(f.verbose, errw)
 	// The agent's own device server is read-only: nothing a neighbour or
 	// the workflow does may change the device.
-	srv, err := server.New(drv, server.Options{Version: version, ReadOnly: true, Logger: logger, User: "d2d-agent"})
+	srv, err := server.New(drv, server.Options{Version: version, ReadOnly: true, Logger: logger, User: "d2d-agent", DiagLimiter: agent.DeviceDiagLimiter()})
 	if err != nil {
 		return err
 	}
@@ -159,7 +159,16 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 		disc = discover.LLDPCli{Run: discover.LLDPCliCommand(sock, f.lldpNetns),
 			Skipped: func(n, why string) { logger.Info("LLDP neighbour skipped", "name", n, "why", why) }}
 	}
-	ln, err := net.Listen("tcp", f.listen)
+	var ln net.Listener
+	var dial func(context.Context, string, string) (net.Conn, error)
+	if nd, ok := drv.(interface{ Netns() string }); ok && nd.Netns() != "" {
+		// linux://NETNS: the agent listens and calls its neighbours from
+		// inside the namespace, on its addresses.
+		ln, err = agent.ListenInNetns(nd.Netns(), "tcp", f.listen)
+		dial = agent.DialInNetns(nd.Netns())
+	} else {
+		ln, err = net.Listen("tcp", f.listen)
+	}
 	if err != nil {
 		return withExit(2, err)
 	}
@@ -177,7 +186,7 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 	}
 	a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: caPEM, Local: local, Signer: signer, Audit: alog,
 		Gate: &agent.ControllerGate{Controller: f.controller, LocalCollaboration: f.localCollab}, Controller: fallback, Push: reportPusher(f.controllerMCP, stateDir),
-		Offer: f.offer, Discoverer: disc, Port: uint16(ln.Addr().(*net.TCPAddr).Port), CallTimeout: f.callTimeout, Logger: logger,
+		Offer: f.offer, Discoverer: disc, Port: uint16(ln.Addr().(*net.TCPAddr).Port), CallTimeout: f.callTimeout, Logger: logger, Dial: dial,
 		Resolve: func(n discover.Neighbor) string {
 			if h, ok := hosts[n.Name]; ok {
 				return h
@@ -371,7 +380,7 @@ func runAgentLab(ctx context.Context, dir, topoFile string, base int, out, errw 
 		if err != nil {
 			return err
 		}
-		srv, err := server.New(drv, server.Options{Version: version, ReadOnly: true, Logger: logger, User: "d2d-agent"})
+		srv, err := server.New(drv, server.Options{Version: version, ReadOnly: true, Logger: logger, User: "d2d-agent", DiagLimiter: agent.DeviceDiagLimiter()})
 		if err != nil {
 			return err
 		}
