@@ -28,6 +28,9 @@ type Fleet struct {
 	started bool
 	closed  bool
 	cancel  context.CancelFunc
+	// view: the fleet is a View of another, whose supervisors own the
+	// sessions: Start does nothing and Close ends nothing.
+	view bool
 }
 
 // New returns the fleet of the inventory's devices, not yet connected
@@ -55,7 +58,7 @@ func New(inv *inventory.Inventory, opts Options) (*Fleet, error) {
 func (f *Fleet) Start() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.started || f.closed {
+	if f.started || f.closed || f.view {
 		return
 	}
 	f.started = true
@@ -98,7 +101,7 @@ func (f *Fleet) Close() error {
 		return nil
 	}
 	f.closed = true
-	started := f.started
+	started := f.started && !f.view
 	if f.cancel != nil {
 		f.cancel()
 	}
@@ -121,6 +124,22 @@ func (f *Fleet) acquireConnect(ctx context.Context) error {
 }
 
 func (f *Fleet) releaseConnect() { <-f.connSem }
+
+// View returns a fleet of the devices of f that keep accepts, in the same
+// order, sharing their sessions with f: what a caller may reach of a
+// larger fleet (the controller's ask for a host limited to some devices).
+// The view's Start does nothing and its Close ends no session: f's own
+// supervisors keep them; its Connect waits for them as f's does.
+func (f *Fleet) View(keep func(*Device) bool) *Fleet {
+	v := &Fleet{opts: f.opts, byName: map[string]*Device{}, connSem: f.connSem, tools: map[[32]byte][]*mcp.Tool{}, view: true}
+	for _, d := range f.devs {
+		if keep(d) {
+			v.devs = append(v.devs, d)
+			v.byName[d.Name()] = d
+		}
+	}
+	return v
+}
 
 // Devices returns the devices in inventory order.
 func (f *Fleet) Devices() []*Device { return append([]*Device(nil), f.devs...) }

@@ -445,3 +445,40 @@ func TestTopLevelNetworkCapability(t *testing.T) {
 		})
 	}
 }
+
+// TestView: a view holds the devices its filter keeps, calls them over
+// the parent's sessions, and closing it ends none of them.
+func TestView(t *testing.T) {
+	l := newTestLab(t)
+	f, err := client.New(l.inventory(), client.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := f.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	v := f.View(func(d *client.Device) bool { return d.Name() != "r3" })
+	if v.Device("r3") != nil || v.Device("r1") != f.Device("r1") || len(v.Devices()) != len(f.Devices())-1 {
+		t.Fatalf("view holds %d devices (r3: %v), want every device but r3", len(v.Devices()), v.Device("r3"))
+	}
+	if err := v.Connect(ctx); err != nil {
+		t.Fatalf("Connect on a view of a connected fleet: %v", err)
+	}
+	for _, r := range v.CallAll(ctx, nil, netproto.ToolYangGet, map[string]any{"path": hostnamePath}) {
+		if r.Err != nil || r.Device.Name() == "r3" {
+			t.Fatalf("%s: %v", r.Device.Name(), r.Err)
+		}
+	}
+	if err := v.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := f.Device("r1").State(); st != client.StateConnected {
+		t.Fatalf("r1 after the view closed: %s (%v)", st, err)
+	}
+	if r := f.CallAll(ctx, []*client.Device{f.Device("r1")}, netproto.ToolYangGet, map[string]any{"path": hostnamePath}); r[0].Err != nil {
+		t.Fatalf("r1 after the view closed: %v", r[0].Err)
+	}
+}

@@ -146,9 +146,29 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*
 	s.setHost(req.Session)
 	ctl := *s.ctl
 	ctl.Progress = &progressWriter{ctx: ctx, req: req}
+	var scope []string
+	hidden := 0
+	if ctl.Fleet != nil {
+		// The intent runs over the devices this host reaches, and only
+		// those: a host limited to a site neither reads nor learns of the
+		// others through a sweep or a path.
+		ctl.Fleet = s.ctl.Fleet.View(func(d *client.Device) bool { return s.reaches(id, d) })
+		for _, d := range ctl.Fleet.Devices() {
+			scope = append(scope, d.Name())
+		}
+		hidden = len(s.ctl.Fleet.Devices()) - len(scope)
+	}
 	rep, err := ctl.Ask(withCorrelation(ctx, req), intent)
 	if err != nil {
 		return nil, nil, err
+	}
+	if hidden > 0 {
+		if rep.Facts == nil {
+			rep.Facts = map[string]any{}
+		}
+		rep.Facts["scope"] = scope
+		rep.Diagnosis += fmt.Sprintf(" (Only the devices %s reaches were examined: %s; %d other device(s) of the fleet were not.)",
+			id, strings.Join(scope, ", "), hidden)
 	}
 	s.limitRemediation(id, rep)
 	if s.store.Dir != "" {

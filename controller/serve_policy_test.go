@@ -173,12 +173,12 @@ func editArgs(device string) map[string]any {
 // TestControllerServePolicy: two hosts over HTTPS with mutual TLS, told
 // apart by their client certificates. The NOC host (read-only, site a)
 // sees only r1 and r2, reads them, is refused a configuration write, a
-// device of site b and a resource of one, and its ask report says it may
-// not apply the fix; the ops host (admin) sees every device and its write
+// device of site b and a resource of one, its ask runs over r1 and r2
+// only, and its report says it may not apply the fix; the ops host (admin) sees every device and its write
 // succeeds. Each refusal is a -32083 error naming the identity, the device
 // and the missing scope, and is in the audit log with its correlation id.
 func TestControllerServePolicy(t *testing.T) {
-	l := newTestLab(t, "icmp_acl_block r3:GigabitEthernet0/0/0")
+	l := newTestLab(t, "icmp_acl_block r2:GigabitEthernet0/0/0/0")
 	pol, err := policy.Parse([]byte(hostPolicy))
 	if err != nil {
 		t.Fatal(err)
@@ -322,15 +322,30 @@ func TestControllerServePolicy(t *testing.T) {
 			}
 			var rep controller.Report
 			remarshal(t, res.StructuredContent, &rep)
-			if !slices.Equal(rep.RootCauseName, []string{"icmp_acl_block"}) || len(rep.ProposedChanges) == 0 {
-				t.Fatalf("%s: ask: %v, %d changes", tc.host, rep.RootCauseName, len(rep.ProposedChanges))
+			if !slices.Equal(rep.RootCauseName, []string{"icmp_acl_block"}) || !slices.Equal(rep.FaultyDevices, []string{"r2"}) || len(rep.ProposedChanges) == 0 {
+				t.Fatalf("%s: ask: %v at %v, %d changes", tc.host, rep.RootCauseName, rep.FaultyDevices, len(rep.ProposedChanges))
 			}
 			got := ""
 			if rep.Remediation != nil {
 				got = rep.Remediation.Consent
-				if !strings.Contains(rep.Remediation.Result, "mtls:"+tc.host) || !strings.Contains(rep.Remediation.Result, "r3") {
-					t.Errorf("%s: remediation note %q names neither the host nor r3", tc.host, rep.Remediation.Result)
+				if !strings.Contains(rep.Remediation.Result, "mtls:"+tc.host) || !strings.Contains(rep.Remediation.Result, "r2") {
+					t.Errorf("%s: remediation note %q names neither the host nor r2", tc.host, rep.Remediation.Result)
 				}
+			}
+			// The NOC host's ask ran over its own devices only: no call
+			// went to site b's r3, and the report says what was examined.
+			var onR3 int
+			for _, c := range rep.Calls {
+				if c.Device == "r3" {
+					onR3++
+				}
+			}
+			scoped := strings.Contains(rep.Diagnosis, "Only the devices mtls:noc reaches were examined: r1, r2")
+			switch {
+			case tc.host == "noc" && (onR3 > 0 || !scoped):
+				t.Errorf("noc: %d calls to r3, diagnosis %q: want none, and the scope stated", onR3, rep.Diagnosis)
+			case tc.host == "ops" && (onR3 == 0 || strings.Contains(rep.Diagnosis, "Only the devices")):
+				t.Errorf("ops: %d calls to r3, diagnosis %q: want the whole fleet examined", onR3, rep.Diagnosis)
 			}
 			if got != tc.wantConsent {
 				t.Errorf("%s: remediation consent %q, want %q", tc.host, got, tc.wantConsent)
