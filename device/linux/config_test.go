@@ -42,7 +42,7 @@ exit`
 
 // frrNamespace creates a namespace with a veth pair e0 (198.51.100.1/30)
 // and e1, runs FRR in it with frrConf, and removes it all at the end.
-func frrNamespace(t *testing.T) string {
+func frrNamespace(t testing.TB) string {
 	t.Helper()
 	frrtest.Need(t)
 	ns := fmt.Sprintf("lxcfg%d-%d", os.Getpid(), nsSeq.Add(1))
