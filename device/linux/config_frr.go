@@ -3,6 +3,7 @@ package linux
 import (
 	"context"
 	"fmt"
+	"github.com/netmcp/netmcp/device/clitree"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,7 +41,7 @@ func frrLines(text string) []string {
 		prev = l
 		// An empty interface block ("interface eth0" directly followed by
 		// "exit") configures nothing; an empty "router ospf" does.
-		if isBlockEnd(t) && len(out) > 0 && out[len(out)-1] == last && indentOf(last) == indentOf(l) && emptiedBlock(strings.TrimSpace(last)) {
+		if isBlockEnd(t) && len(out) > 0 && out[len(out)-1] == last && clitree.Indent(last) == clitree.Indent(l) && emptiedBlock(strings.TrimSpace(last)) {
 			out = out[:len(out)-1]
 			continue
 		}
@@ -64,11 +65,9 @@ func isBlockEnd(t string) bool {
 // normLine keeps a line's leading spaces and joins its words with one space.
 func normLine(l string) string {
 	l = strings.TrimRight(l, " \t")
-	ind := indentOf(l)
+	ind := clitree.Indent(l)
 	return strings.Repeat(" ", ind) + strings.Join(strings.Fields(l), " ")
 }
-
-func indentOf(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
 
 // checkFRRLine refuses what must never reach vtysh as one line: control
 // characters (a newline would be a second command), overlong input, and
@@ -94,41 +93,6 @@ func checkFRRLine(line string) error {
 	return nil
 }
 
-// frrNode is one line of a configuration and the lines indented under it.
-type frrNode struct {
-	line string // trimmed
-	kids []*frrNode
-}
-
-// frrTree groups indented lines under the line above them.
-func frrTree(lines []string) []*frrNode {
-	type frame struct {
-		indent int
-		n      *frrNode
-	}
-	root := &frrNode{}
-	stack := []frame{{-1, root}}
-	for _, l := range lines {
-		ind := indentOf(l)
-		for len(stack) > 1 && stack[len(stack)-1].indent >= ind {
-			stack = stack[:len(stack)-1]
-		}
-		n := &frrNode{line: strings.TrimSpace(l)}
-		parent := stack[len(stack)-1].n
-		parent.kids = append(parent.kids, n)
-		stack = append(stack, frame{ind, n})
-	}
-	return root.kids
-}
-
-func frrIndex(ns []*frrNode) map[string]*frrNode {
-	m := make(map[string]*frrNode, len(ns))
-	for _, n := range ns {
-		m[n.line] = n
-	}
-	return m
-}
-
 // frrOp is one configuration command entered in its context (the block
 // headers above it, outermost first).
 type frrOp struct {
@@ -145,50 +109,50 @@ type frrOp struct {
 // the order FRR prints lines in does not matter.
 func frrOps(cur, target []string) []frrOp {
 	var out []frrOp
-	var walk func(ctx []string, c, t []*frrNode)
-	var add func(ctx []string, n *frrNode)
-	add = func(ctx []string, n *frrNode) {
-		out = append(out, frrOp{ctx: ctx, line: n.line})
-		inner := append(append([]string(nil), ctx...), n.line)
-		for _, k := range n.kids {
+	var walk func(ctx []string, c, t []*clitree.Node)
+	var add func(ctx []string, n *clitree.Node)
+	add = func(ctx []string, n *clitree.Node) {
+		out = append(out, frrOp{ctx: ctx, line: n.Line})
+		inner := append(append([]string(nil), ctx...), n.Line)
+		for _, k := range n.Kids {
 			add(inner, k)
 		}
 	}
-	walk = func(ctx []string, c, t []*frrNode) {
-		ci, ti := frrIndex(c), frrIndex(t)
-		inner := func(n *frrNode) []string { return append(append([]string(nil), ctx...), n.line) }
+	walk = func(ctx []string, c, t []*clitree.Node) {
+		ci, ti := clitree.Index(c), clitree.Index(t)
+		inner := func(n *clitree.Node) []string { return append(append([]string(nil), ctx...), n.Line) }
 		for _, n := range c {
-			if _, keep := ti[n.line]; keep {
+			if _, keep := ti[n.Line]; keep {
 				continue
 			}
-			if len(n.kids) == 0 || emptiedBlock(n.line) {
-				if len(n.kids) == 0 {
-					out = append(out, frrOp{ctx: ctx, line: negateFRR(n.line), neg: true})
+			if len(n.Kids) == 0 || emptiedBlock(n.Line) {
+				if len(n.Kids) == 0 {
+					out = append(out, frrOp{ctx: ctx, line: negateFRR(n.Line), neg: true})
 				} else {
-					walk(inner(n), n.kids, nil)
+					walk(inner(n), n.Kids, nil)
 				}
 				continue
 			}
-			out = append(out, frrOp{ctx: ctx, line: negateFRR(n.line), neg: true})
+			out = append(out, frrOp{ctx: ctx, line: negateFRR(n.Line), neg: true})
 		}
 		for _, n := range t {
-			old, had := ci[n.line]
+			old, had := ci[n.Line]
 			switch {
 			case !had:
 				add(ctx, n)
-			case !sameFRRTree(old.kids, n.kids):
-				walk(inner(n), old.kids, n.kids)
+			case !sameFRRTree(old.Kids, n.Kids):
+				walk(inner(n), old.Kids, n.Kids)
 			}
 		}
 	}
-	walk(nil, withoutEmptyIfaces(frrTree(cur)), withoutEmptyIfaces(frrTree(target)))
+	walk(nil, withoutEmptyIfaces(clitree.Parse(cur)), withoutEmptyIfaces(clitree.Parse(target)))
 	return out
 }
 
 // withoutEmptyIfaces drops top-level interface blocks without lines: FRR
 // does not print them, and they configure nothing.
-func withoutEmptyIfaces(ns []*frrNode) []*frrNode {
-	return slices.DeleteFunc(ns, func(n *frrNode) bool { return len(n.kids) == 0 && emptiedBlock(n.line) })
+func withoutEmptyIfaces(ns []*clitree.Node) []*clitree.Node {
+	return slices.DeleteFunc(ns, func(n *clitree.Node) bool { return len(n.Kids) == 0 && emptiedBlock(n.Line) })
 }
 
 // emptiedBlock tells whether a removed block is emptied rather than
@@ -197,14 +161,14 @@ func emptiedBlock(header string) bool {
 	return strings.HasPrefix(header, "interface ") || strings.HasPrefix(header, "line ")
 }
 
-func sameFRRTree(a, b []*frrNode) bool {
+func sameFRRTree(a, b []*clitree.Node) bool {
 	if len(a) != len(b) {
 		return false
 	}
-	ib := frrIndex(b)
+	ib := clitree.Index(b)
 	for _, n := range a {
-		m, ok := ib[n.line]
-		if !ok || !sameFRRTree(n.kids, m.kids) {
+		m, ok := ib[n.Line]
+		if !ok || !sameFRRTree(n.Kids, m.Kids) {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/netmcp/netmcp/device/clitree"
 	"strings"
 	"time"
 
@@ -59,7 +60,7 @@ func configLines(text string) []string {
 		prev = l
 		// An empty block ("interface eth0" directly followed by "exit" at
 		// its own indentation, as FRR prints it) configures nothing.
-		if t == "exit" && len(out) > 0 && out[len(out)-1] == last && indent(last) == indent(l) {
+		if t == "exit" && len(out) > 0 && out[len(out)-1] == last && clitree.Indent(last) == clitree.Indent(l) {
 			out = out[:len(out)-1]
 			continue
 		}
@@ -73,94 +74,57 @@ func configLines(text string) []string {
 	return out
 }
 
-func indent(l string) int { return len(l) - len(strings.TrimLeft(l, " ")) }
-
-// node is one line of a configuration and the lines indented under it.
-type node struct {
-	line string // trimmed
-	kids []*node
-}
-
-// parseTree groups indented lines under the line above them.
-func parseTree(lines []string) []*node {
-	type frame struct {
-		indent int
-		n      *node
-	}
-	root := &node{}
-	stack := []frame{{-1, root}}
-	for _, l := range lines {
-		ind := len(l) - len(strings.TrimLeft(l, " "))
-		for len(stack) > 1 && stack[len(stack)-1].indent >= ind {
-			stack = stack[:len(stack)-1]
-		}
-		n := &node{line: strings.TrimSpace(l)}
-		parent := stack[len(stack)-1].n
-		parent.kids = append(parent.kids, n)
-		stack = append(stack, frame{ind, n})
-	}
-	return root.kids
-}
-
-func index(ns []*node) map[string]*node {
-	m := make(map[string]*node, len(ns))
-	for _, n := range ns {
-		m[n.line] = n
-	}
-	return m
-}
-
 // restoreLines are the configuration-mode lines that turn the configuration
 // cur into target: removed lines are negated ("no X", VRP "undo X") inside
 // their parent's context (a removed block is emptied, not negated), added lines are entered with their children, and
 // each entered context is left again ("exit", VRP "quit").
 func restoreLines(d *dialect, cur, target []string) []string {
 	var out []string
-	var walk func(c, t []*node)
-	walk = func(c, t []*node) {
-		ci, ti := index(c), index(t)
+	var walk func(c, t []*clitree.Node)
+	walk = func(c, t []*clitree.Node) {
+		ci, ti := clitree.Index(c), clitree.Index(t)
 		for _, n := range c {
-			if _, keep := ti[n.line]; keep {
+			if _, keep := ti[n.Line]; keep {
 				continue
 			}
-			if len(n.kids) == 0 {
-				out = append(out, d.negate(n.line))
+			if len(n.Kids) == 0 {
+				out = append(out, d.negate(n.Line))
 				continue
 			}
 			// A removed block: its lines are negated inside it, and the
 			// then empty block is left in place (negating the header
 			// itself is refused for some, e.g. FRR's "no interface eth0"
 			// of a kernel interface).
-			out = append(out, n.line)
-			walk(n.kids, nil)
+			out = append(out, n.Line)
+			walk(n.Kids, nil)
 			out = append(out, d.exitContext())
 		}
 		for _, n := range t {
-			old, had := ci[n.line]
+			old, had := ci[n.Line]
 			switch {
 			case !had:
-				out = append(out, n.line)
-				if len(n.kids) > 0 {
-					walk(nil, n.kids)
+				out = append(out, n.Line)
+				if len(n.Kids) > 0 {
+					walk(nil, n.Kids)
 					out = append(out, d.exitContext())
 				}
-			case !sameTree(old.kids, n.kids):
-				out = append(out, n.line)
-				walk(old.kids, n.kids)
+			case !sameTree(old.Kids, n.Kids):
+				out = append(out, n.Line)
+				walk(old.Kids, n.Kids)
 				out = append(out, d.exitContext())
 			}
 		}
 	}
-	walk(parseTree(cur), parseTree(target))
+	walk(clitree.Parse(cur), clitree.Parse(target))
 	return out
 }
 
-func sameTree(a, b []*node) bool {
+func sameTree(a, b []*clitree.Node) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].line != b[i].line || !sameTree(a[i].kids, b[i].kids) {
+		if a[i].Line != b[i].Line || !sameTree(a[i].Kids, b[i].Kids) {
 			return false
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/netmcp/netmcp/device/clitree"
 	"strings"
 
 	"github.com/netmcp/netmcp/device"
@@ -56,11 +57,11 @@ func configInterfaces(d *dialect, config, pending []string) []any {
 		}
 		return e
 	}
-	for _, n := range parseTree(config) {
-		if name, ok := interfaceLine(n.line); ok {
+	for _, n := range clitree.Parse(config) {
+		if name, ok := interfaceLine(n.Line); ok {
 			e := entry(name)
-			for _, k := range n.kids {
-				applyIfLine(d, e, k.line)
+			for _, k := range n.Kids {
+				applyIfLine(d, e, k.Line)
 			}
 		}
 	}
