@@ -3,13 +3,13 @@ package linux
 import (
 	"context"
 	"fmt"
-	"github.com/netmcp/netmcp/device/clitree"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"unicode"
 
+	"github.com/netmcp/netmcp/device/clitree"
 	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 )

@@ -4,13 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/netmcp/netmcp/device/clitree"
 	"strings"
 	"time"
 
 	"github.com/scrapli/scrapligo/driver/network"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/device/clitree"
 	"github.com/netmcp/netmcp/netproto"
 )
 

@@ -4,10 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/netmcp/netmcp/device/clitree"
 	"strings"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/device/clitree"
 	"github.com/netmcp/netmcp/device/ocview"
 	"github.com/netmcp/netmcp/netproto"
 )
