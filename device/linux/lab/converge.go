@@ -129,22 +129,16 @@ func (l *Lab) WaitConverged(ctx context.Context, timeout time.Duration) error {
 // protocol) and BGP prefix counts as one string, and busy, naming a BGP
 // peer with messages queued ("" when none).
 func (l *Lab) routingFingerprint(ctx context.Context) (fp, busy string) {
-	routers := l.Routers()
-	parts := make([]string, len(routers))
-	busies := make([]string, len(routers))
-	var wg sync.WaitGroup
-	for k, r := range routers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			parts[k], busies[k] = l.routerFingerprint(ctx, r)
-		}()
-	}
-	wg.Wait()
-	for _, b := range busies {
-		if b != "" {
-			busy = b
-			break
+	type print struct{ fp, busy string }
+	prints := onEachRouter(l.Routers(), func(r string) print {
+		fp, busy := l.routerFingerprint(ctx, r)
+		return print{fp, busy}
+	})
+	parts := make([]string, len(prints))
+	for k, p := range prints {
+		parts[k] = p.fp
+		if busy == "" {
+			busy = p.busy
 		}
 	}
 	return strings.Join(parts, "\n"), busy
@@ -216,23 +210,29 @@ func (l *Lab) routerFingerprint(ctx context.Context, r string) (fp, busy string)
 // non-empty answer, in topology order.
 func (l *Lab) eachRouter(check func(r string) string) []string {
 	routers := l.Routers()
-	answers := make([]string, len(routers))
-	var wg sync.WaitGroup
-	for k, r := range routers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			answers[k] = check(r)
-		}()
-	}
-	wg.Wait()
 	var out []string
-	for k, a := range answers {
+	for k, a := range onEachRouter(routers, check) {
 		if a != "" {
 			out = append(out, routers[k]+": "+a)
 		}
 	}
 	return out
+}
+
+// onEachRouter runs fn on every router at once and returns its answers in
+// the order of routers.
+func onEachRouter[T any](routers []string, fn func(r string) T) []T {
+	answers := make([]T, len(routers))
+	var wg sync.WaitGroup
+	for k, r := range routers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			answers[k] = fn(r)
+		}()
+	}
+	wg.Wait()
+	return answers
 }
 
 // checkRouter returns what router r still lacks ("" when converged).
