@@ -31,14 +31,28 @@ func (r *Redactor) TreeChanged(v any) (any, bool) {
 	r.mu.RLock()
 	repl := r.repl
 	r.mu.RUnlock()
-	return r.walk(v, "", public, repl)
+	return r.walk(v, "", public, repl, nil)
+}
+
+// TreeStrings is TreeChanged (known true) or TreeStructural (known false)
+// that also passes every string leaf not masked as a secret leaf through
+// fn (after its known secrets are masked, with known), in the same walk:
+// one pass over the tree where a caller would otherwise walk it twice.
+func (r *Redactor) TreeStrings(v any, known bool, fn func(string) string) (any, bool) {
+	var repl *secretReplacer
+	if known {
+		r.mu.RLock()
+		repl = r.repl
+		r.mu.RUnlock()
+	}
+	return r.walk(v, "", public, repl, fn)
 }
 
 // TreeStructural masks the secret leaves of v by name and schema path only,
 // not the known values in other strings (see ConfigSyntax for why), and
 // reports whether anything was masked.
 func (r *Redactor) TreeStructural(v any) (any, bool) {
-	return r.walk(v, "", public, nil)
+	return r.walk(v, "", public, nil, nil)
 }
 
 // ValueAt masks v as the content of the node at the instance or schema path
@@ -69,7 +83,7 @@ func (r *Redactor) valueAt(p string, v any, repl *secretReplacer) (any, bool) {
 		path, local = r.childPath(path, part)
 		s = r.member(s, local, path)
 	}
-	return r.walk(v, path, s, repl)
+	return r.walk(v, path, s, repl, nil)
 }
 
 // LearnTree makes known the values of the secret leaves of v (the device's
@@ -158,15 +172,16 @@ func (r *Redactor) childPath(path, k string) (string, string) {
 	return path + "/" + local, local
 }
 
-// walk returns v masked and whether anything changed. A map or list is
-// copied only when something in it changes; v is never modified.
-func (r *Redactor) walk(v any, path string, s secrecy, repl *secretReplacer) (any, bool) {
+// walk returns v masked and whether anything changed, every public string
+// leaf also passed through str when it is not nil. A map or list is copied
+// only when something in it changes; v is never modified.
+func (r *Redactor) walk(v any, path string, s secrecy, repl *secretReplacer, str func(string) string) (any, bool) {
 	switch t := v.(type) {
 	case map[string]any:
 		var out map[string]any
 		for k, child := range t {
 			p, local := r.childPath(path, k)
-			masked, changed := r.walk(child, p, r.member(s, local, p), repl)
+			masked, changed := r.walk(child, p, r.member(s, local, p), repl, str)
 			if changed {
 				if out == nil {
 					out = maps.Clone(t)
@@ -181,7 +196,7 @@ func (r *Redactor) walk(v any, path string, s secrecy, repl *secretReplacer) (an
 	case []any:
 		var out []any
 		for i, e := range t {
-			masked, changed := r.walk(e, path, element(s, e), repl)
+			masked, changed := r.walk(e, path, element(s, e), repl, str)
 			if changed {
 				if out == nil {
 					out = slices.Clone(t)
@@ -201,7 +216,11 @@ func (r *Redactor) walk(v any, path string, s secrecy, repl *secretReplacer) (an
 		}
 		switch x := v.(type) {
 		case string:
-			if m := maskKnown(x, repl); m != x {
+			m := maskKnown(x, repl)
+			if str != nil {
+				m = str(m)
+			}
+			if m != x {
 				return m, true
 			}
 		case json.Number:

@@ -70,3 +70,52 @@ func FuzzMaskerWindows(f *testing.F) {
 		}
 	})
 }
+
+// valueTwoPass is secretMasker.value as it was before the two walks were
+// fused (redact.TreeStrings): the reference FuzzMaskerValueOnePass holds
+// the one-pass walk to.
+func (m *secretMasker) valueTwoPass(v any) (any, bool) {
+	var masked bool
+	if m.byValue() {
+		v, masked = m.r.TreeChanged(v)
+	} else {
+		v, masked = m.r.TreeStructural(v)
+	}
+	v, configMasked := mapStrings(v, func(s string) string {
+		if hasSyntax(s) || !m.byValue() {
+			return m.config(s)
+		}
+		return s
+	})
+	return v, masked || configMasked
+}
+
+// FuzzMaskerValueOnePass: masking a YANG tree in one walk gives what the
+// two walks gave (secret leaves by name, known secrets, configuration
+// syntax in strings), for every masker mode.
+func FuzzMaskerValueOnePass(f *testing.F) {
+	f.Add(`{"a:system":{"config":{"hostname":"r1","password":"pw1234"},"snmp":{"community":[{"name":"public","access":"ro"}]},"motd":"snmp-server community s3cret RO","n":5}}`, "s3cret", "pw1234 x")
+	f.Add(`{"x":["peer 192.0.2.2 password cipher Abcd1234","plain","Abcd1234",{"key-string":"k","k":"Abcd1234 tail"}]}`, "Abcd1234", "")
+	f.Add(`{"lines":{"line":[" neighbor 10.0.12.1 password s3cretPW","interface e0"]},"auth-password":12345}`, "s3cretPW", "s3cretPW")
+	f.Fuzz(func(t *testing.T, doc, secret, input string) {
+		var v any
+		dec := json.NewDecoder(strings.NewReader(doc))
+		dec.UseNumber()
+		if dec.Decode(&v) != nil {
+			return
+		}
+		m := newSecretMasker(nil, "")
+		if len(secret) >= 4 && utf8.ValidString(secret) {
+			m.r.AddSecret(secret)
+		}
+		for _, mode := range []*secretMasker{m, m.keeping([]string{input}), m.structuralOnly()} {
+			got, gotChanged := mode.value(v)
+			want, wantChanged := mode.valueTwoPass(v)
+			gb, _ := json.Marshal(got)
+			wb, _ := json.Marshal(want)
+			if string(gb) != string(wb) || gotChanged != wantChanged {
+				t.Fatalf("one pass %s (changed %v), two passes %s (changed %v)", gb, gotChanged, wb, wantChanged)
+			}
+		}
+	})
+}

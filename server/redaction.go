@@ -123,19 +123,13 @@ func (m *secretMasker) text(s string) string {
 // configuration syntax: a single token was already masked by Tree with
 // every known secret.
 func (m *secretMasker) value(v any) (any, bool) {
-	var masked bool
-	if m.byValue() {
-		v, masked = m.r.TreeChanged(v)
-	} else {
-		v, masked = m.r.TreeStructural(v)
-	}
-	v, configMasked := mapStrings(v, func(s string) string {
-		if hasSyntax(s) || !m.byValue() {
+	byValue := m.byValue()
+	return m.r.TreeStrings(v, byValue, func(s string) string {
+		if hasSyntax(s) || !byValue {
 			return m.config(s)
 		}
 		return s
 	})
-	return v, masked || configMasked
 }
 
 // edits masks the values of the edits in v: every object with a string
