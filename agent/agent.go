@@ -59,7 +59,10 @@ type Config struct {
 	// change it (not read-only): its writes pass the device's approval
 	// gate. Only Mitigate uses it, to apply this device's proposal of a
 	// report with the operator's consent; neighbours never reach it.
-	Writer *mcp.ClientSession
+	// Each write's context names its mitigation (MitigationOf), so that
+	// a writer answering the gate's elicitations can ask the operator
+	// who asked for it.
+	Writer Writer
 	// Gate, when set, decides whether D2D calls are allowed at all
 	// (ControllerGate); a refused neighbour gets -32083 with the reason,
 	// and Ask refuses to start.

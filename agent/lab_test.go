@@ -150,13 +150,15 @@ func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var writer *mcp.ClientSession
+	var writer Writer
 	if o.writer {
 		wct, wst := mcp.NewInMemoryTransports()
 		go srv.MCP().Run(ctx, wst)
-		if writer, err = mcp.NewClient(&mcp.Implementation{Name: "agent-writer", Version: "1"}, nil).Connect(ctx, wct, nil); err != nil {
+		ws, err := mcp.NewClient(&mcp.Implementation{Name: "agent-writer", Version: "1"}, nil).Connect(ctx, wct, nil)
+		if err != nil {
 			t.Fatal(err)
 		}
+		writer = ws
 	}
 	certPEM, keyPEM, err := d.ca.Issue(name, pki.KindServer, time.Hour)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/agent/report"
@@ -74,6 +75,37 @@ func (r *run) propose(ctx context.Context, h *report.Finding) []report.Proposal 
 	return []report.Proposal{p}
 }
 
+// Writer is the write session Mitigate needs (Config.Writer): an
+// *mcp.ClientSession to the device's server, or a wrapper of one.
+type Writer interface {
+	CallTool(ctx context.Context, params *mcp.CallToolParams) (*mcp.CallToolResult, error)
+}
+
+// Mitigation names, in the context of each write Mitigate makes on
+// Config.Writer, the mitigation the write belongs to (MitigationOf).
+type Mitigation struct {
+	// Device is this agent's device; Report the report's id.
+	Device, Report string
+	// Proposal is the change being applied (its diff, summary, cause).
+	Proposal report.Proposal
+	// Consent is who consented, as given to Mitigate ("" for none).
+	Consent string
+	// Operator is the MCP session of the operator who called d2d.mitigate
+	// (nil when Mitigate was called directly): the one to ask when the
+	// device's approval gate asks for approval.
+	Operator *mcp.ServerSession
+}
+
+type mitigationKey struct{}
+
+type operatorKey struct{}
+
+// MitigationOf returns the mitigation a write's context belongs to.
+func MitigationOf(ctx context.Context) (Mitigation, bool) {
+	m, ok := ctx.Value(mitigationKey{}).(Mitigation)
+	return m, ok
+}
+
 // MitigationResult is what Mitigate did.
 type MitigationResult struct {
 	// Report is the id of the report whose proposal was applied.
@@ -127,6 +159,8 @@ func (a *Agent) Mitigate(ctx context.Context, rep report.Report, consent string)
 		return out, fmt.Errorf("agent: report %s proposes no change of %s", rep.ID, a.name)
 	}
 	out.Proposal = *p
+	op, _ := ctx.Value(operatorKey{}).(*mcp.ServerSession)
+	ctx = context.WithValue(ctx, mitigationKey{}, Mitigation{Device: a.name, Report: rep.ID, Proposal: *p, Consent: consent, Operator: op})
 	ops := make([]map[string]any, len(p.Edit))
 	for i, e := range p.Edit {
 		op := map[string]any{"operation": e.Operation, "path": e.Path}
@@ -201,7 +235,7 @@ func cleanAgain(r report.Report, p report.Proposal) bool {
 func (a *Agent) write(ctx context.Context, tool string, args map[string]any, consent string) (*mcp.CallToolResult, error) {
 	res, err := a.cfg.Writer.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
-		return nil, fmt.Errorf("agent: %s: %w", tool, err)
+		return nil, fmt.Errorf("agent: %s: %w%s", tool, err, errorDetail(err))
 	}
 	if !res.IsError {
 		return res, nil
@@ -218,12 +252,25 @@ func (a *Agent) write(ctx context.Context, tool string, args map[string]any, con
 		with[k] = v
 	}
 	if res, err = a.cfg.Writer.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: with}); err != nil {
-		return nil, fmt.Errorf("agent: %s: %w", tool, err)
+		return nil, fmt.Errorf("agent: %s: %w%s", tool, err, errorDetail(err))
 	}
 	if res.IsError {
 		return nil, fmt.Errorf("agent: %s: %s", tool, resultText(res))
 	}
 	return res, nil
+}
+
+// errorDetail is the detail of an MCP-NET error (its data's "detail",
+// e.g. why the approval gate refused), as " (detail)", or "".
+func errorDetail(err error) string {
+	var je *jsonrpc.Error
+	var data struct {
+		Detail string `json:"detail"`
+	}
+	if errors.As(err, &je) && json.Unmarshal(je.Data, &data) == nil && data.Detail != "" {
+		return " (" + data.Detail + ")"
+	}
+	return ""
 }
 
 func resultText(res *mcp.CallToolResult) string {

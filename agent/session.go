@@ -348,7 +348,8 @@ func (a *Agent) addOperatorTools(srv *mcp.Server, st *session) {
 			if in.Consent {
 				consent = "operator:" + st.peer.name
 			}
-			res, err := a.Mitigate(ctx, rep, consent)
+			// The device's gate may ask this operator (MitigationOf).
+			res, err := a.Mitigate(context.WithValue(ctx, operatorKey{}, req.Session), rep, consent)
 			b, _ := json.Marshal(res)
 			if err != nil {
 				return &mcp.CallToolResult{IsError: true, StructuredContent: json.RawMessage(b), Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}, nil

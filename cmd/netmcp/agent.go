@@ -28,6 +28,7 @@ import (
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/device/sim/topology"
 	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/server"
 )
@@ -48,6 +49,7 @@ type agentFlags struct {
 	lldpcli          string
 	lldpNetns        string
 	verbose          bool
+	mitigate         mitigateFlags
 }
 
 // newAgentCmd builds "netmcp agent" and its ask and lab subcommands.
@@ -62,7 +64,7 @@ func newAgentCmd() *cobra.Command {
 			"--neighbors FILE. The TLV to advertise is printed at start (see docs/agent.md).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgent(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			return runAgent(cmd.Context(), f, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	fl := cmd.Flags()
@@ -83,6 +85,7 @@ func newAgentCmd() *cobra.Command {
 	fl.StringVar(&f.controllerMCP, "controller-mcp", "", "the controller's MCP URL (netmcp controller serve --listen, e.g. http://ctl:8080/mcp): a run with an untrusted path device falls back to its ask tool, and every report is pushed to its submit_report (queued in the state dir while it is unreachable)")
 	fl.BoolVar(&f.localCollab, "local-collaboration", false, "allow D2D calls even while the controller is reachable")
 	fl.BoolVar(&f.verbose, "verbose", false, "log to stderr")
+	f.mitigate.bind(fl)
 	for _, n := range []string{"device", "cert", "key", "ca"} {
 		_ = cmd.MarkFlagRequired(n)
 	}
@@ -98,7 +101,11 @@ func agentLogger(verbose bool, w io.Writer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(w, &slog.HandlerOptions{Level: level}))
 }
 
-func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
+func runAgent(ctx context.Context, f agentFlags, in io.Reader, out, errw io.Writer) error {
+	consent, err := f.mitigate.consenter(in, errw)
+	if err != nil {
+		return err
+	}
 	certPEM, err1 := os.ReadFile(f.cert)
 	keyPEM, err2 := os.ReadFile(f.key)
 	caPEM, err3 := os.ReadFile(f.ca)
@@ -145,6 +152,12 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// d2d.mitigate writes through the device's approval gate
+	// (agent_mitigate.go).
+	writer, err := mitigationWriterFor(ctx, drv, id, stateDir, alog, consent, logger)
+	if err != nil {
+		return err
+	}
 	var disc discover.Discoverer = discover.LLDP{Get: agent.YangGetter(local), Skipped: func(n, why string) { logger.Info("LLDP neighbour skipped", "name", n, "why", why) }}
 	switch {
 	case f.neighbors != "":
@@ -184,7 +197,7 @@ func runAgent(ctx context.Context, f agentFlags, out, errw io.Writer) error {
 	if f.controllerMCP != "" {
 		fallback = &agent.ControllerFallback{Endpoint: f.controllerMCP}
 	}
-	a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: caPEM, Local: local, Signer: signer, Audit: alog,
+	a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: caPEM, Local: local, Writer: writer, Signer: signer, Audit: alog,
 		Gate: &agent.ControllerGate{Controller: f.controller, LocalCollaboration: f.localCollab}, Controller: fallback, Push: reportPusher(f.controllerMCP, stateDir),
 		Offer: f.offer, Discoverer: disc, Port: uint16(ln.Addr().(*net.TCPAddr).Port), CallTimeout: f.callTimeout, Logger: logger, Dial: dial,
 		Resolve: func(n discover.Neighbor) string {
@@ -322,6 +335,7 @@ func newAgentAskCmd() *cobra.Command {
 func newAgentLabCmd() *cobra.Command {
 	var dir, topo string
 	var base int
+	var mf mitigateFlags
 	cmd := &cobra.Command{
 		Use:   "lab [--dir DIR] [--base-port 9514]",
 		Short: "Run a collaboration agent on every router of the simulated lab (one process, one network model)",
@@ -333,16 +347,21 @@ func newAgentLabCmd() *cobra.Command {
 			"    \"verify packet loss on the path from r1 to r3 via r2\"",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return runAgentLab(cmd.Context(), dir, topo, base, cmd.OutOrStdout(), cmd.ErrOrStderr())
+			consent, err := mf.consenter(cmd.InOrStdin(), cmd.ErrOrStderr())
+			if err != nil {
+				return err
+			}
+			return runAgentLab(cmd.Context(), dir, topo, base, consent, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
+	mf.bind(cmd.Flags())
 	cmd.Flags().StringVar(&dir, "dir", "netmcp-agent-lab", "directory for the CA, certificates and agents' state")
 	cmd.Flags().StringVar(&topo, "topology", "", "topology YAML (default: the built-in lab)")
 	cmd.Flags().IntVar(&base, "base-port", agent.DefaultPort, "port of the first router's agent (0: any free ports)")
 	return cmd
 }
 
-func runAgentLab(ctx context.Context, dir, topoFile string, base int, out, errw io.Writer) error {
+func runAgentLab(ctx context.Context, dir, topoFile string, base int, consent *mitigationConsent, out, errw io.Writer) error {
 	t := sim.DefaultTopology()
 	if topoFile != "" {
 		var err error
@@ -355,6 +374,12 @@ func runAgentLab(ctx context.Context, dir, topoFile string, base int, out, errw 
 		return err
 	}
 	defer lab.Close()
+	return serveAgentLab(ctx, lab, t, dir, base, consent, out, errw)
+}
+
+// serveAgentLab runs an agent on every router of lab (of topology t), its
+// CA and certificates in dir, until ctx ends.
+func serveAgentLab(ctx context.Context, lab *sim.Lab, t topology.Topology, dir string, base int, consent *mitigationConsent, out, errw io.Writer) error {
 	ca, err := pki.NewCA("netmcp agent lab CA")
 	if err != nil {
 		return err
@@ -409,10 +434,16 @@ func runAgentLab(ctx context.Context, dir, topoFile string, base int, out, errw 
 		if err != nil {
 			return withExit(2, err)
 		}
+		// d2d.mitigate writes through the router's approval gate
+		// (agent_mitigate.go).
+		writer, err := mitigationWriterFor(ctx, drv, name, filepath.Join(dir, name), alog, consent, logger)
+		if err != nil {
+			return err
+		}
 		port := ln.Addr().(*net.TCPAddr).Port
 		lns[name] = ln
 		disc := discover.LLDP{Get: agent.YangGetter(local), Skipped: func(n, why string) { logger.Info("LLDP neighbour skipped", "name", n, "why", why) }}
-		a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: ca.CertPEM, Local: local, Signer: signer, Audit: alog,
+		a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: ca.CertPEM, Local: local, Writer: writer, Signer: signer, Audit: alog,
 			Discoverer: disc, Port: uint16(port), Logger: logger,
 			Resolve: func(discover.Neighbor) string { return "127.0.0.1" }})
 		if err != nil {

@@ -25,19 +25,7 @@ import (
 // the report with `netmcp report verify`, from its file and its URI; a
 // tampered copy fails with exit status 1.
 func TestAgentCLI(t *testing.T) {
-	topo := sim.DefaultTopology()
-	for i := range topo.Devices {
-		dv := &topo.Devices[i]
-		if dv.Name == "r2" {
-			dv.ACLs = append(dv.ACLs, topology.ACL{Name: "NO-ICMP-OUT", Rules: []topology.ACLEntry{
-				{Seq: 10, Action: "deny", Protocol: "icmp"}, {Seq: 20, Action: "permit", Protocol: "ip"}}})
-			for j := range dv.Interfaces {
-				if dv.Interfaces[j].Name == "GigabitEthernet0/0/0/1" {
-					dv.Interfaces[j].EgressACL = "NO-ICMP-OUT"
-				}
-			}
-		}
-	}
+	topo := egressACLTopology()
 	dir := t.TempDir()
 	topoFile := filepath.Join(dir, "lab.yaml")
 	b, err := yaml.Marshal(topo)
@@ -51,7 +39,10 @@ func TestAgentCLI(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- runAgentLab(ctx, labDir, topoFile, 0, pw, io.Discard); pw.Close() }()
+	go func() {
+		done <- runAgentLab(ctx, labDir, topoFile, 0, &mitigationConsent{}, pw, io.Discard)
+		pw.Close()
+	}()
 	t.Cleanup(func() { cancel(); <-done })
 	r1 := ""
 	sc := bufio.NewScanner(pr)
@@ -109,4 +100,24 @@ func runRootSplit(t *testing.T, args ...string) (string, error) {
 	root.SetErr(io.Discard)
 	err := root.Execute()
 	return out.String(), err
+}
+
+// egressACLTopology is the built-in lab whose r2 filters ICMP leaving
+// toward r3: ACL NO-ICMP-OUT (10 deny icmp, 20 permit ip) bound outbound
+// on GigabitEthernet0/0/0/1, a one-way fault.
+func egressACLTopology() topology.Topology {
+	topo := sim.DefaultTopology()
+	for i := range topo.Devices {
+		dv := &topo.Devices[i]
+		if dv.Name == "r2" {
+			dv.ACLs = append(dv.ACLs, topology.ACL{Name: "NO-ICMP-OUT", Rules: []topology.ACLEntry{
+				{Seq: 10, Action: "deny", Protocol: "icmp"}, {Seq: 20, Action: "permit", Protocol: "ip"}}})
+			for j := range dv.Interfaces {
+				if dv.Interfaces[j].Name == "GigabitEthernet0/0/0/1" {
+					dv.Interfaces[j].EgressACL = "NO-ICMP-OUT"
+				}
+			}
+		}
+	}
+	return topo
 }
