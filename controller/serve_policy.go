@@ -127,11 +127,34 @@ func (s *Server) LocalIdentity() policy.Identity { return s.acc.local }
 // identity gets 403.
 func (s *Server) HTTPHandler(next http.Handler) http.Handler {
 	a := s.acc
+	// The RFC 9728 protected-resource metadata, as netmcp serve publishes
+	// it, when the policy accepts bearer tokens: a host's OAuth client
+	// finds the authorization server and scopes there.
+	var meta http.Handler
+	if md, err := a.pol.ResourceMetadata(); err == nil && a.verifier != nil {
+		meta = policy.MetadataHandler(md)
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(identityRefHeader)
+		if strings.HasPrefix(r.URL.Path, policy.WellKnownPath) {
+			if meta != nil && (r.URL.Path == policy.WellKnownPath || r.URL.Path == policy.WellKnownPath+"/mcp") {
+				meta.ServeHTTP(w, r)
+				return
+			}
+			http.NotFound(w, r)
+			return
+		}
 		id, why := a.authenticateHTTP(r)
 		if why != "" {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+			challenge := `Bearer error="invalid_token"`
+			if meta != nil {
+				scheme := "http"
+				if r.TLS != nil {
+					scheme = "https"
+				}
+				challenge = fmt.Sprintf("Bearer resource_metadata=%q, error=\"invalid_token\"", scheme+"://"+r.Host+policy.WellKnownPath)
+			}
+			w.Header().Set("WWW-Authenticate", challenge)
 			http.Error(w, why, http.StatusUnauthorized)
 			return
 		}
