@@ -323,11 +323,6 @@ func (l *Lab) hostFault(ctx context.Context, f topology.Fault, on bool) error {
 		return nil
 	case "host_incorrect_dns":
 		if !on {
-			if len(d.Dev.DNSServers) == 0 { // the lab wrote none: the host's namespace had the machine's
-				if err := os.Remove(filepath.Join("/etc/netns", d.NS, "resolv.conf")); err != nil && !os.IsNotExist(err) {
-					return err
-				}
-			}
 			return l.writeResolvConf(d)
 		}
 		srv := f.Param("server")

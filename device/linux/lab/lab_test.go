@@ -117,9 +117,19 @@ func testConverged(ctx context.Context, t *testing.T, l *Lab) {
 		}
 	}
 	// r1 learned h3's LAN by BGP from r2 (iBGP from r3, next-hop-self).
-	rib, err := l.Vtysh(ctx, "r1", "show ip route 10.3.0.0/24 json")
-	if err != nil || !strings.Contains(string(rib), `"protocol":"bgp"`) {
-		t.Errorf("r1: 10.3.0.0/24 not from BGP: %v\n%s", err, rib)
+	// Converged means the sessions are Established; their updates follow
+	// (within a second or two), so the route is polled for.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		rib, err := l.Vtysh(ctx, "r1", "show ip route 10.3.0.0/24 json")
+		if err == nil && strings.Contains(string(rib), `"protocol":"bgp"`) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Errorf("r1: 10.3.0.0/24 not from BGP within 20 s of convergence: %v\n%s", err, rib)
+			break
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }
 
