@@ -29,6 +29,7 @@ type nftRuleset struct {
 			Name   string `json:"name"`
 			Hook   string `json:"hook"`
 			Type   string `json:"type"`
+			Policy string `json:"policy"`
 			Dev    any    `json:"dev"` // netdev chains: a device name or a list of them
 		} `json:"chain"`
 		Rule *struct {
@@ -77,13 +78,13 @@ func (d *Driver) readNFT(ctx context.Context) (*nftRuleset, error) {
 func aclTree(rs *nftRuleset, names map[string]string, ifaces []string) obj {
 	type chainKey struct{ family, table, name string }
 	type chainInfo struct {
-		hook, typ string
-		devs      []string
+		hook, typ, policy string
+		devs              []string
 	}
 	chains := map[chainKey]chainInfo{}
 	for _, it := range rs.Nftables {
 		if c := it.Chain; c != nil && c.Hook != "" {
-			ci := chainInfo{hook: c.Hook, typ: c.Type}
+			ci := chainInfo{hook: c.Hook, typ: c.Type, policy: c.Policy}
 			switch v := c.Dev.(type) {
 			case string:
 				ci.devs = []string{v}
@@ -100,9 +101,11 @@ func aclTree(rs *nftRuleset, names map[string]string, ifaces []string) obj {
 	type setKey struct{ family, table, ifname, dir string }
 	var order []setKey
 	sets := map[setKey][]nftEntry{}
-	add := func(k setKey, e nftEntry) {
+	policy := map[setKey]string{}
+	add := func(k setKey, e nftEntry, pol string) {
 		if _, ok := sets[k]; !ok {
 			order = append(order, k)
+			policy[k] = pol
 		}
 		if !slices.Contains(sets[k], e) { // the same rule in input and forward
 			sets[k] = append(sets[k], e)
@@ -153,7 +156,7 @@ func aclTree(rs *nftRuleset, names map[string]string, ifaces []string) obj {
 			m.e.ARP = true
 		}
 		for _, ifn := range on {
-			add(setKey{r.Family, r.Table, ifn, dir}, m.e)
+			add(setKey{r.Family, r.Table, ifn, dir}, m.e, ci.policy)
 		}
 	}
 	if len(order) == 0 {
@@ -168,8 +171,11 @@ func aclTree(rs *nftRuleset, names map[string]string, ifaces []string) obj {
 		if typ == "" {
 			typ = "ACL_MIXED"
 		}
+		// The chain's policy decides what no rule matched: an ACL's last
+		// entry (not its implicit deny).
+		final := nftEntry{ARP: k.family == "arp", Drop: policy[k] == "drop"}
 		var ents []any
-		for i, e := range sets[k] {
+		for i, e := range append(sets[k], final) {
 			ents = append(ents, e.tree(10*(i+1)))
 		}
 		setList = append(setList, obj{"name": name, "type": typ, "config": obj{"name": name, "type": typ},

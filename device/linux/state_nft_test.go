@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -116,7 +117,9 @@ func TestACLTreeFromNFT(t *testing.T) {
 		// The same rules in the input and forward hooks are one entry each.
 		{name: "bgp dport", want: "GigabitEthernet0/0/0/0 ingress: 10 DROP ipv4 IP_TCP 0.0.0.0/0 0.0.0.0/0 dport 179"},
 		{name: "bgp sport", want: "GigabitEthernet0/0/0/0 ingress: 20 DROP ipv4 IP_TCP 0.0.0.0/0 0.0.0.0/0 sport 179"},
-		{name: "no duplicate from forward", want: "GigabitEthernet0/0/0/0 ingress: 30 ", not: true},
+		// The chain's policy is the last entry (an ACL's default is deny).
+		{name: "policy accept last", want: "GigabitEthernet0/0/0/0 ingress: 30 ACCEPT ipv4 <nil> 0.0.0.0/0 0.0.0.0/0"},
+		{name: "no duplicate from forward", want: "GigabitEthernet0/0/0/0 ingress: 40 ", not: true},
 		{name: "output icmp", want: "GigabitEthernet0/0/0/1 egress: 10 DROP ipv4 IP_ICMP 0.0.0.0/0 0.0.0.0/0"},
 		{name: "output icmpv6", want: "GigabitEthernet0/0/0/1 egress: 20 DROP ipv6 58 ::/0 ::/0"},
 		{name: "every interface", want: "GigabitEthernet0/0/0/0 ingress: 10 DROP ipv4 IP_UDP 0.0.0.0/0 0.0.0.0/0 dport 53"},
@@ -131,9 +134,10 @@ func TestACLTreeFromNFT(t *testing.T) {
 		})
 	}
 	// bgp 2, icmp 2, the every-interface table 2 on each interface, arp
-	// 1 on each: the netdev chain's numgen rule is left out.
-	if n := strings.Count(got, "\n") + 1; n != 10 {
-		t.Errorf("%d entries, want 10:\n%s", n, got)
+	// 1 on each, and each of these 6 sets' policy: the netdev chain's
+	// numgen rule is left out.
+	if n := strings.Count(got, "\n") + 1; n != 16 {
+		t.Errorf("%d entries, want 16:\n%s", n, got)
 	}
 	if tree := aclTree(&nftRuleset{}, names, nil); len(tree) != 0 {
 		t.Errorf("an empty ruleset gives %v, want an empty acl", tree)
@@ -188,9 +192,9 @@ func TestACLFromNamespace(t *testing.T) {
 	}
 	run("ip", "netns", "exec", ns, "nft", "-f", rules)
 	got := aclEntries(t, get())
-	want := "eth-r2 ingress: 10 DROP ipv4 IP_TCP 0.0.0.0/0 0.0.0.0/0 dport 179"
-	if len(got) != 1 || got[0] != want {
-		t.Errorf("with bgp_acl_block's rule: %q, want [%q]", got, want)
+	want := []string{"eth-r2 ingress: 10 DROP ipv4 IP_TCP 0.0.0.0/0 0.0.0.0/0 dport 179", "eth-r2 ingress: 20 ACCEPT ipv4 <nil> 0.0.0.0/0 0.0.0.0/0"}
+	if !slices.Equal(got, want) {
+		t.Errorf("with bgp_acl_block's rule: %q, want %q", got, want)
 	}
 	// The set is served at the simulator's path, keyed by name and type.
 	p, err := device.ParsePath("/openconfig-acl:acl/acl-sets/acl-set[name='nft-inet-netmcp_bgp_acl_block_eth_r2-eth-r2-in'][type='ACL_MIXED']/acl-entries/acl-entry[sequence-id='10']/transport/config/destination-port")
