@@ -94,8 +94,23 @@ func (r *run) sweep() error {
 				r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
 				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)))
 			continue
+		case a.AdminUp != b.AdminUp:
+			// One end shut down, the other up and waiting for it: the link
+			// is down by that shutdown (NIKA's link_down is `ip link set
+			// down` on one end). Both ends shut is taken as on purpose.
+			shut, other, sd, od := a, b, l.A.Device, l.B.Device
+			if !b.AdminUp {
+				shut, other, sd, od = b, a, l.B.Device, l.A.Device
+			}
+			c := linkDownCause(l,
+				r.ev(n.Devices[sd].Calls[PathInterfaces], sd, netproto.ToolYangGet, "%s admin DOWN, oper %s", shut.Name, shut.OperStatus),
+				r.ev(n.Devices[od].Calls[PathInterfaces], od, netproto.ToolYangGet, "%s admin UP, oper %s", other.Name, other.OperStatus))
+			c.Summary = fmt.Sprintf("The link %s is down: %s:%s is administratively down while %s:%s is up.", l, sd, shut.Name, od, other.Name)
+			c.Fix = fmt.Sprintf("Bring %s:%s up again (undo its shutdown), unless the link is being taken out of service.", sd, shut.Name)
+			r.rep.addCause(c)
+			continue
 		case !a.OperUp || !b.OperUp:
-			continue // shut down on purpose
+			continue // both ends shut down on purpose
 		}
 		upLinks = append(upLinks, l)
 		if a.MTU != b.MTU {
