@@ -128,11 +128,12 @@ func (r *run) dnsSweep(n *Network) {
 		if r.hasCause("dns_port_blocked") {
 			return // the ACL that drops it is named already
 		}
-		// Only a server that answers pings has its port blocked; one that
-		// does not is cut off by what the other checks name (a down link,
-		// a lost route, a host's wrong gateway).
+		// Only a server that answers every ping has its port blocked; one
+		// that does not is cut off, or reached through loss, by what the
+		// other checks name (a down link, a lost route, a host's wrong
+		// gateway, a lossy link).
 		p := r.ping(from, rl.Server, pingOpts{Count: 2})
-		if !p.OK() && p.Loss == 100 {
+		if !p.OK() {
 			return
 		}
 		c := newCause("dns_port_blocked", []string{server}, rl.Server.String()+":53",
