@@ -36,6 +36,10 @@ const (
 	unconverged
 	// routeGone: r2 loses the BGP route to r3's LAN (polled).
 	routeGone
+	// hostTalks: the host (the fault's target) pings its gateway once and
+	// has it in its ARP table again (a MAC change empties the table; a
+	// host that talks refills it).
+	hostTalks
 )
 
 // realSuiteCase is one fault of the suite on the real lab.
@@ -46,10 +50,15 @@ type realSuiteCase struct {
 	// with NETMCP_REAL_SUITE=full.
 	quick bool
 	// miss is set when the real lab does not give the controller what it
-	// needs to name this fault (docs/twin.md, "The fault suite on the
-	// real lab"): the row is printed and detection is asserted, but not
-	// localization and root cause.
+	// needs to name this fault (docs/twin.md, "The controller's fault
+	// suite on the real lab"): the row is printed and detection is
+	// asserted, but not localization and root cause.
 	miss string
+	// blind is set when nothing the controller can read through an
+	// inventory shows the fault: the row is printed, detection is not
+	// asserted, and the test checks the fault is not found (else the
+	// suite and docs/twin.md are updated).
+	blind string
 }
 
 // realSuite lists the faults of reallab.RealFaults that the simulator
@@ -60,12 +69,15 @@ var realSuite = []realSuiteCase{
 	{fault: "bgp_asn_misconfig r1", wait: unconverged, quick: true},
 	{fault: "bgp_missing_route_advertisement r3", wait: routeGone},
 	{fault: "dns_port_blocked h3"},
+	{fault: "dns_record_error h3",
+		blind: "the controller checks records only against the operator's zones (Controller.Domains), which ask --inventory is not given"},
 	{fault: "dns_service_down h3", quick: true},
 	{fault: "frr_service_down r3", quick: true},
 	{fault: "host_incorrect_dns h3"},
 	{fault: "host_incorrect_gateway h3"},
 	{fault: "host_incorrect_ip h3", quick: true},
 	{fault: "host_incorrect_netmask h3"},
+	{fault: "host_ip_conflict h3"},
 	{fault: "host_missing_ip h3"},
 	{fault: "host_static_blackhole h3"},
 	{fault: "http_acl_block r3:GigabitEthernet0/0/1"},
@@ -74,9 +86,15 @@ var realSuite = []realSuiteCase{
 	// Swept in a down phase long enough for the sweep's reads.
 	{fault: "link_flap r2:GigabitEthernet0/0/0/1 period=20 down=10", wait: unconverged,
 		miss: "no link history: the linux driver serves no network:///log/syslog/last200, so a flap in its down phase is link_down"},
+	{fault: "link_high_packet_corruption r2:GigabitEthernet0/0/0/1"},
+	{fault: "mac_address_conflict h3", wait: hostTalks},
 	{fault: "mtu_mismatch r2:GigabitEthernet0/0/0/1", quick: true},
 	{fault: "ospf_acl_block r2:GigabitEthernet0/0/0/1"},
 	{fault: "ospf_area_misconfiguration r3:GigabitEthernet0/0/0", wait: unconverged, quick: true},
+	// Last: its queue's drops stay in the interfaces' counters, which the
+	// controller reads as they are (a later loss would be taken for it).
+	{fault: "link_bandwidth_throttling r2:GigabitEthernet0/0/0/1",
+		blind: "the sweep's probes (10 pings of 84 bytes at 200 ms, 3.4 kbit/s) fit in the 64 kbit/s and the lab carries no other load: no loss, no queueing"},
 }
 
 // TestAskRealSuite is the controller's fault suite (TestFaultSuite) on
@@ -174,13 +192,23 @@ func TestAskRealSuite(t *testing.T) {
 				awaitBGPRoutes(ctx, t, rl.lab, topo, 30*time.Second)
 			}
 			defer clear()
-			waited := awaitSymptom(ctx, t, rl.lab, c.wait)
+			waited := awaitSymptom(ctx, t, rl.lab, topo, f, c.wait)
 			rep := sweep(t)
 			truth := controller.Truth{Devices: controller.FaultDevices(topo, f), Names: []string{f.Name}}
 			s := controller.ScoreReport(rep, truth)
 			name := fmt.Sprintf("%s (wait %.1fs)", c.fault, waited.Seconds())
 			rows = append(rows, controller.ScoreRow{Fault: name, Score: s, Report: rep})
 			t.Logf("injected to diagnosed %.1f s (symptom %.1f s, sweep %.0f ms)", time.Since(t0).Seconds(), waited.Seconds(), rep.ElapsedMS)
+			if c.blind != "" {
+				// What such a sweep finds is noise (a transient of the lab);
+				// it must not be the fault.
+				if s.Detection && s.Localization == 1 && s.RootCause == 1 {
+					t.Errorf("documented as invisible (%s) but found: update the suite and docs/twin.md\n%s", c.blind, reportText(rep))
+				}
+				misses = append(misses, fmt.Sprintf("%s: not detected: %s", c.fault, c.blind))
+				clear()
+				return
+			}
 			if !s.Detection {
 				t.Errorf("not detected: %s", reportText(rep))
 			}
@@ -212,7 +240,7 @@ func TestAskRealSuite(t *testing.T) {
 
 // awaitSymptom polls the real lab until the fault shows as sym says, at
 // most 30 s, and returns how long it waited.
-func awaitSymptom(ctx context.Context, t *testing.T, l *reallab.Lab, sym symptom) time.Duration {
+func awaitSymptom(ctx context.Context, t *testing.T, l *reallab.Lab, topo topology.Topology, f topology.Fault, sym symptom) time.Duration {
 	t.Helper()
 	start := time.Now()
 	if sym == atOnce {
@@ -229,6 +257,16 @@ func awaitSymptom(ctx context.Context, t *testing.T, l *reallab.Lab, sym symptom
 		case routeGone:
 			out, err := l.Vtysh(ctx, "r2", "show ip route 10.3.0.0/24 json")
 			shown, state = err == nil && !strings.Contains(string(out), `"bgp"`), string(out)
+		case hostTalks:
+			gw := ""
+			for _, d := range topo.Devices {
+				if d.Name == f.Target {
+					gw = d.Gateway
+				}
+			}
+			_, _ = l.Exec(ctx, f.Target, "ping", "-c", "1", "-W", "1", gw)
+			out, err := l.Exec(ctx, f.Target, "ip", "neigh", "show", gw)
+			shown, state = err == nil && strings.Contains(string(out), "lladdr"), string(out)
 		}
 		if shown {
 			return time.Since(start)
