@@ -114,6 +114,7 @@ func TestAskRealSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped in -short: builds the real lab and sweeps it per fault")
 	}
+	t.Parallel() // with the other real-lab tests: each waits mostly on its own lab
 	full := os.Getenv("NETMCP_REAL_SUITE") == "full"
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 	defer cancel()
