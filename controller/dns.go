@@ -128,8 +128,17 @@ func (r *run) dnsSweep(n *Network) {
 		if r.hasCause("dns_port_blocked") {
 			return // the ACL that drops it is named already
 		}
+		// Only a server that answers every ping has its port blocked; one
+		// that does not is cut off, or reached through loss, by what the
+		// other checks name (a down link, a lost route, a host's wrong
+		// gateway, a lossy link).
+		p := r.ping(from, rl.Server, pingOpts{Count: 2})
+		if !p.OK() {
+			return
+		}
 		c := newCause("dns_port_blocked", []string{server}, rl.Server.String()+":53",
-			fmt.Sprintf("Queries to the DNS server %s (%s) time out although it is reachable: port 53 is blocked on the way or at the server.", server, rl.Server), ev)
+			fmt.Sprintf("Queries to the DNS server %s (%s) time out although it is reachable: port 53 is blocked on the way or at the server.", server, rl.Server), ev,
+			r.ev(p.Call, from, netproto.ToolPing, "%s", p.Text))
 		c.Fix = fmt.Sprintf("Find and remove the filter on UDP/TCP port 53 toward %s.", server)
 		r.rep.addCause(c)
 		return

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"net/netip"
+	"slices"
 	"strings"
 	"sync"
 
@@ -80,7 +81,9 @@ func (r *run) routers() []*client.Device {
 
 // readHosts reads every host of the fleet (interfaces, routes,
 // resolv.conf) into n.HostViews, and adds the hosts the controller was
-// not told of to n's attachments, at the addresses they hold.
+// not told of to n's attachments, at the addresses they hold (a host
+// with none on a router's LAN: at the address a router's ARP table gives
+// its MAC).
 func (r *run) readHosts(n *Network) {
 	var hosts []*client.Device
 	for _, d := range r.c.Fleet.Devices() {
@@ -150,11 +153,50 @@ func (r *run) readHosts(n *Network) {
 		for _, p := range h.Addrs4() {
 			x.Addrs = append(x.Addrs, p.Addr())
 		}
+		if !slices.ContainsFunc(x.Addrs, n.onRouterLAN) {
+			// No address of its own on a router's LAN (none at all, or a
+			// wrong one): a router's ARP table still knows its MAC at the
+			// address it had, which is where it belongs.
+			x.Addrs = append(x.Addrs, n.arpAddrs(h.MAC)...)
+		}
 		extra = append(extra, x)
 	}
 	if len(extra) > 0 {
 		n.attachHosts(extra)
 	}
+}
+
+// onRouterLAN tells whether a lies in a subnet of a router's interface
+// (and is not the router's own address).
+func (n *Network) onRouterLAN(a netip.Addr) bool {
+	for _, name := range n.Order {
+		for _, it := range n.Devices[name].Ifaces {
+			for _, p := range it.Addrs {
+				if p.Bits() < 32 && p.Contains(a) && p.Addr() != a {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// arpAddrs returns the addresses the routers' ARP tables give MAC.
+func (n *Network) arpAddrs(mac string) []netip.Addr {
+	var out []netip.Addr
+	if mac == "" {
+		return nil
+	}
+	for _, name := range n.Order {
+		for _, it := range n.Devices[name].Ifaces {
+			for _, e := range it.ARP {
+				if strings.EqualFold(e.MAC, mac) && !slices.Contains(out, e.IP) {
+					out = append(out, e.IP)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // cliText returns the text a CLI call printed.

@@ -30,6 +30,57 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 		go func() { defer wg.Done(); out[i].ba = r.ping(l.B.Device, l.A.Addr, pingOpts{Count: count}) }()
 	}
 	wg.Wait()
+	partial := func(p pingResult) bool { return p.Err == nil && p.Loss > 0 && p.Loss < 100 }
+	// Counters count since the interface came up, not since a fault: a
+	// link with loss or errors has both ends' counters read again after
+	// its probes, and what they added meanwhile is the evidence.
+	after := map[string]*DeviceView{}
+	var amu sync.Mutex
+	for i, l := range links {
+		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
+		if out[i].ab.Call == 0 || !partial(out[i].ab) && !partial(out[i].ba) && a.InErrors+b.InErrors == 0 {
+			continue
+		}
+		for _, dev := range []string{l.A.Device, l.B.Device} {
+			amu.Lock()
+			_, seen := after[dev]
+			after[dev] = nil
+			amu.Unlock()
+			if seen {
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				data, call, err := r.yangGet(dev, PathInterfaces)
+				if err != nil {
+					return
+				}
+				v := &DeviceView{Name: dev, Ifaces: parseInterfaces(data), Calls: map[string]int{PathInterfaces: call}}
+				r.summarize(call, "counters after the probes")
+				amu.Lock()
+				after[dev] = v
+				amu.Unlock()
+			}()
+		}
+	}
+	wg.Wait()
+	// delta returns an interface's counters as read after the probes, the
+	// growth since the first read in InErrors and OutDiscards, and the
+	// call that showed them (the first read's when there is no second).
+	delta := func(dev string, it *IfaceView) (*IfaceView, int) {
+		v := after[dev]
+		if v == nil {
+			return it, n.Devices[dev].Calls[PathInterfaces]
+		}
+		now := v.Iface(it.Name)
+		if now == nil {
+			return it, n.Devices[dev].Calls[PathInterfaces]
+		}
+		d := *now
+		d.InErrors, d.OutDiscards = max(now.InErrors-it.InErrors, 0), max(now.OutDiscards-it.OutDiscards, 0)
+		return &d, v.Calls[PathInterfaces]
+	}
 	var causes []Cause
 	for i, l := range links {
 		ab, ba := out[i].ab, out[i].ba
@@ -37,8 +88,9 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 			continue
 		}
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
+		a, aCall := delta(l.A.Device, a)
+		b, bCall := delta(l.B.Device, b)
 		errs := a.InErrors + b.InErrors
-		partial := func(p pingResult) bool { return p.Err == nil && p.Loss > 0 && p.Loss < 100 }
 		ev := []Evidence{
 			r.ev(ab.Call, l.A.Device, netproto.ToolPing, "%s", ab.Text),
 			r.ev(ba.Call, l.B.Device, netproto.ToolPing, "%s", ba.Text),
@@ -55,13 +107,13 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 			loss = (ab.Loss + ba.Loss) / 2
 		}
 		if errs > 0 {
-			ev = append(ev, r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s in-errors %d", a.Name, a.InErrors),
-				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s in-errors %d", b.Name, b.InErrors))
+			ev = append(ev, r.ev(aCall, l.A.Device, netproto.ToolYangGet, "%s in-errors %d", a.Name, a.InErrors),
+				r.ev(bCall, l.B.Device, netproto.ToolYangGet, "%s in-errors %d", b.Name, b.InErrors))
 		} else if limit := r.latencyLimit(); a.OutDiscards+b.OutDiscards > 0 || max(ab.RTT, ba.RTT) > limit {
 			// No corrupted frames, but packets queue (a round trip far
 			// above a link's) and the senders' queues overflow: a rate limit.
-			ev = append(ev, r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", a.Name, a.OutDiscards),
-				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", b.Name, b.OutDiscards))
+			ev = append(ev, r.ev(aCall, l.A.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", a.Name, a.OutDiscards),
+				r.ev(bCall, l.B.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", b.Name, b.OutDiscards))
 			causes = append(causes, throttleCause(l, loss, max(ab.RTT, ba.RTT), ev...))
 			continue
 		}
@@ -94,8 +146,23 @@ func (r *run) sweep() error {
 				r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
 				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)))
 			continue
+		case a.AdminUp != b.AdminUp:
+			// One end shut down, the other up and waiting for it: the link
+			// is down by that shutdown (NIKA's link_down is `ip link set
+			// down` on one end). Both ends shut is taken as on purpose.
+			shut, other, sd, od := a, b, l.A.Device, l.B.Device
+			if !b.AdminUp {
+				shut, other, sd, od = b, a, l.B.Device, l.A.Device
+			}
+			c := linkDownCause(l,
+				r.ev(n.Devices[sd].Calls[PathInterfaces], sd, netproto.ToolYangGet, "%s admin DOWN, oper %s", shut.Name, shut.OperStatus),
+				r.ev(n.Devices[od].Calls[PathInterfaces], od, netproto.ToolYangGet, "%s admin UP, oper %s", other.Name, other.OperStatus))
+			c.Summary = fmt.Sprintf("The link %s is down: %s:%s is administratively down while %s:%s is up.", l, sd, shut.Name, od, other.Name)
+			c.Fix = fmt.Sprintf("Bring %s:%s up again (undo its shutdown), unless the link is being taken out of service.", sd, shut.Name)
+			r.rep.addCause(c)
+			continue
 		case !a.OperUp || !b.OperUp:
-			continue // shut down on purpose
+			continue // both ends shut down on purpose
 		}
 		upLinks = append(upLinks, l)
 		if a.MTU != b.MTU {

@@ -8,11 +8,13 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/device/linux"
 	reallab "github.com/netmcp/netmcp/device/linux/lab"
 	"github.com/netmcp/netmcp/device/sim/topology"
@@ -41,9 +43,9 @@ func addRealLabFlags(up *cobra.Command, f *realLabFlags) {
 	up.Flags().StringVar(&f.prefix, "netns-prefix", "", "with --real: prefix of the namespace names (default: none, so router r1 is linux://r1)")
 }
 
-// runRealLab builds topo as a real lab, serves every router through the
-// linux driver as its own MCP server over HTTP on 127.0.0.1, prints one
-// line per router (device, dialect, URL), writes the inventory, and
+// runRealLab builds topo as a real lab, serves every router and host
+// through the linux driver as its own MCP server over HTTP on 127.0.0.1,
+// prints one line per device (device, dialect, URL), writes the inventory, and
 // tears everything down when ctx ends.
 func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, basePort int, out, errw io.Writer) error {
 	faults, err := checkRealFaults(topo, f.faults)
@@ -83,7 +85,7 @@ func runRealLab(ctx context.Context, topo topology.Topology, f realLabFlags, bas
 	if err != nil {
 		return errors.Join(withExit(2, err), rl.stop())
 	}
-	for _, name := range rl.lab.Routers() {
+	for _, name := range append(rl.lab.Routers(), rl.hosts()...) {
 		fmt.Fprintf(out, "%s\t%s\t%s\n", name, rl.drivers[name].Info().CLIDialect, rl.urls[name])
 	}
 	select {
@@ -103,7 +105,8 @@ type runningRealLab struct {
 	cancel  context.CancelFunc
 }
 
-// startRealLab builds the lab and starts one MCP server per router.
+// startRealLab builds the lab and starts one MCP server per device
+// (routers, then hosts).
 func startRealLab(ctx context.Context, topo topology.Topology, prefix string, basePort int, logger *slog.Logger) (*runningRealLab, error) {
 	lab, err := reallab.Up(ctx, topo, reallab.Options{Prefix: prefix, Logger: logger})
 	if err != nil {
@@ -112,7 +115,9 @@ func startRealLab(ctx context.Context, topo topology.Topology, prefix string, ba
 	ctx, cancel := context.WithCancel(ctx)
 	rl := &runningRealLab{lab: lab, drivers: map[string]*linux.Driver{}, cancel: cancel}
 	rl.init()
-	for i, name := range lab.Routers() {
+	// The hosts too (dialect linux, read-only), after the routers' ports,
+	// as the simulated lab serves them.
+	for i, name := range append(lab.Routers(), rl.hosts()...) {
 		if err := rl.serve(ctx, name, i, basePort, logger); err != nil {
 			return nil, errors.Join(err, rl.stop())
 		}
@@ -136,12 +141,28 @@ func (rl *runningRealLab) serve(ctx context.Context, name string, i, basePort in
 	return rl.listen(ctx, name, i, basePort, h)
 }
 
-// inventory lists the routers with their MCP endpoints.
+// hosts lists the lab's devices that are not routers, in topology order.
+func (rl *runningRealLab) hosts() []string {
+	var out []string
+	for _, name := range rl.lab.Devices() {
+		if !slices.Contains(rl.lab.Routers(), name) {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// inventory lists the routers, then the hosts (role host), with their MCP
+// endpoints.
 func (rl *runningRealLab) inventory() *inventory.Inventory {
 	inv := &inventory.Inventory{Name: rl.lab.Topology().Name}
 	for _, name := range rl.lab.Routers() {
 		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name],
 			Device: "linux://" + rl.lab.Namespace(name), Dialect: rl.drivers[name].Info().CLIDialect, Tags: []string{"real-lab"}})
+	}
+	for _, name := range rl.hosts() {
+		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name], Device: "linux://" + rl.lab.Namespace(name),
+			Dialect: rl.drivers[name].Info().CLIDialect, Role: controller.RoleHost, Tags: []string{"real-lab"}})
 	}
 	return inv
 }

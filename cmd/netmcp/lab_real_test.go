@@ -16,7 +16,8 @@ import (
 )
 
 // TestLabUpReal runs `lab up --real` on the default topology (as root
-// with FRR installed), reads every router's inventory entry, and on r2
+// with FRR installed), reads every device's inventory entry (the hosts
+// with role host), and on r2
 // calls network.cli.exec (vtysh) and reads the BGP neighbours through a
 // real MCP session, then stops the lab.
 func TestLabUpReal(t *testing.T) {
@@ -34,7 +35,7 @@ func TestLabUpReal(t *testing.T) {
 	go func() { done <- runRealLab(ctx, sim.DefaultTopology(), flags, 0, out, errw) }()
 	deadline := time.After(90 * time.Second)
 	var lines []string
-	for len(lines) < 3 {
+	for len(lines) < 5 { // r1, r2, r3, h1, h3
 		select {
 		case <-out.ch:
 			lines = strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -55,8 +56,12 @@ func TestLabUpReal(t *testing.T) {
 	urls := map[string]string{}
 	for _, l := range lines {
 		f := strings.Split(l, "\t")
-		if len(f) != 3 || f[1] != "frr" || !strings.HasPrefix(f[2], "http://127.0.0.1:") {
-			t.Fatalf("line %q: want device<TAB>frr<TAB>http://127.0.0.1:PORT/mcp", l)
+		dialect := "frr"
+		if strings.HasPrefix(l, "h") {
+			dialect = "linux" // a host: no FRR
+		}
+		if len(f) != 3 || f[1] != dialect || !strings.HasPrefix(f[2], "http://127.0.0.1:") {
+			t.Fatalf("line %q: want device<TAB>%s<TAB>http://127.0.0.1:PORT/mcp", l, dialect)
 		}
 		urls[f[0]] = f[2]
 	}
@@ -64,10 +69,11 @@ func TestLabUpReal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, r := range []string{"r1", "r2", "r3"} {
+	for _, r := range []string{"r1", "r2", "r3", "h1", "h3"} {
 		d, ok := fleet.Device(r)
-		if !ok || d.URL != urls[r] || !strings.HasPrefix(d.Device, "linux://") {
-			t.Errorf("inventory entry of %s = %+v, want URL %s and a linux:// device", r, d, urls[r])
+		role := map[bool]string{true: "host"}[r[0] == 'h']
+		if !ok || d.URL != urls[r] || !strings.HasPrefix(d.Device, "linux://") || d.Role != role {
+			t.Errorf("inventory entry of %s = %+v, want URL %s, a linux:// device and role %q", r, d, urls[r], role)
 		}
 	}
 

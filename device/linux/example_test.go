@@ -20,5 +20,5 @@ func Example() {
 	fmt.Println(err)
 	// Output:
 	// linux
-	// Network.ConfigIncompatible: command "ip link set eth0 down" is not supported by the linux driver (read-only commands: ip -j -6 route, ip -j addr, ip -j link, ip -j neigh, ip -j route)
+	// Network.ConfigIncompatible: command "ip link set eth0 down" is not supported by the linux driver (read-only commands: cat /etc/resolv.conf, ip -j -6 route, ip -j addr, ip -j link, ip -j neigh, ip -j route)
 }

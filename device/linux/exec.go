@@ -21,6 +21,8 @@ var execCommands = map[string][]string{
 	"ip -j -6 route": {"ip", "-j", "-6", "route", "show"},
 	"ip -j link":     {"ip", "-j", "link", "show"},
 	"ip -j neigh":    {"ip", "-j", "neighbour", "show"},
+	// The resolvers (in a namespace, ip netns exec shows /etc/netns/NS/resolv.conf).
+	"cat /etc/resolv.conf": {"cat", "/etc/resolv.conf"},
 }
 
 // ExecTimeout bounds one Exec command; ExecMaxOutput bounds its output.
@@ -41,7 +43,7 @@ func ExecCommands() []string {
 
 // Exec runs one of the read-only commands of ExecCommands (words separated
 // by any white space) in the host or namespace and returns its output
-// (iproute2's JSON). Any other command is refused with -32084.
+// (iproute2's JSON, or the resolv.conf text). Any other command is refused with -32084.
 func (d *Driver) Exec(ctx context.Context, command string) (string, error) {
 	argv, ok := execCommands[strings.Join(strings.Fields(command), " ")]
 	if out, isFRR, err := d.execFRR(ctx, command); !ok && isFRR {

@@ -45,7 +45,7 @@ func (d *Driver) execFRR(ctx context.Context, command string) (out string, ok bo
 }
 
 // yangModules are the models the driver's trees use.
-var yangModules = []string{"openconfig-interfaces", "openconfig-network-instance", "openconfig-lldp", "ietf-routing"}
+var yangModules = []string{"openconfig-interfaces", "openconfig-network-instance", "openconfig-lldp", "ietf-routing", "openconfig-acl"}
 
 // dialect is "frr" where FRR runs, else "linux".
 func (d *Driver) dialect() string {

@@ -51,8 +51,8 @@ func (d *Driver) run(ctx context.Context, argv []string) (string, error) {
 // operational builds the device's state as one RFC 7951 tree, the same
 // models and paths as the simulator: openconfig-interfaces (netlink),
 // ietf-routing ribs (FRR's RIB, else the kernel's main table),
-// openconfig-network-instance OSPF and BGP (FRR) and openconfig-lldp
-// (lldpd).
+// openconfig-network-instance OSPF and BGP (FRR), openconfig-acl
+// (nftables, state_nft.go) and openconfig-lldp (lldpd).
 //
 // top names the only top-level member needed ("" for all): the others
 // are not read.
@@ -96,6 +96,17 @@ func (d *Driver) operational(ctx context.Context, top string) (map[string]any, e
 			tree[memNetInst] = obj{"network-instance": []any{obj{"name": "default",
 				"config": obj{"name": "default"}, "protocols": obj{"protocol": protos}}}}
 		}
+	}
+	if want(memACL) {
+		acl, err := d.acl(ctx, nl, names)
+		switch {
+		case err == nil:
+			tree[memACL] = acl
+		case top == memACL:
+			return nil, err
+		}
+		// A whole-tree read goes on without the ACLs where nft cannot be
+		// read (not installed, no privilege).
 	}
 	if want(memLLDP) {
 		lldp, err := d.readLLDP(ctx)
@@ -440,9 +451,9 @@ func (d *Driver) get(ctx context.Context, ds device.Datastore, path string) (any
 	top := ""
 	if len(p) > 0 {
 		top = p[0].Module + ":" + p[0].Name
-		if !slices.Contains([]string{memInterfaces, memNetInst, memRouting, memLLDP}, top) {
+		if !slices.Contains([]string{memInterfaces, memNetInst, memRouting, memACL, memLLDP}, top) {
 			return nil, netproto.Errorf(netproto.CodeConfigIncompatible,
-				"the linux driver does not model %s (it serves %s)", top, strings.Join([]string{memInterfaces, memNetInst, memRouting, memLLDP}, ", ")).WithPath(path)
+				"the linux driver does not model %s (it serves %s)", top, strings.Join([]string{memInterfaces, memNetInst, memRouting, memACL, memLLDP}, ", ")).WithPath(path)
 		}
 	}
 	tree, err := d.operational(ctx, top)

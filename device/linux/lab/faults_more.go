@@ -57,7 +57,7 @@ func (l *Lab) injectMore(ctx context.Context, f topology.Fault) (ok bool, err er
 	case "host_incorrect_gateway", "host_static_blackhole", "host_missing_ip", "host_incorrect_ip", "host_incorrect_netmask", "host_incorrect_dns":
 		return true, l.hostFault(ctx, f, true)
 	}
-	return false, nil
+	return l.injectExtra(ctx, f)
 }
 
 // clearMore undoes injectMore.
@@ -78,7 +78,7 @@ func (l *Lab) clearMore(ctx context.Context, f topology.Fault) (ok bool, err err
 	case "host_incorrect_gateway", "host_static_blackhole", "host_missing_ip", "host_incorrect_ip", "host_incorrect_netmask", "host_incorrect_dns":
 		return true, l.hostFault(ctx, f, false)
 	}
-	return false, nil
+	return l.clearExtra(ctx, f)
 }
 
 // device resolves a device target.
@@ -323,11 +323,6 @@ func (l *Lab) hostFault(ctx context.Context, f topology.Fault, on bool) error {
 		return nil
 	case "host_incorrect_dns":
 		if !on {
-			if len(d.Dev.DNSServers) == 0 { // the lab wrote none: the host's namespace had the machine's
-				if err := os.Remove(filepath.Join("/etc/netns", d.NS, "resolv.conf")); err != nil && !os.IsNotExist(err) {
-					return err
-				}
-			}
 			return l.writeResolvConf(d)
 		}
 		srv := f.Param("server")

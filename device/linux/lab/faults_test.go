@@ -104,7 +104,7 @@ func testFaults(ctx context.Context, t *testing.T, l *Lab) {
 	if err := l.ClearFault(ctx, ld); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.InjectFault(ctx, fault(t, "dns_record_error r1")); err == nil || !strings.Contains(err.Error(), "not built") {
+	if err := l.InjectFault(ctx, fault(t, "link_detach r1:GigabitEthernet0/0/0")); err == nil || !strings.Contains(err.Error(), "not built") {
 		t.Errorf("an unbuilt fault = %v, want a refusal naming the built ones", err)
 	}
 }

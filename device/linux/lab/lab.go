@@ -270,10 +270,14 @@ func (l *Lab) writeResolvConf(d *planDevice) error {
 	if err := os.WriteFile(filepath.Join(dir, "hosts"), []byte(hosts), 0o644); err != nil {
 		return err
 	}
-	if len(d.Dev.DNSServers) == 0 {
-		return nil
-	}
 	var b strings.Builder
+	if len(d.Dev.DNSServers) == 0 {
+		// No resolver, as the topology says: not the machine's own, which
+		// the namespace would see without this file (and which answers
+		// nothing from inside the lab).
+		fmt.Fprintf(&b, "# the topology gives %s no DNS server\n", d.Dev.Name)
+		return os.WriteFile(filepath.Join(dir, "resolv.conf"), []byte(b.String()), 0o644)
+	}
 	for _, s := range d.Dev.DNSServers {
 		fmt.Fprintf(&b, "nameserver %s\n", s)
 	}

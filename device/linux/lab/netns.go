@@ -212,6 +212,16 @@ func buildNetwork(p *plan, h *nsHandles) error {
 				return fmt.Errorf("%s: interface %s (%s): %w", d.Dev.Name, i.Topo, i.Linux, err)
 			}
 		}
+		// Every namespace's lo up, as on a machine, also where the
+		// topology names no loopback (a host): else a host cannot reach
+		// its own addresses (its DNS service, from itself).
+		lo, err := nl.LinkByName("lo")
+		if err == nil {
+			err = nl.LinkSetUp(lo)
+		}
+		if err != nil {
+			return fmt.Errorf("%s: lo: %w", d.Dev.Name, err)
+		}
 		if !d.Router() {
 			if err := hostRoutes(nl, d); err != nil {
 				return fmt.Errorf("%s: %w", d.Dev.Name, err)

@@ -1,0 +1,406 @@
+package lab
+
+import (
+	"context"
+	"fmt"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/netmcp/netmcp/device/sim/topology"
+)
+
+// More of the catalog on the real lab, by real-lab.md's methods (section
+// 3): loss as an nftables netdev ingress rule with numgen, a rate limit
+// as tc tbf, a host taking another device's address or MAC (ip), and a
+// wrong DNS record (unbound restarted with it). Not built, for want of a
+// kernel means: link_detach (a veth pair has no carrier switch: an end
+// loses its carrier only when the other end is shut, which is link_down),
+// link_high_latency (no netem; real-lab.md's TAP relay is not built) and
+// host_crash (the host's MCP server, served beside the lab, cannot crash
+// with its namespace).
+
+// injectExtra applies the faults of this file; ok is false for a name it
+// does not build.
+func (l *Lab) injectExtra(ctx context.Context, f topology.Fault) (ok bool, err error) {
+	switch f.Name {
+	case "link_high_packet_corruption":
+		return true, l.linkLoss(ctx, f, true)
+	case "link_bandwidth_throttling":
+		return true, l.linkRate(ctx, f, true)
+	case "host_ip_conflict":
+		return true, l.hostConflictIP(ctx, f, true)
+	case "mac_address_conflict":
+		return true, l.hostConflictMAC(ctx, f, true)
+	case "dns_record_error":
+		return true, l.dnsRecord(ctx, f, true)
+	}
+	return false, nil
+}
+
+// clearExtra undoes injectExtra.
+func (l *Lab) clearExtra(ctx context.Context, f topology.Fault) (ok bool, err error) {
+	switch f.Name {
+	case "link_high_packet_corruption":
+		return true, l.linkLoss(ctx, f, false)
+	case "link_bandwidth_throttling":
+		return true, l.linkRate(ctx, f, false)
+	case "host_ip_conflict":
+		return true, l.hostConflictIP(ctx, f, false)
+	case "mac_address_conflict":
+		return true, l.hostConflictMAC(ctx, f, false)
+	case "dns_record_error":
+		return true, l.dnsRecord(ctx, f, false)
+	}
+	return false, nil
+}
+
+// linkEnd is one end of a link: its device and interface.
+type linkEnd struct {
+	d *planDevice
+	i *planIface
+}
+
+// linkEnds resolves a link fault's target end and the far end, and
+// returns the ends whose incoming packets the "direction" parameter
+// concerns: in, the target's; out, the far end's (what the target
+// sends); both (the default), both.
+func (l *Lab) linkEnds(f topology.Fault) ([]linkEnd, error) {
+	d, i, err := l.target(f)
+	if err != nil {
+		return nil, err
+	}
+	var far linkEnd
+	for _, lk := range l.plan.Links {
+		switch i {
+		case lk.AI:
+			far = linkEnd{lk.B, lk.BI}
+		case lk.BI:
+			far = linkEnd{lk.A, lk.AI}
+		}
+	}
+	if far.i == nil {
+		return nil, fmt.Errorf("%s: %s is on no link of the lab", f.Name, f.Target)
+	}
+	switch dir := f.Param("direction"); dir {
+	case "in":
+		return []linkEnd{{d, i}}, nil
+	case "out":
+		return []linkEnd{far}, nil
+	case "", "both":
+		return []linkEnd{{d, i}, far}, nil
+	default:
+		return nil, fmt.Errorf("%s: direction %q: want both, in or out", f.Name, dir)
+	}
+}
+
+// linkLoss drops a share of the packets entering each concerned end: an
+// nftables netdev ingress chain with "numgen random mod 100 < P drop"
+// (the kernel has no netem). The receiver counts no input error: the
+// loss shows in pings, not in the interface's counters.
+func (l *Lab) linkLoss(ctx context.Context, f topology.Fault, on bool) error {
+	ends, err := l.linkEnds(f)
+	if err != nil {
+		return err
+	}
+	pct, err := strconv.Atoi(f.Param("percent"))
+	if err != nil || pct < 1 || pct > 100 {
+		return fmt.Errorf("%s: percent %q: want 1..100", f.Name, f.Param("percent"))
+	}
+	for _, e := range ends {
+		table := nftTable(f.Name, e.i.Linux)
+		if !on {
+			if _, err := run(ctx, e.d.NS, "nft", "delete", "table", "netdev", table); err != nil {
+				return err
+			}
+			continue
+		}
+		rs := fmt.Sprintf("table netdev %s {\n  chain ingress {\n    type filter hook ingress device %q priority 0; policy accept;\n"+
+			"    numgen random mod 100 < %d counter drop\n  }\n}\n", table, e.i.Linux, pct)
+		if err := l.nft(ctx, e.d, rs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// linkRate limits what each concerned end's far side sends toward it
+// (tc tbf on the sending interface): queueing delay grows and packets
+// beyond the rate drop, counted as the sender's output drops.
+func (l *Lab) linkRate(ctx context.Context, f topology.Fault, on bool) error {
+	ends, err := l.linkEnds(f)
+	if err != nil {
+		return err
+	}
+	rate, err := strconv.Atoi(f.Param("rate"))
+	if err != nil || rate < 8 {
+		return fmt.Errorf("%s: rate %q: want kbit/s, at least 8", f.Name, f.Param("rate"))
+	}
+	for _, e := range ends {
+		// The sender toward e is e's peer; "in" at the target is what its
+		// peer sends, so the qdisc goes on the peer's interface.
+		s, err := l.peerOf(e)
+		if err != nil {
+			return err
+		}
+		if !on {
+			if _, err := run(ctx, s.d.NS, "tc", "qdisc", "del", "dev", s.i.Linux, "root"); err != nil {
+				return err
+			}
+			continue
+		}
+		if _, err := run(ctx, s.d.NS, "tc", "qdisc", "replace", "dev", s.i.Linux, "root", "tbf",
+			"rate", strconv.Itoa(rate)+"kbit", "burst", "1600", "latency", "500ms"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// peerOf returns the far end of e's link.
+func (l *Lab) peerOf(e linkEnd) (linkEnd, error) {
+	for _, lk := range l.plan.Links {
+		switch e.i {
+		case lk.AI:
+			return linkEnd{lk.B, lk.BI}, nil
+		case lk.BI:
+			return linkEnd{lk.A, lk.AI}, nil
+		}
+	}
+	return linkEnd{}, fmt.Errorf("%s:%s is on no link", e.d.Dev.Name, e.i.Topo)
+}
+
+// hostConflictIP gives the host the address of another device (the
+// "with" device's address in the host's LAN, by default its gateway's),
+// with the host's prefix length; clearing restores the plan's.
+func (l *Lab) hostConflictIP(ctx context.Context, f topology.Fault, on bool) error {
+	d, i, err := l.hostIface(f)
+	if err != nil {
+		return err
+	}
+	if !on {
+		return l.restoreHost(ctx, d, i)
+	}
+	v4 := slices.IndexFunc(i.Addrs, func(p netip.Prefix) bool { return p.Addr().Is4() })
+	if v4 < 0 {
+		return fmt.Errorf("%s: %s:%s has no IPv4 address", f.Name, d.Dev.Name, i.Topo)
+	}
+	cur := i.Addrs[v4]
+	var take netip.Addr
+	if with := f.Param("with"); with != "" {
+		o, ok := l.plan.Device(with)
+		if !ok {
+			return fmt.Errorf("%s: no device %q in the lab", f.Name, with)
+		}
+		for _, oi := range o.Ifaces {
+			for _, a := range oi.Addrs {
+				if a.Addr().Is4() && (!take.IsValid() || cur.Contains(a.Addr())) {
+					take = a.Addr()
+				}
+			}
+		}
+	} else if gw, err := netip.ParseAddr(d.Dev.Gateway); err == nil && gw.Is4() {
+		take = gw
+	}
+	if !take.IsValid() {
+		return fmt.Errorf("%s: no address to take (give with=DEVICE)", f.Name)
+	}
+	if _, err := run(ctx, d.NS, "ip", "-4", "addr", "flush", "dev", i.Linux, "scope", "global"); err != nil {
+		return err
+	}
+	_, err = run(ctx, d.NS, "ip", "addr", "add", netip.PrefixFrom(take, cur.Bits()).String(), "dev", i.Linux)
+	return err
+}
+
+// hostConflictMAC gives the host's interface the MAC of another device on
+// its LAN (the "with" device's, by default another host of the LAN, else
+// its gateway's router interface); clearing restores the plan's MAC, or
+// the one it had.
+func (l *Lab) hostConflictMAC(ctx context.Context, f topology.Fault, on bool) error {
+	d, i, err := l.hostIface(f)
+	if err != nil {
+		return err
+	}
+	// The MAC the interface had (the kernel's, when the topology gives
+	// none) is kept in the lab's directory until the fault is cleared.
+	saved := filepath.Join(l.dir, "mac-"+d.NS+"-"+i.Linux)
+	if !on {
+		b, _ := os.ReadFile(saved)
+		_ = os.Remove(saved)
+		mac := strings.TrimSpace(string(b))
+		if i.MAC != nil {
+			mac = i.MAC.String()
+		}
+		if mac == "" {
+			return fmt.Errorf("%s: %s's own MAC is not known", f.Name, f.Target)
+		}
+		if _, err := run(ctx, d.NS, "ip", "link", "set", "dev", i.Linux, "address", mac); err != nil {
+			return err
+		}
+		return l.flushLAN(ctx, i)
+	}
+	var lan []netip.Prefix
+	for _, a := range i.Addrs {
+		lan = append(lan, a.Masked())
+	}
+	onLAN := func(o *planDevice) *planIface {
+		for _, oi := range o.Ifaces {
+			for _, a := range oi.Addrs {
+				if slices.ContainsFunc(lan, func(p netip.Prefix) bool { return p.Contains(a.Addr()) }) {
+					return oi
+				}
+			}
+		}
+		return nil
+	}
+	var who *planDevice
+	var oi *planIface
+	if with := f.Param("with"); with != "" {
+		o, ok := l.plan.Device(with)
+		if !ok || o == d {
+			return fmt.Errorf("%s: no other device %q in the lab", f.Name, with)
+		}
+		who, oi = o, onLAN(o)
+	} else {
+		for _, o := range l.plan.Devices {
+			if o != d && !o.Router() && onLAN(o) != nil {
+				who, oi = o, onLAN(o)
+				break
+			}
+		}
+		if who == nil {
+			gw, _ := netip.ParseAddr(d.Dev.Gateway)
+			for _, o := range l.plan.Devices {
+				for _, x := range o.Ifaces {
+					if slices.ContainsFunc(x.Addrs, func(p netip.Prefix) bool { return p.Addr() == gw }) {
+						who, oi = o, x
+					}
+				}
+			}
+		}
+	}
+	if who == nil || oi == nil {
+		return fmt.Errorf("%s: no device on %s's LAN to take a MAC from (give with=DEVICE)", f.Name, f.Target)
+	}
+	mac, err := ifaceMAC(ctx, who, oi)
+	if err != nil {
+		return err
+	}
+	own, err := ifaceMAC(ctx, d, i)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(saved, []byte(own+"\n"), 0o600); err != nil {
+		return err
+	}
+	_, err = run(ctx, d.NS, "ip", "link", "set", "dev", i.Linux, "address", mac)
+	return err
+}
+
+// flushLAN forgets the neighbours learnt on every interface of i's LAN
+// (the other devices still map the host's address to the MAC it had).
+func (l *Lab) flushLAN(ctx context.Context, i *planIface) error {
+	for _, o := range l.plan.Devices {
+		for _, oi := range o.Ifaces {
+			if !slices.ContainsFunc(oi.Addrs, func(a netip.Prefix) bool {
+				return slices.ContainsFunc(i.Addrs, func(b netip.Prefix) bool { return b.Masked() == a.Masked() })
+			}) {
+				continue
+			}
+			if _, err := run(ctx, o.NS, "ip", "neigh", "flush", "dev", oi.Linux); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// ifaceMAC reads an interface's MAC from the kernel.
+func ifaceMAC(ctx context.Context, d *planDevice, i *planIface) (string, error) {
+	out, err := run(ctx, d.NS, "cat", "/sys/class/net/"+i.Linux+"/address")
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// dnsRecord restarts the device's unbound with one record's value wrong
+// (the "name" parameter's record, by default the first A record; the
+// "value" parameter, by default an address of no device), and with the
+// plan's records again.
+func (l *Lab) dnsRecord(ctx context.Context, f topology.Fault, on bool) error {
+	d, err := l.device(f)
+	if err != nil {
+		return err
+	}
+	if d.Dev.DNS == nil || d.Dev.DNS.Disabled {
+		return fmt.Errorf("%s: %s runs no DNS service", f.Name, f.Target)
+	}
+	dd := *d
+	if on {
+		dns := *d.Dev.DNS
+		dns.Zones = slices.Clone(dns.Zones)
+		found := false
+		for zi := range dns.Zones {
+			recs := slices.Clone(dns.Zones[zi].Records)
+			for ri, r := range recs {
+				if found || !strings.EqualFold(r.Type, "A") || (f.Param("name") != "" && r.Name != f.Param("name")) {
+					continue
+				}
+				v := f.Param("value")
+				if v == "" {
+					a, err := netip.ParseAddr(r.Value)
+					if err != nil {
+						return fmt.Errorf("%s: record %s: %v", f.Name, r.Name, err)
+					}
+					v = unusedAddr(netip.PrefixFrom(a, 24), l.plan).String()
+				}
+				if a, err := netip.ParseAddr(v); err != nil || !a.Is4() {
+					return fmt.Errorf("%s: value %q is not an IPv4 address", f.Name, v)
+				}
+				recs[ri].Value, found = v, true
+			}
+			dns.Zones[zi].Records = recs
+		}
+		if !found {
+			return fmt.Errorf("%s: %s has no A record %q", f.Name, f.Target, f.Param("name"))
+		}
+		dd.Dev.DNS = &dns
+	}
+	l.mu.Lock()
+	p := l.byName[d.Dev.Name+"/unbound"]
+	l.mu.Unlock()
+	if p != nil && p.alive() {
+		if err := p.stop(3 * time.Second); err != nil {
+			return err
+		}
+	}
+	if err := l.startUnbound(&dd); err != nil {
+		return err
+	}
+	return waitUDP53(ctx, d, 10*time.Second)
+}
+
+// waitUDP53 polls until something listens on UDP port 53 in d's
+// namespace (unbound started), at most timeout.
+func waitUDP53(ctx context.Context, d *planDevice, timeout time.Duration) error {
+	deadline := time.Now().Add(timeout)
+	for {
+		out, err := run(ctx, d.NS, "ss", "-lnu")
+		if err == nil && strings.Contains(string(out), ":53 ") {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s: the DNS service does not listen on port 53 after %v: %s %v", d.Dev.Name, timeout, out, err)
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
