@@ -150,6 +150,18 @@ func TestRealLabMoreFaults(t *testing.T) {
 		if err := l.ClearFault(ctx, f); err != nil {
 			t.Fatalf("clearing %s: %v", tc.fault, err)
 		}
-		waitFor(t, 40*time.Second, tc.fault+" cleared", tc.healthy)
+		if waitFor(t, 40*time.Second, tc.fault+" cleared", tc.healthy) >= 40*time.Second {
+			// What the next rows would meet: the path and the DNS service.
+			t.Logf("after %s: h1 -> h3 ping:\n%s\nh3 UDP sockets:\n%s\nroutes to h3: r1 %s r2 %s r3 %s\nroutes back to h1: r3 %s r2 %s\nh3's routes:\n%s\nh3 nftables:\n%s\nr2 nftables:\n%s\nr3 nftables:\n%s",
+				tc.fault, exec("h1", "ping", "-c", "1", "-W", "1", "10.3.0.10"), exec("h3", "ss", "-lnup"),
+				exec("r1", "ip", "route", "get", "10.3.0.10"), exec("r2", "ip", "route", "get", "10.3.0.10"), exec("r3", "ip", "route", "get", "10.3.0.10"),
+				exec("r3", "ip", "route", "get", "10.0.0.10"), exec("r2", "ip", "route", "get", "10.0.0.10"),
+				exec("h3", "ip", "route"), exec("h3", "nft", "list", "ruleset"), exec("r2", "nft", "list", "ruleset"), exec("r3", "nft", "list", "ruleset"))
+			for _, c := range []string{"show ip route", "show ip ospf neighbor", "show ip ospf interface", "show interface brief"} {
+				out, err := l.Vtysh(ctx, "r3", c)
+				t.Logf("r3: %s: %v\n%s", c, err, out)
+			}
+			t.Logf("r3 links:\n%s", exec("r3", "ip", "-br", "link"))
+		}
 	}
 }

@@ -20,7 +20,12 @@ import (
 // its updates at once ("advertisement-interval 0": FRR's traditional
 // defaults hold eBGP updates for up to 30 s after the first, so a route
 // learned just after a session came up reached the next AS half a minute
-// later, as the simulator, which has no such timer, never does).
+// later, as the simulator, which has no such timer, never does). And zebra
+// installs routes with their next hops inline, not as kernel nexthop
+// groups ("no zebra nexthop kernel enable"): when a link goes down the
+// kernel deletes the groups through it, and after a flap FRR 8.4's zebra
+// could hold routes as installed ("O>*") that the kernel no longer had,
+// so a router dropped traffic its RIB said it routed.
 func frrConfig(d *planDevice) (string, error) {
 	dev := d.Dev
 	var b strings.Builder
@@ -29,6 +34,7 @@ func frrConfig(d *planDevice) (string, error) {
 	w("frr defaults traditional")
 	w("hostname %s", dev.Name)
 	w("service integrated-vtysh-config")
+	w("no zebra nexthop kernel enable")
 	w("!")
 	for _, r := range dev.Routes {
 		if r.VRF != "" {

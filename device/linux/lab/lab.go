@@ -553,27 +553,32 @@ func (l *Lab) startUnbound(d *planDevice) error {
 		return err
 	}
 	logf := filepath.Join(dir, "unbound.log")
+	var from int64 // the log is appended to: a restart's own lines start here
+	if fi, err := os.Stat(logf); err == nil {
+		from = fi.Size()
+	}
 	pr, err := startProc(d.Dev.Name+"/unbound", d.NS, []string{"unbound", "-d", "-c", cf}, logf)
 	if err != nil {
 		return err
 	}
 	l.addProc(pr)
-	return waitUnbound(pr, logf, unboundReadyTimeout)
+	return waitUnbound(pr, logf, from, unboundReadyTimeout)
 }
 
 // unboundReadyTimeout bounds the wait for unbound to serve; it takes a few
 // milliseconds on an idle machine.
 const unboundReadyTimeout = 20 * time.Second
 
-// waitUnbound waits until unbound logs "start of service" (its sockets
-// are bound and it answers), so that the lab is not reported ready while
-// its DNS service still drops queries. It fails when unbound exits first
+// waitUnbound waits until unbound logs "start of service" after offset
+// from of its log (its sockets are bound and it answers), so that the lab
+// is not reported ready, nor a DNS fault cleared, while its DNS service
+// still drops queries. It fails when unbound exits first
 // or does not start within timeout, with the end of its log.
-func waitUnbound(pr *proc, logf string, timeout time.Duration) error {
+func waitUnbound(pr *proc, logf string, from int64, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for {
 		b, _ := os.ReadFile(logf)
-		if bytes.Contains(b, []byte("start of service")) {
+		if int64(len(b)) >= from && bytes.Contains(b[from:], []byte("start of service")) {
 			return nil
 		}
 		if !pr.alive() || time.Now().After(deadline) {
