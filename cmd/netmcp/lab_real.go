@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/linux"
 	reallab "github.com/netmcp/netmcp/device/linux/lab"
 	"github.com/netmcp/netmcp/device/sim/topology"
@@ -125,11 +127,14 @@ func startRealLab(ctx context.Context, topo topology.Topology, prefix string, ba
 	return rl, nil
 }
 
-// serve starts the MCP server of one router.
+// serve starts the MCP server of one device. Its configuration (FRR's
+// and the interfaces') goes through the linux driver's configstore, with
+// its state in the lab's own directory: crash-safe for the lab's life,
+// and gone with the lab, whose next build starts from the topology.
 func (rl *runningRealLab) serve(ctx context.Context, name string, i, basePort int, logger *slog.Logger) error {
-	drv, err := linux.Open(rl.lab.Namespace(name))
+	drv, err := linux.OpenConfig(ctx, rl.lab.Namespace(name), device.Options{StateDir: filepath.Join(rl.lab.Dir(), "config", name)})
 	if err != nil {
-		return err
+		return fmt.Errorf("device %s: %w", name, err)
 	}
 	rl.drivers[name] = drv
 	srv, err := server.New(drv, server.Options{Version: version, Logger: logger.With("device", name)})

@@ -99,6 +99,50 @@ func TestLabUpReal(t *testing.T) {
 	}
 	cs.Close()
 
+	// The routers are configurable through MCP as the simulated ones are:
+	// an FRR line through the candidate, approved by the operator
+	// (elicitation), committed into r2's FRR, then rolled back.
+	approvals := 0
+	operator := mcp.NewClient(&mcp.Implementation{Name: "lab-real-operator", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			approvals++
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+		}})
+	ops, err := operator.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"]}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ops.Close()
+	const line = "ip route 192.0.2.0/24 Null0"
+	running := func() string {
+		t.Helper()
+		r, err := ops.CallTool(ctx, &mcp.CallToolParams{Name: "network.cli.exec", Arguments: map[string]any{"cmd": "show running-config"}})
+		if err != nil || r.IsError {
+			t.Fatalf("show running-config on r2: %v %+v", err, r)
+		}
+		return r.Content[0].(*mcp.TextContent).Text
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"network.cli.configure", map[string]any{"commands": []any{line}}},
+		{"network.commit", map[string]any{"comment": "lab up --real test"}},
+	} {
+		if r, err := ops.CallTool(ctx, &mcp.CallToolParams{Name: c.tool, Arguments: c.args}); err != nil || r.IsError {
+			t.Fatalf("%s on r2: %v %+v", c.tool, err, r)
+		}
+	}
+	if !strings.Contains(running(), line) || approvals == 0 {
+		t.Fatalf("after the commit (%d approvals), r2's FRR does not hold %q", approvals, line)
+	}
+	if r, err := ops.CallTool(ctx, &mcp.CallToolParams{Name: "network.rollback", Arguments: map[string]any{}}); err != nil || r.IsError {
+		t.Fatalf("network.rollback on r2: %v %+v", err, r)
+	}
+	if strings.Contains(running(), line) {
+		t.Fatalf("after the rollback r2's FRR still holds %q", line)
+	}
+
 	cancel()
 	select {
 	case err := <-done:
