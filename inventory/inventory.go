@@ -35,7 +35,11 @@ import (
 // Inventory is a fleet of devices.
 type Inventory struct {
 	// Name labels the fleet (a lab's topology name).
-	Name    string   `yaml:"name,omitempty" json:"name,omitempty"`
+	Name string `yaml:"name,omitempty" json:"name,omitempty"`
+	// Domains are the DNS zones the fleet's names live in, first the one
+	// whose records name the devices ("lab.example": r1.lab.example is
+	// r1): the controller checks the devices' records there.
+	Domains []string `yaml:"domains,omitempty" json:"domains,omitempty"`
 	Devices []Device `yaml:"devices" json:"devices"`
 }
 
@@ -84,6 +88,10 @@ type Credentials struct {
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+
+// domainRE is a DNS name: labels of letters, digits and '-' (not at either
+// end), at most 63 characters each, dot-separated, an optional final dot.
+var domainRE = regexp.MustCompile(`^([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)*[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.?$`)
 var envRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Transport tells how the device's server is reached.
@@ -121,6 +129,11 @@ func (c Credentials) Token() (string, error) {
 func (inv *Inventory) Validate() error {
 	if len(inv.Devices) == 0 {
 		return errors.New("inventory: no devices")
+	}
+	for _, z := range inv.Domains {
+		if !domainRE.MatchString(z) {
+			return fmt.Errorf("inventory: domain %q is not a DNS name (labels of letters, digits and '-', dot-separated)", z)
+		}
 	}
 	seen := map[string]bool{}
 	for i, d := range inv.Devices {

@@ -12,6 +12,7 @@ func TestParse(t *testing.T) {
 		name, src, wantErr string
 	}{
 		{name: "http and stdio", src: `
+domains: [lab.example, example.net.]
 devices:
   - {name: r1, url: "http://127.0.0.1:4100/mcp", credentials: {token-file: r1.token}}
   - {name: r2, url: "mcps://10.0.0.2:9514", credentials: {cert-file: c.pem, key-file: k.pem, ca-file: ca.pem}}
@@ -27,6 +28,8 @@ devices:
 		{name: "half a key pair", src: "devices: [{name: r1, url: 'https://a/mcp', credentials: {cert-file: c}}]", wantErr: "go together"},
 		{name: "bad env", src: "devices: [{name: r1, url: 'https://a/mcp', credentials: {token-env: 'A-B'}}]", wantErr: "not an environment variable"},
 		{name: "empty", src: "devices: []", wantErr: "no devices"},
+		{name: "bad domain", src: "domains: ['lab example']\ndevices: [{name: r1, url: 'https://a/mcp'}]", wantErr: "not a DNS name"},
+		{name: "domain label ends in a dash", src: "domains: ['lab-.example']\ndevices: [{name: r1, url: 'https://a/mcp'}]", wantErr: "not a DNS name"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -70,7 +70,10 @@ func (l *askLab) stop() error { return l.rl.stop() }
 func fleetOf(ctx context.Context, lab, inventoryFile string, faults []string, progress io.Writer) (inv *inventory.Inventory, hosts []controller.Host, domains []string, stop func(), err error) {
 	if lab == "" {
 		inv, err = inventory.Load(inventoryFile)
-		return inv, nil, nil, func() {}, err
+		if err != nil {
+			return nil, nil, nil, nil, err
+		}
+		return inv, nil, inv.Domains, func() {}, nil
 	}
 	file := lab
 	if file == labBuiltin {

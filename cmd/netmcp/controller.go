@@ -96,7 +96,7 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		return withExit(2, err)
 	}
 	defer closeAccess()
-	inv, hosts, _, stopLab, err := fleetOf(ctx, o.lab, o.inventory, o.faults, stderr)
+	inv, hosts, domains, stopLab, err := fleetOf(ctx, o.lab, o.inventory, o.faults, stderr)
 	if err != nil {
 		return withExit(2, err)
 	}
@@ -119,7 +119,7 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		fmt.Fprintf(stderr, "connect: %v (retried in the background)\n", err)
 	}
 	cancel()
-	srv = controller.NewServer(&controller.Controller{Fleet: fleet, Hosts: hosts}, controller.Store{Dir: o.reportsDir}, version)
+	srv = controller.NewServer(&controller.Controller{Fleet: fleet, Hosts: hosts, Domains: domains}, controller.Store{Dir: o.reportsDir}, version)
 	srv.SetAccess(access)
 	if err := enableD2D(srv, o.d2dCA); err != nil {
 		return withExit(2, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/device/sim/netsim"
 	"github.com/netmcp/netmcp/device/sim/topology"
@@ -60,7 +61,7 @@ func labFaults(topo topology.Topology, words []string) ([]topology.Fault, error)
 // URLs, dialects) in dir and returns its path. The lab's servers take no
 // credentials (loopback only), so the entries name none.
 func writeLabInventory(dir string, topo topology.Topology, rl *runningLab) (string, error) {
-	inv := &inventory.Inventory{Name: topo.Name}
+	inv := &inventory.Inventory{Name: topo.Name, Domains: controller.DomainsOf(topo)}
 	for _, name := range rl.lab.Routers() {
 		drv, _ := rl.lab.Device(name)
 		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name], Device: "sim://" + name,

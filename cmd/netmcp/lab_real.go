@@ -160,7 +160,7 @@ func (rl *runningRealLab) hosts() []string {
 // inventory lists the routers, then the hosts (role host), with their MCP
 // endpoints.
 func (rl *runningRealLab) inventory() *inventory.Inventory {
-	inv := &inventory.Inventory{Name: rl.lab.Topology().Name}
+	inv := &inventory.Inventory{Name: rl.lab.Topology().Name, Domains: controller.DomainsOf(rl.lab.Topology())}
 	for _, name := range rl.lab.Routers() {
 		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name],
 			Device: "linux://" + rl.lab.Namespace(name), Dialect: rl.drivers[name].Info().CLIDialect, Tags: []string{"real-lab"}})
