@@ -31,28 +31,32 @@ func (r *Redactor) TreeChanged(v any) (any, bool) {
 	r.mu.RLock()
 	repl := r.repl
 	r.mu.RUnlock()
-	return r.walk(v, "", public, repl, nil)
+	return r.walk(v, "", public, &walker{repl: repl})
 }
 
 // TreeStrings is TreeChanged (known true) or TreeStructural (known false)
 // that also passes every string leaf not masked as a secret leaf through
 // fn (after its known secrets are masked, with known), in the same walk:
 // one pass over the tree where a caller would otherwise walk it twice.
-func (r *Redactor) TreeStrings(v any, known bool, fn func(string) string) (any, bool) {
-	var repl *secretReplacer
+// ok is false when v holds a value of another type than those
+// encoding/json decodes into an any (and Go's integer types): its insides
+// were not looked at, so the result must not be taken as masked.
+func (r *Redactor) TreeStrings(v any, known bool, fn func(string) string) (out any, changed, ok bool) {
+	w := &walker{str: fn}
 	if known {
 		r.mu.RLock()
-		repl = r.repl
+		w.repl = r.repl
 		r.mu.RUnlock()
 	}
-	return r.walk(v, "", public, repl, fn)
+	out, changed = r.walk(v, "", public, w)
+	return out, changed, !w.opaque
 }
 
 // TreeStructural masks the secret leaves of v by name and schema path only,
 // not the known values in other strings (see ConfigSyntax for why), and
 // reports whether anything was masked.
 func (r *Redactor) TreeStructural(v any) (any, bool) {
-	return r.walk(v, "", public, nil, nil)
+	return r.walk(v, "", public, &walker{})
 }
 
 // ValueAt masks v as the content of the node at the instance or schema path
@@ -83,7 +87,7 @@ func (r *Redactor) valueAt(p string, v any, repl *secretReplacer) (any, bool) {
 		path, local = r.childPath(path, part)
 		s = r.member(s, local, path)
 	}
-	return r.walk(v, path, s, repl, nil)
+	return r.walk(v, path, s, &walker{repl: repl})
 }
 
 // LearnTree makes known the values of the secret leaves of v (the device's
@@ -172,16 +176,26 @@ func (r *Redactor) childPath(path, k string) (string, string) {
 	return path + "/" + local, local
 }
 
-// walk returns v masked and whether anything changed, every public string
-// leaf also passed through str when it is not nil. A map or list is copied
-// only when something in it changes; v is never modified.
-func (r *Redactor) walk(v any, path string, s secrecy, repl *secretReplacer, str func(string) string) (any, bool) {
+// walker is what a walk does besides masking secret leaves.
+type walker struct {
+	// repl masks known secrets in the other leaves (nil: none).
+	repl *secretReplacer
+	// str, when set, rewrites every public string leaf.
+	str func(string) string
+	// opaque is set when a leaf of another type than a decoded JSON
+	// document's (and Go's integers) was met.
+	opaque bool
+}
+
+// walk returns v masked and whether anything changed. A map or list is
+// copied only when something in it changes; v is never modified.
+func (r *Redactor) walk(v any, path string, s secrecy, w *walker) (any, bool) {
 	switch t := v.(type) {
 	case map[string]any:
 		var out map[string]any
 		for k, child := range t {
 			p, local := r.childPath(path, k)
-			masked, changed := r.walk(child, p, r.member(s, local, p), repl, str)
+			masked, changed := r.walk(child, p, r.member(s, local, p), w)
 			if changed {
 				if out == nil {
 					out = maps.Clone(t)
@@ -196,7 +210,7 @@ func (r *Redactor) walk(v any, path string, s secrecy, repl *secretReplacer, str
 	case []any:
 		var out []any
 		for i, e := range t {
-			masked, changed := r.walk(e, path, element(s, e), repl, str)
+			masked, changed := r.walk(e, path, element(s, e), w)
 			if changed {
 				if out == nil {
 					out = slices.Clone(t)
@@ -211,14 +225,20 @@ func (r *Redactor) walk(v any, path string, s secrecy, repl *secretReplacer, str
 	case nil:
 		return nil, false
 	default:
+		switch v.(type) {
+		case string, bool, json.Number, float64, int, int64, uint32, uint64:
+		default:
+			w.opaque = true
+		}
 		if s != public {
 			return Mask, true
 		}
+		repl := w.repl
 		switch x := v.(type) {
 		case string:
 			m := maskKnown(x, repl)
-			if str != nil {
-				m = str(m)
+			if w.str != nil {
+				m = w.str(m)
 			}
 			if m != x {
 				return m, true

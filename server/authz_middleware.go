@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 	"time"
 
@@ -176,40 +175,18 @@ func maskerFrom(ctx context.Context) *secretMasker {
 // result must be made, and masked, as usual.
 func maskedToolResult(ctx context.Context, out any) (res *mcp.CallToolResult, ok bool, err error) {
 	c, _ := ctx.Value(maskerKey{}).(*callMask)
-	if c == nil || !isJSONTree(out) {
+	if c == nil {
 		return nil, false, nil
 	}
-	masked, _ := c.m.value(out)
+	masked, _, whole := c.m.tree(out)
+	if !whole {
+		return nil, false, nil
+	}
 	if res, err = toolResult(masked); err != nil {
 		return nil, false, err
 	}
 	c.masked = res
 	return res, true, nil
-}
-
-// isJSONTree reports whether v is made only of the types a JSON decoder
-// makes (maps of strings, slices of any, strings, numbers, booleans, nil),
-// which masking reads as it reads a decoded document.
-func isJSONTree(v any) bool {
-	switch t := v.(type) {
-	case map[string]any:
-		for _, c := range t {
-			if !isJSONTree(c) {
-				return false
-			}
-		}
-		return true
-	case []any:
-		for _, c := range t {
-			if !isJSONTree(c) {
-				return false
-			}
-		}
-		return true
-	case nil, string, bool, float64, json.Number, int, int64, uint32, uint64:
-		return true
-	}
-	return false
 }
 
 // tagPrivacy sets _meta.privacyLevel on the contents of a resources/read result.

@@ -32,7 +32,12 @@ func TestLoadHTTP(t *testing.T) {
 			o.SessionLimiter = policy.NewSessionLimiter(server.DefaultMaxConcurrentPerSession)
 		}})
 		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// Room for every session's idle connection: with net/http's default
+		// total of 100, a connection returned to a full pool is closed, and
+		// a request racing it fails with "putIdleConn: too many idle
+		// connections" on the client side (1 run in ~10 here).
 		tr.MaxIdleConnsPerHost = sessions
+		tr.MaxIdleConns = 2 * sessions
 		defer tr.CloseIdleConnections()
 		hc := &http.Client{Transport: tr}
 		var failed atomic.Int64

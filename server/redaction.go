@@ -123,6 +123,14 @@ func (m *secretMasker) text(s string) string {
 // configuration syntax: a single token was already masked by Tree with
 // every known secret.
 func (m *secretMasker) value(v any) (any, bool) {
+	out, changed, _ := m.tree(v)
+	return out, changed
+}
+
+// tree is value, and also reports whether v was read whole: false when it
+// holds a value of another type than a decoded JSON document's, whose
+// insides masking did not look at (see redact.Redactor.TreeStrings).
+func (m *secretMasker) tree(v any) (out any, changed, ok bool) {
 	byValue := m.byValue()
 	return m.r.TreeStrings(v, byValue, func(s string) string {
 		if hasSyntax(s) || !byValue {
