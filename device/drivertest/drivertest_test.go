@@ -61,7 +61,7 @@ func TestLinux(t *testing.T) {
 		}
 	}
 	frrtest.Start(t, ns, "ip route 192.0.2.0/26 Null0")
-	caps := drivertest.Capabilities{YANG: true, Configurer: true, Telemetry: false,
+	caps := drivertest.Capabilities{YANG: true, Configurer: true, Telemetry: true,
 		InterfacesCommand: "ip -j link", Remote: true,
 		Edit: func(ifName string) device.Edit {
 			return device.Edit{Operation: device.OpMerge,

@@ -45,4 +45,18 @@
 // Opened with a state directory, the driver makes the device run the
 // store's running configuration (after a crash, the store rolled back an
 // expired confirmed commit). Exec stays read-only.
+//
+// # Telemetry
+//
+// Every driver implements device.Telemetry (telemetry.go). CPU and Memory
+// read /proc: the host's totals, and for a namespace the CPU time and
+// memory (Pss) of its processes (found by the inode of /proc/PID/ns/net).
+// Syslog serves a log of at most MaxLogEntries, fed from Open to Close by a
+// netlink link subscription in the namespace (an interface's state change
+// in IOS words under its alias: "%LINK-3-UPDOWN: Interface NAME, changed
+// state to down", which the controller's flap check reads) and by FRR's
+// daemons' log files (named by their "--log file:PATH" argument, read
+// every FRRLogPoll). Subscribe delivers each new entry (EventSyslog) and
+// each interface change (EventInterface). Crashinfo has one slot, "0",
+// with no records.
 package linux

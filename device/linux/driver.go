@@ -37,6 +37,8 @@ type Driver struct {
 
 	store   *configstore.Store // nil: read-only
 	applyMu sync.Mutex         // one change of the device's configuration at a time
+
+	tel *telemetry // log, events and CPU readings (telemetry.go), from Open to Close
 }
 
 // hostLimiter bounds the diagnostics running on this host at once, across
@@ -48,6 +50,7 @@ var hostLimiter = diag.NewLimiter(32, 32)
 var (
 	_ device.Driver    = (*Driver)(nil)
 	_ device.Diagnoser = (*Driver)(nil)
+	_ device.Telemetry = (*Driver)(nil)
 )
 
 // Open returns the read-only driver of this host (netns "") or of the
@@ -71,7 +74,7 @@ func Open(netns string) (*Driver, error) {
 			name = "localhost"
 		}
 	}
-	return &Driver{netns: netns, name: name}, nil
+	return &Driver{netns: netns, name: name, tel: startTelemetry(netns)}, nil
 }
 
 // OpenConfig returns the configurable driver of the named network
@@ -87,6 +90,7 @@ func OpenConfig(ctx context.Context, netns string, opts device.Options) (*Driver
 		return d, err
 	}
 	if err := d.openStore(ctx, opts); err != nil {
+		d.tel.stop()
 		return nil, err
 	}
 	return d, nil
@@ -162,9 +166,11 @@ func (d *Driver) Get(ctx context.Context, ds device.Datastore, path string) (any
 	return d.get(ctx, ds, path)
 }
 
-// Close stops a confirmed-commit timer and releases the state directory
-// (a pending confirmed commit is re-armed by the next open).
+// Close stops a confirmed-commit timer, releases the state directory
+// (a pending confirmed commit is re-armed by the next open) and stops the
+// telemetry's netlink subscription and log tail.
 func (d *Driver) Close() error {
+	d.tel.stop()
 	if d.store != nil {
 		return d.store.Close()
 	}

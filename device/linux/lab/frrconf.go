@@ -25,7 +25,10 @@ import (
 // groups ("no zebra nexthop kernel enable"): when a link goes down the
 // kernel deletes the groups through it, and after a flap FRR 8.4's zebra
 // could hold routes as installed ("O>*") that the kernel no longer had,
-// so a router dropped traffic its RIB said it routed.
+// so a router dropped traffic its RIB said it routed. OSPF and BGP log
+// their adjacency changes ("log-adjacency-changes", "bgp
+// log-neighbor-changes": traditional defaults do not), which the linux
+// driver's Syslog serves from the daemons' log files.
 func frrConfig(d *planDevice) (string, error) {
 	dev := d.Dev
 	var b strings.Builder
@@ -63,6 +66,7 @@ func frrConfig(d *planDevice) (string, error) {
 		}
 		w(" timers throttle lsa all 0")
 		w(" timers lsa min-arrival 0")
+		w(" log-adjacency-changes")
 		w("exit")
 		w("!")
 	}
@@ -121,6 +125,7 @@ func bgpConfig(w func(string, ...any), d *planDevice, bgp *topology.BGP) error {
 		w(" bgp router-id %s", id)
 	}
 	w(" no bgp ebgp-requires-policy")
+	w(" bgp log-neighbor-changes")
 	if bgp.Keepalive > 0 || bgp.Hold > 0 {
 		ka, hold := bgp.Keepalive, bgp.Hold
 		if ka == 0 {

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/netmcp/netmcp/device/linux"
 )
 
 // DaemonUsage is the memory of the lab's daemons of one kind.
@@ -51,7 +52,7 @@ func (l *Lab) Usage() (Usage, error) {
 			byKind[kind] = k
 		}
 		for _, pid := range descendants(p.cmd.Process.Pid, children) {
-			rss, pss := procMemory(pid)
+			rss, pss := linux.ProcMemory(pid)
 			k.Count++
 			k.RSSKB += rss
 			k.PSSKB += pss
@@ -119,31 +120,4 @@ func descendants(pid int, children map[int][]int) []int {
 		out = append(out, children[out[i]]...)
 	}
 	return out
-}
-
-// procMemory reads a process's VmRSS and Pss in kB (0 when gone).
-func procMemory(pid int) (rss, pss int64) {
-	rss = kbField(fmt.Sprintf("/proc/%d/status", pid), "VmRSS:")
-	pss = kbField(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:")
-	return rss, pss
-}
-
-// kbField reads "Key: N kB" from a /proc file.
-func kbField(path, key string) int64 {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), key); ok {
-			v := strings.Fields(rest)
-			if len(v) > 0 {
-				n, _ := strconv.ParseInt(v[0], 10, 64)
-				return n
-			}
-		}
-	}
-	return 0
 }
