@@ -136,6 +136,12 @@ func (r *run) dnsSweep(n *Network) {
 		if !p.OK() {
 			return
 		}
+		// A second query after the pings: a timeout that does not repeat
+		// was a query lost in passing (a link flapping under it, a
+		// route converging), not a blocked port.
+		if again := r.lookup(from, probe); !again.TimedOut {
+			return
+		}
 		c := newCause("dns_port_blocked", []string{server}, rl.Server.String()+":53",
 			fmt.Sprintf("Queries to the DNS server %s (%s) time out although it is reachable: port 53 is blocked on the way or at the server.", server, rl.Server), ev,
 			r.ev(p.Call, from, netproto.ToolPing, "%s", p.Text))
