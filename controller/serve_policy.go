@@ -136,23 +136,14 @@ func (s *Server) HTTPHandler(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(identityRefHeader)
-		if strings.HasPrefix(r.URL.Path, policy.WellKnownPath) {
-			if meta != nil && (r.URL.Path == policy.WellKnownPath || r.URL.Path == policy.WellKnownPath+"/mcp") {
-				meta.ServeHTTP(w, r)
-				return
-			}
-			http.NotFound(w, r)
+		if policy.ServeWellKnown(meta, w, r) {
 			return
 		}
 		id, why := a.authenticateHTTP(r)
 		if why != "" {
 			challenge := `Bearer error="invalid_token"`
 			if meta != nil {
-				scheme := "http"
-				if r.TLS != nil {
-					scheme = "https"
-				}
-				challenge = fmt.Sprintf("Bearer resource_metadata=%q, error=\"invalid_token\"", scheme+"://"+r.Host+policy.WellKnownPath)
+				challenge = fmt.Sprintf("Bearer resource_metadata=%q, error=\"invalid_token\"", policy.MetadataURL(r))
 			}
 			w.Header().Set("WWW-Authenticate", challenge)
 			http.Error(w, why, http.StatusUnauthorized)

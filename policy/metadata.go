@@ -65,6 +65,34 @@ func MetadataHandler(m ResourceMetadata) http.Handler {
 	})
 }
 
+// ServeWellKnown answers a request for a path below WellKnownPath: meta
+// (MetadataHandler's) at WellKnownPath and at WellKnownPath+"/mcp" (the
+// metadata of the /mcp resource, RFC 9728 section 3.1), 404 elsewhere
+// and when meta is nil (no bearer tokens accepted). It reports whether r
+// was such a request, and so answered.
+func ServeWellKnown(meta http.Handler, w http.ResponseWriter, r *http.Request) bool {
+	if !strings.HasPrefix(r.URL.Path, WellKnownPath) {
+		return false
+	}
+	if meta != nil && (r.URL.Path == WellKnownPath || r.URL.Path == WellKnownPath+"/mcp") {
+		meta.ServeHTTP(w, r)
+		return true
+	}
+	http.NotFound(w, r)
+	return true
+}
+
+// MetadataURL is the address of the metadata document of the server that
+// r reached (https when r came over TLS), for a 401's WWW-Authenticate
+// resource_metadata parameter.
+func MetadataURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host + WellKnownPath
+}
+
 // BearerMiddleware authenticates every request by its "Authorization:
 // Bearer" token with v and p, and passes the identity in the request
 // context (IdentityFrom). A missing or invalid token gets 401 with a

@@ -42,18 +42,13 @@ func (sec *Security) HTTPHandler(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		r.Header.Del(identityRefHeader)
-		if strings.HasPrefix(r.URL.Path, policy.WellKnownPath) {
-			if meta != nil && (r.URL.Path == policy.WellKnownPath || r.URL.Path == policy.WellKnownPath+"/mcp") {
-				meta.ServeHTTP(w, r)
-				return
-			}
-			http.NotFound(w, r)
+		if policy.ServeWellKnown(meta, w, r) {
 			return
 		}
 		id, status, why := sec.authenticateHTTP(r)
 		if status != 0 {
 			if status == http.StatusUnauthorized {
-				challenge := fmt.Sprintf("Bearer resource_metadata=%q", metadataURL(r))
+				challenge := fmt.Sprintf("Bearer resource_metadata=%q", policy.MetadataURL(r))
 				if why != errTokenRequired {
 					challenge += `, error="invalid_token"`
 				}
@@ -107,16 +102,6 @@ func (sec *Security) authenticateHTTP(r *http.Request) (policy.Identity, int, st
 		id = sec.withLocalRole(id)
 	}
 	return id, 0, ""
-}
-
-// metadataURL is the absolute URL of the protected-resource metadata of
-// the server r reached.
-func metadataURL(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil {
-		scheme = "https"
-	}
-	return scheme + "://" + r.Host + policy.WellKnownPath
 }
 
 // isLoopbackAddr reports whether a host:port names a loopback address.
