@@ -1,15 +1,13 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/audit"
-	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/internal/benchpeer"
 	"github.com/netmcp/netmcp/server"
 )
 
@@ -28,7 +26,7 @@ func BenchmarkYangGetInProcess(b *testing.B) {
 		b.Run(cfg.name, func(b *testing.B) {
 			var srv *mcp.Server
 			if cfg.name == "sdk-peer" {
-				srv = sdkPeer(simR1(b))
+				srv = benchpeer.New(simR1(b), "sdk-peer", "1")
 			} else {
 				s, err := server.New(simR1(b), server.Options{})
 				if err != nil {
@@ -70,37 +68,6 @@ func BenchmarkYangGetInProcess(b *testing.B) {
 			}
 		})
 	}
-}
-
-// sdkPeer is a bare go-sdk server with one network.yang.get tool reading
-// drv, as `netmcp bench-peer` serves it: the baseline netmcp's own layers
-// are measured against (no authorization, validation, masking or audit).
-func sdkPeer(drv device.Driver) *mcp.Server {
-	srv := mcp.NewServer(&mcp.Implementation{Name: "sdk-peer", Version: "1"}, nil)
-	srv.AddTool(&mcp.Tool{Name: "network.yang.get", InputSchema: json.RawMessage(`{"type":"object"}`)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			in := struct {
-				Path      string `json:"path"`
-				Datastore string `json:"datastore"`
-			}{}
-			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-				return nil, err
-			}
-			data, err := drv.Get(ctx, device.Datastore(in.Datastore), in.Path)
-			if err != nil {
-				return nil, err
-			}
-			var buf bytes.Buffer
-			enc := json.NewEncoder(&buf)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(map[string]any{"data": data}); err != nil {
-				return nil, err
-			}
-			out := bytes.TrimRight(buf.Bytes(), "\n")
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}},
-				StructuredContent: json.RawMessage(out)}, nil
-		})
-	return srv
 }
 
 // BenchmarkServerNew measures building one device's MCP server (tools,

@@ -1,9 +1,7 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
@@ -13,12 +11,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/netmcp/netmcp/device"
-	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/internal/benchpeer"
 )
-
-// benchPeerInput is the input schema of the bench peer's tool: the same
-// arguments as netmcp's network.yang.get.
-const benchPeerInput = `{"type":"object","properties":{"path":{"type":"string"},"datastore":{"enum":["running","candidate","operational"]}},"required":["path"]}`
 
 // newBenchPeerCmd builds the hidden "netmcp bench-peer": the baseline of
 // `netmcp bench`, a bare go-sdk server with one tool, network.yang.get,
@@ -47,34 +41,7 @@ func runBenchPeer(ctx context.Context, cmd *cobra.Command, deviceURL, listen str
 		return withExit(2, err)
 	}
 	defer drv.Close()
-	srv := mcp.NewServer(&mcp.Implementation{Name: "netmcp-bench-peer", Version: version}, nil)
-	srv.AddTool(&mcp.Tool{Name: netproto.ToolYangGet, InputSchema: json.RawMessage(benchPeerInput)},
-		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			in := struct {
-				Path      string `json:"path"`
-				Datastore string `json:"datastore"`
-			}{Datastore: string(device.Operational)}
-			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
-				return nil, err
-			}
-			data, err := drv.Get(ctx, device.Datastore(in.Datastore), in.Path)
-			if err != nil {
-				res := &mcp.CallToolResult{}
-				res.SetError(err)
-				return res, nil
-			}
-			// Encoded as netmcp encodes a tool result: no HTML escaping,
-			// the text fallback is the structured content's JSON.
-			var b bytes.Buffer
-			enc := json.NewEncoder(&b)
-			enc.SetEscapeHTML(false)
-			if err := enc.Encode(map[string]any{"data": data}); err != nil {
-				return nil, err
-			}
-			out := bytes.TrimRight(b.Bytes(), "\n")
-			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(out)}},
-				StructuredContent: json.RawMessage(out)}, nil
-		})
+	srv := benchpeer.New(drv, "netmcp-bench-peer", version)
 	if listen == "" {
 		err := srv.Run(ctx, &mcp.StdioTransport{})
 		if ctx.Err() != nil || errors.Is(err, context.Canceled) {
