@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"strings"
 
 	"github.com/netmcp/netmcp/device"
@@ -30,10 +31,7 @@ func (drv *Driver) withView(tree map[string]any) map[string]any {
 	if drv.d.name == DialectJunos {
 		return tree
 	}
-	out := make(map[string]any, len(tree)+1)
-	for k, v := range tree {
-		out[k] = v
-	}
+	out := maps.Clone(tree)
 	ifs := configInterfaces(drv.d, linesOf(tree, memConfig), linesOf(tree, memPending))
 	out[ocview.Member] = ocView(map[string]any{ocview.IETFMember: map[string]any{"interface": ifs}})
 	return out
