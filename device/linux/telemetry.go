@@ -247,11 +247,7 @@ func (d *Driver) Memory(ctx context.Context) (device.MemoryStats, error) {
 		}
 		var kb int64
 		for _, p := range pids {
-			rss, pss := ProcMemory(p)
-			if pss == 0 {
-				pss = rss
-			}
-			kb += pss
+			kb += procPSS(p)
 		}
 		m.Used = uint64(kb) << 10
 	}
