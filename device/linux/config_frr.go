@@ -304,7 +304,7 @@ func script(ops []frrOp) []string {
 	var out []string
 	var cur []string
 	for _, op := range ops {
-		if !sameStrings(cur, op.ctx) {
+		if !slices.Equal(cur, op.ctx) {
 			if len(cur) > 0 {
 				out = append(out, "end", "configure terminal")
 			}
@@ -314,18 +314,6 @@ func script(ops []frrOp) []string {
 		out = append(out, op.line)
 	}
 	return out
-}
-
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // setFRR makes FRR run the configuration target (frrLines form): the
