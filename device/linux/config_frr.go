@@ -321,13 +321,16 @@ func script(ops []frrOp) []string {
 // left to change. A round is one vtysh call; if FRR refuses a line of it,
 // the round's commands are entered one by one, a refused negation retried
 // without its last words ("no description TEXT" -> "no description"). It
-// returns an error naming what still differs.
-func (d *Driver) setFRR(ctx context.Context, target []string) error {
+// returns an error naming what still differs. cur is FRR's configuration
+// as the caller has just read it, nil to have it read.
+func (d *Driver) setFRR(ctx context.Context, cur, target []string) error {
 	var lastErr error
 	for pass := 0; ; pass++ {
-		cur, err := d.readFRR(ctx)
-		if err != nil {
-			return err
+		if pass > 0 || cur == nil {
+			var err error
+			if cur, err = d.readFRR(ctx); err != nil {
+				return err
+			}
 		}
 		ops := frrOps(cur, target)
 		if len(ops) == 0 {
