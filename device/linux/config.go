@@ -244,7 +244,7 @@ func (d *Driver) applyRunning(running map[string]any) error {
 				return err
 			}
 			before = cur
-			if err := d.setFRR(ctx, c.frr); err != nil {
+			if err := d.setFRR(ctx, cur, c.frr); err != nil {
 				return d.restoreFRR(ctx, before, err)
 			}
 		}
@@ -261,7 +261,7 @@ func (d *Driver) applyRunning(running map[string]any) error {
 // restoreFRR puts FRR's configuration before back after cause; it returns
 // cause, or -32085 when the restore failed too.
 func (d *Driver) restoreFRR(ctx context.Context, before []string, cause error) error {
-	if err := d.setFRR(ctx, before); err != nil {
+	if err := d.setFRR(ctx, nil, before); err != nil {
 		return netproto.Errorf(netproto.CodeRollbackFailed, "%v; restoring FRR's configuration from before the change also failed: %v", cause, err)
 	}
 	return cause
@@ -482,7 +482,7 @@ func (d *Driver) enterPending(ctx context.Context, c config) (before, after []st
 		return nil, nil, err
 	}
 	if c.hasFRR && len(frrOps(before, c.frr)) > 0 {
-		if err := d.setFRR(ctx, c.frr); err != nil {
+		if err := d.setFRR(ctx, before, c.frr); err != nil {
 			return nil, nil, d.restoreFRR(ctx, before, err)
 		}
 	}

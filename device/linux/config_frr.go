@@ -101,6 +101,11 @@ type frrOp struct {
 	neg  bool // a negation ("no X"): retried shorter if FRR refuses it
 }
 
+// in returns line entered in op's context: the context's lines, then line.
+func (op frrOp) in(line string) []string {
+	return append(append([]string(nil), op.ctx...), line)
+}
+
 // frrOps are the commands that turn configuration cur into target: lines
 // only in cur are negated in their context (a removed "interface" block is
 // emptied, since a kernel interface cannot be removed; other removed
@@ -299,7 +304,7 @@ func script(ops []frrOp) []string {
 	var out []string
 	var cur []string
 	for _, op := range ops {
-		if !sameStrings(cur, op.ctx) {
+		if !slices.Equal(cur, op.ctx) {
 			if len(cur) > 0 {
 				out = append(out, "end", "configure terminal")
 			}
@@ -311,69 +316,54 @@ func script(ops []frrOp) []string {
 	return out
 }
 
-func sameStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // setFRR makes FRR run the configuration target (frrLines form): the
 // changes from its current configuration, in rounds until nothing is
 // left to change. A round is one vtysh call; if FRR refuses a line of it,
 // the round's commands are entered one by one, a refused negation retried
 // without its last words ("no description TEXT" -> "no description"). It
-// returns an error naming what still differs.
-func (d *Driver) setFRR(ctx context.Context, target []string) error {
+// returns an error naming what still differs. cur is FRR's configuration
+// as the caller has just read it, nil to have it read.
+func (d *Driver) setFRR(ctx context.Context, cur, target []string) error {
 	var lastErr error
-	for range maxFRRPasses {
-		cur, err := d.readFRR(ctx)
-		if err != nil {
-			return err
+	for pass := 0; ; pass++ {
+		if pass > 0 || cur == nil {
+			var err error
+			if cur, err = d.readFRR(ctx); err != nil {
+				return err
+			}
 		}
 		ops := frrOps(cur, target)
 		if len(ops) == 0 {
 			return nil
+		}
+		if pass == maxFRRPasses {
+			var need []string
+			for _, op := range ops {
+				need = append(need, strings.Join(op.in(op.line), " / "))
+			}
+			msg := fmt.Sprintf("FRR's configuration still differs from the target after %d rounds; it would need: %s", maxFRRPasses, truncate(strings.Join(need, "; "), 400))
+			if lastErr != nil {
+				msg += fmt.Sprintf(" (%v)", lastErr)
+			}
+			return netproto.Errorf(netproto.CodeConfigIncompatible, "%s", msg)
 		}
 		if err := d.enterFRR(ctx, script(ops)); err == nil {
 			continue
 		}
 		lastErr = nil
 		for _, op := range ops {
-			err := d.enterFRR(ctx, append(append([]string(nil), op.ctx...), op.line))
+			err := d.enterFRR(ctx, op.in(op.line))
 			for shorter := op.line; err != nil && op.neg; {
 				words := strings.Fields(shorter)
 				if len(words) < 3 || words[0] != "no" {
 					break
 				}
 				shorter = strings.Join(words[:len(words)-1], " ")
-				err = d.enterFRR(ctx, append(append([]string(nil), op.ctx...), shorter))
+				err = d.enterFRR(ctx, op.in(shorter))
 			}
 			if err != nil && lastErr == nil {
 				lastErr = err
 			}
 		}
 	}
-	cur, err := d.readFRR(ctx)
-	if err != nil {
-		return err
-	}
-	ops := frrOps(cur, target)
-	if len(ops) == 0 {
-		return nil
-	}
-	var need []string
-	for _, op := range ops {
-		need = append(need, strings.Join(append(append([]string(nil), op.ctx...), op.line), " / "))
-	}
-	msg := fmt.Sprintf("FRR's configuration still differs from the target after %d rounds; it would need: %s", maxFRRPasses, truncate(strings.Join(need, "; "), 400))
-	if lastErr != nil {
-		msg += fmt.Sprintf(" (%v)", lastErr)
-	}
-	return netproto.Errorf(netproto.CodeConfigIncompatible, "%s", msg)
 }

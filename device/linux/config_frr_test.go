@@ -52,7 +52,7 @@ func TestFRROps(t *testing.T) {
 	ops := func(o []frrOp) []string {
 		var out []string
 		for _, op := range o {
-			out = append(out, strings.Join(append(append([]string(nil), op.ctx...), op.line), " / "))
+			out = append(out, strings.Join(op.in(op.line), " / "))
 		}
 		return out
 	}

@@ -1,6 +1,7 @@
 package linux
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -224,7 +225,7 @@ func (e nftEntry) tree(seq int) obj {
 	if e.V6 {
 		af, anyPfx = "ipv6", "::/0"
 	}
-	m := obj{"source-address": cmpOr(e.Src, anyPfx), "destination-address": cmpOr(e.Dst, anyPfx)}
+	m := obj{"source-address": cmp.Or(e.Src, anyPfx), "destination-address": cmp.Or(e.Dst, anyPfx)}
 	if e.Protocol != "" {
 		if n, err := strconv.Atoi(e.Protocol); err == nil {
 			m["protocol"] = num(n)
@@ -244,13 +245,6 @@ func (e nftEntry) tree(seq int) obj {
 		ent["transport"] = obj{"config": tc}
 	}
 	return ent
-}
-
-func cmpOr(s, def string) string {
-	if s == "" {
-		return def
-	}
-	return s
 }
 
 // ipProtocols maps nftables' protocol words to openconfig identities or

@@ -247,11 +247,7 @@ func (d *Driver) Memory(ctx context.Context) (device.MemoryStats, error) {
 		}
 		var kb int64
 		for _, p := range pids {
-			rss, pss := ProcMemory(p)
-			if pss == 0 {
-				pss = rss
-			}
-			kb += pss
+			kb += procPSS(p)
 		}
 		m.Used = uint64(kb) << 10
 	}
@@ -277,15 +273,31 @@ func (t *telemetry) watchLinks() {
 			}
 		}
 		if err == nil {
-			err = netlink.LinkSubscribeWithOptions(ch, t.done, opts)
+			// netlink closes the subscription's socket, and ends the
+			// goroutine that waits to, when its done channel closes: one
+			// of its own, closed when the telemetry stops or once the
+			// subscription has ended, so a subscription made again after
+			// an error (ENOBUFS in a storm of changes) leaves nothing
+			// behind until Close.
+			sub := make(chan struct{})
+			end := sync.OnceFunc(func() { close(sub) })
+			go func() {
+				select {
+				case <-t.done:
+					end()
+				case <-sub:
+				}
+			}()
+			err = netlink.LinkSubscribeWithOptions(ch, sub, opts)
 			if t.netns != "" {
 				h.Close()
 			}
-		}
-		if err == nil {
-			for u := range ch {
-				t.linkUpdate(links, u)
+			if err == nil {
+				for u := range ch {
+					t.linkUpdate(links, u)
+				}
 			}
+			end()
 		}
 		select {
 		case <-t.done:

@@ -20,6 +20,16 @@ func ProcMemory(pid int) (rssKB, pssKB int64) {
 	return rssKB, pssKB
 }
 
+// procPSS is a process's proportional share in kB (Pss of smaps_rollup),
+// its VmRSS where the kernel has no smaps_rollup (or 0 when it is gone):
+// status is read only then, unlike ProcMemory.
+func procPSS(pid int) int64 {
+	if pss := kbField(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:"); pss > 0 {
+		return pss
+	}
+	return kbField(fmt.Sprintf("/proc/%d/status", pid), "VmRSS:")
+}
+
 // kbField reads "Key: N kB" from a /proc file (0 when absent).
 func kbField(path, key string) int64 {
 	f, err := os.Open(path)
