@@ -9,45 +9,21 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
 )
 
 // aclEntries returns the sequence ids of ACL set of dev's running
 // configuration, read through its agent's local session.
-func aclEntries(t *testing.T, d *testDomain, dev, set string) []float64 {
+func aclEntries(t *testing.T, d *testDomain, dev, set string) []int {
 	t.Helper()
 	res, err := d.agents[dev].cfg.Local.CallTool(context.Background(), &mcp.CallToolParams{Name: netproto.ToolYangGet,
 		Arguments: map[string]any{"path": pathACL, "datastore": "running"}})
 	if err != nil || res.IsError {
 		t.Fatalf("reading %s's ACLs: %v %s", dev, err, resultText(res))
 	}
-	b, _ := json.Marshal(res.StructuredContent)
-	var body struct {
-		Data struct {
-			Sets struct {
-				Set []struct {
-					Name    string `json:"name"`
-					Entries struct {
-						Entry []struct {
-							Seq float64 `json:"sequence-id"`
-						} `json:"acl-entry"`
-					} `json:"acl-entries"`
-				} `json:"acl-set"`
-			} `json:"acl-sets"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(b, &body); err != nil {
-		t.Fatal(err)
-	}
-	var out []float64
-	for _, s := range body.Data.Sets.Set {
-		if s.Name == set {
-			for _, e := range s.Entries.Entry {
-				out = append(out, e.Seq)
-			}
-		}
-	}
-	return out
+	body, _ := res.StructuredContent.(map[string]any)
+	return controller.ACLSequences(body["data"], set)
 }
 
 // TestMitigateEgressACL: r2 filters ICMP leaving toward r3 (ACL NO-ICMP-OUT,
