@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -169,27 +168,17 @@ func (s *Server) HTTPHandler(next http.Handler) http.Handler {
 	})
 }
 
-// authenticateHTTP returns the identity of r, or why it is refused.
+// authenticateHTTP returns the identity of r (a bearer token, a client
+// certificate, else anonymous), or why it is refused.
 func (a *access) authenticateHTTP(r *http.Request) (policy.Identity, string) {
-	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, token, ok := strings.Cut(h, " ")
-		token = strings.TrimSpace(token)
-		if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-			return policy.Identity{}, `the Authorization header must be "Bearer TOKEN"`
-		}
-		if a.verifier == nil {
-			return policy.Identity{}, "bearer tokens are not accepted: the controller's policy has no jwt section"
-		}
-		id, err := a.pol.Authenticate(a.verifier, token)
-		if err != nil {
-			return policy.Identity{}, err.Error()
-		}
-		return id, ""
+	id, ok, err := a.pol.AuthenticateHTTP(a.verifier, r)
+	if err != nil {
+		return policy.Identity{}, err.Error()
 	}
-	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
-		return a.pol.IdentityFromTLS(*r.TLS), ""
+	if !ok {
+		id = a.pol.Resolve("", policy.SourceAnonymous, nil)
 	}
-	return a.pol.Resolve("", policy.SourceAnonymous, nil), ""
+	return id, ""
 }
 
 // bound returns the identity a session is bound to.
