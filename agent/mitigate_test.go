@@ -20,7 +20,7 @@ func aclEntries(t *testing.T, d *testDomain, dev, set string) []int {
 	res, err := d.agents[dev].cfg.Local.CallTool(context.Background(), &mcp.CallToolParams{Name: netproto.ToolYangGet,
 		Arguments: map[string]any{"path": pathACL, "datastore": "running"}})
 	if err != nil || res.IsError {
-		t.Fatalf("reading %s's ACLs: %v %s", dev, err, resultText(res))
+		t.Fatalf("reading %s's ACLs: %v %s", dev, err, textOf(res))
 	}
 	body, _ := res.StructuredContent.(map[string]any)
 	return controller.ACLSequences(body["data"], set)
@@ -96,15 +96,15 @@ func TestMitigateEgressACL(t *testing.T) {
 		_ = json.Unmarshal(b, &res)
 		return out, res
 	}
-	if out, res := call(false); !out.IsError || res.Committed || !strings.Contains(resultText(out), "consent") {
-		t.Fatalf("operator without consent: %s %+v", resultText(out), res)
+	if out, res := call(false); !out.IsError || res.Committed || !strings.Contains(textOf(out), "consent") {
+		t.Fatalf("operator without consent: %s %+v", textOf(out), res)
 	}
 	if got := aclEntries(t, d, "r2", "NO-ICMP-OUT"); len(got) != 2 {
 		t.Fatalf("operator without consent: NO-ICMP-OUT changed: %v", got)
 	}
 	out, res := call(true)
 	if out.IsError || res.Consent != "operator:alice" {
-		t.Fatalf("operator with consent: %s %+v", resultText(out), res)
+		t.Fatalf("operator with consent: %s %+v", textOf(out), res)
 	}
 	if !res.Committed || !res.Verified || !res.Confirmed || res.RolledBack || res.Verification == nil {
 		t.Fatalf("mitigation %+v", res)
