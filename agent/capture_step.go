@@ -91,15 +91,20 @@ func captureArgs(s side, secs float64) map[string]any {
 	return map[string]any{"interface": s.ifName, "protocol": "icmp", "direction": "both", "durationSeconds": secs, "maxPackets": 1000}
 }
 
-// decodeCapture reads a signed capture's packets.
-func decodeCapture(res sign.Result) ([]capturedPkt, bool) {
-	var body struct {
-		Packets []capturedPkt `json:"packets"`
-	}
+// captureBody is what the workflow reads of a signed capture: its
+// packets, and whether it stopped at its packet limit.
+type captureBody struct {
+	Packets   []capturedPkt `json:"packets"`
+	Truncated bool          `json:"truncated"`
+}
+
+// decodeCapture reads a signed capture's body.
+func decodeCapture(res sign.Result) (captureBody, bool) {
+	var body captureBody
 	if json.Unmarshal(res.Body, &body) != nil {
-		return nil, false
+		return captureBody{}, false
 	}
-	return body.Packets, true
+	return body, true
 }
 
 // earlyCapture is a capture started before the probes.
@@ -143,12 +148,8 @@ func (r *run) collectForward(early <-chan earlyCapture) (map[side]capView, []sid
 	out := map[side]capView{}
 	var rest []side
 	for e := range early {
-		var body struct {
-			Packets   []capturedPkt `json:"packets"`
-			Truncated bool          `json:"truncated"`
-		}
-		if e.err != nil || e.res.Sig == "" || json.Unmarshal(e.res.Body, &body) != nil ||
-			e.took < e.window-forwardSlack && !body.Truncated {
+		body, ok := decodeCapture(e.res)
+		if e.err != nil || e.res.Sig == "" || !ok || e.took < e.window-forwardSlack && !body.Truncated {
 			rest = append(rest, e.s)
 			continue
 		}
@@ -176,12 +177,12 @@ func (r *run) captureSides(ctx context.Context, sides []side, window time.Durati
 				if err != nil {
 					continue
 				}
-				pkts, ok := decodeCapture(res)
+				body, ok := decodeCapture(res)
 				if !ok {
 					continue
 				}
 				mu.Lock()
-				out[s] = capView{pkts: pkts, ev: i}
+				out[s] = capView{pkts: body.Packets, ev: i}
 				mu.Unlock()
 			}
 		})

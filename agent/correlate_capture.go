@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/netmcp/netmcp/agent/report"
@@ -171,17 +172,11 @@ func egressDropRule(streams []stream) []report.Finding {
 	return out
 }
 
+// uniqInts returns the distinct values of xs in increasing order.
 func uniqInts(xs []int) []int {
-	seen := map[int]bool{}
-	var out []int
-	for _, x := range xs {
-		if !seen[x] {
-			seen[x] = true
-			out = append(out, x)
-		}
-	}
-	sort.Ints(out)
-	return out
+	out := slices.Clone(xs)
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // rankFindings orders findings by cause (a filter explains loss better

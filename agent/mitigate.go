@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -242,7 +241,7 @@ func (a *Agent) write(ctx context.Context, tool string, args map[string]any, con
 	}
 	var ar server.ApprovalRequiredResult
 	if b, e := json.Marshal(res.StructuredContent); e != nil || json.Unmarshal(b, &ar) != nil || ar.Status != server.StatusApprovalRequired {
-		return nil, fmt.Errorf("agent: %s: %s", tool, resultText(res))
+		return nil, fmt.Errorf("agent: %s: %s", tool, textOf(res))
 	}
 	if consent == "" {
 		return nil, fmt.Errorf("%w (%s: %s)", ErrConsentRequired, tool, ar.Summary)
@@ -255,7 +254,7 @@ func (a *Agent) write(ctx context.Context, tool string, args map[string]any, con
 		return nil, fmt.Errorf("agent: %s: %w%s", tool, err, errorDetail(err))
 	}
 	if res.IsError {
-		return nil, fmt.Errorf("agent: %s: %s", tool, resultText(res))
+		return nil, fmt.Errorf("agent: %s: %s", tool, textOf(res))
 	}
 	return res, nil
 }
@@ -271,16 +270,6 @@ func errorDetail(err error) string {
 		return " (" + data.Detail + ")"
 	}
 	return ""
-}
-
-func resultText(res *mcp.CallToolResult) string {
-	var parts []string
-	for _, c := range res.Content {
-		if t, ok := c.(*mcp.TextContent); ok {
-			parts = append(parts, t.Text)
-		}
-	}
-	return strings.Join(parts, " ")
 }
 
 // diffOf is the diff member of an edit's result.

@@ -9,45 +9,21 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
 )
 
 // aclEntries returns the sequence ids of ACL set of dev's running
 // configuration, read through its agent's local session.
-func aclEntries(t *testing.T, d *testDomain, dev, set string) []float64 {
+func aclEntries(t *testing.T, d *testDomain, dev, set string) []int {
 	t.Helper()
 	res, err := d.agents[dev].cfg.Local.CallTool(context.Background(), &mcp.CallToolParams{Name: netproto.ToolYangGet,
 		Arguments: map[string]any{"path": pathACL, "datastore": "running"}})
 	if err != nil || res.IsError {
-		t.Fatalf("reading %s's ACLs: %v %s", dev, err, resultText(res))
+		t.Fatalf("reading %s's ACLs: %v %s", dev, err, textOf(res))
 	}
-	b, _ := json.Marshal(res.StructuredContent)
-	var body struct {
-		Data struct {
-			Sets struct {
-				Set []struct {
-					Name    string `json:"name"`
-					Entries struct {
-						Entry []struct {
-							Seq float64 `json:"sequence-id"`
-						} `json:"acl-entry"`
-					} `json:"acl-entries"`
-				} `json:"acl-set"`
-			} `json:"acl-sets"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(b, &body); err != nil {
-		t.Fatal(err)
-	}
-	var out []float64
-	for _, s := range body.Data.Sets.Set {
-		if s.Name == set {
-			for _, e := range s.Entries.Entry {
-				out = append(out, e.Seq)
-			}
-		}
-	}
-	return out
+	body, _ := res.StructuredContent.(map[string]any)
+	return controller.ACLSequences(body["data"], set)
 }
 
 // TestMitigateEgressACL: r2 filters ICMP leaving toward r3 (ACL NO-ICMP-OUT,
@@ -120,15 +96,15 @@ func TestMitigateEgressACL(t *testing.T) {
 		_ = json.Unmarshal(b, &res)
 		return out, res
 	}
-	if out, res := call(false); !out.IsError || res.Committed || !strings.Contains(resultText(out), "consent") {
-		t.Fatalf("operator without consent: %s %+v", resultText(out), res)
+	if out, res := call(false); !out.IsError || res.Committed || !strings.Contains(textOf(out), "consent") {
+		t.Fatalf("operator without consent: %s %+v", textOf(out), res)
 	}
 	if got := aclEntries(t, d, "r2", "NO-ICMP-OUT"); len(got) != 2 {
 		t.Fatalf("operator without consent: NO-ICMP-OUT changed: %v", got)
 	}
 	out, res := call(true)
 	if out.IsError || res.Consent != "operator:alice" {
-		t.Fatalf("operator with consent: %s %+v", resultText(out), res)
+		t.Fatalf("operator with consent: %s %+v", textOf(out), res)
 	}
 	if !res.Committed || !res.Verified || !res.Confirmed || res.RolledBack || res.Verification == nil {
 		t.Fatalf("mitigation %+v", res)

@@ -23,3 +23,19 @@ func ACLFix(device string, data any, iface string, egress bool, t Traffic) (fix 
 	}
 	return "", Change{}, false
 }
+
+// ACLSequences returns the sequence ids of the entries of ACL set, in
+// order, read from data (the "data" of a get of PathACL); nil when data
+// holds no such set.
+func ACLSequences(data any, set string) []int {
+	sets, _ := parseACL(data)
+	s := sets[set]
+	if s == nil {
+		return nil
+	}
+	seqs := make([]int, len(s.Entries))
+	for i, e := range s.Entries {
+		seqs[i] = e.Seq
+	}
+	return seqs
+}

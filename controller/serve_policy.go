@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strings"
 	"sync"
 	"time"
 
@@ -169,27 +168,17 @@ func (s *Server) HTTPHandler(next http.Handler) http.Handler {
 	})
 }
 
-// authenticateHTTP returns the identity of r, or why it is refused.
+// authenticateHTTP returns the identity of r (a bearer token, a client
+// certificate, else anonymous), or why it is refused.
 func (a *access) authenticateHTTP(r *http.Request) (policy.Identity, string) {
-	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, token, ok := strings.Cut(h, " ")
-		token = strings.TrimSpace(token)
-		if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-			return policy.Identity{}, `the Authorization header must be "Bearer TOKEN"`
-		}
-		if a.verifier == nil {
-			return policy.Identity{}, "bearer tokens are not accepted: the controller's policy has no jwt section"
-		}
-		id, err := a.pol.Authenticate(a.verifier, token)
-		if err != nil {
-			return policy.Identity{}, err.Error()
-		}
-		return id, ""
+	id, ok, err := a.pol.AuthenticateHTTP(a.verifier, r)
+	if err != nil {
+		return policy.Identity{}, err.Error()
 	}
-	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
-		return a.pol.IdentityFromTLS(*r.TLS), ""
+	if !ok {
+		id = a.pol.Resolve("", policy.SourceAnonymous, nil)
 	}
-	return a.pol.Resolve("", policy.SourceAnonymous, nil), ""
+	return id, ""
 }
 
 // bound returns the identity a session is bound to.
@@ -206,44 +195,41 @@ func (a *access) bound(sessionID string) (policy.Identity, bool) {
 // in-process) the local user. It binds the session to that identity at its
 // first request and refuses a request of another identity on it.
 func (a *access) identityOf(req mcp.Request) (policy.Identity, error) {
+	sid := ""
 	ss, _ := req.GetSession().(*mcp.ServerSession)
+	if ss != nil {
+		sid = ss.ID()
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	bound, isBound := a.sessions[sid]
+	isBound = isBound && sid != ""
 	id := a.local
 	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
 		held := false
 		if ref := ex.Header.Get(identityRefHeader); ref != "" {
-			a.mu.Lock()
 			id, held = a.pending[ref]
-			a.mu.Unlock()
 		}
 		if !held {
 			id = a.pol.Resolve("", policy.SourceAnonymous, nil)
-			if ss != nil {
-				if b, ok := a.bound(ss.ID()); ok {
-					id = b
-				}
+			if isBound {
+				id = bound
 			}
 		}
 	}
-	if ss == nil || ss.ID() == "" {
+	switch {
+	case sid == "":
 		return id, nil
-	}
-	a.mu.Lock()
-	b, ok := a.sessions[ss.ID()]
-	if !ok {
-		a.sessions[ss.ID()] = id
-	}
-	a.mu.Unlock()
-	if !ok {
+	case !isBound:
+		a.sessions[sid] = id
 		go func() { // forget the binding with the session
 			_ = ss.Wait()
 			a.mu.Lock()
-			delete(a.sessions, ss.ID())
+			delete(a.sessions, sid)
 			a.mu.Unlock()
 		}()
-		return id, nil
-	}
-	if b.String() != id.String() {
-		return id, netproto.Errorf(netproto.CodeAccessDenied, "session %s belongs to %s; a request of %s on it is refused (open your own session)", ss.ID(), b, id)
+	case bound.String() != id.String():
+		return id, netproto.Errorf(netproto.CodeAccessDenied, "session %s belongs to %s; a request of %s on it is refused (open your own session)", sid, bound, id)
 	}
 	return id, nil
 }

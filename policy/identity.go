@@ -3,6 +3,9 @@ package policy
 import (
 	"context"
 	"crypto/tls"
+	"errors"
+	"net/http"
+	"strings"
 )
 
 // Identity sources.
@@ -41,6 +44,34 @@ func (p *Policy) IdentityFromTLS(st tls.ConnectionState) Identity {
 		return p.Resolve("", SourceAnonymous, nil)
 	}
 	return p.Resolve(st.PeerCertificates[0].Subject.CommonName, SourceMTLS, nil)
+}
+
+// AuthenticateHTTP returns the identity an HTTP request proves: its
+// "Authorization: Bearer TOKEN" header verified with v (refused when v is
+// nil: the policy has no jwt section), else a client certificate the TLS
+// layer verified (mutual TLS). ok is false when r carries neither (the
+// caller decides whether it is anonymous or refused); err says why a
+// request's Authorization header is refused.
+func (p *Policy) AuthenticateHTTP(v *Verifier, r *http.Request) (id Identity, ok bool, err error) {
+	if h := r.Header.Get("Authorization"); h != "" {
+		scheme, token, found := strings.Cut(h, " ")
+		token = strings.TrimSpace(token)
+		if !found || !strings.EqualFold(scheme, "Bearer") || token == "" {
+			return Identity{}, false, errors.New(`the Authorization header must be "Bearer TOKEN"`)
+		}
+		if v == nil {
+			return Identity{}, false, errors.New("bearer tokens are not accepted: the policy has no jwt section")
+		}
+		id, err := p.Authenticate(v, token)
+		if err != nil {
+			return Identity{}, false, err
+		}
+		return id, true, nil
+	}
+	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
+		return p.IdentityFromTLS(*r.TLS), true, nil
+	}
+	return Identity{}, false, nil
 }
 
 // Resolve returns the identity of subject authenticated by source, with

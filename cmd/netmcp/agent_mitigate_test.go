@@ -67,7 +67,7 @@ func TestAgentMitigate(t *testing.T) {
 		t.Fatal("no r2 agent address printed")
 	}
 	acl := aclReader(t, lab, "r2")
-	if got := acl("NO-ICMP-OUT"); !slices.Equal(got, []float64{10, 20}) {
+	if got := acl("NO-ICMP-OUT"); !slices.Equal(got, []int{10, 20}) {
 		t.Fatalf("NO-ICMP-OUT before: %v", got)
 	}
 
@@ -132,7 +132,7 @@ func TestAgentMitigate(t *testing.T) {
 				if !out.IsError || res.Committed || !strings.Contains(toolText(out), tc.errText) {
 					t.Fatalf("want refused (%q): %s %+v", tc.errText, toolText(out), res)
 				}
-				if got := acl("NO-ICMP-OUT"); !slices.Equal(got, []float64{10, 20}) {
+				if got := acl("NO-ICMP-OUT"); !slices.Equal(got, []int{10, 20}) {
 					t.Fatalf("NO-ICMP-OUT changed: %v", got)
 				}
 				t.Logf("refused: %s", toolText(out))
@@ -144,7 +144,7 @@ func TestAgentMitigate(t *testing.T) {
 			if res.Verification == nil || res.Verification.Hypothesis != nil {
 				t.Fatalf("the path is not clean after the fix: %+v", res.Verification)
 			}
-			if got := acl("NO-ICMP-OUT"); !slices.Equal(got, []float64{20}) {
+			if got := acl("NO-ICMP-OUT"); !slices.Equal(got, []int{20}) {
 				t.Fatalf("NO-ICMP-OUT after: %v, want only entry 20", got)
 			}
 			// Each write was asked: the edit, the confirmed commit, its confirm.
@@ -233,7 +233,7 @@ func operatorSession(t *testing.T, dir, addr string, elicit func(context.Context
 
 // aclReader returns a reader of the entries (sequence ids) of an ACL of
 // device dev's running configuration, read through a read-only server.
-func aclReader(t *testing.T, lab *sim.Lab, dev string) func(set string) []float64 {
+func aclReader(t *testing.T, lab *sim.Lab, dev string) func(set string) []int {
 	t.Helper()
 	drv, err := lab.Device(dev)
 	if err != nil {
@@ -249,39 +249,14 @@ func aclReader(t *testing.T, lab *sim.Lab, dev string) func(set string) []float6
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(set string) []float64 {
+	return func(set string) []int {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: netproto.ToolYangGet, Arguments: map[string]any{"path": controller.PathACL, "datastore": "running"}})
 		if err != nil || res.IsError {
 			t.Fatalf("reading %s's ACLs: %v %s", dev, err, toolText(res))
 		}
-		b, _ := json.Marshal(res.StructuredContent)
-		var body struct {
-			Data struct {
-				Sets struct {
-					Set []struct {
-						Name    string `json:"name"`
-						Entries struct {
-							Entry []struct {
-								Seq float64 `json:"sequence-id"`
-							} `json:"acl-entry"`
-						} `json:"acl-entries"`
-					} `json:"acl-set"`
-				} `json:"acl-sets"`
-			} `json:"data"`
-		}
-		if err := json.Unmarshal(b, &body); err != nil {
-			t.Fatal(err)
-		}
-		var out []float64
-		for _, s := range body.Data.Sets.Set {
-			if s.Name == set {
-				for _, e := range s.Entries.Entry {
-					out = append(out, e.Seq)
-				}
-			}
-		}
-		return out
+		body, _ := res.StructuredContent.(map[string]any)
+		return controller.ACLSequences(body["data"], set)
 	}
 }
 
