@@ -52,7 +52,7 @@ func (a *ApprovalGate) Approve(ctx context.Context, req ApprovalRequest) error {
 		Summary: req.Summary, RollbackWindow: req.RollbackWindow, User: req.User, Role: req.Role, Binding: req.Binding,
 		Device: req.Device,
 	}
-	if req.MCPSession != nil && canElicit(req.MCPSession) && ev.Token == "" && len(ev.Consent) == 0 {
+	if req.MCPSession != nil && CanElicit(req.MCPSession) && ev.Token == "" && len(ev.Consent) == 0 {
 		switch {
 		case !usesMRTR(ctx):
 			if elicitAllowed(req.MCPSession) { // else the token path
@@ -89,8 +89,10 @@ func (a *ApprovalGate) Approve(ctx context.Context, req ApprovalRequest) error {
 	return nil
 }
 
-// canElicit reports whether the client of ss declared form elicitation.
-func canElicit(ss *mcp.ServerSession) bool {
+// CanElicit reports whether the client of ss declared form elicitation
+// (a form, or elicitation without modes, which means form): what the
+// approval gate needs to ask the operator through it.
+func CanElicit(ss *mcp.ServerSession) bool {
 	p := ss.InitializeParams()
 	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
 		return false

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"strings"
 
 	"github.com/netmcp/netmcp/policy"
 )
@@ -76,28 +75,17 @@ const errTokenRequired = "bearer token required"
 
 // authenticateHTTP returns the identity of r, or an HTTP status and why.
 func (sec *Security) authenticateHTTP(r *http.Request) (policy.Identity, int, string) {
-	if h := r.Header.Get("Authorization"); h != "" {
-		scheme, token, ok := strings.Cut(h, " ")
-		token = strings.TrimSpace(token)
-		if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
-			return policy.Identity{}, http.StatusUnauthorized, "the Authorization header must be \"Bearer TOKEN\""
-		}
-		if sec.opts.Verifier == nil {
-			return policy.Identity{}, http.StatusUnauthorized, "bearer tokens are not accepted: the policy has no jwt section"
-		}
-		id, err := sec.pol.Authenticate(sec.opts.Verifier, token)
-		if err != nil {
-			return policy.Identity{}, http.StatusUnauthorized, err.Error()
-		}
+	id, ok, err := sec.pol.AuthenticateHTTP(sec.opts.Verifier, r)
+	switch {
+	case err != nil:
+		return policy.Identity{}, http.StatusUnauthorized, err.Error()
+	case ok:
 		return id, 0, ""
-	}
-	if r.TLS != nil && len(r.TLS.VerifiedChains) > 0 {
-		return sec.pol.IdentityFromTLS(*r.TLS), 0, ""
 	}
 	if sec.opts.Verifier != nil {
 		return policy.Identity{}, http.StatusUnauthorized, errTokenRequired
 	}
-	id := sec.pol.Resolve("", policy.SourceAnonymous, nil)
+	id = sec.pol.Resolve("", policy.SourceAnonymous, nil)
 	if isLoopbackAddr(r.RemoteAddr) {
 		id = sec.withLocalRole(id)
 	}

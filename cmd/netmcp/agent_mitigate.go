@@ -150,7 +150,7 @@ func (w *mitigationWriter) elicit(_ context.Context, req *mcp.ElicitRequest) (*m
 		return nil, errors.New(`no consent: the operator must call d2d.mitigate with "consent": true`)
 	}
 	var relayErr error
-	if op := m.Operator; op != nil && sessionCanElicit(op) {
+	if op := m.Operator; op != nil && server.CanElicit(op) {
 		// The operator who called d2d.mitigate decides, on the stream of
 		// that call.
 		res, err := op.Elicit(cur.ctx, &mcp.ElicitParams{Mode: "form", RequestedSchema: req.Params.RequestedSchema,
@@ -171,17 +171,6 @@ func (w *mitigationWriter) elicit(_ context.Context, req *mcp.ElicitRequest) (*m
 		return nil, fmt.Errorf("%v; %v", relayErr, err)
 	}
 	return res, nil
-}
-
-// sessionCanElicit reports whether the client of ss declared form
-// elicitation.
-func sessionCanElicit(ss *mcp.ServerSession) bool {
-	p := ss.InitializeParams()
-	if p == nil || p.Capabilities == nil || p.Capabilities.Elicitation == nil {
-		return false
-	}
-	e := p.Capabilities.Elicitation
-	return e.Form != nil || e.URL == nil
 }
 
 // mitigationWriterFor builds the write session of the agent of device
