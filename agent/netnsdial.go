@@ -4,53 +4,32 @@ import (
 	"context"
 	"fmt"
 	"net"
-	"runtime"
 
 	"github.com/vishvananda/netns"
+
+	"github.com/netmcp/netmcp/device/linux"
 )
 
 // Sockets inside a named network namespace (root only; Linux). A socket
 // belongs to the namespace of the thread that created it and stays there
-// whatever thread later uses it, so both helpers lock a goroutine to its
-// thread, switch that thread into the namespace with setns(2), create the
-// socket, and switch back. An agent whose device is linux://NETNS listens
-// and calls its neighbours this way, on the namespace's own addresses,
-// while the process stays in its own namespace. If switching back fails
-// the thread is left locked, so the Go runtime discards it with its
-// goroutine instead of reusing it in the wrong namespace.
+// whatever thread later uses it, so both helpers create theirs on a
+// thread switched into the namespace (linux.InNamespace). An agent whose
+// device is linux://NETNS listens and calls its neighbours this way, on
+// the namespace's own addresses, while the process stays in its own
+// namespace.
 
-// inNetns runs fn on a thread switched into namespace name.
+// inNetns runs fn on a thread switched into namespace name
+// (linux.InNamespace).
 func inNetns(name string, fn func() error) error {
 	target, err := netns.GetFromName(name)
 	if err != nil {
 		return fmt.Errorf("agent: network namespace %s: %w", name, err)
 	}
 	defer target.Close()
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("agent: this thread's network namespace: %w", err)
-			return
-		}
-		defer orig.Close()
-		if err := netns.Set(target); err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("agent: entering network namespace %s: %w", name, err)
-			return
-		}
-		ferr := fn()
-		if err := netns.Set(orig); err != nil {
-			// Keep the thread locked: it dies with this goroutine.
-			errc <- fmt.Errorf("agent: leaving network namespace %s: %w", name, err)
-			return
-		}
-		runtime.UnlockOSThread()
-		errc <- ferr
-	}()
-	return <-errc
+	if err := linux.InNamespace(target, fn); err != nil {
+		return fmt.Errorf("agent: in network namespace %s: %w", name, err)
+	}
+	return nil
 }
 
 // ListenInNetns opens a TCP listener on addr inside network namespace

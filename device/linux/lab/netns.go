@@ -12,6 +12,8 @@ import (
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 	"golang.org/x/sys/unix"
+
+	"github.com/netmcp/netmcp/device/linux"
 )
 
 // netnsDir is where named namespaces are mounted (iproute2's place).
@@ -37,34 +39,6 @@ var routerSysctls = map[string]string{
 	"net/ipv4/ip_forward":              "1",
 	"net/ipv6/conf/all/forwarding":     "1",
 	"net/ipv6/conf/default/forwarding": "1",
-}
-
-// inNS runs fn on a thread switched into the namespace ns. If the thread
-// cannot be switched back, it stays locked and ends with the goroutine.
-func inNS(ns netns.NsHandle, fn func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			errc <- err
-			return
-		}
-		defer orig.Close()
-		if err := netns.Set(ns); err != nil {
-			errc <- err
-			runtime.UnlockOSThread()
-			return
-		}
-		ferr := fn()
-		if err := netns.Set(orig); err != nil {
-			errc <- errors.Join(ferr, fmt.Errorf("returning to the original namespace: %w", err))
-			return // the thread stays locked and dies with the goroutine
-		}
-		runtime.UnlockOSThread()
-		errc <- ferr
-	}()
-	return <-errc
 }
 
 // newNamedNS creates the named namespace, which must not exist, and
@@ -117,7 +91,7 @@ func deleteNamedNS(name string) error {
 
 // setSysctls writes sysctls (paths under /proc/sys) in the namespace.
 func setSysctls(ns netns.NsHandle, kv map[string]string) error {
-	return inNS(ns, func() error {
+	return linux.InNamespace(ns, func() error {
 		var errs []error
 		for k, v := range kv {
 			if err := os.WriteFile(filepath.Join("/proc/sys", k), []byte(v), 0o644); err != nil {
