@@ -27,16 +27,7 @@ import (
 // network.yang.get out to all of them.
 func TestConnectAndFanOut(t *testing.T) {
 	l := newTestLab(t)
-	f, err := client.New(l.inventory(), client.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	if err := f.Connect(ctx); err != nil {
-		t.Fatal(err)
-	}
+	f, ctx := connectedFleet(t, l)
 	topo := map[string]string{}
 	for _, d := range l.lab.Network().Topology().Devices {
 		topo[d.Name] = d.Dialect
@@ -446,20 +437,28 @@ func TestTopLevelNetworkCapability(t *testing.T) {
 	}
 }
 
-// TestView: a view holds the devices its filter keeps, calls them over
-// the parent's sessions, and closing it ends none of them.
-func TestView(t *testing.T) {
-	l := newTestLab(t)
+// connectedFleet connects a fleet to every device of l, closed when t
+// ends, and returns it with a context bounding the test's calls.
+func connectedFleet(t *testing.T, l *testLab) (*client.Fleet, context.Context) {
+	t.Helper()
 	f, err := client.New(l.inventory(), client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
+	t.Cleanup(cancel)
 	if err := f.Connect(ctx); err != nil {
 		t.Fatal(err)
 	}
+	return f, ctx
+}
+
+// TestView: a view holds the devices its filter keeps, calls them over
+// the parent's sessions, and closing it ends none of them.
+func TestView(t *testing.T) {
+	l := newTestLab(t)
+	f, ctx := connectedFleet(t, l)
 	v := f.View(func(d *client.Device) bool { return d.Name() != "r3" })
 	if v.Device("r3") != nil || v.Device("r1") != f.Device("r1") || len(v.Devices()) != len(f.Devices())-1 {
 		t.Fatalf("view holds %d devices (r3: %v), want every device but r3", len(v.Devices()), v.Device("r3"))
