@@ -1,10 +1,7 @@
 package agent
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
-	"os"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -15,22 +12,11 @@ import (
 
 func auditRecords(t *testing.T, path string) []audit.Record {
 	t.Helper()
-	f, err := os.Open(path)
+	recs, err := audit.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []audit.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r audit.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return recs
 }
 
 // TestAuditTrail: every D2D call lands in the audit logs, the callee's

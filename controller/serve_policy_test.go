@@ -1,13 +1,11 @@
 package controller_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -144,22 +142,11 @@ func (ps *policyServer) connect(t *testing.T, ctx context.Context, cn string) *m
 // records reads the audit log.
 func (ps *policyServer) records(t *testing.T) []audit.Record {
 	t.Helper()
-	f, err := os.Open(ps.auditPath)
+	recs, err := audit.ReadFile(ps.auditPath)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []audit.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var r audit.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			t.Fatal(err)
-		}
-		out = append(out, r)
-	}
-	return out
+	return recs
 }
 
 const hostnamePathTest = "/openconfig-system:system/config/hostname"

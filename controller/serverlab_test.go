@@ -1,12 +1,9 @@
 package controller_test
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"net"
 	"net/http"
-	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -156,23 +153,9 @@ func (l *serverLab) hosts() []controller.Host { return controller.HostsOf(l.topo
 // audit reads the device's audit log as written so far.
 func (l *serverLab) audit(name string) []audit.Record {
 	l.t.Helper()
-	f, err := os.Open(l.devs[name].auditPath)
+	recs, err := audit.ReadFile(l.devs[name].auditPath)
 	if err != nil {
-		l.t.Fatal(err)
+		l.t.Fatalf("%s audit log: %v", name, err)
 	}
-	defer f.Close()
-	var out []audit.Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 0, 64<<10), 4<<20)
-	for sc.Scan() {
-		var r audit.Record
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
-			l.t.Fatalf("%s audit log: %v\n%s", name, err, sc.Text())
-		}
-		out = append(out, r)
-	}
-	if err := sc.Err(); err != nil {
-		l.t.Fatal(err)
-	}
-	return out
+	return recs
 }

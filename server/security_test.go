@@ -753,17 +753,9 @@ func TestAuditRecords(t *testing.T) {
 		t.Fatal(err)
 	}
 	callTool(cs, netproto.ToolCommit, map[string]any{"comment": "x"})
-	b, err := os.ReadFile(env.auditPath)
+	recs, err := audit.ReadFile(env.auditPath)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var recs []audit.Record
-	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-		var r audit.Record
-		if err := json.Unmarshal([]byte(line), &r); err != nil {
-			t.Fatal(err)
-		}
-		recs = append(recs, r)
 	}
 	find := func(kind, tool string) *audit.Record {
 		for i := range recs {
