@@ -354,28 +354,6 @@ func (l *Lab) dnsRecord(ctx context.Context, f topology.Fault, on bool) error {
 			return err
 		}
 	}
-	if err := l.startUnbound(&dd); err != nil {
-		return err
-	}
-	return waitUDP53(ctx, d, 10*time.Second)
-}
-
-// waitUDP53 polls until something listens on UDP port 53 in d's
-// namespace (unbound started), at most timeout.
-func waitUDP53(ctx context.Context, d *planDevice, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		out, err := run(ctx, d.NS, "ss", "-lnu")
-		if err == nil && strings.Contains(string(out), ":53 ") {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: the DNS service does not listen on port 53 after %v: %s %v", d.Dev.Name, timeout, out, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	// startUnbound returns once unbound serves (its "start of service").
+	return l.startUnbound(&dd)
 }
