@@ -339,7 +339,7 @@ func awaitBGPRoutes(ctx context.Context, t *testing.T, l *reallab.Lab, topo topo
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Errorf("after clearing: %s has no BGP route to %s within %v: %s %v", w.router, w.prefix, timeout, out, err)
+				t.Errorf("%s has no BGP route to %s within %v: %s %v", w.router, w.prefix, timeout, out, err)
 				return
 			}
 			time.Sleep(250 * time.Millisecond)

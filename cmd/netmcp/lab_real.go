@@ -149,8 +149,9 @@ func (rl *runningRealLab) serve(ctx context.Context, name string, i, basePort in
 // hosts lists the lab's devices that are not routers, in topology order.
 func (rl *runningRealLab) hosts() []string {
 	var out []string
+	routers := rl.lab.Routers()
 	for _, name := range rl.lab.Devices() {
-		if !slices.Contains(rl.lab.Routers(), name) {
+		if !slices.Contains(routers, name) {
 			out = append(out, name)
 		}
 	}

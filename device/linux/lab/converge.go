@@ -88,17 +88,28 @@ func normArea(a string) string {
 // is missing on each router.
 func (l *Lab) WaitConverged(ctx context.Context, timeout time.Duration) error {
 	exp := l.expectations()
+	routers := l.Routers()
 	deadline := time.Now().Add(timeout)
 	last := ""
 	prev := ""
 	for {
-		missing := l.eachRouter(func(r string) string { return l.checkRouter(ctx, r, exp[r]) })
+		var missing, fps []string
+		busy := ""
+		for k, p := range onEachRouter(routers, func(r string) routerPoll { return l.pollRouter(ctx, r, exp[r]) }) {
+			if p.missing != "" {
+				missing = append(missing, routers[k]+": "+p.missing)
+			}
+			fps = append(fps, p.fp)
+			if busy == "" {
+				busy = p.busy
+			}
+		}
 		if len(missing) == 0 {
 			// Sessions up is not routes exchanged: an Established session
 			// still has its UPDATEs to send and zebra its routes to
 			// install. Converged is the routing tables unchanged across
 			// two polls with nothing queued to or from a BGP peer.
-			fp, busy := l.routingFingerprint(ctx)
+			fp := strings.Join(fps, "\n")
 			if busy == "" && fp == prev {
 				return nil
 			}
@@ -125,84 +136,95 @@ func (l *Lab) WaitConverged(ctx context.Context, timeout time.Duration) error {
 	}
 }
 
-// routingFingerprint returns every router's selected routes (prefix and
-// protocol) and BGP prefix counts as one string, and busy, naming a BGP
-// peer with messages queued ("" when none).
-func (l *Lab) routingFingerprint(ctx context.Context) (fp, busy string) {
-	type print struct{ fp, busy string }
-	prints := onEachRouter(l.Routers(), func(r string) print {
-		fp, busy := l.routerFingerprint(ctx, r)
-		return print{fp, busy}
-	})
-	parts := make([]string, len(prints))
-	for k, p := range prints {
-		parts[k] = p.fp
-		if busy == "" {
-			busy = p.busy
+// routerPoll is one poll of one router: what it still lacks ("" when
+// converged); when nothing, its routing fingerprint (selected routes,
+// prefix and protocol, and BGP prefix counts) and busy, naming a route
+// or BGP peer still being worked on ("" when none).
+type routerPoll struct{ missing, fp, busy string }
+
+// pollRouter polls router r against e: each vtysh command once.
+func (l *Lab) pollRouter(ctx context.Context, r string, e *expectation) routerPoll {
+	var missing []string
+	if e.ospfFull > 0 {
+		full, err := l.OSPFFull(ctx, r)
+		if err != nil {
+			return routerPoll{missing: err.Error()}
+		}
+		if full < e.ospfFull {
+			missing = append(missing, fmt.Sprintf("OSPF %d/%d neighbours Full", full, e.ospfFull))
 		}
 	}
-	return strings.Join(parts, "\n"), busy
+	var peers map[string]bgpPeer
+	if d, ok := l.plan.Device(r); len(e.bgpUp) > 0 || (ok && d.Dev.BGP != nil) {
+		var err error
+		peers, err = l.bgpNeighbors(ctx, r)
+		if err != nil && len(e.bgpUp) > 0 {
+			return routerPoll{missing: err.Error()}
+		}
+	}
+	for _, a := range e.bgpUp {
+		switch p := peers[a]; {
+		case p.State != "Established":
+			missing = append(missing, fmt.Sprintf("BGP %s %s", a, orUnknown(p.State)))
+		case !p.EoR:
+			// Established, but the peer's initial routes are still
+			// coming (FRR holds a new session's first updates for
+			// its coalesce time, about a second).
+			missing = append(missing, fmt.Sprintf("BGP %s: no End-of-RIB received yet", a))
+		}
+	}
+	if len(missing) > 0 {
+		slices.Sort(missing)
+		return routerPoll{missing: strings.Join(missing, ", ")}
+	}
+	return l.routerFingerprint(ctx, r, peers)
 }
 
-// routerFingerprint is routingFingerprint for one router.
-func (l *Lab) routerFingerprint(ctx context.Context, r string) (fp, busy string) {
-	var b strings.Builder
-	b.WriteString(r + ":")
-	if out, err := l.Vtysh(ctx, r, "show ip route json"); err != nil {
-		return r + ": " + err.Error(), ""
-	} else {
-		var rib map[string][]struct {
-			Protocol  string `json:"protocol"`
-			Selected  bool   `json:"selected"`
-			Installed bool   `json:"installed"`
-		}
-		if err := json.Unmarshal(out, &rib); err != nil {
-			return r + ": show ip route json: " + err.Error(), ""
-		}
-		prefixes := make([]string, 0, len(rib))
-		for p, rs := range rib {
-			for _, e := range rs {
-				if !e.Selected {
-					continue
-				}
-				prefixes = append(prefixes, p+"="+e.Protocol)
-				if !e.Installed && e.Protocol != "connected" && e.Protocol != "local" {
-					// Chosen by zebra but not yet in the kernel (a BGP
-					// route whose recursive next hop is being resolved):
-					// packets still find no route.
-					busy = fmt.Sprintf("%s: %s route %s not yet in the kernel", r, e.Protocol, p)
-				}
+// routerFingerprint is pollRouter's fingerprint of router r, whose BGP
+// peers are peers.
+func (l *Lab) routerFingerprint(ctx context.Context, r string, peers map[string]bgpPeer) (p routerPoll) {
+	out, err := l.Vtysh(ctx, r, "show ip route json")
+	if err != nil {
+		return routerPoll{fp: r + ": " + err.Error()}
+	}
+	var rib map[string][]struct {
+		Protocol  string `json:"protocol"`
+		Selected  bool   `json:"selected"`
+		Installed bool   `json:"installed"`
+	}
+	if err := json.Unmarshal(out, &rib); err != nil {
+		return routerPoll{fp: r + ": show ip route json: " + err.Error()}
+	}
+	prefixes := make([]string, 0, len(rib))
+	for pfx, rs := range rib {
+		for _, e := range rs {
+			if !e.Selected {
+				continue
+			}
+			prefixes = append(prefixes, pfx+"="+e.Protocol)
+			if !e.Installed && e.Protocol != "connected" && e.Protocol != "local" {
+				// Chosen by zebra but not yet in the kernel (a BGP
+				// route whose recursive next hop is being resolved):
+				// packets still find no route.
+				p.busy = fmt.Sprintf("%s: %s route %s not yet in the kernel", r, e.Protocol, pfx)
 			}
 		}
-		slices.Sort(prefixes)
-		b.WriteString(strings.Join(prefixes, ","))
 	}
-	out, err := l.Vtysh(ctx, r, "show bgp summary json")
-	if err != nil {
-		return b.String(), ""
+	slices.Sort(prefixes)
+	p.fp = r + ":" + strings.Join(prefixes, ",")
+	if peers == nil {
+		return p
 	}
-	var sum struct {
-		IPv4 struct {
-			Peers map[string]struct {
-				InQ    int `json:"inq"`
-				OutQ   int `json:"outq"`
-				PfxRcd int `json:"pfxRcd"`
-			} `json:"peers"`
-		} `json:"ipv4Unicast"`
-	}
-	if json.Unmarshal(out, &sum) != nil {
-		return b.String(), ""
-	}
-	peers := make([]string, 0, len(sum.IPv4.Peers))
-	for a, p := range sum.IPv4.Peers {
-		peers = append(peers, fmt.Sprintf("%s=%d", a, p.PfxRcd))
-		if (p.InQ > 0 || p.OutQ > 0) && busy == "" {
-			busy = fmt.Sprintf("%s: BGP %s has messages queued", r, a)
+	counts := make([]string, 0, len(peers))
+	for a, n := range peers {
+		counts = append(counts, fmt.Sprintf("%s=%d", a, n.Pfx))
+		if n.Queued && p.busy == "" {
+			p.busy = fmt.Sprintf("%s: BGP %s has messages queued", r, a)
 		}
 	}
-	slices.Sort(peers)
-	b.WriteString(";" + strings.Join(peers, ","))
-	return b.String(), busy
+	slices.Sort(counts)
+	p.fp += ";" + strings.Join(counts, ",")
+	return p
 }
 
 // eachRouter runs check on every router at once (a router's check is a
@@ -233,39 +255,6 @@ func onEachRouter[T any](routers []string, fn func(r string) T) []T {
 	}
 	wg.Wait()
 	return answers
-}
-
-// checkRouter returns what router r still lacks ("" when converged).
-func (l *Lab) checkRouter(ctx context.Context, r string, e *expectation) string {
-	var missing []string
-	if e.ospfFull > 0 {
-		full, err := l.OSPFFull(ctx, r)
-		if err != nil {
-			return err.Error()
-		}
-		if full < e.ospfFull {
-			missing = append(missing, fmt.Sprintf("OSPF %d/%d neighbours Full", full, e.ospfFull))
-		}
-	}
-	if len(e.bgpUp) > 0 {
-		states, eor, err := l.bgpNeighbors(ctx, r)
-		if err != nil {
-			return err.Error()
-		}
-		for _, a := range e.bgpUp {
-			switch {
-			case states[a] != "Established":
-				missing = append(missing, fmt.Sprintf("BGP %s %s", a, orUnknown(states[a])))
-			case !eor[a]:
-				// Established, but the peer's initial routes are still
-				// coming (FRR holds a new session's first updates for
-				// its coalesce time, about a second).
-				missing = append(missing, fmt.Sprintf("BGP %s: no End-of-RIB received yet", a))
-			}
-		}
-	}
-	slices.Sort(missing)
-	return strings.Join(missing, ", ")
 }
 
 func orUnknown(s string) string {
@@ -305,31 +294,57 @@ func (l *Lab) OSPFFull(ctx context.Context, r string) (int, error) {
 // BGPStates returns router r's BGP neighbours and their states
 // ("Established", "Active", ...), from "show bgp neighbors json".
 func (l *Lab) BGPStates(ctx context.Context, r string) (map[string]string, error) {
-	states, _, err := l.bgpNeighbors(ctx, r)
-	return states, err
+	peers, err := l.bgpNeighbors(ctx, r)
+	if err != nil {
+		return nil, err
+	}
+	states := map[string]string{}
+	for a, p := range peers {
+		states[a] = p.State
+	}
+	return states, nil
 }
 
-// bgpNeighbors returns router r's BGP neighbours' states and whether each
-// has sent its End-of-RIB for IPv4 unicast (true also when the session
-// negotiated no graceful restart, where no End-of-RIB is sent).
-func (l *Lab) bgpNeighbors(ctx context.Context, r string) (states map[string]string, eor map[string]bool, err error) {
+// bgpPeer is what "show bgp neighbors json" tells of one BGP neighbour.
+type bgpPeer struct {
+	State  string // "Established", "Active", ...
+	EoR    bool   // End-of-RIB received for IPv4 unicast, or no graceful restart negotiated (no End-of-RIB is sent)
+	Queued bool   // messages queued to or from it
+	Pfx    int    // IPv4 unicast prefixes accepted from it
+}
+
+// bgpNeighbors returns router r's BGP neighbours by address.
+func (l *Lab) bgpNeighbors(ctx context.Context, r string) (map[string]bgpPeer, error) {
 	out, err := l.Vtysh(ctx, r, "show bgp neighbors json")
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var v map[string]struct {
 		State string `json:"bgpState"`
 		GR    *struct {
 			EoRRecv map[string]bool `json:"endOfRibRecv"`
 		} `json:"gracefulRestartInfo"`
+		Stats struct {
+			InQ  int `json:"depthInq"`
+			OutQ int `json:"depthOutq"`
+		} `json:"messageStats"`
+		AF struct {
+			IPv4 struct {
+				Pfx int `json:"acceptedPrefixCounter"`
+			} `json:"ipv4Unicast"`
+		} `json:"addressFamilyInfo"`
 	}
 	if err := json.Unmarshal(out, &v); err != nil {
-		return nil, nil, fmt.Errorf("show bgp neighbors json: %w", err)
+		return nil, fmt.Errorf("show bgp neighbors json: %w", err)
 	}
-	states, eor = map[string]string{}, map[string]bool{}
+	peers := map[string]bgpPeer{}
 	for a, n := range v {
-		states[a] = n.State
-		eor[a] = n.GR == nil || n.GR.EoRRecv == nil || n.GR.EoRRecv["ipv4Unicast"]
+		peers[a] = bgpPeer{
+			State:  n.State,
+			EoR:    n.GR == nil || n.GR.EoRRecv == nil || n.GR.EoRRecv["ipv4Unicast"],
+			Queued: n.Stats.InQ > 0 || n.Stats.OutQ > 0,
+			Pfx:    n.AF.IPv4.Pfx,
+		}
 	}
-	return states, eor, nil
+	return peers, nil
 }

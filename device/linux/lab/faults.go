@@ -87,7 +87,7 @@ func (l *Lab) InjectFault(ctx context.Context, f topology.Fault) error {
 		}
 		return errors.Join(errs...)
 	}
-	if ok, err := l.injectMore(ctx, f); ok {
+	if ok, err := l.applyMore(ctx, f, true); ok {
 		return err
 	}
 	return fmt.Errorf("fault %s is not built on the real lab yet (it builds %s)", f.Name, strings.Join(RealFaults, ", "))
@@ -135,7 +135,7 @@ func (l *Lab) ClearFault(ctx context.Context, f topology.Fault) error {
 		}
 		return l.restartRouting(ctx, d)
 	}
-	if ok, err := l.clearMore(ctx, f); ok {
+	if ok, err := l.applyMore(ctx, f, false); ok {
 		return err
 	}
 	return fmt.Errorf("fault %s is not built on the real lab yet (it builds %s)", f.Name, strings.Join(RealFaults, ", "))

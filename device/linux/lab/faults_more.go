@@ -38,47 +38,29 @@ func aclRules(f topology.Fault) []string {
 	return nil
 }
 
-// injectMore applies the faults of this file; ok is false for a name it
-// does not build.
-func (l *Lab) injectMore(ctx context.Context, f topology.Fault) (ok bool, err error) {
+// applyMore injects (on) or clears the faults of this file and of
+// faults_more_extra.go; ok is false for a name neither builds.
+func (l *Lab) applyMore(ctx context.Context, f topology.Fault, on bool) (ok bool, err error) {
 	switch f.Name {
 	case "link_flap":
-		return true, l.startFlap(f)
-	case "dns_port_blocked":
-		return true, l.dnsPortBlocked(ctx, f, true)
-	case "ospf_area_misconfiguration":
-		return true, l.ospfArea(ctx, f, true)
-	case "bgp_asn_misconfig":
-		return true, l.bgpASN(ctx, f, true)
-	case "bgp_missing_route_advertisement":
-		return true, l.bgpNetwork(ctx, f, true)
-	case "dns_service_down":
-		return true, l.dnsService(ctx, f, true)
-	case "host_incorrect_gateway", "host_static_blackhole", "host_missing_ip", "host_incorrect_ip", "host_incorrect_netmask", "host_incorrect_dns":
-		return true, l.hostFault(ctx, f, true)
-	}
-	return l.injectExtra(ctx, f)
-}
-
-// clearMore undoes injectMore.
-func (l *Lab) clearMore(ctx context.Context, f topology.Fault) (ok bool, err error) {
-	switch f.Name {
-	case "link_flap":
+		if on {
+			return true, l.startFlap(f)
+		}
 		return true, l.stopFlap(ctx, f)
 	case "dns_port_blocked":
-		return true, l.dnsPortBlocked(ctx, f, false)
+		return true, l.dnsPortBlocked(ctx, f, on)
 	case "ospf_area_misconfiguration":
-		return true, l.ospfArea(ctx, f, false)
+		return true, l.ospfArea(ctx, f, on)
 	case "bgp_asn_misconfig":
-		return true, l.bgpASN(ctx, f, false)
+		return true, l.bgpASN(ctx, f, on)
 	case "bgp_missing_route_advertisement":
-		return true, l.bgpNetwork(ctx, f, false)
+		return true, l.bgpNetwork(ctx, f, on)
 	case "dns_service_down":
-		return true, l.dnsService(ctx, f, false)
+		return true, l.dnsService(ctx, f, on)
 	case "host_incorrect_gateway", "host_static_blackhole", "host_missing_ip", "host_incorrect_ip", "host_incorrect_netmask", "host_incorrect_dns":
-		return true, l.hostFault(ctx, f, false)
+		return true, l.hostFault(ctx, f, on)
 	}
-	return l.clearExtra(ctx, f)
+	return l.applyExtra(ctx, f, on)
 }
 
 // device resolves a device target.

@@ -24,37 +24,20 @@ import (
 // host_crash (the host's MCP server, served beside the lab, cannot crash
 // with its namespace).
 
-// injectExtra applies the faults of this file; ok is false for a name it
-// does not build.
-func (l *Lab) injectExtra(ctx context.Context, f topology.Fault) (ok bool, err error) {
+// applyExtra injects (on) or clears the faults of this file; ok is false
+// for a name it does not build.
+func (l *Lab) applyExtra(ctx context.Context, f topology.Fault, on bool) (ok bool, err error) {
 	switch f.Name {
 	case "link_high_packet_corruption":
-		return true, l.linkLoss(ctx, f, true)
+		return true, l.linkLoss(ctx, f, on)
 	case "link_bandwidth_throttling":
-		return true, l.linkRate(ctx, f, true)
+		return true, l.linkRate(ctx, f, on)
 	case "host_ip_conflict":
-		return true, l.hostConflictIP(ctx, f, true)
+		return true, l.hostConflictIP(ctx, f, on)
 	case "mac_address_conflict":
-		return true, l.hostConflictMAC(ctx, f, true)
+		return true, l.hostConflictMAC(ctx, f, on)
 	case "dns_record_error":
-		return true, l.dnsRecord(ctx, f, true)
-	}
-	return false, nil
-}
-
-// clearExtra undoes injectExtra.
-func (l *Lab) clearExtra(ctx context.Context, f topology.Fault) (ok bool, err error) {
-	switch f.Name {
-	case "link_high_packet_corruption":
-		return true, l.linkLoss(ctx, f, false)
-	case "link_bandwidth_throttling":
-		return true, l.linkRate(ctx, f, false)
-	case "host_ip_conflict":
-		return true, l.hostConflictIP(ctx, f, false)
-	case "mac_address_conflict":
-		return true, l.hostConflictMAC(ctx, f, false)
-	case "dns_record_error":
-		return true, l.dnsRecord(ctx, f, false)
+		return true, l.dnsRecord(ctx, f, on)
 	}
 	return false, nil
 }
@@ -74,16 +57,8 @@ func (l *Lab) linkEnds(f topology.Fault) ([]linkEnd, error) {
 	if err != nil {
 		return nil, err
 	}
-	var far linkEnd
-	for _, lk := range l.plan.Links {
-		switch i {
-		case lk.AI:
-			far = linkEnd{lk.B, lk.BI}
-		case lk.BI:
-			far = linkEnd{lk.A, lk.AI}
-		}
-	}
-	if far.i == nil {
+	far, err := l.peerOf(linkEnd{d, i})
+	if err != nil {
 		return nil, fmt.Errorf("%s: %s is on no link of the lab", f.Name, f.Target)
 	}
 	switch dir := f.Param("direction"); dir {
@@ -379,28 +354,6 @@ func (l *Lab) dnsRecord(ctx context.Context, f topology.Fault, on bool) error {
 			return err
 		}
 	}
-	if err := l.startUnbound(&dd); err != nil {
-		return err
-	}
-	return waitUDP53(ctx, d, 10*time.Second)
-}
-
-// waitUDP53 polls until something listens on UDP port 53 in d's
-// namespace (unbound started), at most timeout.
-func waitUDP53(ctx context.Context, d *planDevice, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		out, err := run(ctx, d.NS, "ss", "-lnu")
-		if err == nil && strings.Contains(string(out), ":53 ") {
-			return nil
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: the DNS service does not listen on port 53 after %v: %s %v", d.Dev.Name, timeout, out, err)
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	// startUnbound returns once unbound serves (its "start of service").
+	return l.startUnbound(&dd)
 }

@@ -1,7 +1,6 @@
 package lab
 
 import (
-	"context"
 	"fmt"
 	"regexp"
 	"strings"
@@ -16,21 +15,7 @@ var pingLoss = regexp.MustCompile(`(\d+) packets transmitted, (\d+) received`)
 // each fault of faults_more_extra.go, injects it, waits for its symptom as
 // the kernel shows it, clears it and waits for the symptom to go.
 func TestRealLabExtraFaults(t *testing.T) {
-	needRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
-	l, err := Up(ctx, fastBGP(), Options{Prefix: testPrefix("x"), ConvergeTimeout: 60 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	exec := func(dev string, argv ...string) string {
-		out, err := l.Exec(ctx, dev, argv...)
-		if err != nil {
-			return fmt.Sprintf("%s error %v", out, err)
-		}
-		return string(out)
-	}
+	ctx, l, exec := upFaultLab(t, "x", 3*time.Minute)
 	linux := func(dev, iface string) string {
 		n, ok := l.LinuxName(dev, iface)
 		if !ok {

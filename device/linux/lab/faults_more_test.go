@@ -16,21 +16,7 @@ var dropped = regexp.MustCompile(`counter packets [1-9]`)
 // each fault of faults_more.go, injects it, waits for its symptom as FRR
 // or the kernel shows it, clears it and waits for the symptom to go.
 func TestRealLabMoreFaults(t *testing.T) {
-	needRoot(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	l, err := Up(ctx, fastBGP(), Options{Prefix: testPrefix("m"), ConvergeTimeout: 60 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	exec := func(dev string, argv ...string) string {
-		out, err := l.Exec(ctx, dev, argv...)
-		if err != nil {
-			return fmt.Sprintf("%s error %v", out, err)
-		}
-		return string(out)
-	}
+	ctx, l, exec := upFaultLab(t, "m", 4*time.Minute)
 	bgp := func(r, peer string) string {
 		st, err := l.BGPStates(ctx, r)
 		if err != nil {
@@ -164,4 +150,29 @@ func TestRealLabMoreFaults(t *testing.T) {
 			t.Logf("r3 links:\n%s", exec("r3", "ip", "-br", "link"))
 		}
 	}
+}
+
+// upFaultLab builds the default topology with fast BGP timers (as root;
+// the test skips otherwise) for a fault test of at most timeout, closed
+// when the test ends, and returns its context, the lab and exec, which
+// runs a command on a device and returns its output, or the output and
+// the error.
+func upFaultLab(t *testing.T, prefix string, timeout time.Duration) (context.Context, *Lab, func(dev string, argv ...string) string) {
+	t.Helper()
+	needRoot(t)
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	t.Cleanup(cancel)
+	l, err := Up(ctx, fastBGP(), Options{Prefix: testPrefix(prefix), ConvergeTimeout: 60 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	exec := func(dev string, argv ...string) string {
+		out, err := l.Exec(ctx, dev, argv...)
+		if err != nil {
+			return fmt.Sprintf("%s error %v", out, err)
+		}
+		return string(out)
+	}
+	return ctx, l, exec
 }
