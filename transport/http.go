@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"io"
@@ -14,8 +13,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/netmcp/netmcp/transport/internal/rpcconn"
 )
 
 // Path is the URL path of the MCP endpoint.
@@ -124,22 +121,13 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts HTTPOptions)
 	if limit == 0 {
 		limit = DefaultMaxBodyBytes
 	}
-	inner := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-		SessionTimeout:      timeout,
-		JSONResponse:        opts.JSONResponse,
-		Logger:              opts.Logger,
-		MaxRequestBodyBytes: limit,
-		// Host checking is done below, with the allow-list; the SDK's own
-		// check would refuse allowed non-loopback names on a loopback socket.
-		DisableLocalhostProtection: true,
-	})
-	return &httpHandler{inner: inner, opts: opts, limit: limit,
+	return &httpHandler{inner: newStreamable(getServer, timeout, opts.JSONResponse, opts.Logger), opts: opts, limit: limit,
 		bodyTimeout:  cmp.Or(opts.BodyReadTimeout, DefaultBodyReadTimeout),
 		writeTimeout: cmp.Or(opts.WriteTimeout, DefaultWriteTimeout)}
 }
 
 type httpHandler struct {
-	inner        http.Handler
+	inner        *streamable
 	opts         HTTPOptions
 	limit        int64
 	bodyTimeout  time.Duration
@@ -187,18 +175,10 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			return
 		}
-		body = Normalize(body)
-		if reply := rpcconn.CheckOnly(body); reply != nil {
-			// What the SDK would answer with another id, or code 0.
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write(reply)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
+		h.inner.serve(w, r, Normalize(body))
+		return
 	}
-	h.inner.ServeHTTP(w, r)
+	h.inner.serve(w, r, nil)
 }
 
 // deadlineWriter sets the connection's write deadline before each write of
