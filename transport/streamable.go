@@ -640,8 +640,8 @@ func (cl *call) end() {
 }
 
 // closeStream is the call's RequestExtra.CloseSSEStream: it ends the POST's
-// stream before the answer (SEP-1699), with a "close" event carrying the
-// retry delay from 2025-11-25. Without an event store the answer cannot
+// SSE stream before the answer (SEP-1699), an empty one if nothing was
+// sent yet, with a "close" event carrying the retry delay from 2025-11-25. Without an event store the answer cannot
 // be resumed and is dropped, as with the SDK's handler.
 func (cl *call) closeStream(args mcp.CloseSSEStreamArgs) {
 	if cl.version >= version20260728 {
@@ -652,8 +652,8 @@ func (cl *call) closeStream(args mcp.CloseSSEStreamArgs) {
 	if cl.state == callEnded {
 		return
 	}
+	cl.startSSE()
 	if cl.version >= version20251125 && args.RetryAfter > 0 {
-		cl.startSSE()
 		_, _ = io.WriteString(cl.w, "event: close\nretry: "+strconv.FormatInt(args.RetryAfter.Milliseconds(), 10)+"\ndata: \n\n")
 		flush(cl.w)
 	}

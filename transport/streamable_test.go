@@ -55,6 +55,10 @@ func toolServer() *mcp.Server {
 		time.Sleep(time.Duration(args.MS) * time.Millisecond)
 		return text(fmt.Sprintf("n=%d", args.N)), nil
 	})
+	s.AddTool(&mcp.Tool{Name: "closer", InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
+		return text("closer answer"), nil
+	})
 	return s
 }
 
@@ -266,6 +270,26 @@ func TestStreamableJSONOrSSE(t *testing.T) {
 	}
 	if e, ok := <-ev; ok {
 		t.Fatalf("event after the answer: %s", e)
+	}
+}
+
+// TestStreamableCloseSSEStream: a tool that closes its call's stream
+// (SEP-1699) ends the POST with an SSE stream, carrying a "close" event with
+// the retry delay from protocol 2025-11-25; without an event store the
+// answer is dropped.
+func TestStreamableCloseSSEStream(t *testing.T) {
+	c := newRawClient(t, toolServer(), transport.HTTPOptions{})
+	c.initialize(`{}`)
+	for _, tt := range []struct{ version, want string }{
+		{"2025-11-25", "event: close\nretry: 10\ndata: \n\n"},
+		{"2025-06-18", ""},
+	} {
+		resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"closer","arguments":{}}}`,
+			"Mcp-Protocol-Version", tt.version)
+		body := readAll(t, resp)
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" || body != tt.want {
+			t.Errorf("%s: status %d, Content-Type %q, body %q; want 200 text/event-stream %q", tt.version, resp.StatusCode, ct, body, tt.want)
+		}
 	}
 }
 
