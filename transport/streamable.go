@@ -241,7 +241,10 @@ func (s *streamable) servePOST(w http.ResponseWriter, r *http.Request, body []by
 		return
 	}
 	if sess == nil {
-		if req == nil || !req.IsCall() || req.Method != "initialize" {
+		// Only a call that can open a session (initialize) or ask which
+		// versions the server speaks (server/discover, SEP-2575: its session
+		// ends with it) may come without a session.
+		if req == nil || !req.IsCall() || req.Method != "initialize" && req.Method != "server/discover" {
 			http.Error(w, "Bad Request: a POST without an Mcp-Session-Id header must be an initialize call", http.StatusBadRequest)
 			return
 		}

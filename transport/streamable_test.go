@@ -221,6 +221,8 @@ func TestStreamableStatuses(t *testing.T) {
 		{"GET malformed event id", "GET", "", []string{"Last-Event-ID", "x"}, 400, "malformed"},
 		{"DELETE without session", "DELETE", "", []string{"Mcp-Session-Id", ""}, 400, "Mcp-Session-Id"},
 		{"PUT", "PUT", ping, nil, 405, "Method Not Allowed"},
+		{"no session, server/discover", "POST", `{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}}`,
+			[]string{"Mcp-Session-Id", "", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, 200, `"supportedVersions":["2025-11-25",`},
 		{"unknown method", "POST", `{"jsonrpc":"2.0","id":9,"method":"no/such"}`, nil, 200, "-32601"},
 	}
 	for _, tt := range tests {
@@ -357,7 +359,9 @@ func TestStreamableGETStream(t *testing.T) {
 	c.initialize(`{}`)
 	add := func(name string) {
 		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	add("extra1") // no GET stream: the notification has nowhere to go
 	time.Sleep(100 * time.Millisecond)
