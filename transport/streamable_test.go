@@ -438,3 +438,39 @@ func TestStreamableConcurrentCalls(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// BenchmarkHTTPCall makes sequential tools/call requests with the go-sdk
+// client to a server behind netmcp's Streamable HTTP handler and behind
+// the SDK's own, in process over loopback.
+func BenchmarkHTTPCall(b *testing.B) {
+	handlers := []struct {
+		name string
+		h    func(*mcp.Server) http.Handler
+	}{
+		{"netmcp", func(s *mcp.Server) http.Handler {
+			return transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return s }, transport.HTTPOptions{})
+		}},
+		{"sdk", func(s *mcp.Server) http.Handler {
+			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+		}},
+	}
+	for _, tt := range handlers {
+		b.Run(tt.name, func(b *testing.B) {
+			ts := httptest.NewServer(tt.h(toolServer()))
+			defer ts.Close()
+			ctx := context.Background()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx,
+				&mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: true}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "plain", Arguments: map[string]any{}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
