@@ -10,6 +10,11 @@
 // resources/unsubscribe "subscriptionId" (section 8.6). Everything else is
 // plain MCP.
 //
+// The Streamable HTTP server transport is netmcp's own (streamable.go), not
+// the SDK's handler: it decodes each POST body once, in place, and writes
+// a call's answer straight into its POST, as the stdio transport does;
+// its statuses and header checks are the SDK's.
+//
 // The HTTP handler protects a loopback server against DNS rebinding: a
 // request whose Host or Origin names neither a loopback address nor an
 // explicitly allowed host is refused with 403.

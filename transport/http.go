@@ -1,7 +1,6 @@
 package transport
 
 import (
-	"bytes"
 	"cmp"
 	"errors"
 	"io"
@@ -14,8 +13,6 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/netmcp/netmcp/transport/internal/rpcconn"
 )
 
 // Path is the URL path of the MCP endpoint.
@@ -55,8 +52,9 @@ type HTTPOptions struct {
 	AllowedOrigins []string
 	// MaxBodyBytes bounds a request body; zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// JSONResponse answers POSTs with application/json instead of an SSE
-	// stream (notifications made while a request runs then go to the GET stream).
+	// JSONResponse answers every call with application/json: messages a
+	// call's handler sends before its answer (progress, logs, elicitation)
+	// go to the GET stream instead of turning the answer into an SSE stream.
 	JSONResponse bool
 	// Logger receives transport logs; nil discards them.
 	Logger *slog.Logger
@@ -107,12 +105,17 @@ func NewHTTPServer(h http.Handler, t ServerTimeouts) *http.Server {
 
 // NewHTTPHandler returns an http.Handler serving stateful Streamable HTTP
 // at Path ("/mcp"); every other path is 404. getServer returns the server
-// of a new session (it may return the same server every time). Requests
-// whose Host or Origin header is not loopback or allowed get 403 (DNS
-// rebinding protection); POST bodies pass through Normalize, and one that
-// is not a JSON-RPC message the SDK answers correctly (malformed JSON, a
-// batch, an id it would not echo exactly, initialize with invalid params)
-// is answered 400 with the JSON-RPC error (see package rpcconn).
+// of a new session (it may return the same server every time); the
+// handler adds a receiving middleware to each server once (see
+// streamable.go). Requests whose Host or Origin header is not loopback or
+// allowed get 403 (DNS rebinding protection); POST bodies pass through
+// Normalize, and one that is not a JSON-RPC message the SDK answers
+// correctly (malformed JSON, a batch, an id it would not echo exactly,
+// initialize with invalid params) is answered 400 with the JSON-RPC error
+// (see package rpcconn). A call is answered with application/json, or
+// with an SSE stream when its handler sends a message (progress, a log,
+// elicitation) before the answer; messages unrelated to a call go to the
+// session's GET stream. Streams cannot be resumed (no Last-Event-ID).
 func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts HTTPOptions) http.Handler {
 	timeout := opts.SessionTimeout
 	if timeout == 0 {
@@ -124,22 +127,13 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts HTTPOptions)
 	if limit == 0 {
 		limit = DefaultMaxBodyBytes
 	}
-	inner := mcp.NewStreamableHTTPHandler(getServer, &mcp.StreamableHTTPOptions{
-		SessionTimeout:      timeout,
-		JSONResponse:        opts.JSONResponse,
-		Logger:              opts.Logger,
-		MaxRequestBodyBytes: limit,
-		// Host checking is done below, with the allow-list; the SDK's own
-		// check would refuse allowed non-loopback names on a loopback socket.
-		DisableLocalhostProtection: true,
-	})
-	return &httpHandler{inner: inner, opts: opts, limit: limit,
+	return &httpHandler{inner: newStreamable(getServer, timeout, opts.JSONResponse, opts.Logger), opts: opts, limit: limit,
 		bodyTimeout:  cmp.Or(opts.BodyReadTimeout, DefaultBodyReadTimeout),
 		writeTimeout: cmp.Or(opts.WriteTimeout, DefaultWriteTimeout)}
 }
 
 type httpHandler struct {
-	inner        http.Handler
+	inner        *streamable
 	opts         HTTPOptions
 	limit        int64
 	bodyTimeout  time.Duration
@@ -187,18 +181,10 @@ func (h *httpHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 			return
 		}
-		body = Normalize(body)
-		if reply := rpcconn.CheckOnly(body); reply != nil {
-			// What the SDK would answer with another id, or code 0.
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			_, _ = w.Write(reply)
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
+		h.inner.serve(w, r, Normalize(body))
+		return
 	}
-	h.inner.ServeHTTP(w, r)
+	h.inner.serve(w, r, nil)
 }
 
 // deadlineWriter sets the connection's write deadline before each write of

@@ -1,5 +1,5 @@
-// Package rpcconn is the JSON-RPC core shared by netmcp's message-stream
-// transports (stdio lines, TLS stream frames): it checks each incoming
+// Package rpcconn is the JSON-RPC core shared by netmcp's transports
+// (stdio lines, TLS stream frames, Streamable HTTP bodies): it checks each incoming
 // message before the MCP SDK sees it (Check), answers what the SDK would
 // mishandle, and implements mcp.Connection over a raw message stream
 // (Conn).
@@ -44,30 +44,10 @@ func Check(raw []byte) (jsonrpc.Message, []byte) {
 	return msg, nil
 }
 
-// CheckOnly is Check for a transport that hands the SDK the raw message
-// itself (Streamable HTTP): it returns only the error response to send
-// instead, or nil. A request or notification whose envelope passes
-// (method a non-empty string) is not decoded a second time here, since
-// nothing more could make the SDK's decoding fail; a response (no method)
-// is decoded as Check does.
-func CheckOnly(raw []byte) []byte {
-	trimmed, env, reply := checkEnvelope(raw)
-	if trimmed == nil || reply != nil {
-		return reply
-	}
-	if m := env.method; len(m) > 2 && m[0] == '"' {
-		return nil
-	}
-	if _, err := decodeMessage(trimmed); err != nil {
-		return ErrorResponse(env.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
-	}
-	return nil
-}
-
 // envelope is what checkEnvelope read of a message: its id (nil when
-// absent or null) and its raw method.
+// absent or null).
 type envelope struct {
-	id, method json.RawMessage
+	id json.RawMessage
 }
 
 // checkEnvelope runs Check's checks up to the SDK's decoding: trimmed is
@@ -110,7 +90,7 @@ func checkEnvelope(raw []byte) (trimmed []byte, e envelope, reply []byte) {
 	} else {
 		id = nil
 	}
-	e = envelope{id: id, method: env.Method}
+	e = envelope{id: id}
 	if id != nil && len(env.Params) > 0 && string(env.Method) == `"initialize"` {
 		var p mcp.InitializeParams
 		if err := json.Unmarshal(env.Params, &p); err != nil {

@@ -220,6 +220,20 @@ func (c *Conn) answered(resp *jsonrpc.Response) {
 		}
 		return
 	}
+	GiveErrorCode(resp, method, c.initialized, cl.perRequest)
+}
+
+// GiveErrorCode gives an error response the SDK sent with code 0 (its code
+// for an unclassified error) a JSON-RPC code, from the method of the call
+// it answers ("" when unknown), whether the session was initialized when it
+// was answered, and whether the call carried its protocol version in _meta:
+// -32602 for a failed initialize, -32600 for a call made before initialize
+// or a second initialize, -32603 otherwise. It normalises resp.Error to a
+// *jsonrpc.Error; a response without an error is left alone.
+func GiveErrorCode(resp *jsonrpc.Response, method string, initialized, perRequest bool) {
+	if resp.Error == nil {
+		return
+	}
 	var we *jsonrpc.Error
 	if !errors.As(resp.Error, &we) {
 		we = &jsonrpc.Error{Message: resp.Error.Error()}
@@ -230,9 +244,9 @@ func (c *Conn) answered(resp *jsonrpc.Response) {
 	}
 	fixed := *we
 	switch {
-	case method == "initialize" && !c.initialized:
+	case method == "initialize" && !initialized:
 		fixed.Code = jsonrpc.CodeInvalidParams
-	case !c.initialized && !cl.perRequest:
+	case !initialized && !perRequest:
 		fixed.Code = jsonrpc.CodeInvalidRequest // a call before initialize
 	case method == "initialize":
 		fixed.Code = jsonrpc.CodeInvalidRequest // a second initialize

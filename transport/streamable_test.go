@@ -1,0 +1,476 @@
+package transport_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/transport"
+)
+
+// toolServer is a server with the tools the Streamable HTTP tests call:
+// plain answers at once; progress sends a progress notification first;
+// ask elicits from the client and answers with its reply; slow sleeps
+// for its "ms" argument and echoes its "n" argument.
+func toolServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "t", Version: "1"}, nil)
+	obj := map[string]any{"type": "object"}
+	text := func(s string) *mcp.CallToolResult {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+	}
+	s.AddTool(&mcp.Tool{Name: "plain", InputSchema: obj}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return text("plain answer"), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "progress", InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		if err := req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: req.Params.GetProgressToken(), Progress: 1, Total: 2, Message: "half"}); err != nil {
+			return nil, err
+		}
+		return text("progress answer"), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "ask", InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		res, err := req.Session.Elicit(ctx, &mcp.ElicitParams{Message: "proceed?",
+			RequestedSchema: map[string]any{"type": "object", "properties": map[string]any{"ok": map[string]any{"type": "boolean"}}}})
+		if err != nil {
+			return nil, err
+		}
+		return text("client said " + res.Action), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "slow", InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var args struct {
+			MS int `json:"ms"`
+			N  int `json:"n"`
+		}
+		_ = json.Unmarshal(req.Params.Arguments, &args)
+		time.Sleep(time.Duration(args.MS) * time.Millisecond)
+		return text(fmt.Sprintf("n=%d", args.N)), nil
+	})
+	s.AddTool(&mcp.Tool{Name: "closer", InputSchema: obj}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		req.Extra.CloseSSEStream(mcp.CloseSSEStreamArgs{RetryAfter: 10 * time.Millisecond})
+		return text("closer answer"), nil
+	})
+	return s
+}
+
+// rawClient speaks Streamable HTTP by hand to one handler.
+type rawClient struct {
+	t   *testing.T
+	url string
+	sid string
+}
+
+func newRawClient(t *testing.T, srv *mcp.Server, opts transport.HTTPOptions) *rawClient {
+	t.Helper()
+	ts := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts))
+	t.Cleanup(ts.Close)
+	return &rawClient{t: t, url: ts.URL + transport.Path}
+}
+
+// do sends a request with the usual headers (and the session id), then
+// the extra header pairs ("Name", "value"; an empty value deletes).
+func (c *rawClient) do(method, body string, hdr ...string) *http.Response {
+	c.t.Helper()
+	req, err := http.NewRequest(method, c.url, strings.NewReader(body))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if c.sid != "" {
+		req.Header.Set("Mcp-Session-Id", c.sid)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i+1] == "" {
+			req.Header.Del(hdr[i])
+		} else {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return resp
+}
+
+// initialize opens a session and completes its handshake.
+func (c *rawClient) initialize(caps string) {
+	c.t.Helper()
+	resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":`+caps+`,"clientInfo":{"name":"c","version":"1"}}}`)
+	body := readAll(c.t, resp)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Mcp-Session-Id") == "" {
+		c.t.Fatalf("initialize: status %d, session %q: %s", resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), body)
+	}
+	c.sid = resp.Header.Get("Mcp-Session-Id")
+	resp = c.do(http.MethodPost, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if body := readAll(c.t, resp); resp.StatusCode != http.StatusAccepted || body != "" {
+		c.t.Fatalf("notifications/initialized: status %d body %q, want 202 without body", resp.StatusCode, body)
+	}
+}
+
+func (c *rawClient) callTool(id, name, args string) *http.Response {
+	return c.do(http.MethodPost, `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"`+name+`","arguments":`+args+`,"_meta":{"progressToken":"p`+id+`"}}}`)
+}
+
+func readAll(t *testing.T, resp *http.Response) string {
+	t.Helper()
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// events reads the data of the SSE events of r, each on ch, until EOF.
+func events(r io.Reader) <-chan string {
+	ch := make(chan string, 16)
+	go func() {
+		defer close(ch)
+		sc := bufio.NewScanner(r)
+		var data strings.Builder
+		for sc.Scan() {
+			line := sc.Text()
+			switch {
+			case strings.HasPrefix(line, "data: "):
+				data.WriteString(strings.TrimPrefix(line, "data: "))
+			case line == "" && data.Len() > 0:
+				ch <- data.String()
+				data.Reset()
+			}
+		}
+	}()
+	return ch
+}
+
+func next(t *testing.T, ch <-chan string, what string) string {
+	t.Helper()
+	select {
+	case e, ok := <-ch:
+		if !ok {
+			t.Fatalf("stream ended before %s", what)
+		}
+		return e
+	case <-time.After(10 * time.Second):
+		t.Fatalf("no %s within 10s", what)
+	}
+	return ""
+}
+
+// TestStreamableSessionLifecycle: initialize opens a session and names it,
+// calls on it are answered, DELETE ends it, and it is unknown afterwards.
+func TestStreamableSessionLifecycle(t *testing.T) {
+	c := newRawClient(t, toolServer(), transport.HTTPOptions{})
+	c.initialize(`{}`)
+	resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if body := readAll(t, resp); resp.StatusCode != 200 || !strings.Contains(body, `"name":"plain"`) || !strings.HasPrefix(body, `{"jsonrpc":"2.0","id":2,"result":`) {
+		t.Fatalf("tools/list: status %d: %s", resp.StatusCode, body)
+	}
+	resp = c.do(http.MethodDelete, "")
+	if readAll(t, resp); resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: status %d, want 204", resp.StatusCode)
+	}
+	for _, m := range []string{http.MethodPost, http.MethodDelete, http.MethodGet} {
+		resp = c.do(m, `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+		if readAll(t, resp); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s after DELETE: status %d, want 404", m, resp.StatusCode)
+		}
+	}
+}
+
+// TestStreamableStatuses: requests the transport refuses get the SDK
+// handler's status codes.
+func TestStreamableStatuses(t *testing.T) {
+	c := newRawClient(t, toolServer(), transport.HTTPOptions{})
+	c.initialize(`{}`)
+	sid := c.sid
+	ping := `{"jsonrpc":"2.0","id":9,"method":"ping"}`
+	tests := []struct {
+		name, method, body string
+		hdr                []string
+		status             int
+		contains           string
+	}{
+		{"ping", "POST", ping, nil, 200, `"result":{}`},
+		{"content type", "POST", ping, []string{"Content-Type", "text/plain"}, 415, "Content-Type"},
+		{"accept json only", "POST", ping, []string{"Accept", "application/json"}, 400, "Accept"},
+		{"accept wildcard", "POST", ping, []string{"Accept", "*/*"}, 200, `"result":{}`},
+		{"unknown session", "POST", ping, []string{"Mcp-Session-Id", "nope"}, 404, "session not found"},
+		{"no session, not initialize", "POST", ping, []string{"Mcp-Session-Id", ""}, 400, "initialize"},
+		{"no session, notification", "POST", `{"jsonrpc":"2.0","method":"notifications/initialized"}`, []string{"Mcp-Session-Id", ""}, 400, "initialize"},
+		{"empty body", "POST", "", nil, 400, "non-empty"},
+		{"batch", "POST", "[" + ping + "]", nil, 400, "-32600"},
+		{"unsupported version header", "POST", ping, []string{"Mcp-Protocol-Version", "1999-01-01"}, 400, "Unsupported protocol version"},
+		{"supported version header", "POST", ping, []string{"Mcp-Protocol-Version", "2025-06-18"}, 200, `"result":{}`},
+		{"per-request version", "POST", `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, nil, 400, "-32022"},
+		{"2026 header on a call", "POST", ping, []string{"Mcp-Protocol-Version", "2026-07-28"}, 400, "-32022"},
+		{"Last-Event-ID on POST", "POST", ping, []string{"Last-Event-ID", "a_1"}, 400, "Last-Event-ID"},
+		{"GET without event-stream", "GET", "", []string{"Accept", "application/json"}, 400, "text/event-stream"},
+		{"GET without session", "GET", "", []string{"Mcp-Session-Id", ""}, 400, "Mcp-Session-Id"},
+		{"GET replay", "GET", "", []string{"Last-Event-ID", "s_3"}, 400, "stream replay unsupported"},
+		{"GET malformed event id", "GET", "", []string{"Last-Event-ID", "x"}, 400, "malformed"},
+		{"DELETE without session", "DELETE", "", []string{"Mcp-Session-Id", ""}, 400, "Mcp-Session-Id"},
+		{"PUT", "PUT", ping, nil, 405, "Method Not Allowed"},
+		{"no session, server/discover", "POST", `{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}}`,
+			[]string{"Mcp-Session-Id", "", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, 200, `"supportedVersions":["2025-11-25",`},
+		{"unknown method", "POST", `{"jsonrpc":"2.0","id":9,"method":"no/such"}`, nil, 200, "-32601"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c.sid = sid
+			resp := c.do(tt.method, tt.body, tt.hdr...)
+			body := readAll(t, resp)
+			if resp.StatusCode != tt.status || !strings.Contains(body, tt.contains) {
+				t.Fatalf("status %d body %q; want %d containing %q", resp.StatusCode, body, tt.status, tt.contains)
+			}
+			if tt.status == 405 && resp.Header.Get("Allow") != "GET, POST, DELETE" {
+				t.Errorf("Allow %q", resp.Header.Get("Allow"))
+			}
+		})
+	}
+	// The session survived every refusal.
+	c.sid = sid
+	if resp := c.do("POST", ping); readAll(t, resp) == "" || resp.StatusCode != 200 {
+		t.Fatalf("session lost: status %d", resp.StatusCode)
+	}
+}
+
+// TestStreamableJSONOrSSE: a call answered before anything else relates to
+// it gets application/json; one that sends a progress notification first
+// gets an SSE stream with the notification, then the answer.
+func TestStreamableJSONOrSSE(t *testing.T) {
+	c := newRawClient(t, toolServer(), transport.HTTPOptions{})
+	c.initialize(`{}`)
+
+	resp := c.callTool("2", "plain", `{}`)
+	body := readAll(t, resp)
+	if ct := resp.Header.Get("Content-Type"); ct != "application/json" || !strings.Contains(body, "plain answer") {
+		t.Fatalf("plain: Content-Type %q: %s", ct, body)
+	}
+
+	resp = c.callTool("3", "progress", `{}`)
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("progress: Content-Type %q, want text/event-stream", ct)
+	}
+	ev := events(resp.Body)
+	defer resp.Body.Close()
+	if e := next(t, ev, "progress notification"); !strings.Contains(e, `"method":"notifications/progress"`) || !strings.Contains(e, `"progressToken":"p3"`) {
+		t.Fatalf("first event %s, want the progress notification", e)
+	}
+	if e := next(t, ev, "answer"); !strings.Contains(e, `"id":3`) || !strings.Contains(e, "progress answer") {
+		t.Fatalf("second event %s, want the answer", e)
+	}
+	if e, ok := <-ev; ok {
+		t.Fatalf("event after the answer: %s", e)
+	}
+}
+
+// TestStreamableCloseSSEStream: a tool that closes its call's stream
+// (SEP-1699) ends the POST with an SSE stream, carrying a "close" event with
+// the retry delay from protocol 2025-11-25; without an event store the
+// answer is dropped.
+func TestStreamableCloseSSEStream(t *testing.T) {
+	c := newRawClient(t, toolServer(), transport.HTTPOptions{})
+	c.initialize(`{}`)
+	for _, tt := range []struct{ version, want string }{
+		{"2025-11-25", "event: close\nretry: 10\ndata: \n\n"},
+		{"2025-06-18", ""},
+	} {
+		resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"closer","arguments":{}}}`,
+			"Mcp-Protocol-Version", tt.version)
+		body := readAll(t, resp)
+		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" || body != tt.want {
+			t.Errorf("%s: status %d, Content-Type %q, body %q; want 200 text/event-stream %q", tt.version, resp.StatusCode, ct, body, tt.want)
+		}
+	}
+}
+
+// TestStreamableElicitationOnPOST: a tool's elicitation goes to the POST
+// stream of its call (no GET stream is open), the client's reply is POSTed
+// back (202), and the call's answer follows on the same stream.
+func TestStreamableElicitationOnPOST(t *testing.T) {
+	c := newRawClient(t, toolServer(), transport.HTTPOptions{})
+	c.initialize(`{"elicitation":{}}`)
+	resp := c.callTool("5", "ask", `{}`)
+	defer resp.Body.Close()
+	ev := events(resp.Body)
+	e := next(t, ev, "elicitation request")
+	var req struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if err := json.Unmarshal([]byte(e), &req); err != nil || req.Method != "elicitation/create" || req.ID == nil {
+		t.Fatalf("first event %s, want elicitation/create (%v)", e, err)
+	}
+	r := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":`+string(req.ID)+`,"result":{"action":"decline"}}`)
+	if body := readAll(t, r); r.StatusCode != http.StatusAccepted {
+		t.Fatalf("reply to the elicitation: status %d %s, want 202", r.StatusCode, body)
+	}
+	if e := next(t, ev, "answer"); !strings.Contains(e, `"id":5`) || !strings.Contains(e, "client said decline") {
+		t.Fatalf("answer %s", e)
+	}
+}
+
+// TestStreamableSDKClientElicitation: the go-sdk client's elicitation
+// handler is reached through the transport and its answer returns to the
+// tool.
+func TestStreamableSDKClientElicitation(t *testing.T) {
+	ts := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return toolServer() }, transport.HTTPOptions{}))
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
+		},
+	})
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for i := range 3 {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+		if err != nil {
+			t.Fatalf("call %d: %v", i, err)
+		}
+		if got := res.Content[0].(*mcp.TextContent).Text; got != "client said accept" {
+			t.Fatalf("call %d answered %q", i, got)
+		}
+	}
+}
+
+// TestStreamableGETStream: a notification unrelated to any call (a tool
+// list change) goes to the GET stream; without one it is dropped and the
+// session lives on. A second GET stream is refused (409).
+func TestStreamableGETStream(t *testing.T) {
+	srv := toolServer()
+	c := newRawClient(t, srv, transport.HTTPOptions{})
+	c.initialize(`{}`)
+	add := func(name string) {
+		srv.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
+	}
+	add("extra1") // no GET stream: the notification has nowhere to go
+	time.Sleep(100 * time.Millisecond)
+	if resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":2,"method":"ping"}`); readAll(t, resp) == "" || resp.StatusCode != 200 {
+		t.Fatalf("session lost after an undeliverable notification: status %d", resp.StatusCode)
+	}
+
+	get := c.do(http.MethodGet, "")
+	defer get.Body.Close()
+	if get.StatusCode != 200 || get.Header.Get("Content-Type") != "text/event-stream" {
+		t.Fatalf("GET: status %d, Content-Type %q", get.StatusCode, get.Header.Get("Content-Type"))
+	}
+	if second := c.do(http.MethodGet, ""); readAll(t, second) == "" || second.StatusCode != http.StatusConflict {
+		t.Fatalf("second GET: status %d, want 409", second.StatusCode)
+	}
+	ev := events(get.Body)
+	add("extra2")
+	if e := next(t, ev, "list_changed notification"); !strings.Contains(e, `"method":"notifications/tools/list_changed"`) {
+		t.Fatalf("GET event %s", e)
+	}
+}
+
+// TestStreamableIdleTimeout: a session without requests for
+// SessionTimeout is closed, but not while a POST runs.
+func TestStreamableIdleTimeout(t *testing.T) {
+	c := newRawClient(t, toolServer(), transport.HTTPOptions{SessionTimeout: 150 * time.Millisecond})
+	c.initialize(`{}`)
+	// A call running for longer than the timeout keeps the session.
+	resp := c.callTool("2", "slow", `{"ms":400,"n":1}`)
+	if body := readAll(t, resp); resp.StatusCode != 200 || !strings.Contains(body, "n=1") {
+		t.Fatalf("slow call: status %d: %s", resp.StatusCode, body)
+	}
+	if resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); readAll(t, resp) == "" || resp.StatusCode != 200 {
+		t.Fatalf("ping right after the slow call: status %d", resp.StatusCode)
+	}
+	time.Sleep(500 * time.Millisecond)
+	if resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":4,"method":"ping"}`); readAll(t, resp) == "" || resp.StatusCode != http.StatusNotFound {
+		t.Fatalf("ping after the idle timeout: status %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestStreamableConcurrentCalls: calls in flight together on one session
+// each get their own answer; a second call with the id of one in flight
+// is refused.
+func TestStreamableConcurrentCalls(t *testing.T) {
+	c := newRawClient(t, toolServer(), transport.HTTPOptions{})
+	c.initialize(`{}`)
+	const n = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		wg.Go(func() {
+			id := fmt.Sprint(100 + i)
+			resp := c.callTool(id, "slow", fmt.Sprintf(`{"ms":%d,"n":%d}`, (n-i)*10, i))
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if !strings.HasPrefix(string(b), `{"jsonrpc":"2.0","id":`+id+`,`) || !strings.Contains(string(b), fmt.Sprintf(`n=%d"`, i)) {
+				errs <- fmt.Errorf("call %s answered %s", id, b)
+			}
+		})
+	}
+	wg.Go(func() {
+		time.Sleep(30 * time.Millisecond) // call 100 runs for 160 ms
+		resp := c.callTool("100", "plain", `{}`)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "duplicate in-flight request ID") {
+			errs <- fmt.Errorf("duplicate id: status %d %s, want 400", resp.StatusCode, b)
+		}
+	})
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+// BenchmarkHTTPCall makes sequential tools/call requests with the go-sdk
+// client to a server behind netmcp's Streamable HTTP handler and behind
+// the SDK's own, in process over loopback.
+func BenchmarkHTTPCall(b *testing.B) {
+	handlers := []struct {
+		name string
+		h    func(*mcp.Server) http.Handler
+	}{
+		{"netmcp", func(s *mcp.Server) http.Handler {
+			return transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return s }, transport.HTTPOptions{})
+		}},
+		{"sdk", func(s *mcp.Server) http.Handler {
+			return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s }, nil)
+		}},
+	}
+	for _, tt := range handlers {
+		b.Run(tt.name, func(b *testing.B) {
+			ts := httptest.NewServer(tt.h(toolServer()))
+			defer ts.Close()
+			ctx := context.Background()
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx,
+				&mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: true}, nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "plain", Arguments: map[string]any{}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
