@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 	"weak"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -554,7 +553,7 @@ func (c *httpConn) writeResponse(resp *jsonrpc.Response) error {
 		return fmt.Errorf("%w: response to an unknown call %v", errRejected, resp.ID.Raw())
 	}
 	rpcconn.GiveErrorCode(resp, method, initialized, false)
-	data, err := encodeMessage(resp)
+	data, err := rpcconn.Encode(resp)
 	if err != nil {
 		return fmt.Errorf("encoding message: %w", err)
 	}
@@ -754,41 +753,6 @@ func relatedMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return next(ctx, method, req)
 	}
-}
-
-// encodeMessage is jsonrpc.EncodeMessage, with a fast path for a result
-// response: its bytes are appended, since Result is already compact JSON
-// (the SDK's json.Marshal of the result).
-func encodeMessage(resp *jsonrpc.Response) ([]byte, error) {
-	if resp.Error == nil && len(resp.Result) > 0 {
-		b := make([]byte, 0, len(resp.Result)+64)
-		b = append(b, `{"jsonrpc":"2.0","id":`...)
-		if b, ok := appendID(b, resp.ID); ok {
-			b = append(b, `,"result":`...)
-			b = append(b, resp.Result...)
-			return append(b, '}'), nil
-		}
-	}
-	return jsonrpc.EncodeMessage(resp)
-}
-
-// appendID appends id as encoding/json (without HTML escaping) would, or
-// reports false for an id it leaves to the slow path.
-func appendID(b []byte, id jsonrpc.ID) ([]byte, bool) {
-	switch v := id.Raw().(type) {
-	case int64:
-		return strconv.AppendInt(b, v, 10), true
-	case string:
-		for i := 0; i < len(v); i++ {
-			if c := v[i]; c < 0x20 || c == '"' || c == '\\' || c >= utf8.RuneSelf {
-				return b, false
-			}
-		}
-		b = append(b, '"')
-		b = append(b, v...)
-		return append(b, '"'), true
-	}
-	return b, false
 }
 
 // accepts reports whether Accept values admit JSON and an SSE stream (the

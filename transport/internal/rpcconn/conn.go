@@ -194,7 +194,7 @@ func (c *Conn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if resp, ok := msg.(*jsonrpc.Response); ok {
 		c.answered(resp)
 	}
-	data, err := jsonrpc.EncodeMessage(msg)
+	data, err := Encode(msg)
 	if err != nil {
 		return fmt.Errorf("encoding message: %w", err)
 	}

@@ -1,4 +1,4 @@
-package transport
+package rpcconn
 
 import (
 	"bytes"
@@ -16,10 +16,10 @@ func mustID(t testing.TB, v any) jsonrpc.ID {
 	return id
 }
 
-// TestEncodeMessageMatchesSDK: the fast encoding of responses gives the
+// TestEncodeMatchesSDK: the fast encoding of responses gives the
 // bytes of the SDK's jsonrpc.EncodeMessage, for every kind of id, result
 // and error.
-func TestEncodeMessageMatchesSDK(t *testing.T) {
+func TestEncodeMatchesSDK(t *testing.T) {
 	result := json.RawMessage(`{"content":[{"type":"text","text":"a \u003cb\u003e \"q\" é"}],"isError":false}`)
 	tests := []struct {
 		name string
@@ -52,20 +52,20 @@ func TestEncodeMessageMatchesSDK(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := encodeMessage(resp)
+			got, err := Encode(resp)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, want) {
-				t.Fatalf("encodeMessage = %s\nEncodeMessage = %s", got, want)
+				t.Fatalf("Encode = %s\nEncodeMessage = %s", got, want)
 			}
 		})
 	}
 }
 
-// FuzzEncodeMessage: for any string or integer id and any result as the
+// FuzzEncode: for any string or integer id and any result as the
 // SDK makes it (json.Marshal output), the fast encoding equals the SDK's.
-func FuzzEncodeMessage(f *testing.F) {
+func FuzzEncode(f *testing.F) {
 	f.Add("abc", int64(1), true, `{"a":"<b>"}`)
 	f.Add("é\x00", int64(-5), false, `[1,2.5,"x"]`)
 	f.Fuzz(func(t *testing.T, sid string, nid int64, useString bool, value string) {
@@ -91,9 +91,9 @@ func FuzzEncodeMessage(f *testing.F) {
 		if err != nil {
 			t.Skip()
 		}
-		got, err := encodeMessage(resp)
+		got, err := Encode(resp)
 		if err != nil || !bytes.Equal(got, want) {
-			t.Fatalf("encodeMessage = %s (%v)\nEncodeMessage = %s", got, err, want)
+			t.Fatalf("Encode = %s (%v)\nEncodeMessage = %s", got, err, want)
 		}
 	})
 }
@@ -103,10 +103,10 @@ func FuzzEncodeMessage(f *testing.F) {
 func BenchmarkEncodeResult(b *testing.B) {
 	resp := &jsonrpc.Response{ID: mustID(b, float64(42)),
 		Result: json.RawMessage(`{"content":[{"type":"text","text":"` + string(bytes.Repeat([]byte("interface ge-0/0/0 up; "), 40)) + `"}],"isError":false}`)}
-	b.Run("encodeMessage", func(b *testing.B) {
+	b.Run("Encode", func(b *testing.B) {
 		b.ReportAllocs()
 		for b.Loop() {
-			_, _ = encodeMessage(resp)
+			_, _ = Encode(resp)
 		}
 	})
 	b.Run("jsonrpc.EncodeMessage", func(b *testing.B) {
