@@ -39,6 +39,11 @@ type Controller struct {
 	// sweep reports the link's latency (default 100 ms: a lab's or a
 	// campus's links take a few ms; raise it for long-haul links).
 	LinkLatencyMS float64
+	// FlapWindow is how far back the sweep counts a link's state changes
+	// in its ends' logs when it looks for a flapping link (default
+	// DefaultFlapWindow): older changes are history, not a fault now.
+	// Lines a device gives no time for are all counted.
+	FlapWindow time.Duration
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -385,4 +390,12 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 	}
 	r.summarize(n, "%s", p.Text)
 	return p
+}
+
+// now reads the controller's clock.
+func (r *run) now() time.Time {
+	if r.c.Now != nil {
+		return r.c.Now()
+	}
+	return time.Now()
 }

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -13,9 +14,14 @@ import (
 )
 
 // SyslogURI is the device log the sweep reads for each router's
-// interface history: its last 200 lines are the window in which a link
-// that went down and came back up more than once is a flapping link.
+// interface history: in its last 200 lines, a link that went down and
+// came back up more than once within the flap window
+// (Controller.FlapWindow) is a flapping link.
 const SyslogURI = netproto.URISyslogPrefix + "200"
+
+// DefaultFlapWindow is Controller.FlapWindow's default: a link whose
+// changes stopped longer ago has flapped, and is not flapping now.
+const DefaultFlapWindow = 5 * time.Minute
 
 // ToolReadResource names a resource read in Report.Calls (it is an MCP
 // resources/read, not a tool call; Args holds the URI).
@@ -36,21 +42,36 @@ type ifHistory struct {
 	// follow a down.
 	Downs, UpsAfter int
 	Call            int
+	// Window is the time counted back from the read (0: every line read,
+	// the device gave no times).
+	Window time.Duration
 }
 
 // flapping: down more than once and back up in between.
 func (h ifHistory) flapping() bool { return h.Downs >= 2 && h.UpsAfter >= 1 }
 
 func (h ifHistory) words() string {
+	if h.Window > 0 {
+		return fmt.Sprintf("%d changes to down and %d back to up in the last %s of its log", h.Downs, h.UpsAfter, h.Window)
+	}
 	return fmt.Sprintf("%d changes to down and %d back to up in its last 200 log lines", h.Downs, h.UpsAfter)
 }
 
-// parseIfHistory counts each interface's oper changes in log lines.
-func parseIfHistory(text string, call int) map[string]ifHistory {
+// parseIfHistory counts each interface's oper changes in log lines. With
+// times (one per line, as the syslog read's _meta gives them), a line
+// whose time is before since is not counted; a line without a time is.
+func parseIfHistory(text string, times []time.Time, since time.Time, call int) map[string]ifHistory {
 	out := map[string]ifHistory{}
-	for _, line := range strings.Split(text, "\n") {
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	if len(times) != len(lines) {
+		times = nil // not one per line: no line can be dated
+	}
+	for i, line := range lines {
 		if strings.Contains(line, "Line protocol") || strings.Contains(line, "line protocol") {
 			continue // the same change again, at the protocol layer
+		}
+		if times != nil && !times[i].IsZero() && times[i].Before(since) {
+			continue // older than the window
 		}
 		for _, re := range ifChangeRe {
 			m := re.FindStringSubmatch(line)
@@ -81,6 +102,7 @@ func (r *run) readHistory(n *Network) map[string]map[string]ifHistory {
 		return r.history
 	}
 	r.mu.Unlock()
+	window := cmp.Or(r.c.FlapWindow, DefaultFlapWindow)
 	out := map[string]map[string]ifHistory{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -88,11 +110,18 @@ func (r *run) readHistory(n *Network) map[string]map[string]ifHistory {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			text, call, err := r.readResource(dev, SyslogURI)
+			text, meta, call, err := r.readResource(dev, SyslogURI)
 			if err != nil {
 				return
 			}
-			h := parseIfHistory(text, call)
+			times := logTimes(meta)
+			h := parseIfHistory(text, times, r.now().Add(-window), call)
+			if times != nil {
+				for k, v := range h {
+					v.Window = window
+					h[k] = v
+				}
+			}
 			r.summarize(call, "%d interfaces with state changes logged", len(h))
 			mu.Lock()
 			out[dev] = h
@@ -106,9 +135,35 @@ func (r *run) readHistory(n *Network) map[string]map[string]ifHistory {
 	return out
 }
 
+// logTimes returns the times of a syslog read's lines from its _meta
+// (netproto.MetaLogTimes), zero where a line has none; nil when the
+// device gave none or they do not parse.
+func logTimes(meta mcp.Meta) []time.Time {
+	raw, ok := meta[netproto.MetaLogTimes].([]any)
+	if !ok {
+		return nil
+	}
+	out := make([]time.Time, len(raw))
+	for i, v := range raw {
+		s, ok := v.(string)
+		if !ok {
+			return nil
+		}
+		if s == "" {
+			continue
+		}
+		t, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			return nil
+		}
+		out[i] = t
+	}
+	return out
+}
+
 // readResource reads a device's resource as text, recorded in the
-// report's calls like a tool call.
-func (r *run) readResource(dev, uri string) (string, int, error) {
+// report's calls like a tool call, with the result's _meta.
+func (r *run) readResource(dev, uri string) (string, mcp.Meta, int, error) {
 	args := map[string]any{"uri": uri}
 	r.mu.Lock()
 	n := len(r.rep.Calls) + 1
@@ -124,9 +179,13 @@ func (r *run) readResource(dev, uri string) (string, int, error) {
 	}
 	el := time.Since(start)
 	var b strings.Builder
+	var meta mcp.Meta
 	if res != nil {
 		for _, c := range res.Contents {
 			b.WriteString(c.Text)
+			if meta == nil {
+				meta = c.Meta
+			}
 		}
 	}
 	r.mu.Lock()
@@ -141,7 +200,7 @@ func (r *run) readResource(dev, uri string) (string, int, error) {
 		status = "error: " + firstLine(err.Error())
 	}
 	r.progress("  #%d [%s] %s %s (%.0f ms) %s", n, dev, ToolReadResource, uri, float64(el.Microseconds())/1000, status)
-	return b.String(), n, err
+	return b.String(), meta, n, err
 }
 
 // flapCause returns a link_flap cause when either end's log shows the

@@ -1,6 +1,9 @@
 package controller
 
-import "testing"
+import (
+	"testing"
+	"time"
+)
 
 // TestParseIfHistory: an interface's link-layer changes are counted in
 // each dialect's words, the line protocol's repeats are not, and only
@@ -24,10 +27,59 @@ func TestParseIfHistory(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := parseIfHistory(c.log, 7)[c.iface]
+			h := parseIfHistory(c.log, nil, time.Time{}, 7)[c.iface]
 			if h.Downs != c.downs || h.UpsAfter != c.ups || h.flapping() != c.flap {
 				t.Errorf("got %+v flapping %v, want downs %d ups %d flapping %v", h, h.flapping(), c.downs, c.ups, c.flap)
 			}
 		})
+	}
+}
+
+// TestParseIfHistoryWindow: with a time per line, changes older than the
+// window are not counted, so a link that flapped and has been stable since
+// is not flapping now; lines without a time are counted; times that are
+// not one per line date nothing.
+func TestParseIfHistoryWindow(t *testing.T) {
+	const xr = "Nov 24 14:21:50.024: %LINK-3-UPDOWN: Interface Gi0/0/0/1, changed state to "
+	now := time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
+	since := now.Add(-DefaultFlapWindow)
+	old, recent := now.Add(-time.Hour), now.Add(-time.Minute)
+	flap := xr + "down\n" + xr + "up\n" + xr + "down\n" + xr + "up\n"
+	cases := []struct {
+		name       string
+		times      []time.Time
+		downs, ups int
+		flap       bool
+	}{
+		{"no times: every line", nil, 2, 2, true},
+		{"all recent", []time.Time{recent, recent, recent, recent}, 2, 2, true},
+		{"all an hour ago: history", []time.Time{old, old, old, old}, 0, 0, false},
+		{"old first cycle, one recent", []time.Time{old, old, recent, recent}, 1, 1, false},
+		{"undated lines count", []time.Time{{}, {}, old, recent}, 1, 2, false},
+		{"not one per line", []time.Time{old, old, old}, 2, 2, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			h := parseIfHistory(flap, c.times, since, 7)["Gi0/0/0/1"]
+			if h.Downs != c.downs || h.UpsAfter != c.ups || h.flapping() != c.flap {
+				t.Errorf("got %+v flapping %v, want downs %d ups %d flapping %v", h, h.flapping(), c.downs, c.ups, c.flap)
+			}
+		})
+	}
+}
+
+// TestLogTimes: the syslog read's _meta times parse, "" is an undated
+// line, and anything else is no times at all.
+func TestLogTimes(t *testing.T) {
+	ts := "2026-11-24T14:21:50.024Z"
+	want := time.Date(2026, 11, 24, 14, 21, 50, 24e6, time.UTC)
+	got := logTimes(map[string]any{"netmcp/times": []any{ts, ""}})
+	if len(got) != 2 || !got[0].Equal(want) || !got[1].IsZero() {
+		t.Errorf("logTimes = %v", got)
+	}
+	for _, bad := range []map[string]any{nil, {"netmcp/times": "x"}, {"netmcp/times": []any{1}}, {"netmcp/times": []any{"yesterday"}}} {
+		if got := logTimes(bad); got != nil {
+			t.Errorf("logTimes(%v) = %v, want nil", bad, got)
+		}
 	}
 }

@@ -91,3 +91,45 @@ func linkDowns(log, ifn string) int {
 	}
 	return n
 }
+
+// TestFlapHistoryAgesOut: a link that flapped and has been stable since
+// is reported as flapping only while its changes are within the flap
+// window: once the lab's clock (the devices' and the controller's) has
+// moved past it, the same logs show a healthy network.
+func TestFlapHistoryAgesOut(t *testing.T) {
+	const words = "link_flap r2:GigabitEthernet0/0/0/1 period=2 down=1"
+	l := newTestLab(t, words)
+	l.ctl.Now = l.now // the controller reads the clock the devices log with
+	deadline := time.Now().Add(2 * time.Minute)
+	for linkDowns(l.syslog(t, "r2"), "GigabitEthernet0/0/0/1") < 2 {
+		if time.Now().After(deadline) {
+			t.Fatal("r2's log shows no two cycles of the flap")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if _, err := l.lab.ClearFault(words); err != nil {
+		t.Fatal(err)
+	}
+	flapped := func(rep *controller.Report) bool {
+		for _, c := range rep.RootCauses {
+			if c.Name == "link_flap" {
+				return true
+			}
+		}
+		return false
+	}
+	// Within the window, the history still names the flap (the control:
+	// without a window this is what the sweep always said).
+	if rep := l.ask(t, "what is wrong with the network?"); !flapped(rep) {
+		var text bytes.Buffer
+		rep.WriteText(&text)
+		t.Fatalf("right after the flap, no link_flap reported:\n%s", text.String())
+	}
+	l.advance(controller.DefaultFlapWindow + time.Minute)
+	rep := l.ask(t, "what is wrong with the network?")
+	if flapped(rep) || rep.IsAnomaly {
+		var text bytes.Buffer
+		rep.WriteText(&text)
+		t.Fatalf("a flap older than the window is still reported:\n%s", text.String())
+	}
+}

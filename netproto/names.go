@@ -61,5 +61,13 @@ const (
 // trail, so one intent can be followed across devices.
 const MetaCorrelationID = "netmcp/correlationId"
 
+// MetaLogTimes is the _meta key of a syslog resource read
+// (network:///log/syslog/last{count}): the time of each line, in order, as
+// RFC 3339 UTC strings ("" where the device gave none). A line's own
+// timestamp is in the device's format and time zone, often without a
+// year; these let a client tell recent events from old ones (the
+// controller's link-flap window).
+const MetaLogTimes = "netmcp/times"
+
 // MaxCorrelationID is the longest correlation id a server records.
 const MaxCorrelationID = 128

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -335,11 +336,15 @@ func (s *Server) readSyslog(ctx context.Context, uri string) (*readResult, error
 		return nil, rpc(err)
 	}
 	var b strings.Builder
-	for _, e := range entries {
+	times := make([]string, len(entries))
+	for i, e := range entries {
 		b.WriteString(e.Text)
 		b.WriteByte('\n')
+		if !e.Time.IsZero() {
+			times[i] = e.Time.UTC().Format(time.RFC3339Nano)
+		}
 	}
-	return textResult1(uri, netproto.MIMETextUTF8, b.String(), mcp.Meta{"lines": len(entries)}), nil
+	return textResult1(uri, netproto.MIMETextUTF8, b.String(), mcp.Meta{"lines": len(entries), netproto.MetaLogTimes: times}), nil
 }
 
 // syslogCount parses {count} of network:///log/syslog/last{count}.
