@@ -73,7 +73,7 @@ func newAskCmd() *cobra.Command {
 	f.StringVar(&o.policy, "policy", "", "remediation policy file (YAML; see docs/controller.md) that --yes needs")
 	f.BoolVar(&o.noFix, "no-fix", false, "never offer to apply the proposed fix")
 	f.DurationVar(&o.timeout, "timeout", 2*time.Minute, "bound on the whole run")
-	f.DurationVar(&o.flapWindow, "flap-window", controller.DefaultFlapWindow, "how far back a link's state changes in its ends' logs count as flapping (older ones are history)")
+	f.DurationVar(&o.flapWindow, "flap-window", controller.DefaultFlapWindow, "how far back a link's state changes in its ends' logs count as flapping (older ones are history; 0: the default)")
 	o.llm.addFlags(f, false)
 	return cmd
 }
@@ -91,8 +91,8 @@ func runAsk(ctx context.Context, o askOptions, text string, stdin io.Reader, std
 	if o.llm.url != "" || o.llm.model != "" || o.llm.sampling {
 		return runAskLLM(ctx, o, text, stdin, stdout, stderr)
 	}
-	if o.flapWindow <= 0 {
-		return withExit(2, fmt.Errorf("ask: --flap-window must be positive, got %s", o.flapWindow))
+	if o.flapWindow < 0 {
+		return withExit(2, fmt.Errorf("ask: --flap-window must not be negative, got %s", o.flapWindow))
 	}
 	if strings.TrimSpace(text) == "" {
 		return withExit(2, errors.New(`ask: no intent (e.g. netmcp ask --lab "what is wrong with the network?")`))

@@ -155,7 +155,7 @@ func TestAskErrors(t *testing.T) {
 		{[]string{"--inventory", "x.yaml", "--fault", "link_down r1:Gi0", "what is wrong"}, "--fault needs --lab"},
 		{[]string{"--lab", "--fault", "no_such_fault r1", "what is wrong"}, "unknown name"},
 		{[]string{"--reports", t.TempDir(), "--show", "last"}, "no report"},
-		{[]string{"--lab", "--flap-window", "-1m", "what is wrong"}, "--flap-window must be positive"},
+		{[]string{"--lab", "--flap-window", "-1m", "what is wrong"}, "--flap-window must not be negative"},
 	} {
 		_, _, err := askRun(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
