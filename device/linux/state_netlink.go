@@ -13,18 +13,22 @@ import (
 
 // nlIface is one interface as netlink reports it.
 type nlIface struct {
-	Index       int
-	Linux       string // the kernel's name
-	Name        string // the name shown: the alias when set (the lab's topology name), else Linux
-	Type        string // netlink's link type: veth, bridge, device, ...
-	AdminUp     bool
-	OperUp      bool
-	OperState   string
-	MTU         int
-	MAC         string
-	Master      int
-	Addrs       []netip.Prefix
-	Stats       *netlink.LinkStatistics
+	Index     int
+	Linux     string // the kernel's name
+	Name      string // the name shown: the alias when set (the lab's topology name), else Linux
+	Type      string // netlink's link type: veth, bridge, device, ...
+	AdminUp   bool
+	OperUp    bool
+	OperState string
+	MTU       int
+	MAC       string
+	Master    int
+	Addrs     []netip.Prefix
+	Stats     *netlink.LinkStatistics
+	// QdiscDrops are the packets its root queueing discipline dropped (a
+	// shaper's full queue): output discards the link's own counters do
+	// not count.
+	QdiscDrops  uint64
 	NeighborsV4 []nlNeighbor
 }
 
@@ -111,6 +115,16 @@ func (d *Driver) readNetlink() (*nlState, error) {
 		st.Ifaces = append(st.Ifaces, i)
 		st.byLinux[i.Linux] = i
 		st.byIndex[i.Index] = i
+	}
+	var qdiscs []netlink.Qdisc
+	if err := retry(func() (e error) { qdiscs, e = h.QdiscList(nil); return }); err != nil {
+		return nil, fmt.Errorf("linux: listing queueing disciplines: %w", err)
+	}
+	for _, q := range qdiscs {
+		a := q.Attrs()
+		if i := st.byIndex[a.LinkIndex]; i != nil && a.Parent == netlink.HANDLE_ROOT && a.Statistics != nil && a.Statistics.Queue != nil {
+			i.QdiscDrops += uint64(a.Statistics.Queue.Drops)
+		}
 	}
 	var neigh []netlink.Neigh
 	if err := retry(func() (e error) { neigh, e = h.NeighList(0, netlink.FAMILY_V4); return }); err != nil {

@@ -163,7 +163,7 @@ func interfacesTree(nl *nlState) obj {
 			s := i.Stats
 			st["counters"] = obj{"in-octets": u64(s.RxBytes), "out-octets": u64(s.TxBytes), "in-pkts": u64(s.RxPackets),
 				"out-pkts": u64(s.TxPackets), "in-errors": u64(s.RxErrors), "out-errors": u64(s.TxErrors),
-				"in-discards": u64(s.RxDropped), "out-discards": u64(s.TxDropped), "in-multicast-pkts": u64(s.Multicast)}
+				"in-discards": u64(s.RxDropped), "out-discards": u64(s.TxDropped + i.QdiscDrops), "in-multicast-pkts": u64(s.Multicast)}
 		}
 		if i.Name != i.Linux {
 			st["netmcp-linux-name"] = i.Linux
