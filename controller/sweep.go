@@ -31,14 +31,17 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 	}
 	wg.Wait()
 	partial := func(p pingResult) bool { return p.Err == nil && p.Loss > 0 && p.Loss < 100 }
+	slow := func(ab, ba pingResult) bool { return max(ab.RTT, ba.RTT) > r.latencyLimit() }
 	// Counters count since the interface came up, not since a fault: a
-	// link with loss or errors has both ends' counters read again after
-	// its probes, and what they added meanwhile is the evidence.
+	// link with loss, errors or a slow round trip has both ends' counters
+	// read again after its probes, and what they added meanwhile is the
+	// evidence (a slow link whose senders drop at their queues is
+	// rate-limited, even when the drops missed the probes).
 	after := map[string]*DeviceView{}
 	var amu sync.Mutex
 	for i, l := range links {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
-		if out[i].ab.Call == 0 || !partial(out[i].ab) && !partial(out[i].ba) && a.InErrors+b.InErrors == 0 {
+		if out[i].ab.Call == 0 || !partial(out[i].ab) && !partial(out[i].ba) && a.InErrors+b.InErrors == 0 && !slow(out[i].ab, out[i].ba) {
 			continue
 		}
 		for _, dev := range []string{l.A.Device, l.B.Device} {
@@ -97,7 +100,16 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 		}
 		if !partial(ab) && !partial(ba) && errs == 0 {
 			limit := r.latencyLimit()
-			if rtt := max(ab.RTT, ba.RTT); rtt > limit && ab.OK() && ba.OK() {
+			rtt := max(ab.RTT, ba.RTT)
+			switch {
+			case rtt <= limit || !ab.OK() || !ba.OK():
+			case a.OutDiscards+b.OutDiscards > 0:
+				// Every probe came back, late, while the senders' queues
+				// dropped other traffic: a rate limit, not a long path.
+				ev = append(ev, r.ev(aCall, l.A.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", a.Name, a.OutDiscards),
+					r.ev(bCall, l.B.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", b.Name, b.OutDiscards))
+				causes = append(causes, throttleCause(l, 0, rtt, ev...))
+			default:
 				causes = append(causes, latencyCause(l, rtt, limit, ev...))
 			}
 			continue

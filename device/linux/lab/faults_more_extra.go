@@ -3,6 +3,7 @@ package lab
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/netip"
 	"os"
 	"path/filepath"
@@ -105,7 +106,11 @@ func (l *Lab) linkLoss(ctx context.Context, f topology.Fault, on bool) error {
 
 // linkRate limits what each concerned end's far side sends toward it
 // (tc tbf on the sending interface): queueing delay grows and packets
-// beyond the rate drop, counted as the sender's output drops.
+// beyond the rate drop, counted as the sender's output drops. A rate limit
+// shows only under load, and the lab carries none of its own, so the
+// sender also sends the traffic the simulator assumes a link carries
+// (netsim's throttleLoadKbps, 100 kbit/s each way): ping -i 0.05 -s 600
+// toward the concerned end, for as long as the fault is on.
 func (l *Lab) linkRate(ctx context.Context, f topology.Fault, on bool) error {
 	ends, err := l.linkEnds(f)
 	if err != nil {
@@ -122,7 +127,9 @@ func (l *Lab) linkRate(ctx context.Context, f topology.Fault, on bool) error {
 		if err != nil {
 			return err
 		}
+		key := s.d.Dev.Name + ":" + s.i.Topo
 		if !on {
+			l.stopLoad(key)
 			if _, err := run(ctx, s.d.NS, "tc", "qdisc", "del", "dev", s.i.Linux, "root"); err != nil {
 				return err
 			}
@@ -132,8 +139,65 @@ func (l *Lab) linkRate(ctx context.Context, f topology.Fault, on bool) error {
 			"rate", strconv.Itoa(rate)+"kbit", "burst", "1600", "latency", "500ms"); err != nil {
 			return err
 		}
+		if err := l.startLoad(key, s, e); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// loadArgv is the background traffic from one end of a link to the
+// other's address: 20 echo requests of 628 bytes a second, about 100
+// kbit/s each way (the requests, then the replies).
+func loadArgv(dst netip.Addr) []string {
+	return []string{"ping", "-q", "-n", "-i", "0.05", "-s", "600", dst.String()}
+}
+
+// startLoad starts the background traffic that sender s sends to e
+// (keyed by key), unless it runs already.
+func (l *Lab) startLoad(key string, s, e linkEnd) error {
+	if len(e.i.Addrs) == 0 {
+		return fmt.Errorf("link_bandwidth_throttling: %s:%s has no address to send load to", e.d.Dev.Name, e.i.Topo)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.closed {
+		return fmt.Errorf("link_bandwidth_throttling: the lab is closed")
+	}
+	if p := l.loads[key]; p != nil && p.alive() {
+		return nil
+	}
+	logf := filepath.Join(l.dir, "load-"+strings.ReplaceAll(key, "/", "_")+".log")
+	p, err := startProc(key+"/load", s.d.NS, loadArgv(e.i.Addrs[0].Addr()), logf)
+	if err != nil {
+		return err
+	}
+	if l.loads == nil {
+		l.loads = map[string]*proc{}
+	}
+	l.loads[key] = p
+	return nil
+}
+
+// stopLoad stops the background traffic keyed by key, if any.
+func (l *Lab) stopLoad(key string) {
+	l.mu.Lock()
+	p := l.loads[key]
+	delete(l.loads, key)
+	l.mu.Unlock()
+	if p != nil {
+		_ = p.stop(time.Second)
+	}
+}
+
+// stopLoads stops every background traffic (Close).
+func (l *Lab) stopLoads() {
+	l.mu.Lock()
+	keys := slices.Collect(maps.Keys(l.loads))
+	l.mu.Unlock()
+	for _, k := range keys {
+		l.stopLoad(k)
+	}
 }
 
 // peerOf returns the far end of e's link.

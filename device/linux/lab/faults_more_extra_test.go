@@ -3,6 +3,7 @@ package lab
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,14 +52,20 @@ func TestRealLabExtraFaults(t *testing.T) {
 		{"link_high_packet_corruption r2:GigabitEthernet0/0/0/1 percent=50",
 			func() (bool, string) { n, s := received(); return n < 20, s },
 			func() (bool, string) { n, s := received(); return n == 20, s }},
+		// The lab's background load (about 100 kbit/s each way) overflows
+		// both 64 kbit/s queues: each shaper drops.
 		{"link_bandwidth_throttling r2:GigabitEthernet0/0/0/1 rate=64",
 			func() (bool, string) {
-				s := exec("r2", "tc", "qdisc", "show", "dev", r2r3) + exec("r3", "tc", "qdisc", "show", "dev", r3r2)
-				return strings.Count(s, "tbf") == 2 && strings.Contains(s, "rate 64Kbit"), s
+				a, b := exec("r2", "tc", "-s", "qdisc", "show", "dev", r2r3), exec("r3", "tc", "-s", "qdisc", "show", "dev", r3r2)
+				s := a + b
+				return strings.Count(s, "tbf") == 2 && strings.Contains(s, "rate 64Kbit") && qdiscDrops(a) > 0 && qdiscDrops(b) > 0, s
 			},
 			func() (bool, string) {
 				s := exec("r2", "tc", "qdisc", "show", "dev", r2r3) + exec("r3", "tc", "qdisc", "show", "dev", r3r2)
-				return !strings.Contains(s, "tbf"), s
+				l.mu.Lock()
+				loads := len(l.loads)
+				l.mu.Unlock()
+				return !strings.Contains(s, "tbf") && loads == 0, fmt.Sprintf("%s; %d background loads running", s, loads)
 			}},
 		{"host_ip_conflict h3",
 			func() (bool, string) {
@@ -90,4 +97,15 @@ func TestRealLabExtraFaults(t *testing.T) {
 		}
 		waitFor(t, 15*time.Second, tc.fault+" cleared", tc.healthy)
 	}
+}
+
+// qdiscDrops reads the dropped count of `tc -s qdisc show` output (-1
+// when there is none).
+func qdiscDrops(s string) int {
+	m := regexp.MustCompile(`dropped (\d+)`).FindStringSubmatch(s)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }

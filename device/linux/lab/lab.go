@@ -68,6 +68,7 @@ type Lab struct {
 	runMade []string
 	closed  bool
 	flaps   map[string]*flapper // link_flap faults under way, by target
+	loads   map[string]*proc    // link_bandwidth_throttling's background traffic, by sending "device:interface"
 
 	// Converged is how long Up took from start to convergence (0 when
 	// the wait was skipped).
@@ -700,6 +701,7 @@ func (l *Lab) Close() error {
 	procs := slices.Clone(l.procs)
 	l.mu.Unlock()
 	l.stopFlaps()
+	l.stopLoads()
 	var errs []error
 	var wg sync.WaitGroup
 	errc := make([]error, len(procs))
