@@ -199,10 +199,19 @@ func deny(a Action, why string) *netproto.Error {
 // canonicalTool maps the compatibility form (network_cli_exec) to the
 // draft's dotted name.
 func canonicalTool(name string) string {
-	for _, t := range netproto.NetworkTools {
-		if name == netproto.CompatName(t) {
-			return t
-		}
+	if t, ok := compatTools[name]; ok {
+		return t
 	}
 	return name
 }
+
+// compatTools maps each MCP-NET tool's compat name (netproto.CompatName)
+// to its name: canonicalTool runs on every call's authorization and
+// audit, and must not build the eight compat names each time.
+var compatTools = func() map[string]string {
+	m := make(map[string]string, len(netproto.NetworkTools))
+	for _, t := range netproto.NetworkTools {
+		m[netproto.CompatName(t)] = t
+	}
+	return m
+}()
