@@ -414,6 +414,8 @@ func writeJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, jerr *j
 	writeJSON(w, status, data)
 }
 
+// accepts reports whether Accept values admit JSON and an SSE stream (the
+// SDK's streamableAccepts: parameters ignored, wildcards honoured).
 func accepts(values []string) (jsonOK, streamOK bool) {
 	for _, value := range values {
 		for raw := range strings.SplitSeq(value, ",") {
