@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Stream is the raw side of a Conn: one JSON-RPC message per ReadMessage
@@ -272,7 +273,7 @@ func perRequest(params json.RawMessage) bool {
 	if json.Unmarshal(params, &p) != nil {
 		return false
 	}
-	_, ok := p.Meta["io.modelcontextprotocol/protocolVersion"]
+	_, ok := p.Meta[mcp.MetaKeyProtocolVersion]
 	return ok
 }
 
