@@ -50,8 +50,6 @@ const (
 	version20260728 = "2026-07-28"
 	// versionDefault is the version of a request without Mcp-Protocol-Version.
 	versionDefault = "2025-03-26"
-	// metaProtocolVersion is the _meta key of a per-request version.
-	metaProtocolVersion = "io.modelcontextprotocol/protocolVersion"
 )
 
 // sdkVersions are the protocol versions the SDK negotiates (netmcp does not
@@ -343,7 +341,7 @@ func rejectPerRequest(w http.ResponseWriter, r *http.Request, req *jsonrpc.Reque
 // metaVersion returns the per-request protocol version in params' _meta,
 // or "".
 func metaVersion(params json.RawMessage) string {
-	if !bytes.Contains(params, []byte(metaProtocolVersion)) {
+	if !bytes.Contains(params, []byte(mcp.MetaKeyProtocolVersion)) {
 		return ""
 	}
 	var p struct {
@@ -352,7 +350,7 @@ func metaVersion(params json.RawMessage) string {
 	if json.Unmarshal(params, &p) != nil {
 		return ""
 	}
-	v, _ := p.Meta[metaProtocolVersion].(string)
+	v, _ := p.Meta[mcp.MetaKeyProtocolVersion].(string)
 	return v
 }
 
@@ -414,6 +412,8 @@ func writeJSONRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, jerr *j
 	writeJSON(w, status, data)
 }
 
+// accepts reports whether Accept values admit JSON and an SSE stream (the
+// SDK's streamableAccepts: parameters ignored, wildcards honoured).
 func accepts(values []string) (jsonOK, streamOK bool) {
 	for _, value := range values {
 		for raw := range strings.SplitSeq(value, ",") {

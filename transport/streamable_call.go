@@ -84,8 +84,9 @@ func (cl *call) end() {
 
 // closeStream is the call's RequestExtra.CloseSSEStream: it ends the POST's
 // SSE stream before the answer (SEP-1699), an empty one if nothing was
-// sent yet, with a "close" event carrying the retry delay from 2025-11-25. Without an event store the answer cannot
-// be resumed and is dropped, as with the SDK's handler.
+// sent yet, with a "close" event carrying the retry delay from 2025-11-25.
+// Without an event store the answer cannot be resumed and is dropped, as
+// with the SDK's handler.
 func (cl *call) closeStream(args mcp.CloseSSEStreamArgs) {
 	if cl.version >= version20260728 {
 		return

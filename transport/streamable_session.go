@@ -225,6 +225,3 @@ func relatedMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		return next(ctx, method, req)
 	}
 }
-
-// accepts reports whether Accept values admit JSON and an SSE stream (the
-// SDK's streamableAccepts: parameters ignored, wildcards honoured).

@@ -224,6 +224,7 @@ func TestStreamableStatuses(t *testing.T) {
 		{"no session, server/discover", "POST", `{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}}`,
 			[]string{"Mcp-Session-Id", "", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, 200, `"supportedVersions":["2025-11-25",`},
 		{"unknown method", "POST", `{"jsonrpc":"2.0","id":9,"method":"no/such"}`, nil, 200, "-32601"},
+		{"invalid params keep the SDK's message", "POST", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":5}}`, nil, 200, "cannot unmarshal"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

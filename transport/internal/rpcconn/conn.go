@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Stream is the raw side of a Conn: one JSON-RPC message per ReadMessage
@@ -229,14 +230,19 @@ func (c *Conn) answered(resp *jsonrpc.Response) {
 // was answered, and whether the call carried its protocol version in _meta:
 // -32602 for a failed initialize, -32600 for a call made before initialize
 // or a second initialize, -32603 otherwise. It normalises resp.Error to a
-// *jsonrpc.Error; a response without an error is left alone.
+// *jsonrpc.Error as the SDK's encoder does (the whole message, the code of
+// a wrapped *jsonrpc.Error); a response without an error is left alone.
 func GiveErrorCode(resp *jsonrpc.Response, method string, initialized, perRequest bool) {
 	if resp.Error == nil {
 		return
 	}
-	var we *jsonrpc.Error
-	if !errors.As(resp.Error, &we) {
+	we, ok := resp.Error.(*jsonrpc.Error)
+	if !ok {
 		we = &jsonrpc.Error{Message: resp.Error.Error()}
+		var wrapped *jsonrpc.Error
+		if errors.As(resp.Error, &wrapped) {
+			we.Code = wrapped.Code
+		}
 	}
 	if we.Code != 0 {
 		resp.Error = we
@@ -267,7 +273,7 @@ func perRequest(params json.RawMessage) bool {
 	if json.Unmarshal(params, &p) != nil {
 		return false
 	}
-	_, ok := p.Meta["io.modelcontextprotocol/protocolVersion"]
+	_, ok := p.Meta[mcp.MetaKeyProtocolVersion]
 	return ok
 }
 
