@@ -59,13 +59,14 @@ func (h ifHistory) words() string {
 
 // parseIfHistory counts each interface's oper changes in log lines. With
 // times (one per line, as the syslog read's _meta gives them), a line
-// whose time is before since is not counted; a line without a time is.
-func parseIfHistory(text string, times []time.Time, since time.Time, call int) map[string]ifHistory {
+// older than window before now is not counted; a line without a time is.
+func parseIfHistory(text string, times []time.Time, now time.Time, window time.Duration, call int) map[string]ifHistory {
 	out := map[string]ifHistory{}
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	if len(times) != len(lines) {
-		times = nil // not one per line: no line can be dated
+		times, window = nil, 0 // not one per line: no line can be dated
 	}
+	since := now.Add(-window)
 	for i, line := range lines {
 		if strings.Contains(line, "Line protocol") || strings.Contains(line, "line protocol") {
 			continue // the same change again, at the protocol layer
@@ -79,7 +80,7 @@ func parseIfHistory(text string, times []time.Time, since time.Time, call int) m
 				continue
 			}
 			h := out[m[1]]
-			h.Call = call
+			h.Call, h.Window = call, window
 			if strings.EqualFold(m[2], "down") {
 				h.Downs++
 			} else if h.Downs > 0 {
@@ -114,14 +115,7 @@ func (r *run) readHistory(n *Network) map[string]map[string]ifHistory {
 			if err != nil {
 				return
 			}
-			times := logTimes(meta)
-			h := parseIfHistory(text, times, r.now().Add(-window), call)
-			if times != nil {
-				for k, v := range h {
-					v.Window = window
-					h[k] = v
-				}
-			}
+			h := parseIfHistory(text, logTimes(meta), r.now(), window, call)
 			r.summarize(call, "%d interfaces with state changes logged", len(h))
 			mu.Lock()
 			out[dev] = h

@@ -27,7 +27,7 @@ func TestParseIfHistory(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := parseIfHistory(c.log, nil, time.Time{}, 7)[c.iface]
+			h := parseIfHistory(c.log, nil, time.Time{}, DefaultFlapWindow, 7)[c.iface]
 			if h.Downs != c.downs || h.UpsAfter != c.ups || h.flapping() != c.flap {
 				t.Errorf("got %+v flapping %v, want downs %d ups %d flapping %v", h, h.flapping(), c.downs, c.ups, c.flap)
 			}
@@ -42,7 +42,6 @@ func TestParseIfHistory(t *testing.T) {
 func TestParseIfHistoryWindow(t *testing.T) {
 	const xr = "Nov 24 14:21:50.024: %LINK-3-UPDOWN: Interface Gi0/0/0/1, changed state to "
 	now := time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
-	since := now.Add(-DefaultFlapWindow)
 	old, recent := now.Add(-time.Hour), now.Add(-time.Minute)
 	flap := xr + "down\n" + xr + "up\n" + xr + "down\n" + xr + "up\n"
 	cases := []struct {
@@ -60,7 +59,7 @@ func TestParseIfHistoryWindow(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			h := parseIfHistory(flap, c.times, since, 7)["Gi0/0/0/1"]
+			h := parseIfHistory(flap, c.times, now, DefaultFlapWindow, 7)["Gi0/0/0/1"]
 			if h.Downs != c.downs || h.UpsAfter != c.ups || h.flapping() != c.flap {
 				t.Errorf("got %+v flapping %v, want downs %d ups %d flapping %v", h, h.flapping(), c.downs, c.ups, c.flap)
 			}
