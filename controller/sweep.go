@@ -94,21 +94,25 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 		a, aCall := delta(l.A.Device, a)
 		b, bCall := delta(l.B.Device, b)
 		errs := a.InErrors + b.InErrors
+		rtt, limit := max(ab.RTT, ba.RTT), r.latencyLimit()
 		ev := []Evidence{
 			r.ev(ab.Call, l.A.Device, netproto.ToolPing, "%s", ab.Text),
 			r.ev(ba.Call, l.B.Device, netproto.ToolPing, "%s", ba.Text),
 		}
+		// throttled: no corrupted frames, but the senders' queues drop
+		// (their output discards are the evidence): a rate limit.
+		throttled := func(loss float64) Cause {
+			ev := append(ev, r.ev(aCall, l.A.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", a.Name, a.OutDiscards),
+				r.ev(bCall, l.B.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", b.Name, b.OutDiscards))
+			return throttleCause(l, loss, rtt, ev...)
+		}
 		if !partial(ab) && !partial(ba) && errs == 0 {
-			limit := r.latencyLimit()
-			rtt := max(ab.RTT, ba.RTT)
 			switch {
 			case rtt <= limit || !ab.OK() || !ba.OK():
 			case a.OutDiscards+b.OutDiscards > 0:
 				// Every probe came back, late, while the senders' queues
 				// dropped other traffic: a rate limit, not a long path.
-				ev = append(ev, r.ev(aCall, l.A.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", a.Name, a.OutDiscards),
-					r.ev(bCall, l.B.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", b.Name, b.OutDiscards))
-				causes = append(causes, throttleCause(l, 0, rtt, ev...))
+				causes = append(causes, throttled(0))
 			default:
 				causes = append(causes, latencyCause(l, rtt, limit, ev...))
 			}
@@ -121,12 +125,10 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 		if errs > 0 {
 			ev = append(ev, r.ev(aCall, l.A.Device, netproto.ToolYangGet, "%s in-errors %d", a.Name, a.InErrors),
 				r.ev(bCall, l.B.Device, netproto.ToolYangGet, "%s in-errors %d", b.Name, b.InErrors))
-		} else if limit := r.latencyLimit(); a.OutDiscards+b.OutDiscards > 0 || max(ab.RTT, ba.RTT) > limit {
-			// No corrupted frames, but packets queue (a round trip far
-			// above a link's) and the senders' queues overflow: a rate limit.
-			ev = append(ev, r.ev(aCall, l.A.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", a.Name, a.OutDiscards),
-				r.ev(bCall, l.B.Device, netproto.ToolYangGet, "%s out-discards %d, in-errors 0", b.Name, b.OutDiscards))
-			causes = append(causes, throttleCause(l, loss, max(ab.RTT, ba.RTT), ev...))
+		} else if a.OutDiscards+b.OutDiscards > 0 || rtt > limit {
+			// Packets queue (a round trip far above a link's) or the
+			// senders' queues overflow.
+			causes = append(causes, throttled(loss))
 			continue
 		}
 		causes = append(causes, lossCause(l, loss, errs, ev...))
