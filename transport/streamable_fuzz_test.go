@@ -31,7 +31,7 @@ func FuzzStreamablePOST(f *testing.F) {
 		defer st.mu.Unlock()
 		return len(st.sessions)
 	}
-	send := func(t *testing.T, method string, body []byte, sid string) *httptest.ResponseRecorder {
+	send := func(t testing.TB, method string, body []byte, sid string) *httptest.ResponseRecorder {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -50,7 +50,7 @@ func FuzzStreamablePOST(f *testing.F) {
 		return rec
 	}
 	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`
-	sid := send(&testing.T{}, http.MethodPost, []byte(initialize), "").Header().Get("Mcp-Session-Id")
+	sid := send(f, http.MethodPost, []byte(initialize), "").Header().Get("Mcp-Session-Id")
 	if sid == "" {
 		f.Fatal("initialize opened no session")
 	}
