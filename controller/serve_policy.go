@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"crypto/rand"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,10 +29,6 @@ const (
 	// policy file: every read tool, the diagnostics, ask, submit_report
 	// and every resource, on every device; no write tool.
 	RoleHTTPHost = "http-host"
-	// identityRefHeader carries, from HTTPHandler to the MCP handlers, a
-	// one-request reference to the identity HTTPHandler authenticated;
-	// any value a client sends is removed first.
-	identityRefHeader = "Netmcp-Identity-Ref"
 )
 
 // AuditFile is the name of the controller's audit log in its reports
@@ -85,7 +80,7 @@ type access struct {
 	local    policy.Identity
 
 	mu       sync.Mutex
-	pending  map[string]policy.Identity // HTTP request reference -> identity
+	pending  policy.RequestIdentities   // of the HTTP requests being served
 	sessions map[string]policy.Identity // session id -> the identity it is bound to
 }
 
@@ -98,7 +93,7 @@ func newAccess(o AccessOptions) *access {
 	if user == "" {
 		user = "local"
 	}
-	a := &access{pol: pol, verifier: o.Verifier, audit: o.Audit, pending: map[string]policy.Identity{}, sessions: map[string]policy.Identity{}}
+	a := &access{pol: pol, verifier: o.Verifier, audit: o.Audit, sessions: map[string]policy.Identity{}}
 	a.local = pol.Resolve(user, SourceStdio, nil)
 	if len(a.local.Roles) == 0 {
 		// The policy does not map the local user: it started the
@@ -134,7 +129,6 @@ func (s *Server) HTTPHandler(next http.Handler) http.Handler {
 		meta = policy.MetadataHandler(md)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Header.Del(identityRefHeader)
 		if policy.ServeWellKnown(meta, w, r) {
 			return
 		}
@@ -154,16 +148,7 @@ func (s *Server) HTTPHandler(next http.Handler) http.Handler {
 				return
 			}
 		}
-		ref := rand.Text()
-		a.mu.Lock()
-		a.pending[ref] = id
-		a.mu.Unlock()
-		defer func() {
-			a.mu.Lock()
-			delete(a.pending, ref)
-			a.mu.Unlock()
-		}()
-		r.Header.Set(identityRefHeader, ref)
+		defer a.pending.Hold(r, id)()
 		next.ServeHTTP(w, r)
 	})
 }
@@ -206,11 +191,8 @@ func (a *access) identityOf(req mcp.Request) (policy.Identity, error) {
 	isBound = isBound && sid != ""
 	id := a.local
 	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
-		held := false
-		if ref := ex.Header.Get(identityRefHeader); ref != "" {
-			id, held = a.pending[ref]
-		}
-		if !held {
+		var held bool
+		if id, held = a.pending.Of(ex.Header); !held {
 			id = a.pol.Resolve("", policy.SourceAnonymous, nil)
 			if isBound {
 				id = bound

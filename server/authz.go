@@ -71,7 +71,7 @@ type Security struct {
 	// session state (session.identity), under s.mu.
 	mu      sync.Mutex
 	conns   map[string]policy.Identity // TLS stream session id -> identity
-	pending map[string]policy.Identity // HTTP request reference -> identity
+	pending policy.RequestIdentities   // of the HTTP requests being served
 }
 
 // Secure installs the access-control layer on s and returns it. Call it
@@ -100,7 +100,7 @@ func (s *Server) Secure(opts SecurityOptions) (*Security, error) {
 		opts.Redactor = redact.New(redact.Options{})
 	}
 	sec := &Security{s: s, opts: opts, pol: pol, mask: newSecretMasker(opts.Redactor, s.info.CLIDialect),
-		conns: map[string]policy.Identity{}, pending: map[string]policy.Identity{}}
+		conns: map[string]policy.Identity{}}
 	user := opts.LocalUser
 	if user == "" {
 		user = "local"
@@ -159,27 +159,14 @@ func (sec *Security) learnDeviceSecrets() {
 // session per connection) to id; the returned function forgets it when the
 // connection ends.
 func (sec *Security) BindConn(sessionID string, id policy.Identity) (release func()) {
-	return sec.hold(sec.conns, sessionID, id)
-}
-
-// hold records id under key in m (conns or pending) until release.
-func (sec *Security) hold(m map[string]policy.Identity, key string, id policy.Identity) (release func()) {
 	sec.mu.Lock()
-	m[key] = id
+	sec.conns[sessionID] = id
 	sec.mu.Unlock()
 	return func() {
 		sec.mu.Lock()
-		delete(m, key)
+		delete(sec.conns, sessionID)
 		sec.mu.Unlock()
 	}
-}
-
-// held returns the identity recorded under key in m.
-func (sec *Security) held(m map[string]policy.Identity, key string) (policy.Identity, bool) {
-	sec.mu.Lock()
-	defer sec.mu.Unlock()
-	id, ok := m[key]
-	return id, ok
 }
 
 // identityOf returns who sent req: the identity the HTTP layer
@@ -189,10 +176,8 @@ func (sec *Security) held(m map[string]policy.Identity, key string) (policy.Iden
 func (sec *Security) identityOf(req mcp.Request) policy.Identity {
 	ss, _ := req.GetSession().(*mcp.ServerSession)
 	if ex := req.GetExtra(); ex != nil && ex.Header != nil {
-		if ref := ex.Header.Get(identityRefHeader); ref != "" {
-			if id, ok := sec.held(sec.pending, ref); ok {
-				return id
-			}
+		if id, ok := sec.pending.Of(ex.Header); ok {
+			return id
 		}
 		// An HTTP message whose request has ended (a notification
 		// answered with 202) or that did not pass HTTPHandler.
@@ -202,7 +187,10 @@ func (sec *Security) identityOf(req mcp.Request) policy.Identity {
 		return sec.pol.Resolve("", policy.SourceAnonymous, nil)
 	}
 	if ss != nil {
-		if id, ok := sec.held(sec.conns, ss.ID()); ok {
+		sec.mu.Lock()
+		id, ok := sec.conns[ss.ID()]
+		sec.mu.Unlock()
+		if ok {
 			return id
 		}
 	}

@@ -1,19 +1,12 @@
 package server
 
 import (
-	"crypto/rand"
 	"fmt"
 	"net"
 	"net/http"
 
 	"github.com/netmcp/netmcp/policy"
 )
-
-// identityRefHeader carries, from HTTPHandler to the MCP middleware, a
-// one-request reference to the identity HTTPHandler authenticated. Any
-// value a client sends is removed first; a reference is random and lives
-// only while its request is served.
-const identityRefHeader = "Netmcp-Identity-Ref"
 
 // sessionHeader is the Streamable HTTP session header.
 const sessionHeader = "Mcp-Session-Id"
@@ -40,7 +33,6 @@ func (sec *Security) HTTPHandler(next http.Handler) http.Handler {
 		meta = policy.MetadataHandler(md)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Header.Del(identityRefHeader)
 		if policy.ServeWellKnown(meta, w, r) {
 			return
 		}
@@ -64,9 +56,7 @@ func (sec *Security) HTTPHandler(next http.Handler) http.Handler {
 				return
 			}
 		}
-		ref := rand.Text()
-		defer sec.hold(sec.pending, ref, id)()
-		r.Header.Set(identityRefHeader, ref)
+		defer sec.pending.Hold(r, id)()
 		next.ServeHTTP(w, r)
 	})
 }
