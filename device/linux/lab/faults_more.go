@@ -211,16 +211,10 @@ func (l *Lab) bgpNetwork(ctx context.Context, f topology.Fault, on bool) error {
 
 // dnsService stops the device's unbound, and starts it again.
 func (l *Lab) dnsService(ctx context.Context, f topology.Fault, on bool) error {
-	d, err := l.device(f)
+	d, p, err := l.dnsServer(f)
 	if err != nil {
 		return err
 	}
-	if d.Dev.DNS == nil || d.Dev.DNS.Disabled {
-		return fmt.Errorf("%s: %s runs no DNS service", f.Name, f.Target)
-	}
-	l.mu.Lock()
-	p := l.byName[d.Dev.Name+"/unbound"]
-	l.mu.Unlock()
 	if on {
 		if p == nil || !p.alive() {
 			return fmt.Errorf("%s: %s's DNS service is not running", f.Name, f.Target)
@@ -231,6 +225,21 @@ func (l *Lab) dnsService(ctx context.Context, f topology.Fault, on bool) error {
 		return nil
 	}
 	return l.startUnbound(d)
+}
+
+// dnsServer returns the target of a DNS fault and its unbound process
+// (nil when it was never started).
+func (l *Lab) dnsServer(f topology.Fault) (*planDevice, *proc, error) {
+	d, err := l.device(f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if d.Dev.DNS == nil || d.Dev.DNS.Disabled {
+		return nil, nil, fmt.Errorf("%s: %s runs no DNS service", f.Name, f.Target)
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return d, l.byName[d.Dev.Name+"/unbound"], nil
 }
 
 // hostIface is the host interface a host fault changes: the "interface"

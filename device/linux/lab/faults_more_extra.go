@@ -372,12 +372,9 @@ func ifaceMAC(ctx context.Context, d *planDevice, i *planIface) (string, error) 
 // "value" parameter, by default an address of no device), and with the
 // plan's records again.
 func (l *Lab) dnsRecord(ctx context.Context, f topology.Fault, on bool) error {
-	d, err := l.device(f)
+	d, p, err := l.dnsServer(f)
 	if err != nil {
 		return err
-	}
-	if d.Dev.DNS == nil || d.Dev.DNS.Disabled {
-		return fmt.Errorf("%s: %s runs no DNS service", f.Name, f.Target)
 	}
 	dd := *d
 	if on {
@@ -410,9 +407,6 @@ func (l *Lab) dnsRecord(ctx context.Context, f topology.Fault, on bool) error {
 		}
 		dd.Dev.DNS = &dns
 	}
-	l.mu.Lock()
-	p := l.byName[d.Dev.Name+"/unbound"]
-	l.mu.Unlock()
 	if p != nil && p.alive() {
 		if err := p.stop(3 * time.Second); err != nil {
 			return err
