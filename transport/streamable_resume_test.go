@@ -252,7 +252,9 @@ func TestStreamableResumeGETStream(t *testing.T) {
 	add := func() {
 		n++
 		srv.AddTool(&mcp.Tool{Name: fmt.Sprint("extra", n), InputSchema: map[string]any{"type": "object"}},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return &mcp.CallToolResult{}, nil })
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{}, nil
+			})
 	}
 	get := c.do(http.MethodGet, "", "Content-Type", "")
 	ev := sseEvents(get.Body)
