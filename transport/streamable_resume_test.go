@@ -248,26 +248,27 @@ func TestStreamableResumeGETStream(t *testing.T) {
 	srv := toolServer()
 	c := newRawClient(t, srv, transport.HTTPOptions{})
 	c.initialize(`{}`)
-	n := 0
-	add := func() {
-		n++
-		srv.AddTool(&mcp.Tool{Name: fmt.Sprint("extra", n), InputSchema: map[string]any{"type": "object"}},
-			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-				return &mcp.CallToolResult{}, nil
-			})
+	if resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}`); readAll(t, resp) == "" || resp.StatusCode != 200 {
+		t.Fatalf("logging/setLevel: status %d", resp.StatusCode)
+	}
+	// log sends a log message unrelated to any call: it goes to the GET stream.
+	log := func(msg string) {
+		t.Helper()
+		for ss := range srv.Sessions() {
+			if err := ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "info", Data: msg}); err != nil {
+				t.Fatalf("log %s: %v", msg, err)
+			}
+		}
 	}
 	get := c.do(http.MethodGet, "", "Content-Type", "")
 	ev := sseEvents(get.Body)
-	add()
-	first := nextEvent(t, ev, "list_changed")
-	if first.id != "_0" || !strings.Contains(first.data, "notifications/tools/list_changed") {
-		t.Fatalf("GET event %+v, want list_changed with id _0", first)
+	log("first")
+	if e := nextEvent(t, ev, "first log"); e.id != "_0" || !strings.Contains(e.data, `"first"`) {
+		t.Fatalf("GET event %+v, want the first log with id _0", e)
 	}
 	get.Body.Close() // what follows is stored (or written to the dropped GET and stored)
-	add()
-	time.Sleep(100 * time.Millisecond) // the SDK sends list_changed 10 ms after the last change
-	add()
-	time.Sleep(100 * time.Millisecond)
+	log("second")
+	log("third")
 
 	resumed := c.resumeGET("_0")
 	defer resumed.Body.Close()
@@ -275,9 +276,9 @@ func TestStreamableResumeGETStream(t *testing.T) {
 		t.Fatalf("resuming GET: status %d: %s", resumed.StatusCode, readAll(t, resumed))
 	}
 	ev = sseEvents(resumed.Body)
-	for _, want := range []string{"_1", "_2"} {
-		if e := nextEvent(t, ev, "stored notification "+want); e.id != want || !strings.Contains(e.data, "list_changed") {
-			t.Fatalf("replayed %+v, want list_changed with id %s", e, want)
+	for _, want := range []struct{ id, msg string }{{"_1", `"second"`}, {"_2", `"third"`}} {
+		if e := nextEvent(t, ev, "stored log "+want.msg); e.id != want.id || !strings.Contains(e.data, want.msg) {
+			t.Fatalf("replayed %+v, want log %s with id %s", e, want.msg, want.id)
 		}
 	}
 	second := c.do(http.MethodGet, "", "Content-Type", "")
@@ -285,9 +286,9 @@ func TestStreamableResumeGETStream(t *testing.T) {
 	if second.StatusCode != http.StatusConflict {
 		t.Fatalf("second GET: status %d, want 409", second.StatusCode)
 	}
-	add()
-	if e := nextEvent(t, ev, "live notification"); e.id != "_3" {
-		t.Fatalf("live event %+v, want id _3", e)
+	log("fourth")
+	if e := nextEvent(t, ev, "live log"); e.id != "_3" || !strings.Contains(e.data, `"fourth"`) {
+		t.Fatalf("live event %+v, want the fourth log with id _3", e)
 	}
 }
 
