@@ -13,7 +13,10 @@
 // The Streamable HTTP server transport is netmcp's own (streamable.go), not
 // the SDK's handler: it decodes each POST body once, in place, and writes
 // a call's answer straight into its POST, as the stdio transport does;
-// its statuses and header checks are the SDK's.
+// its statuses and header checks are the SDK's. Like the SDK's handler
+// given an event store, it stores the events of SSE streams (a bounded
+// memory store by default, HTTPOptions.EventStoreBytes) so that a client
+// whose stream dropped resumes it with Last-Event-ID.
 //
 // The HTTP handler protects a loopback server against DNS rebinding: a
 // request whose Host or Origin names neither a loopback address nor an

@@ -24,6 +24,13 @@ const DefaultSessionTimeout = 30 * time.Minute
 // DefaultMaxBodyBytes bounds one HTTP request body (4 MiB).
 const DefaultMaxBodyBytes = 4 << 20
 
+// DefaultEventStoreBytes bounds the memory event store of a handler made
+// by NewHTTPHandler (8 MiB, shared by all its sessions): the stored events
+// of SSE streams, kept so that a client whose stream dropped can resume it
+// with Last-Event-ID. Past the bound the oldest events of every stream are
+// dropped first, and resuming a stream before a dropped event fails (400).
+const DefaultEventStoreBytes = 8 << 20
+
 // Connection timeouts of the HTTP server (see NewHTTPServer and HTTPOptions).
 const (
 	// DefaultReadHeaderTimeout bounds the time to receive a request's headers.
@@ -58,6 +65,17 @@ type HTTPOptions struct {
 	JSONResponse bool
 	// Logger receives transport logs; nil discards them.
 	Logger *slog.Logger
+	// EventStoreBytes bounds the memory event store (mcp.MemoryEventStore)
+	// that makes SSE streams resumable: each event of an SSE stream (a POST
+	// answered as SSE, the GET stream) is stored and carries an id, and a
+	// GET with Last-Event-ID replays the events after it, then carries the
+	// rest of the stream. Zero means DefaultEventStoreBytes; negative turns
+	// the store off (events carry no id, Last-Event-ID is refused with 400).
+	// A call answered with plain application/json never touches the store.
+	EventStoreBytes int
+	// EventStore replaces the memory event store (EventStoreBytes is then
+	// ignored); nil means the memory store.
+	EventStore mcp.EventStore
 	// BodyReadTimeout bounds the time to receive a POST body after its
 	// headers; a peer that sends headers and then too little is answered
 	// 408 and its connection closed. Zero means DefaultBodyReadTimeout.
@@ -115,7 +133,12 @@ func NewHTTPServer(h http.Handler, t ServerTimeouts) *http.Server {
 // (see package rpcconn). A call is answered with application/json, or
 // with an SSE stream when its handler sends a message (progress, a log,
 // elicitation) before the answer; messages unrelated to a call go to the
-// session's GET stream. Streams cannot be resumed (no Last-Event-ID).
+// session's GET stream. SSE events carry ids from an event store (see
+// HTTPOptions.EventStoreBytes), a POST's SSE stream starts with a priming
+// event from protocol 2025-11-25, and a client whose stream dropped (or
+// was closed by the server, SEP-1699) resumes it with a GET carrying
+// Last-Event-ID: the stored events after that id are replayed, then the
+// rest of the stream, including the call's answer, follows on that GET.
 func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts HTTPOptions) http.Handler {
 	timeout := opts.SessionTimeout
 	if timeout == 0 {
@@ -127,7 +150,13 @@ func NewHTTPHandler(getServer func(*http.Request) *mcp.Server, opts HTTPOptions)
 	if limit == 0 {
 		limit = DefaultMaxBodyBytes
 	}
-	return &httpHandler{inner: newStreamable(getServer, timeout, opts.JSONResponse, opts.Logger), opts: opts, limit: limit,
+	store := opts.EventStore
+	if store == nil && opts.EventStoreBytes >= 0 {
+		ms := mcp.NewMemoryEventStore(nil)
+		ms.SetMaxBytes(cmp.Or(opts.EventStoreBytes, DefaultEventStoreBytes))
+		store = ms
+	}
+	return &httpHandler{inner: newStreamable(getServer, timeout, opts.JSONResponse, store, opts.Logger), opts: opts, limit: limit,
 		bodyTimeout:  cmp.Or(opts.BodyReadTimeout, DefaultBodyReadTimeout),
 		writeTimeout: cmp.Or(opts.WriteTimeout, DefaultWriteTimeout)}
 }

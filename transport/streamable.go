@@ -11,7 +11,6 @@ import (
 	"mime"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -30,8 +29,15 @@ import (
 // it straight into the waiting POST's response (application/json, or an SSE
 // stream once a message related to the call precedes it), and a result is
 // encoded by appending its bytes. Status codes and header checks follow the
-// SDK's handler (go-sdk v1.8.0 mcp/streamable.go), without event store:
-// streams cannot be resumed with Last-Event-ID.
+// SDK's handler (go-sdk v1.8.0 mcp/streamable.go) given an EventStore
+// (StreamableHTTPOptions.EventStore): the events of an SSE stream are
+// stored (mcp.EventStore, by default a bounded mcp.MemoryEventStore) and
+// carry ids <stream>_<index>, a POST's SSE stream opens with a priming
+// event from protocol 2025-11-25, and a GET with Last-Event-ID replays the
+// stored events after it, then carries the rest of the stream if it is
+// still open (its call still runs). A plain application/json answer never
+// touches the store. Resumability and Redelivery: MCP 2025-11-25
+// "Streamable HTTP", SEP-1699.
 
 // HTTP header names of the Streamable HTTP transport.
 const (
@@ -69,17 +75,18 @@ type streamable struct {
 	getServer    func(*http.Request) *mcp.Server
 	timeout      time.Duration // idle timeout; 0: never
 	jsonResponse bool
+	store        mcp.EventStore // nil: streams are not stored nor resumable
 	logger       *slog.Logger
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
 }
 
-func newStreamable(getServer func(*http.Request) *mcp.Server, timeout time.Duration, jsonResponse bool, logger *slog.Logger) *streamable {
+func newStreamable(getServer func(*http.Request) *mcp.Server, timeout time.Duration, jsonResponse bool, store mcp.EventStore, logger *slog.Logger) *streamable {
 	if logger == nil {
 		logger = slog.New(slog.DiscardHandler)
 	}
-	return &streamable{getServer: getServer, timeout: timeout, jsonResponse: jsonResponse,
+	return &streamable{getServer: getServer, timeout: timeout, jsonResponse: jsonResponse, store: store,
 		logger: logger, sessions: map[string]*httpSession{}}
 }
 
@@ -140,6 +147,8 @@ func (s *streamable) serveDELETE(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
+// serveGET opens the session's GET stream or, with Last-Event-ID,
+// resumes a stream.
 func (s *streamable) serveGET(w http.ResponseWriter, r *http.Request) {
 	if _, streamOK := accepts(r.Header.Values("Accept")); !streamOK {
 		http.Error(w, "Accept must contain 'text/event-stream' for GET requests", http.StatusBadRequest)
@@ -150,55 +159,139 @@ func (s *streamable) serveGET(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if vs := r.Header.Values(headerLastEventID); len(vs) > 0 {
-		if !validEventID(vs[0]) {
-			http.Error(w, fmt.Sprintf("malformed Last-Event-ID %q", vs[0]), http.StatusBadRequest)
-			return
-		}
-		http.Error(w, "stream replay unsupported", http.StatusBadRequest)
+		s.resume(w, r, sess.conn, vs[0])
 		return
 	}
 	c := sess.conn
-	g := &getStream{w: w}
-	c.mu.Lock()
-	if c.get != nil {
-		c.mu.Unlock()
+	g := c.get
+	g.mu.Lock()
+	if g.w != nil {
+		g.mu.Unlock()
 		http.Error(w, "stream ID conflicts with ongoing stream", http.StatusConflict)
 		return
 	}
-	c.get = g
+	if s.store != nil && !g.stored {
+		if err := s.store.Open(r.Context(), c.id, ""); err != nil {
+			s.logger.Warn("event store: " + err.Error() + "; the GET stream cannot be resumed")
+		} else {
+			g.stored = true
+		}
+	}
+	done := g.attach(w)
 	// Headers and a comment go out at once: the stream may stay silent
 	// for long, and proxies hold back headers without a body.
-	g.mu.Lock()
-	c.mu.Unlock()
 	setSSEHeaders(w.Header())
 	w.WriteHeader(http.StatusOK)
 	_, _ = io.WriteString(w, ": ok\n\n")
 	flush(w)
 	g.mu.Unlock()
-
-	select {
-	case <-r.Context().Done():
-	case <-c.done:
-	}
-	g.mu.Lock()
-	g.closed = true
-	g.mu.Unlock()
-	c.mu.Lock()
-	if c.get == g {
-		c.get = nil
-	}
-	c.mu.Unlock()
+	hang(r, c, done)
+	g.leave(done)
 }
 
-// validEventID reports whether v has the SDK's form of an event id,
-// <stream>_<index>.
-func validEventID(v string) bool {
-	parts := strings.Split(v, "_")
-	if len(parts) != 2 {
-		return false
+// resume serves a GET with Last-Event-ID eid: the stored events of its
+// stream after it, then, while the stream is open (the GET stream, or a
+// call not answered yet), the rest of the stream. An id that does not
+// parse is 400, as is one without event store, one of no stream of this
+// session (another session's streams are never looked at) or past the
+// stream's last event, and one whose next events the store dropped. A
+// stream that a request already carries is 409.
+func (s *streamable) resume(w http.ResponseWriter, r *http.Request, c *httpConn, eid string) {
+	id, idx, ok := parseEventID(eid)
+	if !ok {
+		http.Error(w, fmt.Sprintf("malformed Last-Event-ID %q", eid), http.StatusBadRequest)
+		return
 	}
-	n, err := strconv.Atoi(parts[1])
-	return err == nil && n >= 0
+	if s.store == nil {
+		http.Error(w, "stream replay unsupported", http.StatusBadRequest)
+		return
+	}
+	if id == "" {
+		g := c.get
+		g.mu.Lock()
+		done := s.replay(w, r, eid, &g.sseStream, idx, true)
+		g.mu.Unlock()
+		if done != nil {
+			hang(r, c, done)
+			g.leave(done)
+		}
+		return
+	}
+	if cl := c.stream(id); cl != nil {
+		cl.mu.Lock()
+		live := cl.state == callSSE
+		done := s.replay(w, r, eid, &cl.sseStream, idx, live)
+		cl.mu.Unlock()
+		if done != nil {
+			hang(r, c, done)
+			cl.leave(done)
+		}
+		return
+	}
+	// A stream whose call was answered (or of no call): the store has
+	// what is left of it, or nothing.
+	s.replay(w, r, eid, &sseStream{conn: c, id: id, stored: true, lastIdx: -1}, idx, false)
+}
+
+// replay writes the stored events of st after index idx (named by the
+// Last-Event-ID eid) and, when live, makes w carry st on and returns the
+// channel that releases it; the owner of st is locked. It writes the
+// error and returns nil when it cannot.
+func (s *streamable) replay(w http.ResponseWriter, r *http.Request, eid string, st *sseStream, idx int, live bool) chan struct{} {
+	if live {
+		switch {
+		case !st.stored:
+			http.Error(w, fmt.Sprintf("Last-Event-ID %q: no stored stream of this session has this id", eid), http.StatusBadRequest)
+			return nil
+		case st.w != nil:
+			http.Error(w, "stream ID conflicts with ongoing stream", http.StatusConflict)
+			return nil
+		case idx > st.lastIdx:
+			http.Error(w, fmt.Sprintf("Last-Event-ID %q: the stream has sent no such event", eid), http.StatusBadRequest)
+			return nil
+		}
+	}
+	// Collected first, so that a failure is still an HTTP status.
+	var events [][]byte
+	for data, err := range s.store.After(r.Context(), st.conn.id, st.id, idx) {
+		if err != nil {
+			msg := fmt.Sprintf("Last-Event-ID %q: no stored stream of this session has this id", eid)
+			if errors.Is(err, mcp.ErrEventsPurged) {
+				msg = fmt.Sprintf("Last-Event-ID %q: the events after it were dropped from the event store (bounded); the stream cannot be resumed", eid)
+			}
+			// Not 404, which would tell the client its session is gone.
+			http.Error(w, msg, http.StatusBadRequest)
+			return nil
+		}
+		events = append(events, data)
+	}
+	setSSEHeaders(w.Header())
+	w.WriteHeader(http.StatusOK)
+	if st.id == "" {
+		_, _ = io.WriteString(w, ": ok\n\n")
+	}
+	for i, data := range events {
+		if len(data) > 0 { // a priming event is not replayed
+			_ = writeSSE(w, "message", formatEventID(st.id, idx+1+i), data)
+		}
+	}
+	flush(w)
+	if !live {
+		return nil
+	}
+	return st.attach(w)
+}
+
+// hang waits until done is closed, r's client leaves or the session
+// closes; it reports the last.
+func hang(r *http.Request, c *httpConn, done chan struct{}) (closed bool) {
+	select {
+	case <-done:
+	case <-r.Context().Done():
+	case <-c.done:
+		return true
+	}
+	return false
 }
 
 func (s *streamable) servePOST(w http.ResponseWriter, r *http.Request, body []byte) {
@@ -272,7 +365,8 @@ func (s *streamable) servePOST(w http.ResponseWriter, r *http.Request, body []by
 	if version == "" {
 		version = versionDefault
 	}
-	cl := &call{w: w, done: make(chan struct{}), method: req.Method, version: version}
+	done := make(chan struct{})
+	cl := &call{sseStream: sseStream{conn: c, lastIdx: -1, w: w, done: done}, method: req.Method, version: version}
 	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header,
 		CloseSSEStream: cl.closeStream}
 	req.Extra = extra
@@ -295,19 +389,10 @@ func (s *streamable) servePOST(w http.ResponseWriter, r *http.Request, body []by
 		http.Error(w, "session is closing", http.StatusNotFound)
 		return
 	}
-	var closed bool
-	select {
-	case <-cl.done:
-	case <-r.Context().Done():
-		// The SDK does not cancel the call either: its answer is dropped.
-	case <-c.done:
-		closed = true
-	}
-	cl.mu.Lock()
-	written := cl.state != callWaiting
-	cl.state = callEnded
-	cl.mu.Unlock()
-	if closed && !written {
+	// When the client leaves, the call runs on (the SDK does not cancel it
+	// either): its answer is dropped, or stored if its stream is.
+	closed := hang(r, c, done)
+	if written := cl.leave(done); closed && !written {
 		http.Error(w, "session closed", http.StatusNotFound)
 	}
 }
@@ -365,7 +450,9 @@ func (s *streamable) connect(w http.ResponseWriter, r *http.Request) *httpSessio
 	addRelatedMiddleware(srv)
 	sess := &httpSession{h: s, timeout: s.timeout}
 	sess.conn = &httpConn{id: rand.Text(), sess: sess, jsonResponse: s.jsonResponse,
-		incoming: make(chan jsonrpc.Message, 16), done: make(chan struct{}), calls: map[jsonrpc.ID]*call{}}
+		incoming: make(chan jsonrpc.Message, 16), done: make(chan struct{}), calls: map[jsonrpc.ID]*call{},
+		streams: map[string]*call{}}
+	sess.conn.get = &getStream{sseStream: sseStream{conn: sess.conn, lastIdx: -1}}
 	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
 		sess.userID = ti.UserID
 	}

@@ -18,7 +18,9 @@ import (
 // (none hangs), with one of the transport's statuses; a JSON answer is
 // valid JSON; and no POST leaves a session behind but an initialize that
 // the answer names (an outside client cannot grow the session table
-// with anything else).
+// with anything else). The body is also sent as the Last-Event-ID of a GET
+// in the session, which has no stored stream: it is refused with 400,
+// never answered with a stream.
 func FuzzStreamablePOST(f *testing.F) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "fuzz", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, args map[string]any) (*mcp.CallToolResult, any, error) {
@@ -31,7 +33,7 @@ func FuzzStreamablePOST(f *testing.F) {
 		defer st.mu.Unlock()
 		return len(st.sessions)
 	}
-	send := func(t testing.TB, method string, body []byte, sid string) *httptest.ResponseRecorder {
+	send := func(t testing.TB, method string, body []byte, sid string, hdr ...string) *httptest.ResponseRecorder {
 		t.Helper()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -41,6 +43,9 @@ func FuzzStreamablePOST(f *testing.F) {
 		if sid != "" {
 			req.Header.Set("Mcp-Session-Id", sid)
 			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		}
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
@@ -89,6 +94,11 @@ func FuzzStreamablePOST(f *testing.F) {
 				t.Fatalf("%q: status %d names session %s", body, rec.Code, opened)
 			}
 			send(t, http.MethodDelete, nil, opened)
+		}
+		if inSession {
+			if rec := send(t, http.MethodGet, nil, sid, "Last-Event-ID", string(body)); rec.Code != http.StatusBadRequest {
+				t.Fatalf("GET with Last-Event-ID %q: status %d: %q, want 400", body, rec.Code, rec.Body.String())
+			}
 		}
 		if after := sessions(); after != before {
 			t.Fatalf("%q (in a session: %v): %d sessions before, %d after (answer %d %q)", body, inSession, before, after, rec.Code, rec.Body.String())

@@ -17,7 +17,8 @@ import (
 
 // The sessions of netmcp's Streamable HTTP transport (streamable.go):
 // each is an mcp.Transport whose connection routes what the server writes
-// to the POST waiting for it, or to the session's GET stream.
+// to the POST waiting for it (or the GET that resumed its stream), or to
+// the session's GET stream.
 
 // httpSession is one session: its SDK session, its connection and its
 // idle timer.
@@ -89,10 +90,27 @@ type httpConn struct {
 	done         chan struct{}
 	closeOnce    sync.Once
 
+	get *getStream // the standalone SSE stream
+
 	mu          sync.Mutex
 	calls       map[jsonrpc.ID]*call // calls read and not answered
 	initialized bool                 // initialize was answered with a result
-	get         *getStream           // the standalone SSE stream, if open
+	streams     map[string]*call     // unanswered calls with a stored SSE stream, by stream id
+}
+
+// forgetStream forgets the stored stream of a call: a Last-Event-ID naming
+// it now only replays what the store holds.
+func (c *httpConn) forgetStream(id string) {
+	c.mu.Lock()
+	delete(c.streams, id)
+	c.mu.Unlock()
+}
+
+// stream returns the unanswered call whose stored stream is id, or nil.
+func (c *httpConn) stream(id string) *call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.streams[id]
 }
 
 // deliver hands msg to Read; false when the session closed first.
@@ -140,17 +158,11 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 		return fmt.Errorf("encoding message: %w", err)
 	}
 	if cl, ok := ctx.Value(relatedKey{}).(*call); ok && !c.jsonResponse {
-		if delivered, err := cl.writeEvent(data); delivered {
+		if delivered, err := cl.writeEvent(ctx, data); delivered {
 			return err
 		}
 	}
-	c.mu.Lock()
-	g := c.get
-	c.mu.Unlock()
-	if g == nil {
-		return fmt.Errorf("%w: no stream open for a server message (no call in progress and no GET stream)", errRejected)
-	}
-	return g.writeEvent(data)
+	return c.get.writeEvent(ctx, data)
 }
 
 func (c *httpConn) writeResponse(resp *jsonrpc.Response) error {
@@ -183,6 +195,11 @@ func (c *httpConn) Close() error {
 		close(c.done)
 		c.sess.stopTimer()
 		c.sess.h.remove(c.id)
+		if store := c.sess.h.store; store != nil {
+			if err := store.SessionClosed(context.Background(), c.id); err != nil {
+				c.sess.h.logger.Warn("event store: " + err.Error())
+			}
+		}
 	})
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -217,7 +218,7 @@ func TestStreamableStatuses(t *testing.T) {
 		{"Last-Event-ID on POST", "POST", ping, []string{"Last-Event-ID", "a_1"}, 400, "Last-Event-ID"},
 		{"GET without event-stream", "GET", "", []string{"Accept", "application/json"}, 400, "text/event-stream"},
 		{"GET without session", "GET", "", []string{"Mcp-Session-Id", ""}, 400, "Mcp-Session-Id"},
-		{"GET replay", "GET", "", []string{"Last-Event-ID", "s_3"}, 400, "stream replay unsupported"},
+		{"GET replay of no stream", "GET", "", []string{"Last-Event-ID", "s_3"}, 400, "no stored stream of this session"},
 		{"GET malformed event id", "GET", "", []string{"Last-Event-ID", "x"}, 400, "malformed"},
 		{"DELETE without session", "DELETE", "", []string{"Mcp-Session-Id", ""}, 400, "Mcp-Session-Id"},
 		{"PUT", "PUT", ping, nil, 405, "Method Not Allowed"},
@@ -278,21 +279,31 @@ func TestStreamableJSONOrSSE(t *testing.T) {
 
 // TestStreamableCloseSSEStream: a tool that closes its call's stream
 // (SEP-1699) ends the POST with an SSE stream, carrying a "close" event with
-// the retry delay from protocol 2025-11-25; without an event store the
-// answer is dropped.
+// the retry delay from protocol 2025-11-25; with the event store (the
+// default) the stream opens with a priming event from 2025-11-25, without
+// one the answer is dropped.
 func TestStreamableCloseSSEStream(t *testing.T) {
-	c := newRawClient(t, toolServer(), transport.HTTPOptions{})
-	c.initialize(`{}`)
-	for _, tt := range []struct{ version, want string }{
-		{"2025-11-25", "event: close\nretry: 10\ndata: \n\n"},
-		{"2025-06-18", ""},
+	for _, tt := range []struct {
+		name    string
+		store   int
+		version string
+		want    *regexp.Regexp
+	}{
+		{"store 2025-11-25", 0, "2025-11-25", regexp.MustCompile(`^event: prime\nid: [A-Z2-7]+_0\ndata: \n\nevent: close\nretry: 10\ndata: \n\n$`)},
+		{"store 2025-06-18", 0, "2025-06-18", regexp.MustCompile(`^$`)},
+		{"no store 2025-11-25", -1, "2025-11-25", regexp.MustCompile(`^event: close\nretry: 10\ndata: \n\n$`)},
+		{"no store 2025-06-18", -1, "2025-06-18", regexp.MustCompile(`^$`)},
 	} {
-		resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"closer","arguments":{}}}`,
-			"Mcp-Protocol-Version", tt.version)
-		body := readAll(t, resp)
-		if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" || body != tt.want {
-			t.Errorf("%s: status %d, Content-Type %q, body %q; want 200 text/event-stream %q", tt.version, resp.StatusCode, ct, body, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			c := newRawClient(t, toolServer(), transport.HTTPOptions{EventStoreBytes: tt.store})
+			c.initialize(`{}`)
+			resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"closer","arguments":{}}}`,
+				"Mcp-Protocol-Version", tt.version)
+			body := readAll(t, resp)
+			if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" || !tt.want.MatchString(body) {
+				t.Errorf("status %d, Content-Type %q, body %q; want 200 text/event-stream matching %s", resp.StatusCode, ct, body, tt.want)
+			}
+		})
 	}
 }
 

@@ -33,6 +33,7 @@ type serveFlags struct {
 	readOnly    bool
 	pageSize    int
 	timeout     time.Duration
+	eventStore  int
 	verbose     bool
 	sec         securityFlags // TLS, identities, limits, audit (serve_security.go)
 }
@@ -60,6 +61,7 @@ func newServeCmd() *cobra.Command {
 	fl.BoolVar(&f.readOnly, "read-only", false, "refuse every state-changing call with -32083")
 	fl.IntVar(&f.pageSize, "page-size", server.DefaultPageSize, "entries per page of paginated resources")
 	fl.DurationVar(&f.timeout, "session-timeout", transport.DefaultSessionTimeout, "close HTTP sessions idle for this long")
+	fl.IntVar(&f.eventStore, "event-store-bytes", transport.DefaultEventStoreBytes, "bytes of SSE events kept so that an HTTP client resumes a dropped stream with Last-Event-ID\n(all sessions; the oldest go first; -1: keep none, streams cannot be resumed)")
 	fl.BoolVar(&f.verbose, "verbose", false, "log server activity to stderr")
 	bindSecurityFlags(fl, &f.sec)
 	_ = cmd.MarkFlagRequired("device")
@@ -106,7 +108,7 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	}
 	defer srv.Close()
 	return serveSecure(ctx, &f.sec, srv, serveArgs{listen: f.listen, policy: pol, stateDir: stateDir,
-		httpOpts: transport.HTTPOptions{SessionTimeout: f.timeout}, logger: logger, stderr: cmd.ErrOrStderr(),
+		httpOpts: transport.HTTPOptions{SessionTimeout: f.timeout, EventStoreBytes: f.eventStore}, logger: logger, stderr: cmd.ErrOrStderr(),
 		deviceURL: f.device, dialect: drv.Info().CLIDialect})
 }
 
