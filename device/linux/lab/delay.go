@@ -58,6 +58,8 @@ type delayer struct {
 	flush  chan struct{} // closed by stop: release what is held now
 	done   chan struct{} // closed when the releaser has ended
 
+	onFail func(error) // told the consumer's first error (the lab logs it)
+
 	mu  sync.Mutex
 	err error // the first error of the consumer, if any
 }
@@ -71,8 +73,8 @@ type heldPacket struct {
 // startDelayer loads the queueing rule into namespace ns for interface
 // ifname (table name table, queue num) and starts its consumer. The
 // consumer is bound before the rule exists, so no packet is queued
-// without one.
-func startDelayer(ns netns.NsHandle, ifname, table string, num uint16, delay, jitter time.Duration) (*delayer, error) {
+// without one. onFail is told the consumer's first error, when it dies.
+func startDelayer(ns netns.NsHandle, ifname, table string, num uint16, delay, jitter time.Duration, onFail func(error)) (*delayer, error) {
 	nf, err := nfqueue.Open(&nfqueue.Config{
 		NetNS:       int(ns),
 		NfQueue:     num,
@@ -91,7 +93,7 @@ func startDelayer(ns netns.NsHandle, ifname, table string, num uint16, delay, ji
 	// buffer is full; ENOBUFS is then not reported.
 	_ = nf.SetOption(netlink.NoENOBUFS, true)
 	ctx, cancel := context.WithCancel(context.Background())
-	d := &delayer{ns: ns, ifname: ifname, table: table, delay: delay, jitter: jitter, nf: nf, cancel: cancel,
+	d := &delayer{ns: ns, ifname: ifname, table: table, delay: delay, jitter: jitter, nf: nf, cancel: cancel, onFail: onFail,
 		held: make(chan heldPacket, delayQueueLen), flush: make(chan struct{}), done: make(chan struct{})}
 	var last time.Time
 	hook := func(a nfqueue.Attribute) int {
@@ -144,10 +146,14 @@ func (d *delayer) fail(err error) {
 		return
 	}
 	d.mu.Lock()
-	if d.err == nil {
+	first := d.err == nil
+	if first {
 		d.err = err
 	}
 	d.mu.Unlock()
+	if first && d.onFail != nil {
+		d.onFail(err)
+	}
 }
 
 // release accepts each held packet when it is due, in order; once stop
@@ -248,15 +254,29 @@ func (d *delayer) stop() error {
 	close(d.flush)
 	<-d.done
 	d.cancel()
-	cerr := d.nf.Close()
+	// Close waits for the library's goroutines, which the cancel ends;
+	// it is bounded all the same, so that no consumer wedges a clear or
+	// the lab's Close.
+	closed := make(chan error, 1)
+	go func() { closed <- d.nf.Close() }()
+	var cerr error
+	select {
+	case cerr = <-closed:
+		if d.failed() {
+			cerr = nil // closing a consumer that died fails too: its own error says why
+		}
+	case <-time.After(3 * time.Second):
+		cerr = fmt.Errorf("link_high_latency: the consumer of %s did not stop", d.ifname)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	return errors.Join(rerr, d.err, cerr)
 }
 
-// alive tells whether the consumer still runs without error.
-func (d *delayer) alive() bool {
+
+// failed tells whether the consumer has failed.
+func (d *delayer) failed() bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	return d.err == nil
+	return d.err != nil
 }

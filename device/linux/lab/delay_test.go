@@ -115,6 +115,33 @@ func TestRealLabLatency(t *testing.T) {
 		t.Error("clearing a delay that is not on: no error")
 	}
 
+	// A consumer that dies cuts the link (no bypass: the kernel drops
+	// what it queues for no one), and clearing reports it and restores
+	// the link.
+	f := fault(t, "link_high_latency r2:GigabitEthernet0/0/0/1 delay-ms=50")
+	if err := l.InjectFault(ctx, f); err != nil {
+		t.Fatal(err)
+	}
+	l.mu.Lock()
+	d := l.delays["r2:GigabitEthernet0/0/0/1"]
+	l.mu.Unlock()
+	if d == nil {
+		t.Fatalf("no delayer for what r2 sends: %v", l.delays)
+	}
+	d.nf.Con.Close() // the consumer dies: its socket is gone
+	if got, s := rtt(); got >= 0 || !strings.Contains(s, " 0 received") {
+		t.Errorf("dead consumer: the pings still pass (%.1f ms): %s", got, s)
+	}
+	if err := l.ClearFault(ctx, f); err == nil || !strings.Contains(err.Error(), "NFQUEUE") {
+		t.Errorf("clearing after the consumer died: %v, want its error", err)
+	}
+	if got, s := rtt(); got < 0 || got > 20 {
+		t.Errorf("dead consumer cleared: round trip %.1f ms: %s", got, s)
+	}
+	if s := tables(); strings.Contains(s, "link_high_latency") {
+		t.Errorf("dead consumer cleared: a table is left: %s", s)
+	}
+
 	// Closing the lab stops the delayers too.
 	if err := l.InjectFault(ctx, fault(t, "link_high_latency r2:GigabitEthernet0/0/0/1")); err != nil {
 		t.Fatal(err)

@@ -199,8 +199,11 @@ func (l *Lab) linkDelay(f topology.Fault, on bool) error {
 		if old != nil {
 			_ = old.stop() // replaced
 		}
+		onFail := func(err error) {
+			l.logger.Error("real lab: link_high_latency's consumer failed: what "+key+" sends is dropped until the fault is cleared", "err", err)
+		}
 		d, err := startDelayer(l.handles.ns[s.d.NS], s.i.Linux, nftTable(f.Name, s.i.Linux), num,
-			time.Duration(ms)*time.Millisecond, time.Duration(jit)*time.Millisecond)
+			time.Duration(ms)*time.Millisecond, time.Duration(jit)*time.Millisecond, onFail)
 		if err != nil {
 			return err
 		}
