@@ -273,7 +273,6 @@ func (d *delayer) stop() error {
 	return errors.Join(rerr, d.err, cerr)
 }
 
-
 // failed tells whether the consumer has failed.
 func (d *delayer) failed() bool {
 	d.mu.Lock()
