@@ -202,12 +202,20 @@ func (l *Lab) linkDelay(f topology.Fault, on bool) error {
 		onFail := func(err error) {
 			l.logger.Error("real lab: link_high_latency's consumer failed: what "+key+" sends is dropped until the fault is cleared", "err", err)
 		}
-		d, err := startDelayer(l.handles.ns[s.d.NS], s.i.Linux, nftTable(f.Name, s.i.Linux), num,
+		h, ok := l.handles.ns[s.d.NS]
+		if !ok || h < 0 {
+			return fmt.Errorf("%s: namespace %s is not open", f.Name, s.d.NS)
+		}
+		d, err := startDelayer(h, s.i.Linux, nftTable(f.Name, s.i.Linux), num,
 			time.Duration(ms)*time.Millisecond, time.Duration(jit)*time.Millisecond, onFail)
 		if err != nil {
 			return err
 		}
 		l.mu.Lock()
+		if l.closed { // Close ran meanwhile: its stopDelays missed d
+			l.mu.Unlock()
+			return errors.Join(fmt.Errorf("%s: the lab is closed", f.Name), d.stop())
+		}
 		if l.delays == nil {
 			l.delays = map[string]*delayer{}
 		}
