@@ -77,6 +77,9 @@ var realSuite = []realSuiteCase{
 	{fault: "http_acl_block r3:GigabitEthernet0/0/1"},
 	{fault: "icmp_acl_block r3:GigabitEthernet0/0/0", quick: true},
 	{fault: "link_down r2:GigabitEthernet0/0/0/1", wait: unconverged, quick: true},
+	// Every probe comes back after twice the default 200 ms (an NFQUEUE
+	// consumer holds each packet), with no error and no discard.
+	{fault: "link_high_latency r2:GigabitEthernet0/0/0/1", quick: true},
 	{fault: "link_high_packet_corruption r2:GigabitEthernet0/0/0/1"},
 	{fault: "mac_address_conflict h3", wait: hostTalks},
 	{fault: "mtu_mismatch r2:GigabitEthernet0/0/0/1", quick: true},

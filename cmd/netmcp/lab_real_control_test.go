@@ -17,7 +17,7 @@ func TestLabUpRealFaultErrors(t *testing.T) {
 		{"nope r1", "unknown name"},
 		{"link_down r9:Gi0", `no device "r9"`},
 		{"host_crash h3", "not built on the real lab yet (it builds bgp_acl_block, "},
-		{"link_high_latency r1:GigabitEthernet0/0/0", "not built on the real lab"},
+		{"arp_acl_block r1:GigabitEthernet0/0/0", "not built on the real lab"},
 	} {
 		dir := t.TempDir()
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -18,7 +18,7 @@ import (
 var RealFaults = []string{"bgp_acl_block", "bgp_asn_misconfig", "bgp_missing_route_advertisement",
 	"dns_port_blocked", "dns_record_error", "dns_service_down", "frr_service_down", "host_incorrect_dns", "host_incorrect_gateway", "host_incorrect_ip", "host_incorrect_netmask",
 	"host_ip_conflict", "host_missing_ip", "host_static_blackhole", "http_acl_block", "icmp_acl_block", "link_bandwidth_throttling", "link_down", "link_flap",
-	"link_high_packet_corruption", "mac_address_conflict", "mtu_mismatch", "ospf_acl_block", "ospf_area_misconfiguration"}
+	"link_high_latency", "link_high_packet_corruption", "mac_address_conflict", "mtu_mismatch", "ospf_acl_block", "ospf_area_misconfiguration"}
 
 // nftTable is the nftables table of a fault on interface ifname
 // ("netmcp_<fault>_<ifname>", or "netmcp_<fault>" for every interface),

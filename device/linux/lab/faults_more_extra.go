@@ -2,6 +2,7 @@ package lab
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net/netip"
@@ -18,10 +19,11 @@ import (
 // More of the catalog on the real lab, by real-lab.md's methods (section
 // 3): loss as an nftables netdev ingress rule with numgen, a rate limit
 // as tc tbf, a host taking another device's address or MAC (ip), and a
-// wrong DNS record (unbound restarted with it). Not built, for want of a
-// kernel means: link_detach (a veth pair has no carrier switch: an end
-// loses its carrier only when the other end is shut, which is link_down),
-// link_high_latency (no netem; real-lab.md's TAP relay is not built) and
+// wrong DNS record (unbound restarted with it), and delay as an NFQUEUE
+// whose consumer in the lab process holds each packet (delay.go: the
+// kernel has no netem). Not built, for want of a kernel means:
+// link_detach (a veth pair has no carrier switch: an end loses its
+// carrier only when the other end is shut, which is link_down) and
 // host_crash (the host's MCP server, served beside the lab, cannot crash
 // with its namespace).
 
@@ -33,6 +35,8 @@ func (l *Lab) applyExtra(ctx context.Context, f topology.Fault, on bool) (ok boo
 		return true, l.linkLoss(ctx, f, on)
 	case "link_bandwidth_throttling":
 		return true, l.linkRate(ctx, f, on)
+	case "link_high_latency":
+		return true, l.linkDelay(f, on)
 	case "host_ip_conflict":
 		return true, l.hostConflictIP(ctx, f, on)
 	case "mac_address_conflict":
@@ -144,6 +148,92 @@ func (l *Lab) linkRate(ctx context.Context, f topology.Fault, on bool) error {
 		}
 	}
 	return nil
+}
+
+// linkDelay delays what each concerned end's far side sends toward it by
+// delay-ms (plus or minus jitter-ms, the order kept): a delayer on the
+// sending interface (delay.go), one NFQUEUE number per delayer. Injecting
+// it again replaces the delay.
+func (l *Lab) linkDelay(f topology.Fault, on bool) error {
+	ends, err := l.linkEnds(f)
+	if err != nil {
+		return err
+	}
+	ms, err := strconv.Atoi(f.Param("delay-ms"))
+	if err != nil || ms < 1 || ms > 10000 {
+		return fmt.Errorf("%s: delay-ms %q: want 1..10000", f.Name, f.Param("delay-ms"))
+	}
+	jit, err := strconv.Atoi(f.Param("jitter-ms"))
+	if err != nil || jit < 0 || jit > ms {
+		return fmt.Errorf("%s: jitter-ms %q: want 0..delay-ms (%d)", f.Name, f.Param("jitter-ms"), ms)
+	}
+	var errs []error
+	for _, e := range ends {
+		s, err := l.peerOf(e)
+		if err != nil {
+			return err
+		}
+		key := s.d.Dev.Name + ":" + s.i.Topo
+		if !on {
+			l.mu.Lock()
+			d := l.delays[key]
+			delete(l.delays, key)
+			l.mu.Unlock()
+			if d == nil {
+				errs = append(errs, fmt.Errorf("%s: %s does not delay what it sends", f.Name, key))
+				continue
+			}
+			errs = append(errs, d.stop())
+			continue
+		}
+		l.mu.Lock()
+		if l.closed {
+			l.mu.Unlock()
+			return fmt.Errorf("%s: the lab is closed", f.Name)
+		}
+		old := l.delays[key]
+		delete(l.delays, key)
+		l.queueSeq++
+		num := l.queueSeq
+		l.mu.Unlock()
+		if old != nil {
+			_ = old.stop() // replaced
+		}
+		onFail := func(err error) {
+			l.logger.Error("real lab: link_high_latency's consumer failed: what "+key+" sends is dropped until the fault is cleared", "err", err)
+		}
+		h, ok := l.handles.ns[s.d.NS]
+		if !ok || h < 0 {
+			return fmt.Errorf("%s: namespace %s is not open", f.Name, s.d.NS)
+		}
+		d, err := startDelayer(h, s.i.Linux, nftTable(f.Name, s.i.Linux), num,
+			time.Duration(ms)*time.Millisecond, time.Duration(jit)*time.Millisecond, onFail)
+		if err != nil {
+			return err
+		}
+		l.mu.Lock()
+		if l.closed { // Close ran meanwhile: its stopDelays missed d
+			l.mu.Unlock()
+			return errors.Join(fmt.Errorf("%s: the lab is closed", f.Name), d.stop())
+		}
+		if l.delays == nil {
+			l.delays = map[string]*delayer{}
+		}
+		l.delays[key] = d
+		l.mu.Unlock()
+	}
+	return errors.Join(errs...)
+}
+
+// stopDelays stops every delayer (Close).
+func (l *Lab) stopDelays() {
+	l.mu.Lock()
+	ds := slices.Collect(maps.Values(l.delays))
+	l.delays = nil
+	l.mu.Unlock()
+	for _, d := range ds {
+		_ = d.stop()
+	}
 }
 
 // loadArgv is the background traffic from one end of a link to the

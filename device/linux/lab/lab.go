@@ -70,6 +70,9 @@ type Lab struct {
 	flaps   map[string]*flapper // link_flap faults under way, by target
 	loads   map[string]*proc    // link_bandwidth_throttling's background traffic, by sending "device:interface"
 
+	delays   map[string]*delayer // link_high_latency's delayers, by sending "device:interface"
+	queueSeq uint16              // the last NFQUEUE number given to a delayer
+
 	// Converged is how long Up took from start to convergence (0 when
 	// the wait was skipped).
 	Converged time.Duration
@@ -702,6 +705,7 @@ func (l *Lab) Close() error {
 	l.mu.Unlock()
 	l.stopFlaps()
 	l.stopLoads()
+	l.stopDelays()
 	var errs []error
 	var wg sync.WaitGroup
 	errc := make([]error, len(procs))
