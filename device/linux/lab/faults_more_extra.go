@@ -18,12 +18,12 @@ import (
 // More of the catalog on the real lab, by real-lab.md's methods (section
 // 3): loss as an nftables netdev ingress rule with numgen, a rate limit
 // as tc tbf, a host taking another device's address or MAC (ip), and a
-// wrong DNS record (unbound restarted with it). Not built, for want of a
-// kernel means: link_detach (a veth pair has no carrier switch: an end
-// loses its carrier only when the other end is shut, which is link_down),
-// link_high_latency (no netem; real-lab.md's TAP relay is not built) and
-// host_crash (the host's MCP server, served beside the lab, cannot crash
-// with its namespace).
+// wrong DNS record (unbound restarted with it), and a crashed host
+// (faults_crash.go: its links and daemons down, its MCP server silenced
+// through OnDeviceState). Not built, for want of a kernel means:
+// link_detach (a veth pair has no carrier switch: an end loses its
+// carrier only when the other end is shut, which is link_down) and
+// link_high_latency (no netem; real-lab.md's TAP relay is not built).
 
 // applyExtra injects (on) or clears the faults of this file; ok is false
 // for a name it does not build.
@@ -39,6 +39,8 @@ func (l *Lab) applyExtra(ctx context.Context, f topology.Fault, on bool) (ok boo
 		return true, l.hostConflictMAC(ctx, f, on)
 	case "dns_record_error":
 		return true, l.dnsRecord(ctx, f, on)
+	case "host_crash":
+		return true, l.hostCrash(ctx, f, on)
 	}
 	return false, nil
 }

@@ -69,6 +69,7 @@ type Lab struct {
 	closed  bool
 	flaps   map[string]*flapper // link_flap faults under way, by target
 	loads   map[string]*proc    // link_bandwidth_throttling's background traffic, by sending "device:interface"
+	crash   crashState          // host_crash: crashed hosts, OnDeviceState's subscribers
 
 	// Converged is how long Up took from start to convergence (0 when
 	// the wait was skipped).
