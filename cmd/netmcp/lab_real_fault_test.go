@@ -165,7 +165,9 @@ func waitUntil(t *testing.T, timeout time.Duration, what string, check func() (b
 func testRealHostCrash(ctx context.Context, t *testing.T, fault func(...string) (string, error), urls map[string]string, prefix string) {
 	t.Helper()
 	start := time.Now()
-	defer func() { t.Logf("host_crash h3: crashed, checked, booted and checked in %.1f s", time.Since(start).Seconds()) }()
+	defer func() {
+		t.Logf("host_crash h3: crashed, checked, booted and checked in %.1f s", time.Since(start).Seconds())
+	}()
 	connect := func(url string) (*mcp.ClientSession, error) {
 		return mcp.NewClient(&mcp.Implementation{Name: "lab-real-crash-test", Version: "1"}, nil).
 			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
