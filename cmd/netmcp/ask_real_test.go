@@ -95,6 +95,10 @@ var realSuite = []realSuiteCase{
 	// every other fault on this link: the log keeps the flap (for the
 	// controller's flap window), and later sweeps would read it there.
 	{fault: "link_flap r2:GigabitEthernet0/0/0/1 period=20 down=3", wait: flapRepeated},
+	// Last: h3's links, daemons and MCP endpoint go down (r3's port toward
+	// it loses its carrier at once) and r3's log keeps its LAN port's down
+	// and up, which no later sweep should read.
+	{fault: "host_crash h3", quick: true},
 }
 
 // TestAskRealSuite is the controller's fault suite (TestFaultSuite) on

@@ -168,8 +168,8 @@ func (rl *runningRealLab) hosts() []string {
 	return out
 }
 
-// inventory lists the routers, then the hosts (role host), with their MCP
-// endpoints.
+// inventory lists the routers, then the hosts (role host, with the
+// topology's addresses), with their MCP endpoints.
 func (rl *runningRealLab) inventory() *inventory.Inventory {
 	inv := &inventory.Inventory{Name: rl.lab.Topology().Name, Domains: controller.DomainsOf(rl.lab.Topology())}
 	for _, name := range rl.lab.Routers() {
@@ -178,7 +178,8 @@ func (rl *runningRealLab) inventory() *inventory.Inventory {
 	}
 	for _, name := range rl.hosts() {
 		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name], Device: "linux://" + rl.lab.Namespace(name),
-			Dialect: rl.drivers[name].Info().CLIDialect, Role: controller.RoleHost, Tags: []string{"real-lab"}})
+			Dialect: rl.drivers[name].Info().CLIDialect, Role: controller.RoleHost, Tags: []string{"real-lab"},
+			Addresses: topologyAddrs(rl.lab.Topology(), name)})
 	}
 	return inv
 }
