@@ -101,7 +101,22 @@ func (l *Lab) hostCrash(ctx context.Context, f topology.Fault, on bool) error {
 		}
 		l.crash.crashed[name] = nil
 		l.crash.mu.Unlock()
-		return l.crashHost(ctx, d)
+		err := l.crashHost(ctx, d)
+		if err == nil {
+			return nil
+		}
+		// A failed injection is not recorded by its caller: boot the host
+		// again rather than leave it half down with no fault to clear.
+		l.crash.mu.Lock()
+		daemons := l.crash.crashed[name]
+		l.crash.mu.Unlock()
+		if berr := l.bootHost(ctx, d, daemons); berr != nil {
+			return errors.Join(err, berr)
+		}
+		l.crash.mu.Lock()
+		delete(l.crash.crashed, name)
+		l.crash.mu.Unlock()
+		return err
 	}
 	l.crash.mu.Lock()
 	daemons, ok := l.crash.crashed[name]

@@ -26,10 +26,14 @@ func TestRealLabHostCrash(t *testing.T) {
 	ctx, l, exec := upFaultLab(t, "c", 3*time.Minute)
 	var mu sync.Mutex
 	var events []string
+	failDown := false // the subscriber fails to take the device down
 	l.OnDeviceState(func(_ context.Context, dev string, down bool) error {
 		mu.Lock()
 		defer mu.Unlock()
 		events = append(events, fmt.Sprintf("%s down=%v", dev, down))
+		if down && failDown {
+			return fmt.Errorf("cannot stop %s's server", dev)
+		}
 		return nil
 	})
 	seen := func() []string { mu.Lock(); defer mu.Unlock(); return slices.Clone(events) }
@@ -141,6 +145,24 @@ func TestRealLabHostCrash(t *testing.T) {
 	})
 	if err := l.WaitConverged(ctx, 60*time.Second); err != nil {
 		t.Errorf("after clearing: %v", err)
+	}
+
+	// A subscriber that fails the crash: the injection fails and h3 is
+	// booted again, not left half down.
+	mu.Lock()
+	failDown, events = true, nil
+	mu.Unlock()
+	if err := l.InjectFault(ctx, crash); err == nil || !strings.Contains(err.Error(), "cannot stop h3's server") {
+		t.Errorf("a failing subscriber: %v", err)
+	}
+	mu.Lock()
+	failDown = false
+	mu.Unlock()
+	if got := seen(); !slices.Equal(got, []string{"h3 down=true", "h3 down=false"}) || l.DeviceDown("h3") {
+		t.Errorf("after a failed crash: subscribers told %v, DeviceDown %v; want h3 back up", got, l.DeviceDown("h3"))
+	}
+	if err := ping(); err != nil {
+		t.Errorf("r3 cannot ping h3 after a failed crash: %v", err)
 	}
 
 	// Close while h3 is down: the namespaces go all the same.
