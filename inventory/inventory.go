@@ -23,6 +23,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"net/netip"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -69,6 +70,11 @@ type Device struct {
 	Site string   `yaml:"site,omitempty" json:"site,omitempty"`
 	Role string   `yaml:"role,omitempty" json:"role,omitempty"`
 	Tags []string `yaml:"tags,omitempty" json:"tags,omitempty"`
+	// Addresses are the addresses the operator assigned the device (its
+	// IPAM record: "10.3.0.10/24" or "10.3.0.10"), for a host: the
+	// controller places a host that answers nothing (host_crash) on the
+	// router LAN they belong to.
+	Addresses []string `yaml:"addresses,omitempty" json:"addresses,omitempty"`
 	// Credentials are references to the secrets used to connect.
 	Credentials Credentials `yaml:"credentials,omitempty" json:"credentials,omitzero"`
 }
@@ -167,6 +173,11 @@ func (inv *Inventory) Validate() error {
 				return fmt.Errorf("%s: url carries user information: put credentials in credentials (by reference)", where)
 			}
 		}
+		for _, a := range d.Addresses {
+			if _, err := d.addr(a); err != nil {
+				return fmt.Errorf("%s: %v", where, err)
+			}
+		}
 		c := d.Credentials
 		if c.TokenFile != "" && c.TokenEnv != "" {
 			return fmt.Errorf("%s: set token-file or token-env, not both", where)
@@ -179,6 +190,29 @@ func (inv *Inventory) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Addrs returns the device's Addresses, parsed (Validate checked them).
+func (d Device) Addrs() []netip.Addr {
+	var out []netip.Addr
+	for _, s := range d.Addresses {
+		if a, err := d.addr(s); err == nil {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// addr parses one of Addresses: an address, or one with its prefix length.
+func (d Device) addr(s string) (netip.Addr, error) {
+	if p, err := netip.ParsePrefix(s); err == nil {
+		return p.Addr(), nil
+	}
+	a, err := netip.ParseAddr(s)
+	if err != nil {
+		return netip.Addr{}, fmt.Errorf("address %q: want an IP address, with or without its prefix length (10.3.0.10/24)", s)
+	}
+	return a, nil
 }
 
 // Device returns the device called name.

@@ -1,6 +1,7 @@
 package inventory
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,7 +18,9 @@ devices:
   - {name: r1, url: "http://127.0.0.1:4100/mcp", credentials: {token-file: r1.token}}
   - {name: r2, url: "mcps://10.0.0.2:9514", credentials: {cert-file: c.pem, key-file: k.pem, ca-file: ca.pem}}
   - {name: r3, command: [netmcp, serve, --device, "sim://r3"]}
+  - {name: h3, url: "http://127.0.0.1:4103/mcp", role: host, addresses: [10.3.0.10/24, "2001:db8:3::10/64", 10.3.0.11]}
 `},
+		{name: "bad address", src: "devices: [{name: h1, url: 'https://a/mcp', addresses: [10.0.0.300/24]}]", wantErr: `address "10.0.0.300/24": want an IP address`},
 		{name: "inline secret", src: "devices: [{name: r1, url: 'https://a/mcp', credentials: {token: abc}}]", wantErr: "field token not found"},
 		{name: "user in url", src: "devices: [{name: r1, url: 'https://admin:pw@a/mcp'}]", wantErr: "user information"},
 		{name: "no endpoint", src: "devices: [{name: r1}]", wantErr: "needs url or command"},
@@ -45,6 +48,9 @@ devices:
 			}
 			if got := []string{inv.Devices[0].Transport(), inv.Devices[1].Transport(), inv.Devices[2].Transport()}; strings.Join(got, ",") != "http,tls-stream,stdio" {
 				t.Errorf("transports = %v", got)
+			}
+			if got := fmt.Sprint(inv.Devices[3].Addrs()); got != "[10.3.0.10 2001:db8:3::10 10.3.0.11]" {
+				t.Errorf("h3's addresses = %s", got)
 			}
 		})
 	}

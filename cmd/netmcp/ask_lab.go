@@ -73,7 +73,7 @@ func fleetOf(ctx context.Context, lab, inventoryFile string, faults []string, pr
 		if err != nil {
 			return nil, nil, nil, nil, err
 		}
-		return inv, nil, inv.Domains, func() {}, nil
+		return inv, inventoryHosts(inv), inv.Domains, func() {}, nil
 	}
 	file := lab
 	if file == labBuiltin {
@@ -88,4 +88,32 @@ func fleetOf(ctx context.Context, lab, inventoryFile string, faults []string, pr
 		return nil, nil, nil, nil, err
 	}
 	return l.inv, l.hosts, controller.DomainsOf(topo), func() { _ = l.stop() }, nil
+}
+
+// inventoryHosts are the hosts an inventory gives addresses (role host):
+// what the operator knows of them, as a lab's topology gives it
+// (controller.HostsOf), so that a host that answers nothing is still
+// placed on its router's LAN.
+func inventoryHosts(inv *inventory.Inventory) []controller.Host {
+	var out []controller.Host
+	for _, d := range inv.Devices {
+		if d.Role == controller.RoleHost && len(d.Addresses) > 0 {
+			out = append(out, controller.Host{Name: d.Name, Addrs: d.Addrs()})
+		}
+	}
+	return out
+}
+
+// topologyAddrs are a device's addresses in the topology (CIDR), the
+// inventory's Addresses of a lab's host.
+func topologyAddrs(topo topology.Topology, name string) []string {
+	var out []string
+	for _, d := range topo.Devices {
+		if d.Name == name {
+			for _, it := range d.Interfaces {
+				out = append(out, it.Addresses...)
+			}
+		}
+	}
+	return out
 }

@@ -68,7 +68,8 @@ func writeLabInventory(dir string, topo topology.Topology, rl *runningLab) (stri
 			Dialect: drv.Info().CLIDialect})
 	}
 	for _, name := range rl.lab.Hosts() {
-		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name], Device: "sim://" + name, Dialect: sim.DialectLinux, Role: "host"})
+		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name], Device: "sim://" + name, Dialect: sim.DialectLinux, Role: "host",
+			Addresses: topologyAddrs(topo, name)})
 	}
 	file := filepath.Join(dir, "inventory.yaml")
 	if err := inventory.Save(file, inv); err != nil {

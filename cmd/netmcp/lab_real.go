@@ -124,6 +124,15 @@ func startRealLab(ctx context.Context, topo topology.Topology, prefix string, ba
 			return nil, errors.Join(err, rl.stop())
 		}
 	}
+	// A device a fault takes down (host_crash) answers nothing: its
+	// endpoint is killed, and revived on the same address when the fault
+	// is cleared.
+	lab.OnDeviceState(func(_ context.Context, name string, down bool) error {
+		if down {
+			return rl.kill(name)
+		}
+		return rl.revive(name)
+	})
 	return rl, nil
 }
 
@@ -142,8 +151,9 @@ func (rl *runningRealLab) serve(ctx context.Context, name string, i, basePort in
 		return fmt.Errorf("device %s: %w", name, err)
 	}
 	rl.servers = append(rl.servers, srv)
-	h := transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{Logger: logger})
-	return rl.listen(ctx, name, i, basePort, h)
+	return rl.listenDevice(ctx, name, i, basePort, func() http.Handler {
+		return transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{Logger: logger})
+	})
 }
 
 // hosts lists the lab's devices that are not routers, in topology order.
@@ -158,8 +168,8 @@ func (rl *runningRealLab) hosts() []string {
 	return out
 }
 
-// inventory lists the routers, then the hosts (role host), with their MCP
-// endpoints.
+// inventory lists the routers, then the hosts (role host, with the
+// topology's addresses), with their MCP endpoints.
 func (rl *runningRealLab) inventory() *inventory.Inventory {
 	inv := &inventory.Inventory{Name: rl.lab.Topology().Name, Domains: controller.DomainsOf(rl.lab.Topology())}
 	for _, name := range rl.lab.Routers() {
@@ -168,7 +178,8 @@ func (rl *runningRealLab) inventory() *inventory.Inventory {
 	}
 	for _, name := range rl.hosts() {
 		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name], Device: "linux://" + rl.lab.Namespace(name),
-			Dialect: rl.drivers[name].Info().CLIDialect, Role: controller.RoleHost, Tags: []string{"real-lab"}})
+			Dialect: rl.drivers[name].Info().CLIDialect, Role: controller.RoleHost, Tags: []string{"real-lab"},
+			Addresses: topologyAddrs(rl.lab.Topology(), name)})
 	}
 	return inv
 }

@@ -112,7 +112,7 @@ func TestLabRealFaults(t *testing.T) {
 		s := session()
 		return !strings.Contains(s, "ESTABLISHED") && !strings.HasPrefix(s, "error"), s
 	})
-	if _, err := fault("add", "host_crash", "h3"); err == nil || !strings.Contains(err.Error(), "not built") || !strings.Contains(err.Error(), "bgp_acl_block") {
+	if _, err := fault("add", "link_detach", "r1:GigabitEthernet0/0/0"); err == nil || !strings.Contains(err.Error(), "not built") || !strings.Contains(err.Error(), "bgp_acl_block") {
 		t.Errorf("an unbuilt fault = %v, want a refusal naming the built ones", err)
 	}
 	if got, err := fault("clear", "f2"); err != nil || !strings.Contains(got, "frr_service_down") {
@@ -122,6 +122,8 @@ func TestLabRealFaults(t *testing.T) {
 		s := session()
 		return strings.Contains(s, "ESTABLISHED"), s
 	})
+
+	testRealHostCrash(ctx, t, fault, urls, prefix)
 
 	// Clearing the start fault by its words brings the pings back.
 	if _, err := fault("clear", "icmp_acl_block", "r1:GigabitEthernet0/0/0"); err != nil {
@@ -152,5 +154,91 @@ func waitUntil(t *testing.T, timeout time.Duration, what string, check func() (b
 			t.Fatalf("%s: not after %v (last: %s)", what, timeout, state)
 		}
 		time.Sleep(250 * time.Millisecond)
+	}
+}
+
+// testRealHostCrash crashes h3 through the control endpoint of a running
+// `lab up --real` and checks it as the controller sees it: h3's MCP
+// endpoint refuses new connections and a session opened before fails, r3's
+// port toward h3 is admin up and oper down (r3's own MCP server), r3 does
+// not ping h3; cleared, h3 answers MCP on the same URL and r3 pings it.
+func testRealHostCrash(ctx context.Context, t *testing.T, fault func(...string) (string, error), urls map[string]string, prefix string) {
+	t.Helper()
+	start := time.Now()
+	defer func() {
+		t.Logf("host_crash h3: crashed, checked, booted and checked in %.1f s", time.Since(start).Seconds())
+	}()
+	connect := func(url string) (*mcp.ClientSession, error) {
+		return mcp.NewClient(&mcp.Implementation{Name: "lab-real-crash-test", Version: "1"}, nil).
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+	}
+	get := func(cs *mcp.ClientSession, path string) (string, error) {
+		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		defer cancel()
+		res, err := cs.CallTool(cctx, &mcp.CallToolParams{Name: "network.yang.get", Arguments: map[string]any{"path": path, "datastore": "operational"}})
+		if err != nil {
+			return "", err
+		}
+		if res.IsError || len(res.Content) == 0 {
+			return "", fmt.Errorf("tool error %+v", res)
+		}
+		return res.Content[0].(*mcp.TextContent).Text, nil
+	}
+	ping := func() error {
+		return exec.CommandContext(ctx, "ip", "netns", "exec", prefix+"r3", "ping", "-n", "-c", "1", "-W", "1", "10.3.0.10").Run()
+	}
+	const port = "/openconfig-interfaces:interfaces/interface[name=GigabitEthernet0/0/1]/state"
+	r3, err := connect(urls["r3"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r3.Close()
+	h3url := urls["h3"]
+	before, err := connect(h3url)
+	if err != nil {
+		t.Fatalf("h3's MCP endpoint before the crash: %v", err)
+	}
+	defer before.Close()
+	if _, err := get(before, "/openconfig-interfaces:interfaces"); err != nil {
+		t.Fatalf("h3 before the crash: %v", err)
+	}
+	if err := ping(); err != nil {
+		t.Fatalf("r3 does not ping h3 before the crash: %v", err)
+	}
+
+	got, err := fault("add", "host_crash", "h3")
+	if err != nil || !strings.Contains(got, "host_crash h3") {
+		t.Fatalf("lab fault add host_crash h3 = %q, %v", got, err)
+	}
+	if s, err := get(before, "/openconfig-interfaces:interfaces"); err == nil {
+		t.Errorf("a session opened before the crash still answers: %.200s", s)
+	}
+	if cs, err := connect(h3url); err == nil {
+		cs.Close()
+		t.Errorf("h3's MCP endpoint %s accepts a session while h3 is down", h3url)
+	} else if !strings.Contains(err.Error(), "connection refused") {
+		t.Errorf("h3's MCP endpoint while down: %v, want connection refused", err)
+	}
+	waitUntil(t, 10*time.Second, "r3's port toward h3 admin UP, oper DOWN", func() (bool, string) {
+		s, err := get(r3, port)
+		return err == nil && strings.Contains(s, `"admin-status":"UP"`) && strings.Contains(s, `"oper-status":"DOWN"`), fmt.Sprint(s, err)
+	})
+	if err := ping(); err == nil {
+		t.Error("r3 still pings h3 while it is down")
+	}
+
+	if got, err := fault("clear", "host_crash", "h3"); err != nil || !strings.Contains(got, "host_crash") {
+		t.Fatalf("lab fault clear host_crash h3 = %q, %v", got, err)
+	}
+	after, err := connect(h3url)
+	if err != nil {
+		t.Fatalf("h3's MCP endpoint %s after clearing: %v", h3url, err)
+	}
+	defer after.Close()
+	if s, err := get(after, "/openconfig-interfaces:interfaces/interface[name=eth0]/state"); err != nil || !strings.Contains(s, `"oper-status":"UP"`) {
+		t.Errorf("h3's eth0 after clearing: %.300s %v", s, err)
+	}
+	if err := ping(); err != nil {
+		t.Errorf("r3 cannot ping h3 after clearing: %v", err)
 	}
 }

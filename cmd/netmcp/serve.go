@@ -116,7 +116,13 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 // The server bounds headers and idle keep-alives (transport.NewHTTPServer);
 // ln should be guarded (transport.GuardListener).
 func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
-	hs := transport.NewHTTPServer(h, transport.ServerTimeouts{})
+	return serveHTTPServer(ctx, ln, transport.NewHTTPServer(h, transport.ServerTimeouts{}))
+}
+
+// serveHTTPServer is serveHTTP with the server made by the caller, which
+// may also Close it (a crashed lab host): Serve's http.ErrServerClosed is
+// then returned.
+func serveHTTPServer(ctx context.Context, ln net.Listener, hs *http.Server) error {
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {

@@ -16,7 +16,7 @@ import (
 // RealFaults lists the fault names InjectFault builds on the real lab,
 // each by the method of the project's notes (real-lab.md, section 3).
 var RealFaults = []string{"bgp_acl_block", "bgp_asn_misconfig", "bgp_missing_route_advertisement",
-	"dns_port_blocked", "dns_record_error", "dns_service_down", "frr_service_down", "host_incorrect_dns", "host_incorrect_gateway", "host_incorrect_ip", "host_incorrect_netmask",
+	"dns_port_blocked", "dns_record_error", "dns_service_down", "frr_service_down", "host_crash", "host_incorrect_dns", "host_incorrect_gateway", "host_incorrect_ip", "host_incorrect_netmask",
 	"host_ip_conflict", "host_missing_ip", "host_static_blackhole", "http_acl_block", "icmp_acl_block", "link_bandwidth_throttling", "link_down", "link_flap",
 	"link_high_latency", "link_high_packet_corruption", "mac_address_conflict", "mtu_mismatch", "ospf_acl_block", "ospf_area_misconfiguration"}
 
@@ -246,6 +246,8 @@ func ConfigFault(name string) bool {
 	switch name {
 	case "ospf_area_misconfiguration", "bgp_asn_misconfig", "bgp_missing_route_advertisement", "mac_address_conflict", "dns_record_error":
 		return true
+	case "host_crash":
+		return false
 	}
 	return strings.HasPrefix(name, "host_")
 }

@@ -19,13 +19,13 @@ import (
 // More of the catalog on the real lab, by real-lab.md's methods (section
 // 3): loss as an nftables netdev ingress rule with numgen, a rate limit
 // as tc tbf, a host taking another device's address or MAC (ip), and a
-// wrong DNS record (unbound restarted with it), and delay as an NFQUEUE
+// wrong DNS record (unbound restarted with it), delay as an NFQUEUE
 // whose consumer in the lab process holds each packet (delay.go: the
-// kernel has no netem). Not built, for want of a kernel means:
-// link_detach (a veth pair has no carrier switch: an end loses its
-// carrier only when the other end is shut, which is link_down) and
-// host_crash (the host's MCP server, served beside the lab, cannot crash
-// with its namespace).
+// kernel has no netem), and a crashed host (faults_crash.go: its links
+// and daemons down, its MCP server silenced through OnDeviceState). Not
+// built, for want of a kernel means: link_detach (a veth pair has no
+// carrier switch: an end loses its carrier only when the other end is
+// shut, which is link_down).
 
 // applyExtra injects (on) or clears the faults of this file; ok is false
 // for a name it does not build.
@@ -43,6 +43,8 @@ func (l *Lab) applyExtra(ctx context.Context, f topology.Fault, on bool) (ok boo
 		return true, l.hostConflictMAC(ctx, f, on)
 	case "dns_record_error":
 		return true, l.dnsRecord(ctx, f, on)
+	case "host_crash":
+		return true, l.hostCrash(ctx, f, on)
 	}
 	return false, nil
 }

@@ -69,6 +69,7 @@ type Lab struct {
 	closed  bool
 	flaps   map[string]*flapper // link_flap faults under way, by target
 	loads   map[string]*proc    // link_bandwidth_throttling's background traffic, by sending "device:interface"
+	crash   crashState          // host_crash: crashed hosts, OnDeviceState's subscribers
 
 	delays   map[string]*delayer // link_high_latency's delayers, by sending "device:interface"
 	queueSeq uint16              // the last NFQUEUE number given to a delayer
