@@ -89,9 +89,9 @@ func (l *Lab) linkLoss(ctx context.Context, f topology.Fault, on bool) error {
 	if err != nil {
 		return err
 	}
-	pct, err := strconv.Atoi(f.Param("percent"))
-	if err != nil || pct < 1 || pct > 100 {
-		return fmt.Errorf("%s: percent %q: want 1..100", f.Name, f.Param("percent"))
+	pct, err := intParam(f, "percent", 1, 100)
+	if err != nil {
+		return err
 	}
 	for _, e := range ends {
 		table := nftTable(f.Name, e.i.Linux)
@@ -161,13 +161,13 @@ func (l *Lab) linkDelay(f topology.Fault, on bool) error {
 	if err != nil {
 		return err
 	}
-	ms, err := strconv.Atoi(f.Param("delay-ms"))
-	if err != nil || ms < 1 || ms > 10000 {
-		return fmt.Errorf("%s: delay-ms %q: want 1..10000", f.Name, f.Param("delay-ms"))
+	ms, err := intParam(f, "delay-ms", 1, 10000)
+	if err != nil {
+		return err
 	}
-	jit, err := strconv.Atoi(f.Param("jitter-ms"))
-	if err != nil || jit < 0 || jit > ms {
-		return fmt.Errorf("%s: jitter-ms %q: want 0..delay-ms (%d)", f.Name, f.Param("jitter-ms"), ms)
+	jit, err := intParam(f, "jitter-ms", 0, ms) // at most the delay
+	if err != nil {
+		return err
 	}
 	var errs []error
 	for _, e := range ends {
@@ -506,4 +506,14 @@ func (l *Lab) dnsRecord(ctx context.Context, f topology.Fault, on bool) error {
 	}
 	// startUnbound returns once unbound serves (its "start of service").
 	return l.startUnbound(&dd)
+}
+
+// intParam is fault f's integer parameter name, refused with the range
+// it must be in (lo..hi) when it is not an integer or out of it.
+func intParam(f topology.Fault, name string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(f.Param(name))
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%s: %s %q: want %d..%d", f.Name, name, f.Param(name), lo, hi)
+	}
+	return n, nil
 }
