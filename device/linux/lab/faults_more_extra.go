@@ -93,21 +93,16 @@ func (l *Lab) linkLoss(ctx context.Context, f topology.Fault, on bool) error {
 	if err != nil {
 		return err
 	}
-	for _, e := range ends {
+	return eachEnd(ends, on, func(e linkEnd, on bool) error {
 		table := nftTable(f.Name, e.i.Linux)
 		if !on {
-			if _, err := run(ctx, e.d.NS, "nft", "delete", "table", "netdev", table); err != nil {
-				return err
-			}
-			continue
+			_, err := run(ctx, e.d.NS, "nft", "delete", "table", "netdev", table)
+			return err
 		}
 		rs := fmt.Sprintf("table netdev %s {\n  chain ingress {\n    type filter hook ingress device %q priority 0; policy accept;\n"+
 			"    numgen random mod 100 < %d counter drop\n  }\n}\n", table, e.i.Linux, pct)
-		if err := l.nft(ctx, e.d, rs); err != nil {
-			return err
-		}
-	}
-	return nil
+		return l.nft(ctx, e.d, rs)
+	})
 }
 
 // linkRate limits what each concerned end's far side sends toward it
@@ -126,7 +121,7 @@ func (l *Lab) linkRate(ctx context.Context, f topology.Fault, on bool) error {
 	if err != nil || rate < 8 {
 		return fmt.Errorf("%s: rate %q: want kbit/s, at least 8", f.Name, f.Param("rate"))
 	}
-	for _, e := range ends {
+	return eachEnd(ends, on, func(e linkEnd, on bool) error {
 		// The sender toward e is e's peer; "in" at the target is what its
 		// peer sends, so the qdisc goes on the peer's interface.
 		s, err := l.peerOf(e)
@@ -136,20 +131,15 @@ func (l *Lab) linkRate(ctx context.Context, f topology.Fault, on bool) error {
 		key := s.d.Dev.Name + ":" + s.i.Topo
 		if !on {
 			l.stopLoad(key)
-			if _, err := run(ctx, s.d.NS, "tc", "qdisc", "del", "dev", s.i.Linux, "root"); err != nil {
-				return err
-			}
-			continue
+			_, err := run(ctx, s.d.NS, "tc", "qdisc", "del", "dev", s.i.Linux, "root")
+			return err
 		}
 		if _, err := run(ctx, s.d.NS, "tc", "qdisc", "replace", "dev", s.i.Linux, "root", "tbf",
 			"rate", strconv.Itoa(rate)+"kbit", "burst", "1600", "latency", "500ms"); err != nil {
 			return err
 		}
-		if err := l.startLoad(key, s, e); err != nil {
-			return err
-		}
-	}
-	return nil
+		return l.startLoad(key, s, e)
+	})
 }
 
 // linkDelay delays what each concerned end's far side sends toward it by
@@ -169,8 +159,7 @@ func (l *Lab) linkDelay(f topology.Fault, on bool) error {
 	if err != nil {
 		return err
 	}
-	var errs []error
-	for _, e := range ends {
+	return eachEnd(ends, on, func(e linkEnd, on bool) error {
 		s, err := l.peerOf(e)
 		if err != nil {
 			return err
@@ -182,11 +171,9 @@ func (l *Lab) linkDelay(f topology.Fault, on bool) error {
 			delete(l.delays, key)
 			l.mu.Unlock()
 			if d == nil {
-				errs = append(errs, fmt.Errorf("%s: %s does not delay what it sends", f.Name, key))
-				continue
+				return fmt.Errorf("%s: %s does not delay what it sends", f.Name, key)
 			}
-			errs = append(errs, d.stop())
-			continue
+			return d.stop()
 		}
 		l.mu.Lock()
 		if l.closed {
@@ -214,17 +201,50 @@ func (l *Lab) linkDelay(f topology.Fault, on bool) error {
 			return err
 		}
 		l.mu.Lock()
+		defer l.mu.Unlock()
 		if l.closed { // Close ran meanwhile: its stopDelays missed d
-			l.mu.Unlock()
 			return errors.Join(fmt.Errorf("%s: the lab is closed", f.Name), d.stop())
 		}
 		if l.delays == nil {
 			l.delays = map[string]*delayer{}
 		}
 		l.delays[key] = d
-		l.mu.Unlock()
+		return nil
+	})
+}
+
+// eachEnd applies a link fault to each of its ends (on) or clears it from
+// each. Injecting is all or nothing: when an end fails, it and the ends
+// already done are cleared again (a failed injection is not recorded, so nothing
+// would ever clear them) and the failure is returned, with the undoing's
+// own failures if any. Clearing goes on past a failing end, so that as
+// much as can be cleared is, and returns every failure.
+func eachEnd(ends []linkEnd, on bool, apply func(e linkEnd, on bool) error) error {
+	if !on {
+		var errs []error
+		for _, e := range ends {
+			errs = append(errs, apply(e, false))
+		}
+		return errors.Join(errs...)
 	}
-	return errors.Join(errs...)
+	for n, e := range ends {
+		if err := apply(e, true); err != nil {
+			// The failing end may be half done (a shaper without its
+			// load): cleared too, its own errors expected and dropped.
+			_ = apply(e, false)
+			var undo []error
+			for _, done := range slices.Backward(ends[:n]) {
+				if uerr := apply(done, false); uerr != nil {
+					undo = append(undo, uerr)
+				}
+			}
+			if len(undo) > 0 {
+				return errors.Join(err, fmt.Errorf("undoing the ends already done: %w", errors.Join(undo...)))
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // stopDelays stops every delayer (Close).
