@@ -206,31 +206,24 @@ func (s *streamable) resume(w http.ResponseWriter, r *http.Request, c *httpConn,
 		http.Error(w, "stream replay unsupported", http.StatusBadRequest)
 		return
 	}
+	var owner streamOwner
 	if id == "" {
-		g := c.get
-		g.mu.Lock()
-		done := s.replay(w, r, eid, &g.sseStream, idx, true)
-		g.mu.Unlock()
-		if done != nil {
-			hang(r, c, done)
-			g.leave(done)
-		}
+		owner = c.get
+	} else if cl := c.stream(id); cl != nil {
+		owner = cl
+	} else {
+		// A stream whose call was answered (or of no call): the store has
+		// what is left of it, or nothing.
+		s.replay(w, r, eid, &sseStream{conn: c, id: id, stored: true, lastIdx: -1}, idx, false)
 		return
 	}
-	if cl := c.stream(id); cl != nil {
-		cl.mu.Lock()
-		live := cl.state == callSSE
-		done := s.replay(w, r, eid, &cl.sseStream, idx, live)
-		cl.mu.Unlock()
-		if done != nil {
-			hang(r, c, done)
-			cl.leave(done)
-		}
-		return
+	st, live := owner.lockStream()
+	done := s.replay(w, r, eid, st, idx, live)
+	owner.unlock()
+	if done != nil {
+		hang(r, c, done)
+		owner.leave(done)
 	}
-	// A stream whose call was answered (or of no call): the store has
-	// what is left of it, or nothing.
-	s.replay(w, r, eid, &sseStream{conn: c, id: id, stored: true, lastIdx: -1}, idx, false)
 }
 
 // replay writes the stored events of st after index idx (named by the

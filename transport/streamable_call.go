@@ -100,6 +100,18 @@ func (st *sseStream) release() {
 	st.w = nil
 }
 
+// streamOwner owns a stream that a GET with Last-Event-ID may take over:
+// the session's GET stream (*getStream) or a call's (*call).
+type streamOwner interface {
+	// lockStream locks the owner and returns its stream and whether the
+	// stream is live (the GET stream always; a call's until it is answered).
+	lockStream() (st *sseStream, live bool)
+	unlock()
+	// leave is called when the request carrying the stream, whose release
+	// channel is done, ends; it reports whether anything was written to it.
+	leave(done chan struct{}) (written bool)
+}
+
 // call is a call whose POST waits for its answer, or whose SSE stream
 // waits for its answer.
 type call struct {
@@ -194,6 +206,13 @@ func (cl *call) end() {
 	}
 }
 
+func (cl *call) lockStream() (*sseStream, bool) {
+	cl.mu.Lock()
+	return &cl.sseStream, cl.state == callSSE
+}
+
+func (cl *call) unlock() { cl.mu.Unlock() }
+
 // leave is called when the request carrying the call's stream, whose
 // release channel is done, ends: a stored stream waits for a GET with
 // Last-Event-ID, any other call is over for the transport (its answer is
@@ -260,13 +279,22 @@ func (g *getStream) writeEvent(ctx context.Context, data []byte) error {
 	return g.emit(ctx, data)
 }
 
-// leave is called when the GET whose release channel is done ends.
-func (g *getStream) leave(done chan struct{}) {
+func (g *getStream) lockStream() (*sseStream, bool) {
+	g.mu.Lock()
+	return &g.sseStream, true
+}
+
+func (g *getStream) unlock() { g.mu.Unlock() }
+
+// leave is called when the GET whose release channel is done ends; the
+// GET was written to (its headers at least).
+func (g *getStream) leave(done chan struct{}) (written bool) {
 	g.mu.Lock()
 	if g.done == done {
 		g.release()
 	}
 	g.mu.Unlock()
+	return true
 }
 
 // writeSSE writes data as one event named name, with id unless it is "",
