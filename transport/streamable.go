@@ -441,8 +441,8 @@ func (s *streamable) connect(w http.ResponseWriter, r *http.Request) *httpSessio
 		return nil
 	}
 	addRelatedMiddleware(srv)
-	sess := &httpSession{h: s, timeout: s.timeout}
-	sess.conn = &httpConn{id: rand.Text(), sess: sess, jsonResponse: s.jsonResponse,
+	sess := &httpSession{h: s}
+	sess.conn = &httpConn{id: rand.Text(), sess: sess,
 		incoming: make(chan jsonrpc.Message, 16), done: make(chan struct{}), calls: map[jsonrpc.ID]*call{},
 		streams: map[string]*call{}}
 	sess.conn.get = &getStream{sseStream: sseStream{conn: sess.conn, lastIdx: -1}}
