@@ -35,8 +35,8 @@ type sseStream struct {
 	id string
 	// stored: the stream's events go to the event store and carry ids.
 	stored bool
-	// lastIdx is the index of the stream's last event; -1 before the first.
-	lastIdx int
+	// events counts the stream's stored events: the next one's index.
+	events int
 	// w is the writer of the request that carries the stream; nil while
 	// none does (a stored stream whose request ended waits to be resumed).
 	w http.ResponseWriter
@@ -58,8 +58,8 @@ func (st *sseStream) emit(ctx context.Context, data []byte) error {
 			st.conn.sess.h.logger.Warn("event store: " + err.Error() + "; the stream can no longer be resumed")
 			st.unstore()
 		} else {
-			st.lastIdx++
-			id = formatEventID(st.id, st.lastIdx)
+			id = formatEventID(st.id, st.events)
+			st.events++
 			stored = true
 		}
 	}
@@ -192,8 +192,8 @@ func (cl *call) startSSE() {
 		cl.unstore()
 		return
 	}
-	cl.lastIdx++
-	_ = writeSSE(cl.w, "prime", formatEventID(cl.id, cl.lastIdx), nil)
+	cl.events++
+	_ = writeSSE(cl.w, "prime", formatEventID(cl.id, 0), nil)
 }
 
 // end marks the call answered (or lost) and releases its request; cl.mu
