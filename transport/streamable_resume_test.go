@@ -1,10 +1,8 @@
 package transport_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
@@ -16,69 +14,6 @@ import (
 
 	"github.com/netmcp/netmcp/transport"
 )
-
-// sseEvent is one server-sent event as a client reads it.
-type sseEvent struct{ name, id, data string }
-
-// sseEvents reads the events of r, each on the channel, until EOF.
-func sseEvents(r io.Reader) <-chan sseEvent {
-	ch := make(chan sseEvent, 16)
-	go func() {
-		defer close(ch)
-		sc := bufio.NewScanner(r)
-		var e sseEvent
-		seen := false
-		for sc.Scan() {
-			line := sc.Text()
-			field, value, _ := strings.Cut(line, ": ")
-			switch {
-			case line == "":
-				if seen {
-					ch <- e
-				}
-				e, seen = sseEvent{}, false
-			case field == "event":
-				e.name, seen = value, true
-			case field == "id":
-				e.id, seen = value, true
-			case field == "data":
-				e.data, seen = value, true
-			}
-		}
-	}()
-	return ch
-}
-
-func nextEvent(t *testing.T, ch <-chan sseEvent, what string) sseEvent {
-	t.Helper()
-	select {
-	case e, ok := <-ch:
-		if !ok {
-			t.Fatalf("stream ended before %s", what)
-		}
-		return e
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no %s within 10s", what)
-	}
-	return sseEvent{}
-}
-
-// rest returns the events of ch until it ends.
-func rest(t *testing.T, ch <-chan sseEvent) []sseEvent {
-	t.Helper()
-	var out []sseEvent
-	for {
-		select {
-		case e, ok := <-ch:
-			if !ok {
-				return out
-			}
-			out = append(out, e)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("stream did not end within 10s; so far %v", out)
-		}
-	}
-}
 
 // stepServer is a server whose tool "steps" sends progress "step 1",
 // waits for gate, sends "step 2", then answers "steps done"; finished is
