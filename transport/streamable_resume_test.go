@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -155,25 +154,7 @@ func atoi(t *testing.T, s string) int {
 // the server closes mid-call (CloseSSEStream, SEP-1699), reconnects with
 // Last-Event-ID and gets the answer.
 func TestStreamableSDKClientResumes(t *testing.T) {
-	ts := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return toolServer() }, transport.HTTPOptions{}))
-	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx,
-		&mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	for i := range 3 {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "closer", Arguments: map[string]any{}})
-		if err != nil {
-			t.Fatalf("call %d: %v", i, err)
-		}
-		if got := res.Content[0].(*mcp.TextContent).Text; got != "closer answer" {
-			t.Fatalf("call %d answered %q", i, got)
-		}
-	}
+	sdkClientCalls(t, mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil), true, "closer", "closer answer")
 }
 
 // TestStreamableResumeGETStream: messages sent while no GET carries the

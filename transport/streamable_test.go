@@ -365,27 +365,35 @@ func TestStreamableElicitationOnPOST(t *testing.T) {
 // handler is reached through the transport and its answer returns to the
 // tool.
 func TestStreamableSDKClientElicitation(t *testing.T) {
-	ts := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return toolServer() }, transport.HTTPOptions{}))
-	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
 		},
 	})
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path}, nil)
+	sdkClientCalls(t, client, false, "ask", "client said accept")
+}
+
+// sdkClientCalls connects client (with its standalone GET stream unless
+// noGET) to a handler serving toolServer and calls tool three times, each
+// answered with the text want.
+func sdkClientCalls(t *testing.T, client *mcp.Client, noGET bool, tool, want string) {
+	t.Helper()
+	ts := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return toolServer() }, transport.HTTPOptions{}))
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: noGET}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
 	for i := range 3 {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
-		if got := res.Content[0].(*mcp.TextContent).Text; got != "client said accept" {
-			t.Fatalf("call %d answered %q", i, got)
+		if got := res.Content[0].(*mcp.TextContent).Text; got != want {
+			t.Fatalf("call %d answered %q, want %q", i, got, want)
 		}
 	}
 }
