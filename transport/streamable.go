@@ -206,31 +206,24 @@ func (s *streamable) resume(w http.ResponseWriter, r *http.Request, c *httpConn,
 		http.Error(w, "stream replay unsupported", http.StatusBadRequest)
 		return
 	}
+	var owner streamOwner
 	if id == "" {
-		g := c.get
-		g.mu.Lock()
-		done := s.replay(w, r, eid, &g.sseStream, idx, true)
-		g.mu.Unlock()
-		if done != nil {
-			hang(r, c, done)
-			g.leave(done)
-		}
+		owner = c.get
+	} else if cl := c.stream(id); cl != nil {
+		owner = cl
+	} else {
+		// A stream whose call was answered (or of no call): the store has
+		// what is left of it, or nothing.
+		s.replay(w, r, eid, &sseStream{conn: c, id: id, stored: true}, idx, false)
 		return
 	}
-	if cl := c.stream(id); cl != nil {
-		cl.mu.Lock()
-		live := cl.state == callSSE
-		done := s.replay(w, r, eid, &cl.sseStream, idx, live)
-		cl.mu.Unlock()
-		if done != nil {
-			hang(r, c, done)
-			cl.leave(done)
-		}
-		return
+	st, live := owner.lockStream()
+	done := s.replay(w, r, eid, st, idx, live)
+	owner.unlock()
+	if done != nil {
+		hang(r, c, done)
+		owner.leave(done)
 	}
-	// A stream whose call was answered (or of no call): the store has
-	// what is left of it, or nothing.
-	s.replay(w, r, eid, &sseStream{conn: c, id: id, stored: true, lastIdx: -1}, idx, false)
 }
 
 // replay writes the stored events of st after index idx (named by the
@@ -246,7 +239,7 @@ func (s *streamable) replay(w http.ResponseWriter, r *http.Request, eid string, 
 		case st.w != nil:
 			http.Error(w, "stream ID conflicts with ongoing stream", http.StatusConflict)
 			return nil
-		case idx > st.lastIdx:
+		case idx >= st.events:
 			http.Error(w, fmt.Sprintf("Last-Event-ID %q: the stream has sent no such event", eid), http.StatusBadRequest)
 			return nil
 		}
@@ -366,7 +359,7 @@ func (s *streamable) servePOST(w http.ResponseWriter, r *http.Request, body []by
 		version = versionDefault
 	}
 	done := make(chan struct{})
-	cl := &call{sseStream: sseStream{conn: c, lastIdx: -1, w: w, done: done}, method: req.Method, version: version}
+	cl := &call{sseStream: sseStream{conn: c, w: w, done: done}, method: req.Method, version: version}
 	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header,
 		CloseSSEStream: cl.closeStream}
 	req.Extra = extra
@@ -448,11 +441,11 @@ func (s *streamable) connect(w http.ResponseWriter, r *http.Request) *httpSessio
 		return nil
 	}
 	addRelatedMiddleware(srv)
-	sess := &httpSession{h: s, timeout: s.timeout}
-	sess.conn = &httpConn{id: rand.Text(), sess: sess, jsonResponse: s.jsonResponse,
+	sess := &httpSession{h: s}
+	sess.conn = &httpConn{id: rand.Text(), sess: sess,
 		incoming: make(chan jsonrpc.Message, 16), done: make(chan struct{}), calls: map[jsonrpc.ID]*call{},
 		streams: map[string]*call{}}
-	sess.conn.get = &getStream{sseStream: sseStream{conn: sess.conn, lastIdx: -1}}
+	sess.conn.get = &getStream{sseStream: sseStream{conn: sess.conn}}
 	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
 		sess.userID = ti.UserID
 	}

@@ -35,8 +35,8 @@ type sseStream struct {
 	id string
 	// stored: the stream's events go to the event store and carry ids.
 	stored bool
-	// lastIdx is the index of the stream's last event; -1 before the first.
-	lastIdx int
+	// events counts the stream's stored events: the next one's index.
+	events int
 	// w is the writer of the request that carries the stream; nil while
 	// none does (a stored stream whose request ended waits to be resumed).
 	w http.ResponseWriter
@@ -58,8 +58,8 @@ func (st *sseStream) emit(ctx context.Context, data []byte) error {
 			st.conn.sess.h.logger.Warn("event store: " + err.Error() + "; the stream can no longer be resumed")
 			st.unstore()
 		} else {
-			st.lastIdx++
-			id = formatEventID(st.id, st.lastIdx)
+			id = formatEventID(st.id, st.events)
+			st.events++
 			stored = true
 		}
 	}
@@ -98,6 +98,18 @@ func (st *sseStream) release() {
 		st.done = nil
 	}
 	st.w = nil
+}
+
+// streamOwner owns a stream that a GET with Last-Event-ID may take over:
+// the session's GET stream (*getStream) or a call's (*call).
+type streamOwner interface {
+	// lockStream locks the owner and returns its stream and whether the
+	// stream is live (the GET stream always; a call's until it is answered).
+	lockStream() (st *sseStream, live bool)
+	unlock()
+	// leave is called when the request carrying the stream, whose release
+	// channel is done, ends; it reports whether anything was written to it.
+	leave(done chan struct{}) (written bool)
 }
 
 // call is a call whose POST waits for its answer, or whose SSE stream
@@ -180,8 +192,8 @@ func (cl *call) startSSE() {
 		cl.unstore()
 		return
 	}
-	cl.lastIdx++
-	_ = writeSSE(cl.w, "prime", formatEventID(cl.id, cl.lastIdx), nil)
+	cl.events++
+	_ = writeSSE(cl.w, "prime", formatEventID(cl.id, 0), nil)
 }
 
 // end marks the call answered (or lost) and releases its request; cl.mu
@@ -193,6 +205,13 @@ func (cl *call) end() {
 		cl.conn.forgetStream(cl.id)
 	}
 }
+
+func (cl *call) lockStream() (*sseStream, bool) {
+	cl.mu.Lock()
+	return &cl.sseStream, cl.state == callSSE
+}
+
+func (cl *call) unlock() { cl.mu.Unlock() }
 
 // leave is called when the request carrying the call's stream, whose
 // release channel is done, ends: a stored stream waits for a GET with
@@ -260,13 +279,22 @@ func (g *getStream) writeEvent(ctx context.Context, data []byte) error {
 	return g.emit(ctx, data)
 }
 
-// leave is called when the GET whose release channel is done ends.
-func (g *getStream) leave(done chan struct{}) {
+func (g *getStream) lockStream() (*sseStream, bool) {
+	g.mu.Lock()
+	return &g.sseStream, true
+}
+
+func (g *getStream) unlock() { g.mu.Unlock() }
+
+// leave is called when the GET whose release channel is done ends; the
+// GET was written to (its headers at least).
+func (g *getStream) leave(done chan struct{}) (written bool) {
 	g.mu.Lock()
 	if g.done == done {
 		g.release()
 	}
 	g.mu.Unlock()
+	return true
 }
 
 // writeSSE writes data as one event named name, with id unless it is "",

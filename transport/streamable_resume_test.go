@@ -1,12 +1,9 @@
 package transport_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net/http"
-	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
@@ -16,69 +13,6 @@ import (
 
 	"github.com/netmcp/netmcp/transport"
 )
-
-// sseEvent is one server-sent event as a client reads it.
-type sseEvent struct{ name, id, data string }
-
-// sseEvents reads the events of r, each on the channel, until EOF.
-func sseEvents(r io.Reader) <-chan sseEvent {
-	ch := make(chan sseEvent, 16)
-	go func() {
-		defer close(ch)
-		sc := bufio.NewScanner(r)
-		var e sseEvent
-		seen := false
-		for sc.Scan() {
-			line := sc.Text()
-			field, value, _ := strings.Cut(line, ": ")
-			switch {
-			case line == "":
-				if seen {
-					ch <- e
-				}
-				e, seen = sseEvent{}, false
-			case field == "event":
-				e.name, seen = value, true
-			case field == "id":
-				e.id, seen = value, true
-			case field == "data":
-				e.data, seen = value, true
-			}
-		}
-	}()
-	return ch
-}
-
-func nextEvent(t *testing.T, ch <-chan sseEvent, what string) sseEvent {
-	t.Helper()
-	select {
-	case e, ok := <-ch:
-		if !ok {
-			t.Fatalf("stream ended before %s", what)
-		}
-		return e
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no %s within 10s", what)
-	}
-	return sseEvent{}
-}
-
-// rest returns the events of ch until it ends.
-func rest(t *testing.T, ch <-chan sseEvent) []sseEvent {
-	t.Helper()
-	var out []sseEvent
-	for {
-		select {
-		case e, ok := <-ch:
-			if !ok {
-				return out
-			}
-			out = append(out, e)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("stream did not end within 10s; so far %v", out)
-		}
-	}
-}
 
 // stepServer is a server whose tool "steps" sends progress "step 1",
 // waits for gate, sends "step 2", then answers "steps done"; finished is
@@ -220,25 +154,7 @@ func atoi(t *testing.T, s string) int {
 // the server closes mid-call (CloseSSEStream, SEP-1699), reconnects with
 // Last-Event-ID and gets the answer.
 func TestStreamableSDKClientResumes(t *testing.T) {
-	ts := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return toolServer() }, transport.HTTPOptions{}))
-	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).Connect(ctx,
-		&mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: true}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	for i := range 3 {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "closer", Arguments: map[string]any{}})
-		if err != nil {
-			t.Fatalf("call %d: %v", i, err)
-		}
-		if got := res.Content[0].(*mcp.TextContent).Text; got != "closer answer" {
-			t.Fatalf("call %d answered %q", i, got)
-		}
-	}
+	sdkClientCalls(t, mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil), true, "closer", "closer answer")
 }
 
 // TestStreamableResumeGETStream: messages sent while no GET carries the

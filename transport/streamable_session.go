@@ -28,7 +28,6 @@ type httpSession struct {
 	conn   *httpConn
 	userID string // of the token that made the session; "" for none
 
-	timeout time.Duration
 	timerMu sync.Mutex
 	refs    int         // POSTs in flight
 	timer   *time.Timer // nil: no timeout, or stopped for good
@@ -55,7 +54,7 @@ func (s *httpSession) endPOST() {
 		return
 	}
 	if s.refs--; s.refs == 0 {
-		s.timer.Reset(s.timeout)
+		s.timer.Reset(s.h.timeout)
 	}
 }
 
@@ -83,12 +82,11 @@ func (t *httpTransport) SupportsProtocolVersion(v string) bool { return v < vers
 // other message to the POST of the call it relates to (see
 // addRelatedMiddleware) while that POST waits, else to the GET stream.
 type httpConn struct {
-	id           string
-	sess         *httpSession
-	jsonResponse bool
-	incoming     chan jsonrpc.Message
-	done         chan struct{}
-	closeOnce    sync.Once
+	id        string
+	sess      *httpSession
+	incoming  chan jsonrpc.Message
+	done      chan struct{}
+	closeOnce sync.Once
 
 	get *getStream // the standalone SSE stream
 
@@ -157,7 +155,7 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encoding message: %w", err)
 	}
-	if cl, ok := ctx.Value(relatedKey{}).(*call); ok && !c.jsonResponse {
+	if cl, ok := ctx.Value(relatedKey{}).(*call); ok && !c.sess.h.jsonResponse {
 		if delivered, err := cl.writeEvent(ctx, data); delivered {
 			return err
 		}

@@ -133,28 +133,39 @@ func readAll(t *testing.T, resp *http.Response) string {
 	return string(b)
 }
 
-// events reads the data of the SSE events of r, each on ch, until EOF.
-func events(r io.Reader) <-chan string {
-	ch := make(chan string, 16)
+// sseEvent is one server-sent event as a client reads it.
+type sseEvent struct{ name, id, data string }
+
+// sseEvents reads the events of r, each on the channel, until EOF.
+func sseEvents(r io.Reader) <-chan sseEvent {
+	ch := make(chan sseEvent, 16)
 	go func() {
 		defer close(ch)
 		sc := bufio.NewScanner(r)
-		var data strings.Builder
+		var e sseEvent
+		seen := false
 		for sc.Scan() {
 			line := sc.Text()
+			field, value, _ := strings.Cut(line, ": ")
 			switch {
-			case strings.HasPrefix(line, "data: "):
-				data.WriteString(strings.TrimPrefix(line, "data: "))
-			case line == "" && data.Len() > 0:
-				ch <- data.String()
-				data.Reset()
+			case line == "":
+				if seen {
+					ch <- e
+				}
+				e, seen = sseEvent{}, false
+			case field == "event":
+				e.name, seen = value, true
+			case field == "id":
+				e.id, seen = value, true
+			case field == "data":
+				e.data, seen = value, true
 			}
 		}
 	}()
 	return ch
 }
 
-func next(t *testing.T, ch <-chan string, what string) string {
+func nextEvent(t *testing.T, ch <-chan sseEvent, what string) sseEvent {
 	t.Helper()
 	select {
 	case e, ok := <-ch:
@@ -165,7 +176,24 @@ func next(t *testing.T, ch <-chan string, what string) string {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("no %s within 10s", what)
 	}
-	return ""
+	return sseEvent{}
+}
+
+// rest returns the events of ch until it ends.
+func rest(t *testing.T, ch <-chan sseEvent) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	for {
+		select {
+		case e, ok := <-ch:
+			if !ok {
+				return out
+			}
+			out = append(out, e)
+		case <-time.After(10 * time.Second):
+			t.Fatalf("stream did not end within 10s; so far %v", out)
+		}
+	}
 }
 
 // TestStreamableSessionLifecycle: initialize opens a session and names it,
@@ -264,16 +292,16 @@ func TestStreamableJSONOrSSE(t *testing.T) {
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("progress: Content-Type %q, want text/event-stream", ct)
 	}
-	ev := events(resp.Body)
+	ev := sseEvents(resp.Body)
 	defer resp.Body.Close()
-	if e := next(t, ev, "progress notification"); !strings.Contains(e, `"method":"notifications/progress"`) || !strings.Contains(e, `"progressToken":"p3"`) {
+	if e := nextEvent(t, ev, "progress notification").data; !strings.Contains(e, `"method":"notifications/progress"`) || !strings.Contains(e, `"progressToken":"p3"`) {
 		t.Fatalf("first event %s, want the progress notification", e)
 	}
-	if e := next(t, ev, "answer"); !strings.Contains(e, `"id":3`) || !strings.Contains(e, "progress answer") {
+	if e := nextEvent(t, ev, "answer").data; !strings.Contains(e, `"id":3`) || !strings.Contains(e, "progress answer") {
 		t.Fatalf("second event %s, want the answer", e)
 	}
 	if e, ok := <-ev; ok {
-		t.Fatalf("event after the answer: %s", e)
+		t.Fatalf("event after the answer: %+v", e)
 	}
 }
 
@@ -315,8 +343,8 @@ func TestStreamableElicitationOnPOST(t *testing.T) {
 	c.initialize(`{"elicitation":{}}`)
 	resp := c.callTool("5", "ask", `{}`)
 	defer resp.Body.Close()
-	ev := events(resp.Body)
-	e := next(t, ev, "elicitation request")
+	ev := sseEvents(resp.Body)
+	e := nextEvent(t, ev, "elicitation request").data
 	var req struct {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
@@ -328,7 +356,7 @@ func TestStreamableElicitationOnPOST(t *testing.T) {
 	if body := readAll(t, r); r.StatusCode != http.StatusAccepted {
 		t.Fatalf("reply to the elicitation: status %d %s, want 202", r.StatusCode, body)
 	}
-	if e := next(t, ev, "answer"); !strings.Contains(e, `"id":5`) || !strings.Contains(e, "client said decline") {
+	if e := nextEvent(t, ev, "answer").data; !strings.Contains(e, `"id":5`) || !strings.Contains(e, "client said decline") {
 		t.Fatalf("answer %s", e)
 	}
 }
@@ -337,27 +365,35 @@ func TestStreamableElicitationOnPOST(t *testing.T) {
 // handler is reached through the transport and its answer returns to the
 // tool.
 func TestStreamableSDKClientElicitation(t *testing.T) {
-	ts := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return toolServer() }, transport.HTTPOptions{}))
-	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, &mcp.ClientOptions{
 		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"ok": true}}, nil
 		},
 	})
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path}, nil)
+	sdkClientCalls(t, client, false, "ask", "client said accept")
+}
+
+// sdkClientCalls connects client (with its standalone GET stream unless
+// noGET) to a handler serving toolServer and calls tool three times, each
+// answered with the text want.
+func sdkClientCalls(t *testing.T, client *mcp.Client, noGET bool, tool, want string) {
+	t.Helper()
+	ts := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return toolServer() }, transport.HTTPOptions{}))
+	defer ts.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: noGET}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cs.Close()
 	for i := range 3 {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{}})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
 		if err != nil {
 			t.Fatalf("call %d: %v", i, err)
 		}
-		if got := res.Content[0].(*mcp.TextContent).Text; got != "client said accept" {
-			t.Fatalf("call %d answered %q", i, got)
+		if got := res.Content[0].(*mcp.TextContent).Text; got != want {
+			t.Fatalf("call %d answered %q, want %q", i, got, want)
 		}
 	}
 }
@@ -389,9 +425,9 @@ func TestStreamableGETStream(t *testing.T) {
 	if second := c.do(http.MethodGet, ""); readAll(t, second) == "" || second.StatusCode != http.StatusConflict {
 		t.Fatalf("second GET: status %d, want 409", second.StatusCode)
 	}
-	ev := events(get.Body)
+	ev := sseEvents(get.Body)
 	add("extra2")
-	if e := next(t, ev, "list_changed notification"); !strings.Contains(e, `"method":"notifications/tools/list_changed"`) {
+	if e := nextEvent(t, ev, "list_changed notification").data; !strings.Contains(e, `"method":"notifications/tools/list_changed"`) {
 		t.Fatalf("GET event %s", e)
 	}
 }

@@ -33,30 +33,25 @@ const maxEchoedID = 64
 //
 // Both are nil for a message of only white space, which is ignored.
 func Check(raw []byte) (jsonrpc.Message, []byte) {
-	trimmed, env, reply := checkEnvelope(raw)
+	trimmed, id, reply := checkEnvelope(raw)
 	if trimmed == nil || reply != nil {
 		return nil, reply
 	}
 	msg, err := decodeMessage(trimmed)
 	if err != nil {
-		return nil, ErrorResponse(env.id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
+		return nil, ErrorResponse(id, jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
 	}
 	return msg, nil
 }
 
-// envelope is what checkEnvelope read of a message: its id (nil when
-// absent or null).
-type envelope struct {
-	id json.RawMessage
-}
-
 // checkEnvelope runs Check's checks up to the SDK's decoding: trimmed is
-// nil (and reply nil) for a message of only white space; reply is the
-// error response when a check fails.
-func checkEnvelope(raw []byte) (trimmed []byte, e envelope, reply []byte) {
+// nil (and reply nil) for a message of only white space; id is the
+// message's id (nil when absent, null or not echoed); reply is the error
+// response when a check fails.
+func checkEnvelope(raw []byte) (trimmed []byte, id json.RawMessage, reply []byte) {
 	trimmed = bytes.TrimSpace(raw)
 	if len(trimmed) == 0 {
-		return nil, e, nil
+		return nil, nil, nil
 	}
 	var env struct {
 		JSONRPC *string         `json:"jsonrpc"`
@@ -69,35 +64,34 @@ func checkEnvelope(raw []byte) (trimmed []byte, e envelope, reply []byte) {
 	// from a value of the wrong shape when it fails.
 	envErr := json.Unmarshal(trimmed, &env)
 	if envErr != nil && !json.Valid(trimmed) {
-		return trimmed, e, ErrorResponse(nil, jsonrpc.CodeParseError,
+		return trimmed, nil, ErrorResponse(nil, jsonrpc.CodeParseError,
 			"Parse error: the message is not one JSON value (one JSON-RPC message per line or frame)")
 	}
 	if trimmed[0] == '[' {
-		return trimmed, e, ErrorResponse(nil, jsonrpc.CodeInvalidRequest,
+		return trimmed, nil, ErrorResponse(nil, jsonrpc.CodeInvalidRequest,
 			"Invalid Request: JSON-RPC batches are not supported (MCP 2025-06-18 and later have none)")
 	}
 	if trimmed[0] != '{' || envErr != nil {
-		return trimmed, e, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object")
+		return trimmed, nil, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object")
 	}
 	if env.JSONRPC == nil || *env.JSONRPC != "2.0" {
-		return trimmed, e, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
+		return trimmed, nil, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, `Invalid Request: "jsonrpc" must be "2.0"`)
 	}
-	id := env.ID
+	id = env.ID
 	if len(id) > 0 && !bytes.Equal(id, []byte("null")) {
 		if msg := checkID(id); msg != "" {
-			return trimmed, e, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: "+msg)
+			return trimmed, nil, ErrorResponse(nil, jsonrpc.CodeInvalidRequest, "Invalid Request: "+msg)
 		}
 	} else {
 		id = nil
 	}
-	e = envelope{id: id}
 	if id != nil && len(env.Params) > 0 && string(env.Method) == `"initialize"` {
 		var p mcp.InitializeParams
 		if err := json.Unmarshal(env.Params, &p); err != nil {
-			return trimmed, e, ErrorResponse(id, jsonrpc.CodeInvalidParams, "Invalid params of initialize: "+err.Error())
+			return trimmed, id, ErrorResponse(id, jsonrpc.CodeInvalidParams, "Invalid params of initialize: "+err.Error())
 		}
 	}
-	return trimmed, e, nil
+	return trimmed, id, nil
 }
 
 // checkID returns why a non-null id cannot be echoed exactly, or "".
