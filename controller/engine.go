@@ -79,11 +79,7 @@ func (c *Controller) Ask(ctx context.Context, in Intent) (*Report, error) {
 	if c.Fleet == nil {
 		return nil, errors.New("controller: no fleet")
 	}
-	now := time.Now
-	if c.Now != nil {
-		now = c.Now
-	}
-	start := now()
+	start := c.now()
 	corr := client.CorrelationID(ctx)
 	if corr == "" {
 		corr = client.NewCorrelationID()
@@ -108,7 +104,7 @@ func (c *Controller) Ask(ctx context.Context, in Intent) (*Report, error) {
 		return nil, err
 	}
 	r.rep.finish()
-	r.rep.ElapsedMS = float64(now().Sub(start).Microseconds()) / 1000
+	r.rep.ElapsedMS = float64(c.now().Sub(start).Microseconds()) / 1000
 	r.progress("diagnosis: %s", r.rep.Diagnosis)
 	return r.rep, nil
 }
@@ -392,10 +388,10 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 	return p
 }
 
-// now reads the controller's clock.
-func (r *run) now() time.Time {
-	if r.c.Now != nil {
-		return r.c.Now()
+// now reads the controller's clock (Now, else time.Now).
+func (c *Controller) now() time.Time {
+	if c.Now != nil {
+		return c.Now()
 	}
 	return time.Now()
 }

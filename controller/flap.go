@@ -115,7 +115,7 @@ func (r *run) readHistory(n *Network) map[string]map[string]ifHistory {
 			if err != nil {
 				return
 			}
-			h := parseIfHistory(text, logTimes(meta), r.now(), window, call)
+			h := parseIfHistory(text, logTimes(meta), r.c.now(), window, call)
 			r.summarize(call, "%d interfaces with state changes logged", len(h))
 			mu.Lock()
 			out[dev] = h

@@ -38,7 +38,8 @@ func TestParseIfHistory(t *testing.T) {
 // TestParseIfHistoryWindow: with a time per line, changes older than the
 // window are not counted, so a link that flapped and has been stable since
 // is not flapping now; lines without a time are counted; times that are
-// not one per line date nothing.
+// not one per line date nothing. The history names the window it applied
+// (its evidence words): none when no line could be dated.
 func TestParseIfHistoryWindow(t *testing.T) {
 	const xr = "Nov 24 14:21:50.024: %LINK-3-UPDOWN: Interface Gi0/0/0/1, changed state to "
 	now := time.Date(2026, 11, 24, 15, 0, 0, 0, time.UTC)
@@ -49,19 +50,20 @@ func TestParseIfHistoryWindow(t *testing.T) {
 		times      []time.Time
 		downs, ups int
 		flap       bool
+		window     time.Duration
 	}{
-		{"no times: every line", nil, 2, 2, true},
-		{"all recent", []time.Time{recent, recent, recent, recent}, 2, 2, true},
-		{"all an hour ago: history", []time.Time{old, old, old, old}, 0, 0, false},
-		{"old first cycle, one recent", []time.Time{old, old, recent, recent}, 1, 1, false},
-		{"undated lines count", []time.Time{{}, {}, old, recent}, 1, 2, false},
-		{"not one per line", []time.Time{old, old, old}, 2, 2, true},
+		{"no times: every line", nil, 2, 2, true, 0},
+		{"all recent", []time.Time{recent, recent, recent, recent}, 2, 2, true, DefaultFlapWindow},
+		{"all an hour ago: history", []time.Time{old, old, old, old}, 0, 0, false, 0},
+		{"old first cycle, one recent", []time.Time{old, old, recent, recent}, 1, 1, false, DefaultFlapWindow},
+		{"undated lines count", []time.Time{{}, {}, old, recent}, 1, 2, false, DefaultFlapWindow},
+		{"not one per line", []time.Time{old, old, old}, 2, 2, true, 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			h := parseIfHistory(flap, c.times, now, DefaultFlapWindow, 7)["Gi0/0/0/1"]
-			if h.Downs != c.downs || h.UpsAfter != c.ups || h.flapping() != c.flap {
-				t.Errorf("got %+v flapping %v, want downs %d ups %d flapping %v", h, h.flapping(), c.downs, c.ups, c.flap)
+			if h.Downs != c.downs || h.UpsAfter != c.ups || h.flapping() != c.flap || h.Window != c.window {
+				t.Errorf("got %+v flapping %v, want downs %d ups %d flapping %v window %s", h, h.flapping(), c.downs, c.ups, c.flap, c.window)
 			}
 		})
 	}

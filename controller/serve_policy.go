@@ -78,9 +78,9 @@ type access struct {
 	verifier *policy.Verifier
 	audit    *audit.Log
 	local    policy.Identity
+	pending  policy.RequestIdentities // of the HTTP requests being served (its own lock)
 
 	mu       sync.Mutex
-	pending  policy.RequestIdentities   // of the HTTP requests being served
 	sessions map[string]policy.Identity // session id -> the identity it is bound to
 }
 

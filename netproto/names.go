@@ -48,6 +48,26 @@ const (
 // (network.cli.exec -> network_cli_exec).
 func CompatName(name string) string { return strings.ReplaceAll(name, ".", "_") }
 
+// CanonicalName maps the compat name of an MCP-NET tool (network_cli_exec)
+// back to the draft's dotted name; any other name is returned unchanged.
+// It runs on every call's authorization and audit, so it looks the name
+// up in a map built once.
+func CanonicalName(name string) string {
+	if t, ok := compatTools[name]; ok {
+		return t
+	}
+	return name
+}
+
+// compatTools maps each of NetworkTools' compat names to its name.
+var compatTools = func() map[string]string {
+	m := make(map[string]string, len(NetworkTools))
+	for _, t := range NetworkTools {
+		m[CompatName(t)] = t
+	}
+	return m
+}()
+
 // Notification stream names (MCP-NET section 3, notificationStream).
 const (
 	StreamSyslog        = "syslog"

@@ -66,3 +66,21 @@ func TestCompatNamesMatchHostPattern(t *testing.T) {
 		t.Fatalf("CompatName(network.cli.exec) = %q", CompatName(ToolCLIExec))
 	}
 }
+
+// TestCanonicalName: every MCP-NET tool's compat name maps back to its
+// dotted name; the dotted names and other tools' names are unchanged.
+func TestCanonicalName(t *testing.T) {
+	for _, name := range NetworkTools {
+		if got := CanonicalName(CompatName(name)); got != name {
+			t.Errorf("CanonicalName(%q) = %q, want %q", CompatName(name), got, name)
+		}
+		if got := CanonicalName(name); got != name {
+			t.Errorf("CanonicalName(%q) = %q, want it unchanged", name, got)
+		}
+	}
+	for _, name := range []string{ToolPing, "network_ping", "network_cli", ""} {
+		if got := CanonicalName(name); got != name {
+			t.Errorf("CanonicalName(%q) = %q, want it unchanged", name, got)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/netmcp/netmcp/approval"
+	"github.com/netmcp/netmcp/netproto"
 )
 
 // ApprovalConfig is the approval section of a policy file. Its modes are
@@ -36,7 +37,7 @@ func newApprovalOptions(c ApprovalConfig, keys map[string]string) (approval.Opti
 		if _, err := approval.ParseMode(string(m)); err != nil {
 			return opts, fmt.Errorf("policy: approval.tools.%s: %q (want always, writes or never)", tool, m)
 		}
-		opts.Modes[canonicalTool(tool)] = m
+		opts.Modes[netproto.CanonicalName(tool)] = m
 	}
 	if len(keys) > 0 {
 		opts.TrustedKeys = map[string]ed25519.PublicKey{}

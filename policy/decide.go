@@ -67,7 +67,7 @@ func (p *Policy) Decide(id Identity, a Action) error {
 		if a.Tool == "" {
 			return deny(a, "no tool named")
 		}
-		a.Tool = canonicalTool(a.Tool)
+		a.Tool = netproto.CanonicalName(a.Tool)
 	case ReadResource:
 		if a.URI == "" {
 			return deny(a, "no resource URI")
@@ -195,23 +195,3 @@ func deny(a Action, why string) *netproto.Error {
 	}
 	return e
 }
-
-// canonicalTool maps the compatibility form (network_cli_exec) to the
-// draft's dotted name.
-func canonicalTool(name string) string {
-	if t, ok := compatTools[name]; ok {
-		return t
-	}
-	return name
-}
-
-// compatTools maps each MCP-NET tool's compat name (netproto.CompatName)
-// to its name: canonicalTool runs on every call's authorization and
-// audit, and must not build the eight compat names each time.
-var compatTools = func() map[string]string {
-	m := make(map[string]string, len(netproto.NetworkTools))
-	for _, t := range netproto.NetworkTools {
-		m[netproto.CompatName(t)] = t
-	}
-	return m
-}()

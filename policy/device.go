@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/yang"
 )
 
@@ -104,7 +105,7 @@ func (p *Policy) DecideOn(id Identity, d Device, a Action) error {
 		path, _ = yang.ParsePath(a.Path) // Decide parsed it
 	}
 	if a.Kind == CallTool {
-		a.Tool = canonicalTool(a.Tool)
+		a.Tool = netproto.CanonicalName(a.Tool)
 	}
 	if id.Scopes != nil && !reaches(tokenScopes(id.Scopes), d) {
 		return deny(a, fmt.Sprintf("the token scopes of %s do not reach device %s (%s)", id, d.Name, d.Attributes()))

@@ -41,7 +41,7 @@ var writeTools = map[string]bool{
 
 // IsWriteTool reports whether the tool changes device state; compat names
 // (network_cli_configure) count as their dotted form.
-func IsWriteTool(name string) bool { return writeTools[canonicalTool(name)] }
+func IsWriteTool(name string) bool { return writeTools[netproto.CanonicalName(name)] }
 
 // BuiltinRoles are the roles every policy starts with; a policy file may
 // redefine them or add others.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/netmcp/netmcp/approval"
+	"github.com/netmcp/netmcp/netproto"
 )
 
 func TestLoadPolicyFile(t *testing.T) {
@@ -61,7 +62,7 @@ func TestLoadPolicyFile(t *testing.T) {
 	opts := p.Approval()
 	gate := approval.New(opts)
 	for _, a := range approvals {
-		tool := canonicalTool(a.tool)
+		tool := netproto.CanonicalName(a.tool)
 		if m, need := gate.Mode(tool), gate.Needs(tool, IsWriteTool(tool)); m != a.mode || need != a.need {
 			t.Errorf("%s: mode %s need %v; want %s %v", a.tool, m, need, a.mode, a.need)
 		}

@@ -66,12 +66,14 @@ type Security struct {
 	mask  *secretMasker
 	local policy.Identity
 	seq   atomic.Uint64
+	// pending holds the identities of the HTTP requests being served
+	// (its own lock).
+	pending policy.RequestIdentities
 
 	// The identity a session is bound to is kept with the server's
 	// session state (session.identity), under s.mu.
-	mu      sync.Mutex
-	conns   map[string]policy.Identity // TLS stream session id -> identity
-	pending policy.RequestIdentities   // of the HTTP requests being served
+	mu    sync.Mutex
+	conns map[string]policy.Identity // TLS stream session id -> identity
 }
 
 // Secure installs the access-control layer on s and returns it. Call it

@@ -62,7 +62,7 @@ func (sec *Security) authorizeTool(id policy.Identity, owner device.Owner, name 
 	if err := sec.pol.Decide(id, policy.Action{Kind: policy.CallTool, Tool: name}); err != nil {
 		return err
 	}
-	switch canonicalToolName(name) {
+	switch netproto.CanonicalName(name) {
 	case netproto.ToolYangGet:
 		var in struct {
 			Path string `json:"path"`
@@ -276,15 +276,4 @@ func prefixDenial(why string, err error) error {
 	out := *ne
 	out.Detail = why + "; " + ne.Detail
 	return &out
-}
-
-// canonicalToolName maps the compatibility form (network_cli_exec) of a
-// draft tool to its dotted name; other names are returned unchanged.
-func canonicalToolName(name string) string {
-	for _, t := range netproto.NetworkTools {
-		if name == netproto.CompatName(t) {
-			return t
-		}
-	}
-	return name
 }

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/server/servertest"
 )
@@ -133,6 +135,26 @@ func TestResources(t *testing.T) {
 		if r.URI == "network:///system/cpu-utilization" && r.Meta["unit"] != "percent" {
 			t.Errorf("cpu descriptor _meta %v", r.Meta)
 		}
+	}
+}
+
+// TestSyslogTimes: a syslog read's _meta gives each line's time, in
+// order, as RFC 3339 UTC whatever the device's zone, and "" for a line
+// the device gave no time (the controller's flap window dates lines by
+// these, netproto.MetaLogTimes).
+func TestSyslogTimes(t *testing.T) {
+	dev := servertest.New()
+	dev.Logs[1].Time = dev.Logs[1].Time.In(time.FixedZone("CET", 3600))
+	dev.Logs[2].Time = time.Time{}
+	cs, _ := connect(t, dev, server.Options{}, nil)
+	res, err := read(cs, "network:///log/syslog/last3", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := res.Contents[0].Meta
+	want := []any{"2023-11-14T22:13:20Z", "2023-11-14T22:13:21Z", ""}
+	if got, _ := m[netproto.MetaLogTimes].([]any); fmt.Sprint(got) != fmt.Sprint(want) || m["lines"] != 3.0 {
+		t.Errorf("syslog _meta %v, want lines 3 and %s %q", m, netproto.MetaLogTimes, want)
 	}
 }
 

@@ -66,7 +66,8 @@ func (l *askLab) stop() error { return l.rl.stop() }
 // fleetOf returns the fleet a controller command works on: the lab of
 // --lab (TOPOLOGY, or labBuiltin for the built-in one) started in-process
 // with faults, or the inventory file. stop releases the lab (a no-op for an
-// inventory); hosts and domains are known only for a lab.
+// inventory). Hosts and domains are the lab topology's, or those the
+// inventory gives (its hosts' addresses, its domains).
 func fleetOf(ctx context.Context, lab, inventoryFile string, faults []string, progress io.Writer) (inv *inventory.Inventory, hosts []controller.Host, domains []string, stop func(), err error) {
 	if lab == "" {
 		inv, err = inventory.Load(inventoryFile)

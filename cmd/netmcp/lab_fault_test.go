@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/device/sim"
 	"github.com/netmcp/netmcp/inventory"
 )
 
@@ -96,6 +99,11 @@ func TestLabFaultCommands(t *testing.T) {
 	}
 	if len(inv.Devices) != 5 || inv.Devices[3].Role != "host" || inv.Devices[1].Name != "r2" || inv.Devices[1].Dialect != "cisco-iosxr" || !strings.HasPrefix(inv.Devices[1].URL, "http://127.0.0.1:") {
 		t.Fatalf("inventory %+v", inv)
+	}
+	// Its hosts' addresses make them known hosts for `ask --inventory`, as
+	// the topology makes them for `ask --lab`.
+	if got, want := fmt.Sprint(inventoryHosts(inv)), fmt.Sprint(controller.HostsOf(sim.DefaultTopology())); got != want {
+		t.Errorf("the inventory's known hosts %s, want the topology's %s", got, want)
 	}
 
 	out, err := runLabCmd(ctx, "fault", "list", "--state-dir", dir)
