@@ -90,52 +90,53 @@ func (l *Lab) hostCrash(ctx context.Context, f topology.Fault, on bool) error {
 		return err
 	}
 	name := d.Dev.Name
-	if on {
-		l.crash.mu.Lock()
-		if _, ok := l.crash.crashed[name]; ok {
-			l.crash.mu.Unlock()
-			return fmt.Errorf("%s: %s is down already", f.Name, name)
-		}
+	l.crash.mu.Lock()
+	daemons, down := l.crash.crashed[name]
+	if on && !down {
 		if l.crash.crashed == nil {
 			l.crash.crashed = map[string][]string{}
 		}
-		l.crash.crashed[name] = nil
-		l.crash.mu.Unlock()
-		err := l.crashHost(ctx, d)
+		l.crash.crashed[name] = nil // taken: a second crash is refused while this one runs
+	}
+	l.crash.mu.Unlock()
+	switch {
+	case on && down:
+		return fmt.Errorf("%s: %s is down already", f.Name, name)
+	case !on && !down:
+		return fmt.Errorf("%s: %s is not down", f.Name, name)
+	}
+	if on {
+		daemons, err = l.crashHost(ctx, d)
 		if err == nil {
+			l.setCrashed(name, daemons, true)
 			return nil
 		}
 		// A failed injection is not recorded by its caller: boot the host
 		// again rather than leave it half down with no fault to clear.
-		l.crash.mu.Lock()
-		daemons := l.crash.crashed[name]
-		l.crash.mu.Unlock()
-		if berr := l.bootHost(ctx, d, daemons); berr != nil {
-			return errors.Join(err, berr)
-		}
-		l.crash.mu.Lock()
+	}
+	if berr := l.bootHost(ctx, d, daemons); berr != nil {
+		return errors.Join(err, berr)
+	}
+	l.setCrashed(name, nil, false)
+	return err
+}
+
+// setCrashed records host name as down with the daemons it ran, or
+// forgets it (down false).
+func (l *Lab) setCrashed(name string, daemons []string, down bool) {
+	l.crash.mu.Lock()
+	defer l.crash.mu.Unlock()
+	if down {
+		l.crash.crashed[name] = daemons
+	} else {
 		delete(l.crash.crashed, name)
-		l.crash.mu.Unlock()
-		return err
 	}
-	l.crash.mu.Lock()
-	daemons, ok := l.crash.crashed[name]
-	l.crash.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("%s: %s is not down", f.Name, name)
-	}
-	if err := l.bootHost(ctx, d, daemons); err != nil {
-		return err
-	}
-	l.crash.mu.Lock()
-	delete(l.crash.crashed, name)
-	l.crash.mu.Unlock()
-	return nil
 }
 
 // crashHost takes host d down: its MCP server first (a dead machine
-// answers nothing), then its daemons and its interfaces.
-func (l *Lab) crashHost(ctx context.Context, d *planDevice) error {
+// answers nothing), then its daemons and its interfaces. It returns the
+// daemons it stopped ("h3/unbound"), also when it fails, for bootHost.
+func (l *Lab) crashHost(ctx context.Context, d *planDevice) ([]string, error) {
 	var errs []error
 	errs = append(errs, l.notify(ctx, d.Dev.Name, true))
 	prefix := d.Dev.Name + "/"
@@ -154,9 +155,6 @@ func (l *Lab) crashHost(ctx context.Context, d *planDevice) error {
 		errs = append(errs, p.stop(0))
 	}
 	slices.Sort(names)
-	l.crash.mu.Lock()
-	l.crash.crashed[d.Dev.Name] = names
-	l.crash.mu.Unlock()
 	errs = append(errs, l.inNetlink(d, func(nl *netlink.Handle) error {
 		links, err := nl.LinkList()
 		if err != nil {
@@ -171,9 +169,9 @@ func (l *Lab) crashHost(ctx context.Context, d *planDevice) error {
 		return errors.Join(errs...)
 	}))
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("host_crash %s: %w", d.Dev.Name, err)
+		return names, fmt.Errorf("host_crash %s: %w", d.Dev.Name, err)
 	}
-	return nil
+	return names, nil
 }
 
 // bootHost brings host d back as Up built it: lo and its interfaces up
