@@ -175,7 +175,7 @@ func (l *Lab) crashHost(ctx context.Context, d *planDevice) ([]string, error) {
 }
 
 // bootHost brings host d back as Up built it: lo and its interfaces up
-// with their planned addresses (configureIface), its routes (hostRoutes),
+// with their planned addresses and its routes (configureDevice, as Up),
 // the daemons it ran (daemons: "h3/unbound", "h3/lldpd"), then its MCP
 // server (the subscribers).
 func (l *Lab) bootHost(ctx context.Context, d *planDevice, daemons []string) error {
@@ -185,21 +185,7 @@ func (l *Lab) bootHost(ctx context.Context, d *planDevice, daemons []string) err
 	if closed {
 		return fmt.Errorf("host_crash %s: the lab is closed", d.Dev.Name)
 	}
-	err := l.inNetlink(d, func(nl *netlink.Handle) error {
-		lo, err := nl.LinkByName("lo")
-		if err == nil {
-			err = nl.LinkSetUp(lo)
-		}
-		if err != nil {
-			return fmt.Errorf("lo: %w", err)
-		}
-		for _, i := range d.Ifaces {
-			if err := configureIface(nl, d, i); err != nil {
-				return fmt.Errorf("interface %s (%s): %w", i.Topo, i.Linux, err)
-			}
-		}
-		return hostRoutes(nl, d)
-	})
+	err := l.inNetlink(d, func(nl *netlink.Handle) error { return configureDevice(nl, d) })
 	if err != nil {
 		return fmt.Errorf("host_crash %s: %w", d.Dev.Name, err)
 	}
