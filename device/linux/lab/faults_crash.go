@@ -214,7 +214,7 @@ func (l *Lab) bootHost(ctx context.Context, d *planDevice, daemons []string) err
 
 // waitPeersUp waits until the far end of each of d's links has its
 // carrier again (operationally up), so that the host is reachable when
-// the clearing returns.
+// the clearing returns. It polls netlink in the far end's namespace.
 func (l *Lab) waitPeersUp(ctx context.Context, d *planDevice, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for _, i := range d.Ifaces {
@@ -225,19 +225,28 @@ func (l *Lab) waitPeersUp(ctx context.Context, d *planDevice, timeout time.Durat
 		if err != nil || far.i.Down {
 			continue
 		}
-		for {
-			out, err := run(ctx, far.d.NS, "cat", "/sys/class/net/"+far.i.Linux+"/operstate")
-			if err == nil && strings.TrimSpace(string(out)) == "up" {
-				break
+		err = l.inNetlink(far.d, func(nl *netlink.Handle) error {
+			for {
+				link, err := nl.LinkByName(far.i.Linux)
+				state := ""
+				if err == nil {
+					state = link.Attrs().OperState.String()
+					if link.Attrs().OperState == netlink.OperUp {
+						return nil
+					}
+				}
+				if time.Now().After(deadline) {
+					return fmt.Errorf("%s:%s is not up after %s (%s %v)", far.d.Dev.Name, far.i.Topo, timeout, state, err)
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(20 * time.Millisecond):
+				}
 			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%s:%s is not up after %s (%s %v)", far.d.Dev.Name, far.i.Topo, timeout, strings.TrimSpace(string(out)), err)
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(20 * time.Millisecond):
-			}
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil
