@@ -90,52 +90,53 @@ func (l *Lab) hostCrash(ctx context.Context, f topology.Fault, on bool) error {
 		return err
 	}
 	name := d.Dev.Name
-	if on {
-		l.crash.mu.Lock()
-		if _, ok := l.crash.crashed[name]; ok {
-			l.crash.mu.Unlock()
-			return fmt.Errorf("%s: %s is down already", f.Name, name)
-		}
+	l.crash.mu.Lock()
+	daemons, down := l.crash.crashed[name]
+	if on && !down {
 		if l.crash.crashed == nil {
 			l.crash.crashed = map[string][]string{}
 		}
-		l.crash.crashed[name] = nil
-		l.crash.mu.Unlock()
-		err := l.crashHost(ctx, d)
+		l.crash.crashed[name] = nil // taken: a second crash is refused while this one runs
+	}
+	l.crash.mu.Unlock()
+	switch {
+	case on && down:
+		return fmt.Errorf("%s: %s is down already", f.Name, name)
+	case !on && !down:
+		return fmt.Errorf("%s: %s is not down", f.Name, name)
+	}
+	if on {
+		daemons, err = l.crashHost(ctx, d)
 		if err == nil {
+			l.setCrashed(name, daemons, true)
 			return nil
 		}
 		// A failed injection is not recorded by its caller: boot the host
 		// again rather than leave it half down with no fault to clear.
-		l.crash.mu.Lock()
-		daemons := l.crash.crashed[name]
-		l.crash.mu.Unlock()
-		if berr := l.bootHost(ctx, d, daemons); berr != nil {
-			return errors.Join(err, berr)
-		}
-		l.crash.mu.Lock()
+	}
+	if berr := l.bootHost(ctx, d, daemons); berr != nil {
+		return errors.Join(err, berr)
+	}
+	l.setCrashed(name, nil, false)
+	return err
+}
+
+// setCrashed records host name as down with the daemons it ran, or
+// forgets it (down false).
+func (l *Lab) setCrashed(name string, daemons []string, down bool) {
+	l.crash.mu.Lock()
+	defer l.crash.mu.Unlock()
+	if down {
+		l.crash.crashed[name] = daemons
+	} else {
 		delete(l.crash.crashed, name)
-		l.crash.mu.Unlock()
-		return err
 	}
-	l.crash.mu.Lock()
-	daemons, ok := l.crash.crashed[name]
-	l.crash.mu.Unlock()
-	if !ok {
-		return fmt.Errorf("%s: %s is not down", f.Name, name)
-	}
-	if err := l.bootHost(ctx, d, daemons); err != nil {
-		return err
-	}
-	l.crash.mu.Lock()
-	delete(l.crash.crashed, name)
-	l.crash.mu.Unlock()
-	return nil
 }
 
 // crashHost takes host d down: its MCP server first (a dead machine
-// answers nothing), then its daemons and its interfaces.
-func (l *Lab) crashHost(ctx context.Context, d *planDevice) error {
+// answers nothing), then its daemons and its interfaces. It returns the
+// daemons it stopped ("h3/unbound"), also when it fails, for bootHost.
+func (l *Lab) crashHost(ctx context.Context, d *planDevice) ([]string, error) {
 	var errs []error
 	errs = append(errs, l.notify(ctx, d.Dev.Name, true))
 	prefix := d.Dev.Name + "/"
@@ -154,9 +155,6 @@ func (l *Lab) crashHost(ctx context.Context, d *planDevice) error {
 		errs = append(errs, p.stop(0))
 	}
 	slices.Sort(names)
-	l.crash.mu.Lock()
-	l.crash.crashed[d.Dev.Name] = names
-	l.crash.mu.Unlock()
 	errs = append(errs, l.inNetlink(d, func(nl *netlink.Handle) error {
 		links, err := nl.LinkList()
 		if err != nil {
@@ -171,13 +169,13 @@ func (l *Lab) crashHost(ctx context.Context, d *planDevice) error {
 		return errors.Join(errs...)
 	}))
 	if err := errors.Join(errs...); err != nil {
-		return fmt.Errorf("host_crash %s: %w", d.Dev.Name, err)
+		return names, fmt.Errorf("host_crash %s: %w", d.Dev.Name, err)
 	}
-	return nil
+	return names, nil
 }
 
 // bootHost brings host d back as Up built it: lo and its interfaces up
-// with their planned addresses (configureIface), its routes (hostRoutes),
+// with their planned addresses and its routes (configureDevice, as Up),
 // the daemons it ran (daemons: "h3/unbound", "h3/lldpd"), then its MCP
 // server (the subscribers).
 func (l *Lab) bootHost(ctx context.Context, d *planDevice, daemons []string) error {
@@ -187,21 +185,7 @@ func (l *Lab) bootHost(ctx context.Context, d *planDevice, daemons []string) err
 	if closed {
 		return fmt.Errorf("host_crash %s: the lab is closed", d.Dev.Name)
 	}
-	err := l.inNetlink(d, func(nl *netlink.Handle) error {
-		lo, err := nl.LinkByName("lo")
-		if err == nil {
-			err = nl.LinkSetUp(lo)
-		}
-		if err != nil {
-			return fmt.Errorf("lo: %w", err)
-		}
-		for _, i := range d.Ifaces {
-			if err := configureIface(nl, d, i); err != nil {
-				return fmt.Errorf("interface %s (%s): %w", i.Topo, i.Linux, err)
-			}
-		}
-		return hostRoutes(nl, d)
-	})
+	err := l.inNetlink(d, func(nl *netlink.Handle) error { return configureDevice(nl, d) })
 	if err != nil {
 		return fmt.Errorf("host_crash %s: %w", d.Dev.Name, err)
 	}
@@ -230,7 +214,7 @@ func (l *Lab) bootHost(ctx context.Context, d *planDevice, daemons []string) err
 
 // waitPeersUp waits until the far end of each of d's links has its
 // carrier again (operationally up), so that the host is reachable when
-// the clearing returns.
+// the clearing returns. It polls netlink in the far end's namespace.
 func (l *Lab) waitPeersUp(ctx context.Context, d *planDevice, timeout time.Duration) error {
 	deadline := time.Now().Add(timeout)
 	for _, i := range d.Ifaces {
@@ -241,19 +225,28 @@ func (l *Lab) waitPeersUp(ctx context.Context, d *planDevice, timeout time.Durat
 		if err != nil || far.i.Down {
 			continue
 		}
-		for {
-			out, err := run(ctx, far.d.NS, "cat", "/sys/class/net/"+far.i.Linux+"/operstate")
-			if err == nil && strings.TrimSpace(string(out)) == "up" {
-				break
+		err = l.inNetlink(far.d, func(nl *netlink.Handle) error {
+			for {
+				link, err := nl.LinkByName(far.i.Linux)
+				state := ""
+				if err == nil {
+					state = link.Attrs().OperState.String()
+					if link.Attrs().OperState == netlink.OperUp {
+						return nil
+					}
+				}
+				if time.Now().After(deadline) {
+					return fmt.Errorf("%s:%s is not up after %s (%s %v)", far.d.Dev.Name, far.i.Topo, timeout, state, err)
+				}
+				select {
+				case <-ctx.Done():
+					return ctx.Err()
+				case <-time.After(20 * time.Millisecond):
+				}
 			}
-			if time.Now().After(deadline) {
-				return fmt.Errorf("%s:%s is not up after %s (%s %v)", far.d.Dev.Name, far.i.Topo, timeout, strings.TrimSpace(string(out)), err)
-			}
-			select {
-			case <-ctx.Done():
-				return ctx.Err()
-			case <-time.After(20 * time.Millisecond):
-			}
+		})
+		if err != nil {
+			return err
 		}
 	}
 	return nil

@@ -164,6 +164,11 @@ func TestRealLabHostCrash(t *testing.T) {
 	if err := ping(); err != nil {
 		t.Errorf("r3 cannot ping h3 after a failed crash: %v", err)
 	}
+	for _, d := range []string{"h3/unbound", "h3/lldpd"} {
+		if !alive(d) {
+			t.Errorf("%s did not start again after a failed crash", d)
+		}
+	}
 
 	// Close while h3 is down: the namespaces go all the same.
 	if err := l.InjectFault(ctx, crash); err != nil {

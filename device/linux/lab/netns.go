@@ -181,28 +181,36 @@ func buildNetwork(p *plan, h *nsHandles) error {
 				return fmt.Errorf("%s: interface %s (%s): %w", d.Dev.Name, i.Topo, i.Linux, err)
 			}
 		}
-		for _, i := range d.Ifaces {
-			if err := configureIface(nl, d, i); err != nil {
-				return fmt.Errorf("%s: interface %s (%s): %w", d.Dev.Name, i.Topo, i.Linux, err)
-			}
-		}
-		// Every namespace's lo up, as on a machine, also where the
-		// topology names no loopback (a host): else a host cannot reach
-		// its own addresses (its DNS service, from itself).
-		lo, err := nl.LinkByName("lo")
-		if err == nil {
-			err = nl.LinkSetUp(lo)
-		}
-		if err != nil {
-			return fmt.Errorf("%s: lo: %w", d.Dev.Name, err)
-		}
-		if !d.Router() {
-			if err := hostRoutes(nl, d); err != nil {
-				return fmt.Errorf("%s: %w", d.Dev.Name, err)
-			}
+		if err := configureDevice(nl, d); err != nil {
+			return fmt.Errorf("%s: %w", d.Dev.Name, err)
 		}
 	}
 	return nil
+}
+
+// configureDevice configures d's interfaces (configureIface), its lo and,
+// on a host, its routes: what Up does once the links exist, and what a
+// crashed host's boot does again.
+func configureDevice(nl *netlink.Handle, d *planDevice) error {
+	for _, i := range d.Ifaces {
+		if err := configureIface(nl, d, i); err != nil {
+			return fmt.Errorf("interface %s (%s): %w", i.Topo, i.Linux, err)
+		}
+	}
+	// Every namespace's lo up, as on a machine, also where the topology
+	// names no loopback (a host): else a host cannot reach its own
+	// addresses (its DNS service, from itself).
+	lo, err := nl.LinkByName("lo")
+	if err == nil {
+		err = nl.LinkSetUp(lo)
+	}
+	if err != nil {
+		return fmt.Errorf("lo: %w", err)
+	}
+	if d.Router() {
+		return nil
+	}
+	return hostRoutes(nl, d)
 }
 
 // configureIface sets one interface's alias, MTU, master, addresses and
