@@ -55,7 +55,7 @@ func TestLabRealFaults(t *testing.T) {
 	defer stop()
 	deadline := time.After(90 * time.Second)
 	var lines []string
-	for len(lines) < 3 {
+	for len(lines) < 5 { // r1, r2, r3, h1, h3: the host_crash part reaches h3
 		select {
 		case <-out.ch:
 			lines = strings.Split(strings.TrimSpace(out.String()), "\n")
