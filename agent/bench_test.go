@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/lab/sim"
 )
 
 // BenchmarkAsk is the time from an intent injected on r1 to a report whose

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // withLLDPDisabled returns the default lab with LLDP off on dev.

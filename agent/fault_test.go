@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/netmcp/netmcp/agent/report"
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 const pathIntent = "verify packet loss on the path from r1 to r3 via r2"

@@ -25,7 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/client"
-	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/pki"

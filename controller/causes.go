@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // nikaName tells whether name is one of NIKA's fault names.

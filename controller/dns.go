@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/netproto"
 )
 

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/device/sim/netsim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim/netsim"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // askEachPhase asks the sweep about a timed fault (link_flap) once the

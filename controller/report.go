@@ -1,7 +1,7 @@
 package controller
 
 import (
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/topology"
 
 	"fmt"
 	"io"

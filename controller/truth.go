@@ -4,7 +4,7 @@ import (
 	"net/netip"
 	"slices"
 
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // RoleHost is the inventory role of an end host served over MCP (a

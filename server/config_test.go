@@ -18,7 +18,7 @@ import (
 
 	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/device"
-	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/server/servertest"

@@ -10,7 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/device"
-	_ "github.com/netmcp/netmcp/device/sim"
+	_ "github.com/netmcp/netmcp/lab/sim"
 )
 
 // BenchmarkMaskToolResult measures the secret masking of a network.yang.get

@@ -22,9 +22,9 @@ import (
 	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/device"
 	_ "github.com/netmcp/netmcp/device/linux" // linux://
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/netsim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/sim/netsim"
+	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"

@@ -27,8 +27,8 @@ import (
 	"github.com/netmcp/netmcp/agent/tlv"
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/device"
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/server"
 )

@@ -5,9 +5,9 @@ import (
 	"strings"
 
 	"github.com/netmcp/netmcp/device"
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/netsim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/sim/netsim"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // simLLDPTLVs are the organisationally specific TLVs the topology gives

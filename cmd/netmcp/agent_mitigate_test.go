@@ -20,7 +20,7 @@ import (
 	"github.com/netmcp/netmcp/agent/report"
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/server"

@@ -8,8 +8,8 @@ import (
 	"os"
 
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/inventory"
 )
 

@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/controller"
-	reallab "github.com/netmcp/netmcp/device/linux/lab"
-	"github.com/netmcp/netmcp/device/linux/lab/twin"
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	reallab "github.com/netmcp/netmcp/lab/real"
+	"github.com/netmcp/netmcp/lab/twin"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/inventory"
 )
 

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // ctlFault is the fault the controller tests break the lab with, and

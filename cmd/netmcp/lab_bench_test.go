@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // BenchmarkLabUp starts `lab up`'s whole lab (model, drivers, one MCP

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	reallab "github.com/netmcp/netmcp/device/linux/lab"
-	"github.com/netmcp/netmcp/device/linux/lab/twin"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	reallab "github.com/netmcp/netmcp/lab/real"
+	"github.com/netmcp/netmcp/lab/twin"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // compareFlags are the flags of "lab compare".

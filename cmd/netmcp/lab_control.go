@@ -18,8 +18,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // The control endpoint of a running lab: HTTP on 127.0.0.1 (a random

@@ -17,14 +17,14 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/internal/lazyre"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
 )
 
-// The facts of the built-in lab the demo relies on (device/sim/default.yaml).
+// The facts of the built-in lab the demo relies on (lab/sim/default.yaml).
 const (
 	demoDevice      = "r1"                      // the router of MCP-NET section 8
 	demoInterface   = "TenGigE0/0/0/0"          // admin up, oper down (no cable)

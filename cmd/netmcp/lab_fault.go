@@ -11,9 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/netsim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/sim/netsim"
+	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/inventory"
 )
 

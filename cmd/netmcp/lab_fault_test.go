@@ -15,7 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/inventory"
 )
 

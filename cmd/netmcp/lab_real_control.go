@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
-	reallab "github.com/netmcp/netmcp/device/linux/lab"
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/topology"
+	reallab "github.com/netmcp/netmcp/lab/real"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // realFaultTimeout bounds one fault's injection or clearing on the real

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/device/sim"
+	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/inventory"
 )
 

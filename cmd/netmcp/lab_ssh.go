@@ -15,7 +15,7 @@ import (
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
 
-	"github.com/netmcp/netmcp/device/sim/simssh"
+	"github.com/netmcp/netmcp/lab/sim/simssh"
 )
 
 // labSSH is the SSH face of a lab (`netmcp lab up --ssh`): every router's

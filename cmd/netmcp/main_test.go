@@ -40,7 +40,7 @@ func TestRootCommandBuildsWhatItRuns(t *testing.T) {
 }
 
 // TestRegexpsCompile compiles every lazily compiled expression linked into
-// netmcp (server, device/sim, yang, diag, this package): before they were
+// netmcp (server, lab/sim, yang, diag, this package): before they were
 // lazy, a bad one panicked at start-up of every test; now it would panic
 // only on the first input that reaches it.
 func TestRegexpsCompile(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 	"github.com/netmcp/netmcp/device/drivertest"
 	_ "github.com/netmcp/netmcp/device/linux"
 	"github.com/netmcp/netmcp/device/linux/frrtest"
-	_ "github.com/netmcp/netmcp/device/sim"
+	_ "github.com/netmcp/netmcp/lab/sim"
 )
 
 // openURL opens a device by URL for one behaviour of the table.

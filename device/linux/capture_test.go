@@ -12,7 +12,7 @@ import (
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/linux"
-	"github.com/netmcp/netmcp/device/sim/netsim"
+	"github.com/netmcp/netmcp/lab/sim/netsim"
 )
 
 // TestCaptureArgs: tcpdump's arguments come from the structured request,

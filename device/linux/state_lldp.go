@@ -10,7 +10,7 @@ import (
 )
 
 // LLDPSocket returns the lldpd control socket of a namespace: the one the
-// real lab (package device/linux/lab) gives its lldpd.
+// real lab (package lab/real) gives its lldpd.
 var LLDPSocket = func(netns string) string {
 	if netns == "" {
 		return "/run/lldpd.socket"

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/device"
-	_ "github.com/netmcp/netmcp/device/sim"
+	_ "github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
 )

@@ -33,7 +33,7 @@
 //
 // Tests run against FRR's vtysh behind a real OpenSSH server (root), and
 // against the simulator's huawei-vrp and cisco-iosxr over real SSH
-// (package device/sim/simssh, which `netmcp lab up --ssh` also serves),
+// (package lab/sim/simssh, which `netmcp lab up --ssh` also serves),
 // including the shared driver table (device/drivertest). cisco-iosxe and
 // junos are untested: no server for them runs here.
 package sshcli

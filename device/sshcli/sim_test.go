@@ -15,8 +15,8 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/netmcp/netmcp/device"
-	"github.com/netmcp/netmcp/device/sim"
-	"github.com/netmcp/netmcp/device/sim/simssh"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/sim/simssh"
 	"github.com/netmcp/netmcp/device/sshcli"
 )
 

@@ -1,0 +1,469 @@
+package sim
+
+import (
+	"cmp"
+	"fmt"
+	"net/netip"
+	"strings"
+
+	"github.com/netmcp/netmcp/lab/sim/netsim"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// xrCommands are the cisco-iosxr show commands (and a few IOS spellings).
+var xrCommands []cliCommand
+
+func init() {
+	xrCommands = []cliCommand{
+		{[]string{"show", "interfaces", "brief"}, xrInterfaceBrief},
+		{[]string{"show", "ipv4", "interface", "brief"}, xrIPInterfaceBrief},
+		{[]string{"show", "ip", "interface", "brief"}, xrIPInterfaceBrief},
+		{[]string{"show", "interfaces"}, xrInterface},
+		{[]string{"show", "route"}, xrRoute},
+		{[]string{"show", "ip", "route"}, xrRoute},
+		{[]string{"show", "arp"}, xrARP},
+		{[]string{"show", "ip", "arp"}, xrARP},
+		{[]string{"show", "vlan"}, xrVLAN},
+		{[]string{"show", "logging"}, xrLogging},
+		{[]string{"show", "running-config"}, func(v *view, a []string) (string, error) { return v.runningText(), nil }},
+		{[]string{"show", "startup-config"}, func(v *view, a []string) (string, error) { return v.startupText() }},
+		{[]string{"show", "processes", "cpu"}, xrCPU},
+		{[]string{"show", "memory", "summary"}, xrMemory},
+		{[]string{"show", "version"}, xrVersion},
+		{[]string{"show", "platform"}, xrPlatform},
+		{[]string{"ping"}, xrPing},
+		{[]string{"traceroute"}, xrTraceroute},
+		{[]string{"show", "lldp", "neighbors"}, xrLLDPNeighbors},
+		{[]string{"clear", "counters"}, xrClearCounters},
+	}
+	xrCommands = append(xrRoutingCommands(), xrCommands...) // OSPF, BGP: cli_routing_xr.go
+}
+
+func xrTimestamp(v *view) string {
+	return v.now.UTC().Format("Mon Jan _2 15:04:05.000 UTC")
+}
+
+// xrStates is the interface and line protocol states of an interface in state st.
+func xrStates(st netsim.IfState) (intf, linep string) {
+	switch {
+	case !st.AdminUp:
+		return "admin-down", "admin-down"
+	case !st.OperUp:
+		return "down", "down"
+	}
+	return "up", "up"
+}
+
+func xrInterfaceBrief(v *view, args []string) (string, error) {
+	var b strings.Builder
+	b.WriteString(xrTimestamp(v) + "\n\n")
+	fmt.Fprintf(&b, "%19s %11s %11s %18s %5s %9s\n", "Intf", "Intf", "LineP", "Encap", "MTU", "BW")
+	fmt.Fprintf(&b, "%19s %11s %11s %18s %5s %9s\n", "Name", "State", "State", "Type", "(byte)", "(Kbps)")
+	b.WriteString(strings.Repeat("-", 80) + "\n")
+	for _, it := range v.c.dev.Interfaces {
+		st := v.ifState(it.Name)
+		s, l := xrStates(st)
+		encap, bw := "ARPA", 1000000
+		switch l := strings.ToLower(it.Name); {
+		case strings.HasPrefix(l, "loopback"):
+			encap, bw = "Loopback", 0
+		case strings.HasPrefix(l, "tengig"):
+			bw = 10000000
+		}
+		fmt.Fprintf(&b, "%19s %11s %11s %18s %5d %9d\n", shortIfName(DialectXR, it.Name), s, l, encap, st.MTU, bw)
+	}
+	return b.String(), nil
+}
+
+func xrIPInterfaceBrief(v *view, args []string) (string, error) {
+	var b strings.Builder
+	b.WriteString(xrTimestamp(v) + "\n\n")
+	fmt.Fprintf(&b, "%-31s%-16s%-16s%-9s%s\n", "Interface", "IP-Address", "Status", "Protocol", "Vrf-Name")
+	for _, it := range v.c.dev.Interfaces {
+		st := v.ifState(it.Name)
+		status, proto := "Up", "Up"
+		switch {
+		case !st.AdminUp:
+			status, proto = "Shutdown", "Down"
+		case !st.OperUp:
+			status, proto = "Down", "Down"
+		}
+		addr := "unassigned"
+		if v4, _ := splitAddrs(it); len(v4) > 0 {
+			addr = v4[0].Addr().String()
+		}
+		fmt.Fprintf(&b, "%-31s%-16s%-16s%-9s%s \n", it.Name, addr, status, proto, cmp.Or(it.VRF, "default"))
+	}
+	return b.String(), nil
+}
+
+func xrInterface(v *view, args []string) (string, error) {
+	names, err := v.ifNames(args)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(xrTimestamp(v) + "\n")
+	for _, name := range names {
+		it := *v.c.iface(name, false)
+		st := v.ifState(name)
+		state, lp := "up", "up"
+		switch {
+		case !st.AdminUp:
+			state, lp = "administratively down", "administratively down"
+		case !st.OperUp:
+			state, lp = "down", "down"
+		}
+		loop := strings.HasPrefix(strings.ToLower(name), "loopback")
+		fmt.Fprintf(&b, "%s is %s, line protocol is %s \n", name, state, lp)
+		b.WriteString("  Interface state transitions: 1\n")
+		if loop {
+			b.WriteString("  Hardware is Loopback interface(s)\n")
+		} else {
+			mac := macDotted(st.MAC, ".")
+			fmt.Fprintf(&b, "  Hardware is GigabitEthernet, address is %s (bia %s)\n", mac, mac)
+		}
+		if it.Description != "" {
+			fmt.Fprintf(&b, "  Description: %s\n", it.Description)
+		}
+		v4, v6 := splitAddrs(it)
+		if len(v4) == 0 {
+			b.WriteString("  Internet address is Unknown\n")
+		}
+		for _, p := range v4 {
+			fmt.Fprintf(&b, "  Internet address is %s\n", p)
+		}
+		for _, p := range v6 {
+			fmt.Fprintf(&b, "  IPv6 address is %s\n", p)
+		}
+		if it.VRF != "" {
+			fmt.Fprintf(&b, "  VRF is %s\n", it.VRF)
+		}
+		bw := 1000000
+		if loop {
+			bw = 0
+		}
+		fmt.Fprintf(&b, "  MTU %d bytes, BW %d Kbit (Max: %d Kbit)\n", st.MTU, bw, bw)
+		b.WriteString("     reliability 255/255, txload 0/255, rxload 0/255\n")
+		if loop {
+			b.WriteString("  Encapsulation Loopback,  loopback not set,\n")
+		} else {
+			b.WriteString("  Encapsulation ARPA,\n  Full-duplex, 1000Mb/s, link type is force-up\n  output flow control is off, input flow control is off\n  loopback not set,\n")
+		}
+		fmt.Fprintf(&b, "  Last link flapped %s\n", fmtDuration(v.now.Sub(v.d.lastChangeOf(name))))
+		fmt.Fprintf(&b, "  Last input 00:00:00, output 00:00:00\n  Last clearing of \"show interface\" counters %s\n", lastClearAgo(v.now, st.Counters))
+		b.WriteString("  5 minute input rate 0 bits/sec, 0 packets/sec\n  5 minute output rate 0 bits/sec, 0 packets/sec\n")
+		c := st.Counters
+		fmt.Fprintf(&b, "     %d packets input, %d bytes, %d total input drops\n", c.InPkts, c.InOctets, c.InDiscards)
+		b.WriteString("     0 drops for unrecognized upper-level protocol\n     Received 0 broadcast packets, 0 multicast packets\n")
+		fmt.Fprintf(&b, "     %d input errors, %d CRC, 0 frame, 0 overrun, 0 ignored, 0 abort\n", c.InErrors, c.InErrors)
+		fmt.Fprintf(&b, "     %d packets output, %d bytes, %d total output drops\n", c.OutPkts, c.OutOctets, c.OutDiscards)
+		fmt.Fprintf(&b, "     %d output errors, 0 underruns, 0 applique, 0 resets\n\n", c.OutErrors)
+	}
+	return b.String(), nil
+}
+
+const xrRouteCodes = `Codes: C - connected, S - static, R - RIP, B - BGP, (>) - Diversion path
+       D - EIGRP, EX - EIGRP external, O - OSPF, IA - OSPF inter area
+       N1 - OSPF NSSA external type 1, N2 - OSPF NSSA external type 2
+       E1 - OSPF external type 1, E2 - OSPF external type 2, E - EGP
+       i - ISIS, L1 - IS-IS level-1, L2 - IS-IS level-2
+       ia - IS-IS inter area, su - IS-IS summary null, * - candidate default
+       U - per-user static route, o - ODR, L - local, G  - DAGR, l - LISP
+       A - access/subscriber, a - Application route
+       M - mobile route, r - RPL, t - Traffic Engineering, (!) - FRR Backup path
+`
+
+func xrRoute(v *view, args []string) (string, error) {
+	fam := 4
+	var rest []string
+	for _, a := range args {
+		switch a {
+		case "ipv6":
+			fam = 6
+		case "ipv4", "unicast":
+		default:
+			rest = append(rest, a)
+		}
+	}
+	o, err := parseOpts(rest, v.d.dialect)
+	if err != nil {
+		return "", err
+	}
+	vrf := o.vrf
+	if vrf == "default" {
+		vrf = ""
+	}
+	if err := v.checkVRF(vrf); err != nil {
+		return "", err
+	}
+	var only netip.Addr
+	if len(o.rest) == 1 {
+		if only, err = netip.ParseAddr(o.rest[0]); err != nil {
+			p, perr := netip.ParsePrefix(o.rest[0])
+			if perr != nil {
+				return "", netproto.Errorf(netproto.CodeConfigIncompatible, "unexpected %q (cisco-iosxr: show route [vrf NAME] [ipv4|ipv6] [ADDRESS])", o.rest[0])
+			}
+			only = p.Addr()
+		}
+		fam = map[bool]int{true: 4, false: 6}[only.Is4()]
+	} else if len(o.rest) > 1 {
+		return "", netproto.Errorf(netproto.CodeConfigIncompatible, "unexpected %q (cisco-iosxr)", strings.Join(o.rest, " "))
+	}
+	routes, err := v.d.lab.net.Routes(v.d.name, vrf, fam)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(xrTimestamp(v) + "\n\n")
+	age := fmtDuration(v.uptime())
+	if only.IsValid() {
+		var best *netsim.Route
+		for i := range routes {
+			r := &routes[i]
+			if r.Active && r.Prefix.Contains(only) && (best == nil || r.Prefix.Bits() > best.Prefix.Bits()) {
+				best = r
+			}
+		}
+		if best == nil {
+			b.WriteString("% Network not in table\n")
+			return b.String(), nil
+		}
+		fmt.Fprintf(&b, "Routing entry for %s\n  Known via \"%s\", distance %d, metric %d\n  Installed %s ago\n  Routing Descriptor Blocks\n",
+			best.Prefix, map[string]string{"direct": "connected", "static": "static", "igp": "ospf 1", "ospf": "ospf 1", "bgp": "bgp"}[best.Protocol], best.Preference, best.Metric, age)
+		nh := "directly connected"
+		if best.NextHop.IsValid() {
+			nh = best.NextHop.String() + ", from " + best.NextHop.String()
+		}
+		fmt.Fprintf(&b, "    %s, via %s\n", nh, cmp.Or(best.Interface, "Null0"))
+		return b.String(), nil
+	}
+	b.WriteString(xrRouteCodes + "\n")
+	gw := "Gateway of last resort is not set\n"
+	for _, r := range routes {
+		if r.Active && r.Prefix.Bits() == 0 {
+			if r.NextHop.IsValid() {
+				gw = fmt.Sprintf("Gateway of last resort is %s to network %s\n", r.NextHop, r.Prefix.Addr())
+			} else {
+				gw = fmt.Sprintf("Gateway of last resort is 0.0.0.0 to network %s\n", r.Prefix.Addr())
+			}
+		}
+	}
+	b.WriteString(gw + "\n")
+	for _, r := range routes {
+		if !r.Active {
+			continue
+		}
+		code := map[string]string{"direct": "C", "static": "S", "igp": "O", "ospf": "O", "bgp": "B"}[r.Protocol]
+		if r.Prefix.Bits() == 0 {
+			code += "*"
+		}
+		switch {
+		case r.Discard:
+			fmt.Fprintf(&b, "%-4s %s is directly connected, %s, Null0\n", code, r.Prefix, age)
+		case r.Protocol == "direct":
+			fmt.Fprintf(&b, "%-4s %s is directly connected, %s, %s\n", code, r.Prefix, age, r.Interface)
+			if own := v.ownAddrIn(r.Interface, r.Prefix); r.Prefix.Bits() < r.Prefix.Addr().BitLen() && !strings.HasPrefix(own, "127.") && own != "::1" {
+				fmt.Fprintf(&b, "%-4s %s/%d is directly connected, %s, %s\n", "L", own, r.Prefix.Addr().BitLen(), age, r.Interface)
+			}
+		case r.NextHop.IsValid():
+			fmt.Fprintf(&b, "%-4s %s [%d/%d] via %s, %s, %s\n", code, r.Prefix, r.Preference, r.Metric, r.NextHop, age, r.Interface)
+		default:
+			fmt.Fprintf(&b, "%-4s %s is directly connected, %s, %s\n", code, r.Prefix, age, r.Interface)
+		}
+	}
+	return b.String(), nil
+}
+
+func xrARP(v *view, args []string) (string, error) {
+	return v.arpQuery(args, func(vrf string, entries []arpEntry) string {
+		var b strings.Builder
+		b.WriteString(xrTimestamp(v) + "\n\n")
+		b.WriteString(strings.Repeat("-", 79) + "\n0/0/CPU0\n" + strings.Repeat("-", 79) + "\n")
+		fmt.Fprintf(&b, "%-16s%-11s%-16s%-11s%-6s%s\n", "Address", "Age", "Hardware Addr", "State", "Type", "Interface")
+		for _, e := range entries {
+			age, state := "-", "Interface"
+			switch e.kind {
+			case "dynamic":
+				age, state = fmtDuration(e.age), "Dynamic"
+			case "static":
+				state = "Static"
+			}
+			fmt.Fprintf(&b, "%-16s%-11s%-16s%-11s%-6s%s\n", e.ip, age, macDotted(e.mac, "."), state, "ARPA", e.ifn)
+		}
+		return b.String()
+	})
+}
+
+func xrVLAN(v *view, args []string) (string, error) {
+	var b strings.Builder
+	b.WriteString(xrTimestamp(v) + "\n\n")
+	fmt.Fprintf(&b, "%-5s%-33s%-10s%s\n", "VLAN", "Name", "Status", "Ports")
+	b.WriteString("---- -------------------------------- --------- -------------------------------\n")
+	for _, vl := range v.c.dev.VLANs {
+		var ports []string
+		for _, it := range v.c.dev.Interfaces {
+			if it.AccessVLAN == vl.ID {
+				ports = append(ports, shortIfName(DialectXR, it.Name))
+			}
+			for _, t := range it.TrunkVLANs {
+				if t == vl.ID {
+					ports = append(ports, shortIfName(DialectXR, it.Name)+"(T)")
+				}
+			}
+		}
+		fmt.Fprintf(&b, "%-5d%-33s%-10s%s\n", vl.ID, cmp.Or(vl.Name, fmt.Sprintf("VLAN%04d", vl.ID)), "active", strings.Join(ports, ", "))
+	}
+	return b.String(), nil
+}
+
+func xrLogging(v *view, args []string) (string, error) {
+	entries := v.d.log.last(0)
+	n, over := v.d.log.stats()
+	var b strings.Builder
+	b.WriteString(xrTimestamp(v) + "\n")
+	fmt.Fprintf(&b, "Syslog logging: enabled (0 messages dropped, 0 flushes, %d overruns)\n", over)
+	b.WriteString("    Console logging: level warnings, 0 messages logged\n    Monitor logging: level debugging, 0 messages logged\n")
+	b.WriteString("    Trap logging: level informational, 0 messages logged\n")
+	fmt.Fprintf(&b, "    Buffer logging: level debugging, %d messages logged\n\nLog Buffer (%d entries):\n\n", n, syslogCapacity)
+	for _, e := range entries {
+		b.WriteString(e.Text + "\n")
+	}
+	return b.String(), nil
+}
+
+func xrCPU(v *view, args []string) (string, error) {
+	c, err := v.d.tel.cpu("")
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	b.WriteString(xrTimestamp(v) + "\n")
+	fmt.Fprintf(&b, "CPU utilization for one minute: %.0f%%; five minutes: %.0f%%; fifteen minutes: %.0f%%\n\n", c.OneMinute, c.FiveMinute, (c.FiveMinute*2+c.OneMinute)/3)
+	b.WriteString("PID    1Min    5Min    15Min Process\n")
+	procs := []struct {
+		pid   int
+		name  string
+		share float64
+	}{{1142, "ipv4_rib", 0.22}, {1187, "ospf", 0.18}, {402, "ifmgr", 0.12}, {611, "cfgmgr-rp", 0.10}, {733, "sysdb_svr_local", 0.08}}
+	for _, p := range procs {
+		fmt.Fprintf(&b, "%-7d%3.0f%%%7.0f%%%8.0f%% %s\n", p.pid, c.OneMinute*p.share, c.FiveMinute*p.share, c.FiveMinute*p.share, p.name)
+	}
+	return b.String(), nil
+}
+
+func xrMemory(v *view, args []string) (string, error) {
+	var b strings.Builder
+	b.WriteString(xrTimestamp(v) + "\n\n")
+	for _, slot := range v.d.tel.slots {
+		m, err := v.d.tel.memory(slot)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "node:      node%s\n%s\n\n", strings.ReplaceAll(slot, "/", "_"), strings.Repeat("-", 66))
+		fmt.Fprintf(&b, "Physical Memory: %dM total (%dM available)\n Application Memory : %dM (%dM available)\n", m.Total>>20, m.Free>>20, m.Total>>20-394, m.Free>>20)
+		b.WriteString(" Image: 4M (bootram: 0M)\n Reserved: 0M, IOMem: 0M, flashfsys: 0M\n Total shared window: 0M\n\n")
+	}
+	return b.String(), nil
+}
+
+func xrVersion(v *view, args []string) (string, error) {
+	d := v.c.dev
+	up := v.uptime()
+	return fmt.Sprintf("%s\n\nCisco IOS XR Software, Version %s\nCopyright (c) 2013-2025 by Cisco Systems, Inc.\n\n"+
+		"Build Information:\n Built By     : netmcp\n Built On     : simulated\n Version      : %s\n Location     : /opt/cisco/XR/packages/\n\n"+
+		"cisco %s () processor\nSystem uptime is %d days %d hours %d minutes\n",
+		xrTimestamp(v), d.SoftwareVersion, d.SoftwareVersion, d.Platform, int(up.Hours())/24, int(up.Hours())%24, int(up.Minutes())%60), nil
+}
+
+func xrPlatform(v *view, args []string) (string, error) {
+	var b strings.Builder
+	b.WriteString(xrTimestamp(v) + "\n")
+	fmt.Fprintf(&b, "%-19s%-28s%-19s%s\n", "Node", "Type", "State", "Config state")
+	b.WriteString(strings.Repeat("-", 80) + "\n")
+	for i, s := range v.d.tel.slots {
+		typ := v.c.dev.Platform + "-LC"
+		if i == 0 {
+			typ = v.c.dev.Platform + "-RP(Active)"
+		}
+		fmt.Fprintf(&b, "%-19s%-28s%-19s%s\n", s, typ, "IOS XR RUN", "NSHUT")
+	}
+	return b.String(), nil
+}
+
+func xrPing(v *view, args []string) (string, error) {
+	req, err := v.probe(args)
+	if err != nil {
+		return "", err
+	}
+	size := 100 // XR counts the whole datagram
+	if req.Size > 0 {
+		size = req.Size
+	}
+	req.Size = max(0, size-28)
+	if req.Count == 0 {
+		req.Count = 5
+	}
+	out, err := v.d.lab.net.Ping(req)
+	if err != nil {
+		return "", netproto.Errorf(netproto.CodeConfigIncompatible, "ping: %v", err)
+	}
+	var b strings.Builder
+	b.WriteString(xrTimestamp(v) + "\nType escape sequence to abort.\n")
+	fmt.Fprintf(&b, "Sending %d, %d-byte ICMP Echos to %s, timeout is 2 seconds:\n", req.Count, size, req.Destination)
+	for i := 0; i < req.Count; i++ {
+		c := "."
+		if i < len(out.Replies) {
+			switch out.Replies[i].Kind {
+			case netsim.ResultReply:
+				c = "!"
+			case netsim.ResultHostUnreachable, netsim.ResultNetUnreachable:
+				c = "U"
+			case netsim.ResultFragNeeded:
+				c = "M"
+			}
+		}
+		b.WriteString(c)
+	}
+	recv, lo, avg, hi := pingStats(out)
+	fmt.Fprintf(&b, "\nSuccess rate is %d percent (%d/%d)", recv*100/max(1, req.Count), recv, req.Count)
+	if recv > 0 {
+		fmt.Fprintf(&b, ", round-trip min/avg/max = %d/%d/%d ms", lo, avg, hi)
+	}
+	b.WriteString("\n")
+	return b.String(), nil
+}
+
+func xrTraceroute(v *view, args []string) (string, error) {
+	req, err := v.probe(args)
+	if err != nil {
+		return "", err
+	}
+	out, err := v.d.lab.net.Traceroute(req)
+	if err != nil {
+		return "", netproto.Errorf(netproto.CodeConfigIncompatible, "traceroute: %v", err)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s\n\nType escape sequence to abort.\nTracing the route to %s\n\n", xrTimestamp(v), req.Destination)
+	for _, h := range out.Hops {
+		fmt.Fprintf(&b, " %d ", h.TTL)
+		var from netip.Addr
+		for _, p := range h.Probes {
+			if p.Kind == netsim.ResultLost {
+				b.WriteString(" * ")
+				continue
+			}
+			if p.From != from {
+				from = p.From
+				fmt.Fprintf(&b, " %s", p.From)
+			}
+			fmt.Fprintf(&b, " %d msec", msInt(p.RTT))
+			if a := p.Annotation(); a != "" {
+				b.WriteString(" " + a)
+			}
+			b.WriteString(" ")
+		}
+		b.WriteString("\n")
+	}
+	return b.String(), nil
+}

@@ -1,0 +1,460 @@
+package netsim
+
+import (
+	"net/netip"
+	"sort"
+
+	"github.com/netmcp/netmcp/lab/topology"
+)
+
+// Route preferences (administrative distances; OSPF's and BGP's are in
+// ospf.go and bgp.go).
+const (
+	prefDirect = 0
+	prefStatic = 1
+	prefIGP    = 110
+)
+
+// route is a routing-table entry with its forwarding resolution.
+type route struct {
+	Route
+	// outIf and gw say where to send: gw is the address to resolve on outIf
+	// (invalid: the destination itself is on the link).
+	outIf *iface
+	gw    netip.Addr
+	order int
+}
+
+// routing prepares what every device's tables are computed from: the IGP
+// graph of each family. The tables themselves are computed per device on
+// first use (rib), so a network of a thousand routers costs a graph, not a
+// million routes, until someone looks.
+func (s *state) routing() {
+	// The abstract IGP: IPv4 among the routers without an OSPF process (a
+	// router with one routes IPv4 by OSPFv2, ospf.go), IPv6 among all
+	// routers (standing in for OSPFv3, which the topology has no schema
+	// for); a router whose routing daemon is down takes part in neither.
+	var routers4 []*device
+	for _, d := range s.order {
+		if d.kind == topology.KindRouter && !s.daemonDown[d.name] {
+			s.routers = append(s.routers, d)
+			if d.cfg.OSPF == nil {
+				routers4 = append(routers4, d)
+			}
+		}
+	}
+	s.graphs[0] = s.igpGraph(4, routers4)
+	s.graphs[1] = s.igpGraph(6, s.routers)
+}
+
+// rib returns a device's candidate routes of one table, computing all of
+// the device's tables on first use. Safe under the Network's read lock.
+func (s *state) rib(d *device, k ribKey) []*route {
+	d.ribOnce.Do(func() { s.computeRIBs(d) })
+	return d.ribs[k]
+}
+
+// route returns the active route of a device's table that forwards to a,
+// by longest prefix match (nil: none).
+func (s *state) route(d *device, k ribKey, a netip.Addr) *route {
+	d.ribOnce.Do(func() { s.computeRIBs(d) })
+	return d.fibs[k].lookup(a)
+}
+
+// fib is a table's active routes indexed for longest prefix match: one map
+// probe per prefix length in use, instead of a scan of every route.
+type fib struct {
+	byPrefix map[netip.Prefix]*route
+	lens     []int // the prefix lengths in use, longest first
+}
+
+// newFIB indexes the active routes of rs (one per prefix, see selectBest).
+func newFIB(rs []*route) *fib {
+	f := &fib{byPrefix: make(map[netip.Prefix]*route, len(rs))}
+	seen := map[int]bool{}
+	for _, r := range rs {
+		if !r.Active {
+			continue
+		}
+		f.byPrefix[r.Prefix] = r
+		if !seen[r.Prefix.Bits()] {
+			seen[r.Prefix.Bits()] = true
+			f.lens = append(f.lens, r.Prefix.Bits())
+		}
+	}
+	sort.Sort(sort.Reverse(sort.IntSlice(f.lens)))
+	return f
+}
+
+// lookup is the longest prefix match of a (nil f: an empty table).
+func (f *fib) lookup(a netip.Addr) *route {
+	if f == nil {
+		return nil
+	}
+	for _, bits := range f.lens {
+		if bits > a.BitLen() {
+			continue
+		}
+		p, err := a.Prefix(bits)
+		if err != nil {
+			continue
+		}
+		if r := f.byPrefix[p]; r != nil {
+			return r
+		}
+	}
+	return nil
+}
+
+// computeRIBs computes every table of d: connected routes, then the IGP's
+// (routers only), then statics resolved over both, per family; then the
+// best route of each prefix is marked active.
+func (s *state) computeRIBs(d *device) {
+	d.ribs = map[ribKey][]*route{}
+	for gi, fam := range []int{4, 6} {
+		for _, it := range d.ifList {
+			if !it.l3() || !it.operUp {
+				continue
+			}
+			for _, p := range it.addrs {
+				if familyOf(p.Addr()) != fam {
+					continue
+				}
+				k := ribKey{it.vrf, fam}
+				d.ribs[k] = append(d.ribs[k], &route{Route: Route{Prefix: p.Masked(), Protocol: "direct",
+					Preference: prefDirect, Interface: it.name}, outIf: it})
+			}
+		}
+		k := ribKey{"", fam}
+		if g := s.graphs[gi]; g != nil {
+			if src, ok := g.idx[d]; ok {
+				d.ribs[k] = append(d.ribs[k], g.routes(src)...)
+			}
+		}
+		if p := s.ospf[d]; p != nil && fam == 4 {
+			d.ribs[k] = append(d.ribs[k], s.ospfG.routes(p)...)
+		}
+		d.ribs[k] = append(d.ribs[k], s.bgpRoutesOf(d, k)...)
+		if !s.daemonDown[d.name] {
+			// Static routes are FRR's too (staticd, installed by zebra):
+			// with the routing daemons down (frr_service_down) they are
+			// withdrawn, and only the connected routes remain.
+			d.statics(fam)
+		}
+	}
+	d.fibs = make(map[ribKey]*fib, len(d.ribs))
+	for k, rs := range d.ribs {
+		selectBest(rs)
+		d.fibs[k] = newFIB(rs)
+	}
+}
+
+// selectBest marks the best route of each prefix active, keeping statics'
+// own resolution verdict (an unresolved static stays inactive).
+func selectBest(rs []*route) {
+	for i, r := range rs {
+		r.order = i
+	}
+	sort.SliceStable(rs, func(a, b int) bool {
+		pa, pb := rs[a].Prefix, rs[b].Prefix
+		if pa.Addr() != pb.Addr() {
+			return pa.Addr().Less(pb.Addr())
+		}
+		if pa.Bits() != pb.Bits() {
+			return pa.Bits() < pb.Bits()
+		}
+		if rs[a].Preference != rs[b].Preference {
+			return rs[a].Preference < rs[b].Preference
+		}
+		return rs[a].Metric < rs[b].Metric
+	})
+	best := map[netip.Prefix]bool{}
+	for _, r := range rs {
+		usable := r.Discard || r.outIf != nil
+		if usable && !best[r.Prefix] {
+			r.Active = true
+			best[r.Prefix] = true
+		} else {
+			r.Active = false
+		}
+	}
+}
+
+// lookup is a longest-prefix match over active routes.
+func lookup(rs []*route, a netip.Addr, skip netip.Prefix) *route {
+	var best *route
+	for _, r := range rs {
+		if !r.Active || !r.Prefix.Contains(a) || r.Prefix == skip {
+			continue
+		}
+		if best == nil || r.Prefix.Bits() > best.Prefix.Bits() {
+			best = r
+		}
+	}
+	return best
+}
+
+// staticRoutes returns the device's static routes with its Gateway, if
+// any, as a default route of distance 1 (a host's "default via").
+func (d *device) staticRoutes() []topology.StaticRoute {
+	if d.cfg.Gateway == "" {
+		return d.cfg.Routes
+	}
+	gw, err := netip.ParseAddr(d.cfg.Gateway)
+	if err != nil {
+		return d.cfg.Routes
+	}
+	def := "0.0.0.0/0"
+	if gw.Is6() {
+		def = "::/0"
+	}
+	return append([]topology.StaticRoute{{Prefix: def, NextHop: gw.String()}}, d.cfg.Routes...)
+}
+
+// statics adds the static routes of family fam, resolving next hops
+// recursively until nothing changes.
+func (d *device) statics(fam int) {
+	var pending []*route
+	var cfgs []topology.StaticRoute
+	for _, sr := range d.staticRoutes() {
+		p, _ := netip.ParsePrefix(sr.Prefix)
+		if familyOf(p.Addr()) != fam {
+			continue
+		}
+		r := &route{Route: Route{Prefix: p.Masked(), Protocol: "static", Preference: sr.Distance,
+			Discard: sr.Discard, Interface: sr.Interface}}
+		if r.Preference == 0 {
+			r.Preference = prefStatic
+		}
+		if sr.NextHop != "" {
+			r.NextHop, _ = netip.ParseAddr(sr.NextHop)
+		}
+		k := ribKey{sr.VRF, fam}
+		d.ribs[k] = append(d.ribs[k], r)
+		pending = append(pending, r)
+		cfgs = append(cfgs, sr)
+	}
+	resolved := make([]bool, len(pending))
+	for changed := true; changed; {
+		changed = false
+		for i, r := range pending {
+			if resolved[i] {
+				continue
+			}
+			sr := cfgs[i]
+			switch {
+			case r.Discard:
+				resolved[i] = true
+			case sr.Interface != "":
+				it := d.ifs[sr.Interface]
+				if it.operUp && it.vrf == sr.VRF {
+					r.outIf, r.gw = it, r.NextHop
+					resolved[i] = true
+				}
+			case ownerOf(d, sr.VRF, r.NextHop) != nil:
+				// A next hop that is the device's own address is invalid
+				// (Linux: "Nexthop has invalid gateway"): never resolved.
+			default:
+				rs := d.ribs[ribKey{sr.VRF, fam}]
+				selectBest(rs)
+				via := lookup(rs, r.NextHop, r.Prefix)
+				if via == nil || via.Discard || via.outIf == nil {
+					continue
+				}
+				r.outIf, r.Interface = via.outIf, via.outIf.name
+				r.gw = via.gw
+				if !r.gw.IsValid() {
+					r.gw = r.NextHop
+				}
+				resolved[i] = true
+			}
+			if resolved[i] {
+				changed = true
+			}
+		}
+	}
+}
+
+// adjacency is one IGP adjacency from a router.
+type adjacency struct {
+	to    *device
+	cost  int
+	outIf *iface
+	nh    netip.Addr
+}
+
+// igpGraph is the link-state database of one family: the routers, their
+// adjacencies and the prefixes each advertises.
+type igpGraph struct {
+	routers []*device
+	idx     map[*device]int
+	adj     [][]adjacency
+	// adverts are each router's connected global prefixes.
+	adverts [][]netip.Prefix
+}
+
+// igpGraph builds the IGP's graph of some routers' global tables for one
+// family: adjacencies over up links between non-passive interfaces sharing
+// a subnet, every connected prefix advertised.
+func (s *state) igpGraph(fam int, routers []*device) *igpGraph {
+	g := &igpGraph{routers: routers, idx: make(map[*device]int, len(routers))}
+	for i, d := range routers {
+		g.idx[d] = i
+	}
+	g.adj = make([][]adjacency, len(g.routers))
+	g.adverts = make([][]netip.Prefix, len(g.routers))
+	for i, d := range g.routers {
+		for _, it := range d.ifList {
+			if !it.l3() || !it.operUp || it.vrf != "" {
+				continue
+			}
+			for _, p := range it.addrs {
+				if familyOf(p.Addr()) == fam {
+					g.adverts[i] = append(g.adverts[i], p.Masked())
+				}
+			}
+		}
+		for _, it := range d.ifList {
+			if it.vrf != "" || !it.operUp || it.cfg.Passive || it.loopback {
+				continue
+			}
+			mine, ok := it.addrOf(fam)
+			if !ok {
+				continue
+			}
+			cost := it.cfg.IGPCost
+			if cost == 0 {
+				cost = defaultIGPCost
+			}
+			for _, r := range it.reach {
+				p := r.to
+				if _, isR := g.idx[p.dev]; !isR || p.vrf != "" || p.cfg.Passive || p.dev == d {
+					continue
+				}
+				for _, pa := range p.addrs {
+					if familyOf(pa.Addr()) == fam && mine.Masked().Contains(pa.Addr()) {
+						g.adj[i] = append(g.adj[i], adjacency{to: p.dev, cost: cost, outIf: it, nh: pa.Addr()})
+						break
+					}
+				}
+			}
+		}
+	}
+	return g
+}
+
+// routes runs shortest paths from router src (Dijkstra over a binary heap
+// ordered by distance, then router index, so that ties break as they
+// always did: towards the router listed first) and returns its IGP routes:
+// each prefix advertised by another router, through the first hop of the
+// cheapest path to the nearest router advertising it.
+func (g *igpGraph) routes(src int) []*route {
+	const inf = int(^uint(0) >> 2)
+	n := len(g.routers)
+	dist := make([]int, n)
+	first := make([]*adjacency, n)
+	done := make([]bool, n)
+	for i := range dist {
+		dist[i] = inf
+	}
+	dist[src] = 0
+	h := distHeap{{0, src}}
+	for len(h) > 0 {
+		it := h.pop()
+		u := it.node
+		if done[u] || it.dist != dist[u] {
+			continue
+		}
+		done[u] = true
+		for k := range g.adj[u] {
+			a := &g.adj[u][k]
+			v := g.idx[a.to]
+			if nd := dist[u] + a.cost; nd < dist[v] {
+				dist[v] = nd
+				if u == src {
+					first[v] = a
+				} else {
+					first[v] = first[u]
+				}
+				h.push(heapItem{nd, v})
+			}
+		}
+	}
+	own := map[netip.Prefix]bool{}
+	for _, p := range g.adverts[src] {
+		own[p] = true
+	}
+	best := map[netip.Prefix]int{} // index in list
+	var list []*route
+	for q := range g.routers {
+		if q == src || dist[q] == inf || first[q] == nil {
+			continue
+		}
+		for _, p := range g.adverts[q] {
+			if own[p] {
+				continue
+			}
+			i, seen := best[p]
+			if seen && list[i].Metric <= dist[q] {
+				continue
+			}
+			f := first[q]
+			r := &route{Route: Route{Prefix: p, Protocol: "igp", Preference: prefIGP, Metric: dist[q],
+				NextHop: f.nh, Interface: f.outIf.name}, outIf: f.outIf, gw: f.nh}
+			if seen {
+				list[i] = r
+			} else {
+				best[p] = len(list)
+				list = append(list, r)
+			}
+		}
+	}
+	return list
+}
+
+// heapItem is a router and a tentative distance.
+type heapItem struct{ dist, node int }
+
+// distHeap is a binary min-heap of heapItems by distance, then node.
+type distHeap []heapItem
+
+func (h distHeap) less(i, j int) bool {
+	return h[i].dist < h[j].dist || h[i].dist == h[j].dist && h[i].node < h[j].node
+}
+
+func (h *distHeap) push(x heapItem) {
+	*h = append(*h, x)
+	a := *h
+	for i := len(a) - 1; i > 0; {
+		p := (i - 1) / 2
+		if !a.less(i, p) {
+			break
+		}
+		a[i], a[p] = a[p], a[i]
+		i = p
+	}
+}
+
+func (h *distHeap) pop() heapItem {
+	a := *h
+	top := a[0]
+	last := len(a) - 1
+	a[0] = a[last]
+	a = a[:last]
+	for i := 0; ; {
+		l, r, m := 2*i+1, 2*i+2, i
+		if l < len(a) && a.less(l, m) {
+			m = l
+		}
+		if r < len(a) && a.less(r, m) {
+			m = r
+		}
+		if m == i {
+			break
+		}
+		a[i], a[m] = a[m], a[i]
+		i = m
+	}
+	*h = a
+	return top
+}
