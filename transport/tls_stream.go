@@ -22,6 +22,9 @@ type TLSStreamOptions struct {
 	// FirstFrameTimeout bounds the time from the handshake to the client's
 	// first frame; 0 means tlsstream.DefaultFirstFrameTimeout.
 	FirstFrameTimeout time.Duration
+	// FrameTimeout bounds each frame from its first byte to its last; 0
+	// means tlsstream.DefaultFrameTimeout.
+	FrameTimeout time.Duration
 	// OnAcceptError, when set, is told of every failed Accept (retried
 	// after a backoff; it never ends ServeTLSStream).
 	OnAcceptError func(err error, retryIn time.Duration)
@@ -51,7 +54,7 @@ func ServeTLSStream(ctx context.Context, ln net.Listener, cfg *tls.Config, srv *
 		return err
 	}
 	l.MaxFrameSize, l.HandshakeTimeout, l.OnRefused = opts.MaxFrameSize, opts.HandshakeTimeout, opts.OnRefused
-	l.FirstFrameTimeout, l.OnAcceptError = opts.FirstFrameTimeout, opts.OnAcceptError
+	l.FirstFrameTimeout, l.FrameTimeout, l.OnAcceptError = opts.FirstFrameTimeout, opts.FrameTimeout, opts.OnAcceptError
 	return tlsstream.Serve(ctx, l, func(t *tlsstream.ConnTransport) (*mcp.Server, func(), error) {
 		if opts.Connected == nil {
 			return srv, nil, nil

@@ -25,20 +25,29 @@ type frameStream struct {
 	wbuf []byte
 	// firstFrame is set while a read deadline bounds the first frame.
 	firstFrame bool
+	// frameTimeout, when positive, bounds each frame from its first byte
+	// to its last; between frames the connection may idle.
+	frameTimeout time.Duration
 }
 
 // newFrameConn returns the mcp.Connection over nc: every frame is checked
 // (a malformed one is answered with a JSON-RPC error and the session goes
 // on), see package rpcconn. session may be "". A positive firstFrame bounds
-// the time until the peer's first frame is read.
-func newFrameConn(nc net.Conn, max int, session string, firstFrame time.Duration) *rpcconn.Conn {
+// the time until the peer's first frame is read; a positive frameTimeout
+// bounds every frame once its first byte has arrived, so a peer that
+// announces a frame and stalls is disconnected instead of holding the
+// connection.
+func newFrameConn(nc net.Conn, max int, session string, firstFrame, frameTimeout time.Duration) *rpcconn.Conn {
 	if max <= 0 {
 		max = DefaultMaxFrameSize
 	}
-	fs := &frameStream{nc: nc, fr: NewFrameReader(nc, max), max: max}
+	fs := &frameStream{nc: nc, fr: NewFrameReader(nc, max), max: max, frameTimeout: frameTimeout}
 	if firstFrame > 0 {
 		_ = nc.SetReadDeadline(time.Now().Add(firstFrame))
 		fs.firstFrame = true
+	}
+	if frameTimeout > 0 {
+		fs.fr.OnFrameStart = fs.startFrame
 	}
 	return rpcconn.New(fs, rpcconn.Options{SessionID: session, Drain: drainTimeout})
 }
@@ -48,17 +57,23 @@ func newFrameConn(nc net.Conn, max int, session string, firstFrame time.Duration
 // problem: the stream cannot be trusted after a bad frame header.
 func (f *frameStream) ReadMessage() ([]byte, error) {
 	data, err := f.fr.ReadFrame()
-	if f.firstFrame {
-		if err == nil {
-			_ = f.nc.SetReadDeadline(time.Time{})
-		}
-		f.firstFrame = false
+	if err == nil && (f.firstFrame || f.frameTimeout > 0) {
+		_ = f.nc.SetReadDeadline(time.Time{})
 	}
+	f.firstFrame = false
 	var tooLarge *FrameTooLargeError
 	if errors.As(err, &tooLarge) || errors.Is(err, ErrEmptyFrame) {
 		return nil, &rpcconn.ReplyError{Err: err, Reply: rpcconn.ErrorResponse(nil, jsonrpc.CodeInvalidRequest, err.Error())}
 	}
 	return data, err
+}
+
+// startFrame arms the per-frame deadline when a frame's first byte has
+// arrived; the first frame keeps the earlier deadline set at connect.
+func (f *frameStream) startFrame() {
+	if !f.firstFrame {
+		_ = f.nc.SetReadDeadline(time.Now().Add(f.frameTimeout))
+	}
 }
 
 // WriteMessage implements rpcconn.Stream. Messages above the frame limit

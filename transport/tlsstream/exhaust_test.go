@@ -3,6 +3,7 @@ package tlsstream_test
 import (
 	"context"
 	"crypto/tls"
+	"encoding/binary"
 	"errors"
 	"io"
 	"net"
@@ -180,4 +181,118 @@ func TestMalformedFrames(t *testing.T) {
 			t.Errorf("%s: reply %s, want %s", tt.name, got, tt.want)
 		}
 	}
+}
+
+// TestStalledFrameDisconnected: a client that announces a frame and then
+// stalls, or trickles it byte by byte, is disconnected once FrameTimeout
+// has run from the frame's first byte; before, only the first frame was
+// bounded, and a header announcing 4 MiB held the connection and its
+// buffer for ever. A session idle between frames for longer than
+// FrameTimeout is not cut.
+func TestStalledFrameDisconnected(t *testing.T) {
+	const frameTimeout = 300 * time.Millisecond
+	l := newLab(t)
+	srvCfg, _ := pki.ServerTLSConfig(l.srvCert, l.srvKey, nil)
+	ln, err := tlsstream.Listen("127.0.0.1:0", srvCfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln.FrameTimeout = frameTimeout
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- tlsstream.Serve(ctx, ln, func(*tlsstream.ConnTransport) (*mcp.Server, func(), error) { return echoServer(), nil, nil })
+	}()
+	defer func() { cancel(); <-done }()
+
+	cfg, _ := pki.ClientTLSConfig(l.ca.CertPEM, nil, nil, "127.0.0.1")
+	cfg.NextProtos = []string{"mcp"}
+	// dialInitialized returns a raw connection whose first frame (an
+	// initialize request) has been answered.
+	dialInitialized := func(t *testing.T) (*tls.Conn, *tlsstream.FrameReader) {
+		t.Helper()
+		conn, err := tls.Dial("tcp", ln.Addr().String(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { conn.Close() })
+		_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+		frame, _ := tlsstream.AppendFrame(nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`), 0)
+		if _, err := conn.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+		fr := tlsstream.NewFrameReader(conn, 0)
+		if _, err := fr.ReadFrame(); err != nil {
+			t.Fatalf("initialize: %v", err)
+		}
+		return conn, fr
+	}
+	// wantClosed reads until the server ends the connection and fails when
+	// the client's own 30 s deadline fires first.
+	wantClosed := func(t *testing.T, conn *tls.Conn, start time.Time) {
+		t.Helper()
+		_, err := io.ReadAll(conn)
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			t.Fatal("the server still holds a connection whose frame stalled")
+		}
+		if el := time.Since(start); el < frameTimeout {
+			t.Fatalf("disconnected after %v, before the frame timeout of %v", el, frameTimeout)
+		}
+	}
+	header := func(n uint32) []byte { return binary.BigEndian.AppendUint32(nil, n) }
+
+	t.Run("header then silence", func(t *testing.T) {
+		conn, _ := dialInitialized(t)
+		start := time.Now()
+		if _, err := conn.Write(append(header(4<<20), "{\"jsonrpc\""...)); err != nil {
+			t.Fatal(err)
+		}
+		wantClosed(t, conn, start)
+	})
+	t.Run("trickled frame", func(t *testing.T) {
+		conn, _ := dialInitialized(t)
+		start := time.Now()
+		if _, err := conn.Write(header(1 << 10)); err != nil {
+			t.Fatal(err)
+		}
+		// One byte every 20 ms never completes 1 KiB within the timeout;
+		// each byte would have reset an idle deadline.
+		stop := make(chan struct{})
+		defer close(stop)
+		go func() {
+			tick := time.NewTicker(20 * time.Millisecond)
+			defer tick.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case <-tick.C:
+					if _, err := conn.Write([]byte{' '}); err != nil {
+						return
+					}
+				}
+			}
+		}()
+		wantClosed(t, conn, start)
+	})
+	t.Run("half a header", func(t *testing.T) {
+		conn, _ := dialInitialized(t)
+		start := time.Now()
+		if _, err := conn.Write([]byte{0, 0}); err != nil {
+			t.Fatal(err)
+		}
+		wantClosed(t, conn, start)
+	})
+	t.Run("idle between frames", func(t *testing.T) {
+		conn, fr := dialInitialized(t)
+		time.Sleep(3 * frameTimeout) // idling, the behaviour under test, not a wait for a condition
+		frame, _ := tlsstream.AppendFrame(nil, []byte(`{"jsonrpc":"2.0","id":2,"method":"ping"}`), 0)
+		if _, err := conn.Write(frame); err != nil {
+			t.Fatal(err)
+		}
+		if body, err := fr.ReadFrame(); err != nil || !strings.Contains(string(body), `"id":2`) {
+			t.Fatalf("a session idle between frames was cut: %q, %v", body, err)
+		}
+	})
 }

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"runtime"
 	"testing"
+	"testing/iotest"
 )
 
 func TestFrameReader(t *testing.T) {
@@ -87,6 +89,9 @@ func FuzzFrameReader(f *testing.F) {
 		if max > 1<<20 || max < 0 {
 			max = 64
 		}
+		// The same bytes read one at a time give the same frames: the
+		// body buffer's growth loop sees every short read.
+		byByte := NewFrameReader(iotest.OneByteReader(bytes.NewReader(data)), max)
 		fr := NewFrameReader(bytes.NewReader(data), max)
 		limit := max
 		if limit <= 0 {
@@ -95,6 +100,10 @@ func FuzzFrameReader(f *testing.F) {
 		var consumed []byte
 		for {
 			b, err := fr.ReadFrame()
+			b1, err1 := byByte.ReadFrame()
+			if (err == nil) != (err1 == nil) || !bytes.Equal(b, b1) {
+				t.Fatalf("one-byte reads differ: %q, %v; whole: %q, %v", b1, err1, b, err)
+			}
 			if err != nil {
 				break
 			}
@@ -111,4 +120,38 @@ func FuzzFrameReader(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestStalledFrameAllocation: a header announcing a large frame whose body
+// never comes costs a bounded buffer, not the announced size.
+func TestStalledFrameAllocation(t *testing.T) {
+	in := append(binary.BigEndian.AppendUint32(nil, 4<<20), "only ten b"...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := NewFrameReader(bytes.NewReader(in), 0).ReadFrame()
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("err = %v, want a truncated frame", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 2*initialFrameBuffer {
+		t.Fatalf("a stalled 4 MiB frame allocated %d bytes, want at most %d", got, 2*initialFrameBuffer)
+	}
+}
+
+// TestFrameStart: OnFrameStart runs once per frame, after its first byte
+// and before the rest, and not at a clean end of stream.
+func TestFrameStart(t *testing.T) {
+	in := append(append(binary.BigEndian.AppendUint32(nil, 2), "{}"...), binary.BigEndian.AppendUint32(nil, 2)...)
+	in = append(in, "[]"...)
+	fr := NewFrameReader(bytes.NewReader(in), 0)
+	starts := 0
+	fr.OnFrameStart = func() { starts++ }
+	for {
+		if _, err := fr.ReadFrame(); err != nil {
+			break
+		}
+	}
+	if starts != 2 {
+		t.Fatalf("OnFrameStart ran %d times for 2 frames", starts)
+	}
 }

@@ -22,6 +22,21 @@ const DefaultHandshakeTimeout = 10 * time.Second
 // end of the handshake to the end of the client's first frame.
 const DefaultFirstFrameTimeout = 30 * time.Second
 
+// DefaultFrameTimeout bounds, on both sides, the time from a frame's first
+// byte to its last. A connection may idle between frames as long as it
+// likes, but a peer that announces a frame and then stalls (or trickles it)
+// is disconnected when this runs out.
+const DefaultFrameTimeout = 30 * time.Second
+
+// frameTimeout resolves a FrameTimeout field: 0 means DefaultFrameTimeout,
+// negative means no bound.
+func frameTimeout(d time.Duration) time.Duration {
+	if d == 0 {
+		return DefaultFrameTimeout
+	}
+	return max(d, 0)
+}
+
 // Backoff after a failed Accept, as net/http's Server.Serve does.
 const (
 	acceptBackoffMin = 5 * time.Millisecond
@@ -79,6 +94,9 @@ type ConnTransport struct {
 	// little) in time is disconnected. ServerConn leaves it zero (no
 	// bound); Listener sets it.
 	FirstFrameTimeout time.Duration
+	// FrameTimeout bounds each frame from its first byte to its last; 0
+	// means DefaultFrameTimeout, negative means no bound.
+	FrameTimeout time.Duration
 
 	nc        net.Conn
 	session   string
@@ -122,7 +140,7 @@ func (t *ConnTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 			return nil, err
 		}
 	}
-	return newFrameConn(t.nc, t.MaxFrameSize, t.session, t.FirstFrameTimeout), nil
+	return newFrameConn(t.nc, t.MaxFrameSize, t.session, t.FirstFrameTimeout, frameTimeout(t.FrameTimeout)), nil
 }
 
 // ClientTransport is the client-side mcp.Transport: it dials Addr, runs a
@@ -137,6 +155,9 @@ type ClientTransport struct {
 	MaxFrameSize int
 	// DialTimeout bounds TCP connect plus handshake; 0 means 30 s.
 	DialTimeout time.Duration
+	// FrameTimeout bounds each frame from the server from its first byte to
+	// its last; 0 means DefaultFrameTimeout, negative means no bound.
+	FrameTimeout time.Duration
 	// NetDialer, when set, dials the TCP connection (e.g. from a chosen
 	// local address); nil means a zero net.Dialer.
 	NetDialer *net.Dialer
@@ -166,7 +187,7 @@ func (t ClientTransport) Connect(ctx context.Context) (mcp.Connection, error) {
 		tc.Close()
 		return nil, err
 	}
-	return newFrameConn(tc, t.MaxFrameSize, "", 0), nil
+	return newFrameConn(tc, t.MaxFrameSize, "", 0, frameTimeout(t.FrameTimeout)), nil
 }
 
 // Listener accepts MCP-NET TLS stream connections.
@@ -179,6 +200,10 @@ type Listener struct {
 	// the end of the client's first frame; 0 means DefaultFirstFrameTimeout,
 	// negative means no bound.
 	FirstFrameTimeout time.Duration
+	// FrameTimeout is copied into each accepted transport: it bounds each
+	// frame from its first byte to its last; 0 means DefaultFrameTimeout,
+	// negative means no bound.
+	FrameTimeout time.Duration
 	// OnRefused, when set, is told of every connection refused during the
 	// handshake (bad certificate, wrong ALPN, old TLS version...).
 	OnRefused func(remote net.Addr, err error)
@@ -268,6 +293,7 @@ func (l *Listener) verify(ctx context.Context, tc *tls.Conn) (*ConnTransport, er
 	t := ServerConn(tc)
 	t.MaxFrameSize = l.MaxFrameSize
 	t.FirstFrameTimeout = l.FirstFrameTimeout
+	t.FrameTimeout = l.FrameTimeout
 	if t.FirstFrameTimeout == 0 {
 		t.FirstFrameTimeout = DefaultFirstFrameTimeout
 	}
