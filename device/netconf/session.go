@@ -46,6 +46,7 @@ type conn struct {
 	// Guarded by sem.
 	sess *nc.Session
 	tr   *ncssh.Transport
+	bt   *boundedTransport // tr with every message bounded, what sess reads
 	gen  uint64 // incremented for every new session
 	// answered is true once the session has answered an RPC: until then
 	// netconfd may have dropped what it read together with our <hello>
@@ -112,8 +113,9 @@ func (c *conn) open(ctx context.Context) error {
 		err error
 	}
 	done := make(chan opened, 1)
+	bt := newBoundedTransport(tr, c.cfg.MaxReplyBytes, c.cfg.MaxReplyDepth)
 	go func() {
-		s, err := nc.Open(tr)
+		s, err := nc.Open(bt)
 		done <- opened{s, err}
 	}()
 	var o opened
@@ -129,11 +131,14 @@ func (c *conn) open(ctx context.Context) error {
 	}
 	if o.err != nil {
 		tr.Close()
+		if e, ok := errLimit(bt, o.err); ok {
+			return netproto.Errorf(netproto.CodeUnreachable, "%s: <hello>: %v", c.cfg.Address(), e)
+		}
 		return netproto.Errorf(netproto.CodeUnreachable, "%s: NETCONF session: %v", c.cfg.Address(), o.err).Retryable()
 	}
 	h := parseHello(o.s.ServerCapabilities())
 	h.SessionID = o.s.SessionID()
-	c.sess, c.tr = o.s, tr
+	c.sess, c.tr, c.bt = o.s, tr, bt
 	c.gen++
 	c.answered, c.yuma = false, isYuma(h)
 	c.mu.Lock()
@@ -216,7 +221,7 @@ func (c *conn) drop() {
 	if c.tr != nil {
 		c.tr.Close()
 	}
-	c.sess, c.tr = nil, nil
+	c.sess, c.tr, c.bt = nil, nil, nil
 }
 
 // call sends one RPC whose body is op (XML) and returns the reply's inner
@@ -259,6 +264,12 @@ func (c *conn) call(ctx context.Context, op string, retry bool, gen uint64) ([]b
 			c.drop()
 			return nil, c.gen, ctx.Err()
 		}
+		if e, ok := errLimit(c.bt, err); ok {
+			// Asking again would fetch the same message: fail now.
+			c.log.Warn("netconf reply refused", "device", c.cfg.Address(), "error", e)
+			c.drop()
+			return nil, c.gen, netproto.Errorf(netproto.CodeUnreachable, "%s: %v", c.cfg.Address(), e)
+		}
 		c.log.Warn("netconf session failed; reconnecting on the next call", "device", c.cfg.Address(), "error", err)
 		c.drop()
 		if !retry || fresh || attempt > 0 {
@@ -296,7 +307,7 @@ func (c *conn) close(ctx context.Context) error {
 		return nil
 	}
 	err := c.sess.Close(ctx)
-	c.sess, c.tr = nil, nil
+	c.sess, c.tr, c.bt = nil, nil, nil
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, nc.ErrClosed) {
 		return fmt.Errorf("netconf: close-session: %w", err)
 	}

@@ -43,6 +43,11 @@ type Config struct {
 	// then rolls back as soon as the session ends, and only that session
 	// can confirm), "" decides by device (see the package documentation).
 	Persist string
+	// MaxReplyBytes and MaxReplyDepth bound each message from the device
+	// (0: DefaultMaxReplyBytes, DefaultMaxReplyDepth); a message above
+	// either closes the session with a *ReplyLimitError.
+	MaxReplyBytes int64
+	MaxReplyDepth int
 
 	auth            []ssh.AuthMethod
 	authDesc        []string // "key-file PATH", "password-file PATH": never the secret
