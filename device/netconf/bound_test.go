@@ -5,10 +5,12 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net"
 	"net/url"
 	"regexp"
@@ -65,9 +67,16 @@ type hostileDevice struct {
 	addr       string
 	hugeBytes  int
 	deepLevels int
+	// modules (guarded by mu), when set, are advertised in <hello> with their YANG text,
+	// served by <get-schema> (ietf-netconf-monitoring among them).
+	modules map[string]string
+
 	mu         sync.Mutex
 	sessions   int
+	getSchemas map[string]int // <get-schema> requests by identifier
 }
+
+var schemaIdentifier = regexp.MustCompile(`<identifier>([^<]+)</identifier>`)
 
 var messageID = regexp.MustCompile(`message-id="(\d+)"`)
 
@@ -130,7 +139,14 @@ func (d *hostileDevice) serve(nc net.Conn, cfg *ssh.ServerConfig) {
 // session speaks NETCONF 1.0 (end-of-message framing) on ch.
 func (d *hostileDevice) session(ch ssh.Channel, id int) {
 	const eom = "]]>]]>"
-	fmt.Fprintf(ch, `<?xml version="1.0" encoding="UTF-8"?><hello xmlns="%s"><capabilities><capability>urn:ietf:params:netconf:base:1.0</capability></capabilities><session-id>%d</session-id></hello>%s`, nsBase, id, eom)
+	d.mu.Lock()
+	modules := maps.Clone(d.modules)
+	d.mu.Unlock()
+	caps := "<capability>urn:ietf:params:netconf:base:1.0</capability>"
+	for name := range modules {
+		caps += fmt.Sprintf("<capability>urn:test:%s?module=%s&amp;revision=2026-01-01</capability>", name, name)
+	}
+	fmt.Fprintf(ch, `<?xml version="1.0" encoding="UTF-8"?><hello xmlns="%s"><capabilities>%s</capabilities><session-id>%d</session-id></hello>%s`, nsBase, caps, id, eom)
 	var buf []byte
 	chunk := make([]byte, 4096)
 	for {
@@ -152,6 +168,20 @@ func (d *hostileDevice) session(ch ssh.Channel, id int) {
 		head := fmt.Sprintf(`<rpc-reply xmlns="%s" message-id="%s">`, nsBase, m[1])
 		var err error
 		switch {
+		case strings.Contains(msg, "get-schema"):
+			name := ""
+			if m := schemaIdentifier.FindStringSubmatch(msg); m != nil {
+				name = m[1]
+			}
+			d.mu.Lock()
+			if d.getSchemas == nil {
+				d.getSchemas = map[string]int{}
+			}
+			d.getSchemas[name]++
+			d.mu.Unlock()
+			var text bytes.Buffer
+			_ = xml.EscapeText(&text, []byte(modules[name]))
+			_, err = io.WriteString(ch, head+`<data xmlns="`+nsMonitoring+`">`+text.String()+"</data></rpc-reply>"+eom)
 		case strings.Contains(msg, "huge"):
 			_, err = io.WriteString(ch, head+"<data>")
 			item := []byte("<x>" + strings.Repeat("a", 1000) + "</x>")

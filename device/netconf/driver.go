@@ -29,6 +29,7 @@ func open(ctx context.Context, u *url.URL, opts device.Options) (device.Driver, 
 	if err != nil {
 		return nil, err
 	}
+	cfg.StateDir = opts.StateDir
 	return Open(ctx, cfg, nil)
 }
 
@@ -178,16 +179,33 @@ func (d *Driver) loadedSchema(ctx context.Context) (*schema, error) {
 	if h == nil || !h.Monitoring {
 		s = &schema{problems: []string{"the device does not advertise ietf-netconf-monitoring (no get-schema)"}}
 	} else {
-		var err error
+		src, err := readSchemaSources(d.cfg.StateDir, key)
+		if err != nil {
+			d.log.Warn("netconf: cannot read the kept YANG sources; fetching them from the device", "device", d.cfg.Address(), "error", err)
+		}
+		fetched := 0
 		s, err = loadSchema(ctx, h, func(ctx context.Context, name, rev string) (string, error) {
+			if text, ok := src.Modules[name]; ok {
+				return text, nil
+			}
 			body, _, err := d.conn.call(ctx, getSchemaOp(name, rev), true, 0)
 			if err != nil {
 				return "", err
 			}
-			return schemaText(body)
+			text, err := schemaText(body)
+			if err == nil {
+				src.Modules[name] = text
+				fetched++
+			}
+			return text, err
 		})
 		if err != nil {
 			return nil, err
+		}
+		if fetched > 0 {
+			if err := writeSchemaSources(d.cfg.StateDir, src); err != nil {
+				d.log.Warn("netconf: cannot keep the YANG sources in the state directory", "device", d.cfg.Address(), "error", err)
+			}
 		}
 	}
 	if len(s.problems) > 0 {
@@ -207,7 +225,9 @@ func (d *Driver) loadedSchema(ctx context.Context) (*schema, error) {
 // schemaCache holds compiled schemas across drivers of the same device
 // (a new session of a device with the same modules and revisions reuses
 // it): fetching and compiling some 25 modules costs seconds, and netconfd
-// stops answering after a few rounds of them in quick succession.
+// stops answering after a few rounds of them in quick succession. Across
+// processes, the YANG sources kept in the state directory
+// (schemacache.go) spare the device the fetches.
 var schemaCache sync.Map
 
 func schemaKey(addr string, h *helloInfo) string {

@@ -47,7 +47,7 @@ type conn struct {
 	sess *nc.Session
 	tr   *ncssh.Transport
 	bt   *boundedTransport // tr with every message bounded, what sess reads
-	gen  uint64 // incremented for every new session
+	gen  uint64            // incremented for every new session
 	// answered is true once the session has answered an RPC: until then
 	// netconfd may have dropped what it read together with our <hello>
 	// (see sendFirst).
@@ -231,6 +231,19 @@ func (c *conn) drop() {
 // gen, when not 0, is the session generation the call must run in: if
 // the session was replaced since, the call fails without being sent.
 func (c *conn) call(ctx context.Context, op string, retry bool, gen uint64) ([]byte, uint64, error) {
+	if _, ok := ctx.Deadline(); !ok {
+		// Every wait on the device ends: a caller that set no deadline
+		// gets DefaultRPCTimeout, reported as the draft's timeout.
+		parent := ctx
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, DefaultRPCTimeout)
+		defer cancel()
+		body, g, err := c.call(ctx, op, retry, gen)
+		if err != nil && parent.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			err = netproto.Errorf(netproto.CodeTimeout, "%s: no NETCONF reply within %s", c.cfg.Address(), DefaultRPCTimeout).Retryable()
+		}
+		return body, g, err
+	}
 	if err := c.acquire(ctx); err != nil {
 		return nil, 0, err
 	}
@@ -277,6 +290,10 @@ func (c *conn) call(ctx context.Context, op string, retry bool, gen uint64) ([]b
 		}
 	}
 }
+
+// DefaultRPCTimeout bounds one RPC (the wait for the session and for the
+// reply) when the caller's context sets no deadline.
+const DefaultRPCTimeout = 2 * time.Minute
 
 // errSessionLost reports that the session holding a lock was replaced.
 var errSessionLost = errors.New("netconf: the NETCONF session was lost")

@@ -48,6 +48,9 @@ type Config struct {
 	// either closes the session with a *ReplyLimitError.
 	MaxReplyBytes int64
 	MaxReplyDepth int
+	// StateDir, when set, keeps the YANG sources fetched from the device
+	// (keyed by its module set) so that a restart fetches none again.
+	StateDir string
 
 	auth            []ssh.AuthMethod
 	authDesc        []string // "key-file PATH", "password-file PATH": never the secret
