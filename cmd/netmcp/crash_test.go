@@ -27,16 +27,26 @@ var (
 	buildErr  error
 )
 
-// netmcpBinary builds this command once per test run.
+// TestMain removes the binary netmcpBinary built, if any.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
+// netmcpBinary builds this command once per test run, into a directory of
+// its own: two test runs (two checkouts) never run each other's binary.
 func netmcpBinary(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := filepath.Abs(filepath.Join("..", "..", ".tools"))
+		dir, err := os.MkdirTemp("", "netmcp-test-bin-")
 		if err != nil {
 			buildErr = err
 			return
 		}
-		binPath = filepath.Join(dir, "netmcp-crashtest")
+		binPath = filepath.Join(dir, "netmcp")
 		// Built as scripts/build.sh builds a release: static (no cgo),
 		// which is also what the start-up benchmarks measure.
 		build := exec.Command("go", "build", "-trimpath", "-o", binPath, ".")
