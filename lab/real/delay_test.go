@@ -47,7 +47,7 @@ func TestRealLabLatency(t *testing.T) {
 		"link_high_latency r2:Loopback0",
 		"link_high_latency r9:GigabitEthernet0/0/0/1",
 	} {
-		if err := l.InjectFault(ctx, fault(t, bad)); err == nil {
+		if err := l.InjectFault(ctx, parseFault(t, bad)); err == nil {
 			t.Errorf("%s: injected, want an error", bad)
 		} else if !strings.Contains(err.Error(), "link_high_latency") {
 			t.Errorf("%s: error %q does not name the fault", bad, err)
@@ -72,7 +72,7 @@ func TestRealLabLatency(t *testing.T) {
 		{"link_high_latency r2:GigabitEthernet0/0/0/1 delay-ms=100", 190, 300, 2, true},
 		{"link_high_latency r3:GigabitEthernet0/0/0 delay-ms=150 direction=in", 140, 230, 1, false},
 	} {
-		f := fault(t, tc.fault)
+		f := parseFault(t, tc.fault)
 		if err := l.InjectFault(ctx, f); err != nil {
 			t.Fatalf("%s: %v", tc.fault, err)
 		}
@@ -111,14 +111,14 @@ func TestRealLabLatency(t *testing.T) {
 			return g <= goroutines && n <= fds, fmt.Sprintf("%d goroutines (%d before), %d open files (%d before)", g, goroutines, n, fds)
 		})
 	}
-	if err := l.ClearFault(ctx, fault(t, "link_high_latency r2:GigabitEthernet0/0/0/1")); err == nil {
+	if err := l.ClearFault(ctx, parseFault(t, "link_high_latency r2:GigabitEthernet0/0/0/1")); err == nil {
 		t.Error("clearing a delay that is not on: no error")
 	}
 
 	// A consumer that dies cuts the link (no bypass: the kernel drops
 	// what it queues for no one), and clearing reports it and restores
 	// the link.
-	f := fault(t, "link_high_latency r2:GigabitEthernet0/0/0/1 delay-ms=50")
+	f := parseFault(t, "link_high_latency r2:GigabitEthernet0/0/0/1 delay-ms=50")
 	if err := l.InjectFault(ctx, f); err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestRealLabLatency(t *testing.T) {
 	}
 
 	// Closing the lab stops the delayers too.
-	if err := l.InjectFault(ctx, fault(t, "link_high_latency r2:GigabitEthernet0/0/0/1")); err != nil {
+	if err := l.InjectFault(ctx, parseFault(t, "link_high_latency r2:GigabitEthernet0/0/0/1")); err != nil {
 		t.Fatal(err)
 	}
 	if got, s := rtt(); got < 380 {

@@ -2,143 +2,76 @@ package real
 
 import (
 	"context"
-	"errors"
+	"encoding/binary"
 	"fmt"
-	"os"
-	"path/filepath"
+	"net/netip"
 	"strconv"
 	"strings"
-	"time"
 
+	"github.com/netmcp/netmcp/lab/fault"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
-// RealFaults lists the fault names InjectFault builds on the real lab,
-// each by the method of the project's notes (real-lab.md, section 3).
-var RealFaults = []string{"bgp_acl_block", "bgp_asn_misconfig", "bgp_missing_route_advertisement",
-	"dns_port_blocked", "dns_record_error", "dns_service_down", "frr_service_down", "host_crash", "host_incorrect_dns", "host_incorrect_gateway", "host_incorrect_ip", "host_incorrect_netmask",
-	"host_ip_conflict", "host_missing_ip", "host_static_blackhole", "http_acl_block", "icmp_acl_block", "link_bandwidth_throttling", "link_down", "link_flap",
-	"link_high_latency", "link_high_packet_corruption", "mac_address_conflict", "mtu_mismatch", "ospf_acl_block", "ospf_area_misconfiguration"}
+// The real lab's faults are bound in the fault registry by kind, in
+// faults_acl.go, faults_link.go, faults_routing.go, faults_host.go,
+// faults_dns.go and faults_crash.go; this file dispatches through it and
+// holds what the kinds share.
 
-// nftTable is the nftables table of a fault on interface ifname
-// ("netmcp_<fault>_<ifname>", or "netmcp_<fault>" for every interface),
-// one per fault, interface and namespace, so that clearing one fault
-// removes only its rules.
-func nftTable(name, ifname string) string {
-	if ifname == "" {
-		return "netmcp_" + name
+// realFaults binds the catalog's names to the real lab's Apply and Clear.
+var realFaults = registerFaults()
+
+// registerFaults creates the real lab's backend of the fault registry and
+// binds each kind's faults into it.
+func registerFaults() *fault.Backend[*Lab] {
+	b := fault.NewBackend[*Lab](fault.Real, "the real lab")
+	for _, register := range []func(*fault.Backend[*Lab]){
+		registerACLFaults, registerLinkFaults, registerRoutingFaults, registerHostFaults, registerDNSFaults, registerCrashFaults,
+	} {
+		register(b)
 	}
-	return "netmcp_" + name + "_" + strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
-			return r
-		}
-		return '_'
-	}, ifname)
+	return b
 }
 
+// RealFaults lists the fault names InjectFault builds on the real lab,
+// sorted: those bound in the fault registry.
+var RealFaults = realFaults.Names()
+
 // InjectFault applies a fault of the catalog (topology.ParseFault) to the
-// running lab: nftables rules for ACL faults, ip link for link and MTU
-// faults, stopping the routing daemons for frr_service_down. A name the
-// real lab does not build yet is refused, naming those it builds.
+// running lab with its binding in the fault registry: nftables rules for
+// ACL faults, ip link for link and MTU faults, stopping the routing
+// daemons for frr_service_down, and so on. An unknown name is refused
+// naming the catalog's; a name the real lab does not build yet, naming
+// those it builds.
 func (l *Lab) InjectFault(ctx context.Context, f topology.Fault) error {
-	if err := f.CheckSpec(); err != nil {
-		return err
-	}
-	switch f.Name {
-	case "link_down":
-		d, i, err := l.target(f)
-		if err != nil {
-			return err
-		}
-		_, err = run(ctx, d.NS, "ip", "link", "set", i.Linux, "down")
-		return err
-	case "mtu_mismatch":
-		d, i, err := l.target(f)
-		if err != nil {
-			return err
-		}
-		mtu := f.Param("mtu")
-		if n, err := strconv.Atoi(mtu); err != nil || n < 68 || n > 65535 {
-			return fmt.Errorf("mtu_mismatch: mtu %q: want 68..65535", mtu)
-		}
-		if _, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "mtu", mtu); err != nil {
-			return err
-		}
-		return l.resetOSPF(ctx, d, false)
-	case "bgp_acl_block", "icmp_acl_block", "ospf_acl_block", "http_acl_block":
-		d, i, err := l.target(f)
-		if err != nil {
-			return err
-		}
-		return l.nft(ctx, d, nftACL(f.Name, i.Linux, f.Param("direction"), aclRules(f)))
-	case "frr_service_down":
-		d, ok := l.plan.Device(f.Target)
-		if !ok || !d.Router() {
-			return fmt.Errorf("frr_service_down: %s is not a router of the lab", f.Target)
-		}
-		var errs []error
-		for _, dm := range frrDaemons {
-			l.mu.Lock()
-			p := l.byName[d.Dev.Name+"/"+dm]
-			l.mu.Unlock()
-			if p != nil {
-				errs = append(errs, p.stop(3*time.Second))
-			}
-		}
-		return errors.Join(errs...)
-	}
-	if ok, err := l.applyMore(ctx, f, true); ok {
-		return err
-	}
-	return fmt.Errorf("fault %s is not built on the real lab yet (it builds %s)", f.Name, strings.Join(RealFaults, ", "))
+	return realFaults.Apply(ctx, l, f)
 }
 
 // ClearFault undoes InjectFault.
 func (l *Lab) ClearFault(ctx context.Context, f topology.Fault) error {
-	if err := f.CheckSpec(); err != nil {
-		return err
+	return realFaults.Clear(ctx, l, f)
+}
+
+// ConfigFault tells whether the real lab makes fault name as a change of
+// a device's configuration (vtysh, or a host's addresses and routes)
+// rather than a runtime condition (nftables, link state, daemons).
+func ConfigFault(name string) bool {
+	impl, err := realFaults.Lookup(name)
+	return err == nil && impl.Config
+}
+
+// onOff binds a fault made by one method that injects it (on) or clears
+// it (not on).
+func onOff(m func(l *Lab, ctx context.Context, f topology.Fault, on bool) error) fault.Impl[*Lab] {
+	return fault.Impl[*Lab]{
+		Apply: func(l *Lab, ctx context.Context, f topology.Fault) error { return m(l, ctx, f, true) },
+		Clear: func(l *Lab, ctx context.Context, f topology.Fault) error { return m(l, ctx, f, false) },
 	}
-	switch f.Name {
-	case "link_down":
-		d, i, err := l.target(f)
-		if err != nil {
-			return err
-		}
-		if _, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "up"); err != nil {
-			return err
-		}
-		return l.fastAdjacencies(ctx, 15*time.Second)
-	case "mtu_mismatch":
-		d, i, err := l.target(f)
-		if err != nil {
-			return err
-		}
-		mtu := i.MTU
-		if mtu == 0 {
-			mtu = 1500
-		}
-		if _, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "mtu", strconv.Itoa(mtu)); err != nil {
-			return err
-		}
-		return l.resetOSPF(ctx, d, true)
-	case "bgp_acl_block", "icmp_acl_block", "ospf_acl_block", "http_acl_block":
-		d, i, err := l.target(f)
-		if err != nil {
-			return err
-		}
-		_, err = run(ctx, d.NS, "nft", "delete", "table", "inet", nftTable(f.Name, i.Linux))
-		return err
-	case "frr_service_down":
-		d, ok := l.plan.Device(f.Target)
-		if !ok || !d.Router() {
-			return fmt.Errorf("frr_service_down: %s is not a router of the lab", f.Target)
-		}
-		return l.restartRouting(ctx, d)
-	}
-	if ok, err := l.applyMore(ctx, f, false); ok {
-		return err
-	}
-	return fmt.Errorf("fault %s is not built on the real lab yet (it builds %s)", f.Name, strings.Join(RealFaults, ", "))
+}
+
+// configured is impl marked as a configuration fault (fault.Impl.Config).
+func configured(impl fault.Impl[*Lab]) fault.Impl[*Lab] {
+	impl.Config = true
+	return impl
 }
 
 // target resolves an interface or link-end target.
@@ -158,96 +91,61 @@ func (l *Lab) target(f topology.Fault) (*planDevice, *planIface, error) {
 	return d, i, nil
 }
 
-// nftACL is the nftables ruleset of an ACL fault on interface ifname
-// (every interface when ifname is ""): "in" filters what the interface
-// receives (input and forward hooks), "out" what it sends (output and
-// forward); rules are aclRules'.
-func nftACL(name, ifname, direction string, rules []string) string {
-	match := "iifname"
-	hooks := []string{"input", "forward"}
-	if direction == "out" {
-		match = "oifname"
-		hooks = []string{"output", "forward"}
+// device resolves a device target.
+func (l *Lab) device(f topology.Fault) (*planDevice, error) {
+	d, ok := l.plan.Device(f.Target)
+	if !ok {
+		return nil, fmt.Errorf("%s: no device %s in the lab", f.Name, f.Target)
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "table inet %s {\n", nftTable(name, ifname))
-	for _, h := range hooks {
-		fmt.Fprintf(&b, "  chain %s {\n    type filter hook %s priority 0; policy accept;\n", h, h)
-		for _, r := range rules {
-			if ifname == "" {
-				fmt.Fprintf(&b, "    %s\n", r)
-			} else {
-				fmt.Fprintf(&b, "    %s %q %s\n", match, ifname, r)
+	return d, nil
+}
+
+// router resolves a device target that must be a router running proto
+// ("ospf", "bgp").
+func (l *Lab) router(f topology.Fault, proto string) (*planDevice, error) {
+	d, err := l.device(f)
+	if err != nil {
+		return nil, err
+	}
+	if !d.Router() || (proto == "bgp" && d.Dev.BGP == nil) || (proto == "ospf" && d.Dev.OSPF == nil) {
+		return nil, fmt.Errorf("%s: %s is not a router running %s", f.Name, f.Target, strings.ToUpper(proto))
+	}
+	return d, nil
+}
+
+// intParam is fault f's integer parameter name, refused with the range
+// it must be in (lo..hi) when it is not an integer or out of it.
+func intParam(f topology.Fault, name string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(f.Param(name))
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%s: %s %q: want %d..%d", f.Name, name, f.Param(name), lo, hi)
+	}
+	return n, nil
+}
+
+// unusedAddr is an address of prefix p that no device of the plan has,
+// counting down from the top of the subnet.
+func unusedAddr(p netip.Prefix, pl *plan) netip.Addr {
+	used := map[netip.Addr]bool{}
+	for _, d := range pl.Devices {
+		for _, i := range d.Ifaces {
+			for _, a := range i.Addrs {
+				used[a.Addr()] = true
 			}
 		}
-		b.WriteString("  }\n")
 	}
-	b.WriteString("}\n")
-	return b.String()
-}
-
-// nft loads a ruleset into the device's namespace.
-func (l *Lab) nft(ctx context.Context, d *planDevice, ruleset string) error {
-	f := filepath.Join(l.dir, "nft-"+d.NS+".nft")
-	if err := os.WriteFile(f, []byte(ruleset), 0o644); err != nil {
-		return err
+	if !p.Addr().Is4() {
+		return p.Addr()
 	}
-	_, err := run(ctx, d.NS, "nft", "-f", f)
-	return err
-}
-
-// resetOSPF restarts router d's OSPF process (an MTU change alone leaves
-// an existing adjacency up); with fast, the adjacencies form again with
-// the bring-up timers (fastAdjacencies).
-func (l *Lab) resetOSPF(ctx context.Context, d *planDevice, fast bool) error {
-	if !d.Router() || d.Dev.OSPF == nil {
-		return nil
-	}
-	if _, err := l.Vtysh(ctx, d.Dev.Name, "clear ip ospf process"); err != nil {
-		return err
-	}
-	if fast {
-		return l.fastAdjacencies(ctx, 15*time.Second)
-	}
-	return nil
-}
-
-// restartRouting starts router d's stopped routing daemons again and
-// reloads its configuration.
-func (l *Lab) restartRouting(ctx context.Context, d *planDevice) error {
-	for _, dm := range frrDaemons {
-		key := d.Dev.Name + "/" + dm
-		l.mu.Lock()
-		p := l.byName[key]
-		l.mu.Unlock()
-		if p != nil && p.alive() {
-			continue
-		}
-		// A daemon stopped by a signal may leave its socket behind.
-		_ = os.Remove(filepath.Join(FRRRunDir, d.NS, dm+".vty"))
-		np, err := l.startFRRDaemon(d, dm)
-		if err != nil {
-			return err
-		}
-		if err := waitFile(ctx, np, filepath.Join(FRRRunDir, d.NS, dm+".vty"), 15*time.Second); err != nil {
-			return err
+	b := p.Masked().Addr().As4()
+	base := binary.BigEndian.Uint32(b[:])
+	last := base | uint32(1<<(32-p.Bits())-1) // the broadcast address
+	for c := last - 1; c > base; c-- {
+		var o [4]byte
+		binary.BigEndian.PutUint32(o[:], c)
+		if a := netip.AddrFrom4(o); !used[a] {
+			return a
 		}
 	}
-	if _, err := run(ctx, d.NS, "vtysh", "-N", d.NS, "--config_dir", filepath.Join(l.dir, "frr"), "-b"); err != nil {
-		return err
-	}
-	return l.fastAdjacencies(ctx, 15*time.Second)
-}
-
-// ConfigFault tells whether the real lab makes fault name as a change of
-// a device's configuration (vtysh, or a host's addresses and routes)
-// rather than a runtime condition (nftables, link state, daemons).
-func ConfigFault(name string) bool {
-	switch name {
-	case "ospf_area_misconfiguration", "bgp_asn_misconfig", "bgp_missing_route_advertisement", "mac_address_conflict", "dns_record_error":
-		return true
-	case "host_crash":
-		return false
-	}
-	return strings.HasPrefix(name, "host_")
+	return p.Addr()
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/vishvananda/netlink"
 	"github.com/vishvananda/netns"
 
+	"github.com/netmcp/netmcp/lab/fault"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
@@ -25,6 +26,12 @@ import (
 // the interfaces up with the plan's addresses, the routes the lab set up
 // (hostRoutes: the kernel flushed the default routes with the links), the
 // daemons that ran, then the MCP server on the same address.
+
+// registerCrashFaults binds the crash faults: host_crash (a router's
+// routing daemons stopping is frr_service_down, faults_routing.go).
+func registerCrashFaults(b *fault.Backend[*Lab]) {
+	b.Register("host_crash", onOff((*Lab).hostCrash))
+}
 
 // DeviceStateFunc is told that a fault took a whole device down (down
 // true: it must answer nothing, as a dead machine) or brought it back

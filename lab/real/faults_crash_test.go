@@ -78,14 +78,14 @@ func TestRealLabHostCrash(t *testing.T) {
 		{"host_crash r1", "r1 is a router, not a host"},
 		{"host_crash nosuch", "no device nosuch"},
 	} {
-		if err := l.InjectFault(ctx, fault(t, tc.fault)); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := l.InjectFault(ctx, parseFault(t, tc.fault)); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want an error with %q", tc.fault, err, tc.want)
 		}
 	}
 	if len(seen()) != 0 {
 		t.Fatalf("a refused fault told the subscribers: %v", seen())
 	}
-	crash := fault(t, "host_crash h3")
+	crash := parseFault(t, "host_crash h3")
 	if err := l.ClearFault(ctx, crash); err == nil || !strings.Contains(err.Error(), "h3 is not down") {
 		t.Errorf("clearing a host that is up: %v", err)
 	}

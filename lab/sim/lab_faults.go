@@ -3,7 +3,6 @@ package sim
 import (
 	"context"
 	"fmt"
-	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -11,7 +10,6 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/device"
-	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
@@ -122,9 +120,6 @@ func (l *Lab) faultDevices(f topology.Fault) []string {
 	return out
 }
 
-// isRuntime tells whether a fault belongs in the model's fault list.
-func isRuntime(f topology.Fault) bool { return f.Name == "" || netsim.IsRuntimeFault(f.Name) }
-
 // InjectFault adds a fault to the network: a named fault of
 // topology.Catalog or one of the older kinds (see Inject).
 func (l *Lab) InjectFault(f topology.Fault) error {
@@ -132,51 +127,31 @@ func (l *Lab) InjectFault(f topology.Fault) error {
 	return err
 }
 
-// Inject adds a fault to the network and returns it with its id. A
-// runtime fault joins the model's fault list; a configuration fault is
-// made as a configuration change of the device: for a router, an edit
-// committed through its configuration store by FaultOwner (so running
+// Inject adds a fault to the network and returns it with its id, made by
+// its binding in the fault registry (faults.go). A runtime fault joins
+// the model's fault list; a configuration fault is made as a
+// configuration change of the device: for a router, an edit committed
+// through its configuration store by FaultOwner (so running
 // configuration, YANG and CLI show it); for a host, its configuration in
 // the model.
 func (l *Lab) Inject(f topology.Fault) (ActiveFault, error) {
 	l.fb.mu.Lock()
 	defer l.fb.mu.Unlock()
+	impl := runtimeFault // the older kinds
 	if f.Name != "" {
 		if err := l.net.CheckFault(f); err != nil {
 			return ActiveFault{}, fmt.Errorf("sim: %w", err)
 		}
-	}
-	rec := &faultRec{ActiveFault: ActiveFault{Words: describeFault(f), Fault: f}}
-	if isRuntime(f) {
-		l.mu.Lock()
-		err := l.net.SetFaults(append(l.net.Faults(), f))
-		if err == nil {
-			l.logFault(f, true)
-			l.diffStates(false)
-		}
-		l.mu.Unlock()
-		if err != nil {
-			return ActiveFault{}, fmt.Errorf("sim: fault %s: %w", rec.Words, err)
-		}
-		rec.Kind, rec.Devices = FaultRuntime, l.faultDevices(f)
-		l.scheduleTimedLocked()
-	} else {
-		dev, _ := faultTarget(f)
-		cur, err := l.deviceConfig(dev)
-		if err != nil {
-			return ActiveFault{}, err
-		}
-		after, note, err := configFault(l.net, cur, f)
-		if err != nil {
+		var err error
+		if impl, err = simFaults.Lookup(f.Name); err != nil {
 			return ActiveFault{}, fmt.Errorf("sim: %w", err)
 		}
-		extra, err := l.setConfig(dev, after, "fault-injector: "+rec.Words)
-		if err != nil {
-			return ActiveFault{}, fmt.Errorf("sim: fault %s: %w", rec.Words, err)
-		}
-		rec.Kind, rec.Devices, rec.before, rec.after = FaultConfig, []string{dev}, cur, after
-		rec.Note = joinNotes(note, extra)
 	}
+	op := &faultOp{l: l, rec: &faultRec{ActiveFault: ActiveFault{Words: describeFault(f), Fault: f}}}
+	if err := impl.Apply(op, context.Background(), f); err != nil {
+		return ActiveFault{}, err
+	}
+	rec := op.rec
 	l.fb.next++
 	rec.ID = "f" + strconv.Itoa(l.fb.next)
 	l.fb.list = append(l.fb.list, rec)
@@ -309,46 +284,21 @@ func (l *Lab) findFaultLocked(s string) int {
 	return -1
 }
 
-// undoLocked takes one fault out of the network.
+// undoLocked takes one fault out of the network with its binding's
+// Clear, and returns what clearing did when there is something to say.
 func (l *Lab) undoLocked(rec *faultRec) (string, error) {
-	if rec.Kind == FaultRuntime {
-		l.mu.Lock()
-		defer l.mu.Unlock()
-		faults := l.net.Faults()
-		j := slices.IndexFunc(faults, func(f topology.Fault) bool { return reflect.DeepEqual(f, rec.Fault) })
-		if j < 0 {
-			return "already gone from the model", nil
-		}
-		if err := l.net.SetFaults(slices.Delete(faults, j, j+1)); err != nil {
+	impl := runtimeFault // the older kinds
+	if rec.Fault.Name != "" {
+		var err error
+		if impl, err = simFaults.Lookup(rec.Fault.Name); err != nil {
 			return "", fmt.Errorf("sim: clearing %s: %w", rec.Words, err)
 		}
-		l.logFault(rec.Fault, false)
-		l.diffStates(false)
-		l.scheduleTimedLocked()
-		return "", nil
 	}
-	dev := rec.Devices[0]
-	cur, err := l.deviceConfig(dev)
-	if err != nil {
+	op := &faultOp{l: l, rec: rec}
+	if err := impl.Clear(op, context.Background(), rec.Fault); err != nil {
 		return "", err
 	}
-	restored, conflicts, err := undoChange(rec.before, rec.after, cur)
-	if err != nil {
-		return "", fmt.Errorf("sim: clearing %s: %w", rec.Words, err)
-	}
-	var notes []string
-	if len(conflicts) > 0 {
-		notes = append(notes, "changed since the fault, left as they are: "+strings.Join(conflicts, ", "))
-	}
-	if sameDevice(restored, cur) {
-		notes = append(notes, "nothing to restore")
-		return joinNotes(notes...), nil
-	}
-	extra, err := l.setConfig(dev, restored, "fault-injector: clear "+rec.Words)
-	if err != nil {
-		return "", fmt.Errorf("sim: clearing %s: %w", rec.Words, err)
-	}
-	return joinNotes(append(notes, extra)...), nil
+	return op.note, nil
 }
 
 // ClearFaults removes every injected fault, the newest first.

@@ -343,6 +343,7 @@ func TestInjectRefusesBadFaults(t *testing.T) {
 		f    topology.Fault
 		want string
 	}{
+		{topology.Fault{Name: "no_such_fault", Target: "r1"}, `"no_such_fault": unknown name (known: arp_acl_block, bgp_acl_block, `},
 		{topology.Fault{Name: "link_down", Target: "r9:Gi0"}, `no device "r9"`},
 		{topology.Fault{Name: "link_down", Target: "r1:TenGigE0/0/0/0"}, "no link has end"},
 		{topology.Fault{Name: "host_crash", Target: "r1"}, "applies to hosts"},

@@ -10,20 +10,13 @@ import (
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
-// runtimeFaults are the named faults that live in the network model's
-// fault list: state of links, interfaces and daemons, not configuration.
-// Every other name of topology.Catalog is a configuration fault, made by
-// the lab through the device's own configuration.
-var runtimeFaults = map[string]bool{
-	"link_down": true, "link_flap": true, "link_detach": true, "link_bandwidth_throttling": true,
-	"link_high_packet_corruption": true, "link_high_latency": true, "link_fragmentation_disabled": true,
-	"frr_service_down": true, "host_crash": true,
-}
-
 // IsRuntimeFault tells whether a named fault is runtime state of the
 // network model (SetFaults takes it) rather than a configuration
 // difference the lab makes through the device's configuration.
-func IsRuntimeFault(name string) bool { return runtimeFaults[name] }
+func IsRuntimeFault(name string) bool {
+	_, ok := runtimeFaults[name]
+	return ok
+}
 
 // CheckFault checks a named fault against a topology: its name, target
 // form and parameter keys (topology.Fault.CheckSpec), that the target

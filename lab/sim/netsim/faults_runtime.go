@@ -105,44 +105,73 @@ func directions(l *link, t *iface, dir string) []*iface {
 	return []*iface{l.a, l.b}
 }
 
-// applyRuntimeFault applies one named runtime fault of a validated
-// topology while the state is built.
-func applyRuntimeFault(f topology.Fault, byEnd map[string]*link, lookup func(string) *iface, now time.Time) {
-	switch f.Name {
-	case "link_down":
+// runtimeEffect is what a named runtime fault does to the state being
+// built: byEnd finds a link by either end, lookup an interface by
+// "device:interface", now is the lab clock's time.
+type runtimeEffect func(f topology.Fault, byEnd map[string]*link, lookup func(string) *iface, now time.Time)
+
+// runtimeFaults binds each named fault that lives in the network model's
+// fault list (state of links, interfaces and daemons, not configuration)
+// to its effect on the state; frr_service_down and host_crash have none
+// there: the routing and host models read them from the list. Every
+// other name of topology.Catalog is a configuration fault, made by the
+// lab through the device's own configuration.
+var runtimeFaults = map[string]runtimeEffect{
+	"link_down": func(f topology.Fault, byEnd map[string]*link, _ func(string) *iface, _ time.Time) {
 		l := byEnd[f.Target]
 		l.down, l.downWhy = true, "link-down fault"
-	case "link_flap":
+	},
+	"link_flap": func(f topology.Fault, byEnd map[string]*link, _ func(string) *iface, now time.Time) {
 		if FlapDown(f, now) {
 			l := byEnd[f.Target]
 			l.down, l.downWhy = true, "link-flap fault"
 		}
-	case "link_detach":
+	},
+	"link_detach": func(f topology.Fault, _ map[string]*link, lookup func(string) *iface, _ time.Time) {
 		if l := lookup(f.Target).link; l != nil {
 			l.down, l.downWhy = true, "link-detach fault (no carrier)"
 		}
-	case "link_bandwidth_throttling", "link_high_packet_corruption", "link_high_latency":
-		l := byEnd[f.Target]
-		t := lookup(f.Target)
-		for _, to := range directions(l, t, f.Param("direction")) {
-			d := l.toward(to)
-			switch f.Name {
-			case "link_bandwidth_throttling":
-				r := paramFloat(f, "rate")
-				if d.rateKbps == 0 || r < d.rateKbps {
-					d.rateKbps = r // the tightest limit wins
-				}
-			case "link_high_packet_corruption":
-				d.corrupt = 100 - (100-d.corrupt)*(100-paramFloat(f, "percent"))/100
-			case "link_high_latency":
-				d.delayMS += paramFloat(f, "delay-ms")
-				d.jitterMS += paramFloat(f, "jitter-ms")
-			}
+	},
+	"link_bandwidth_throttling": perDirection(func(f topology.Fault, d *dirFx) {
+		r := paramFloat(f, "rate")
+		if d.rateKbps == 0 || r < d.rateKbps {
+			d.rateKbps = r // the tightest limit wins
 		}
-	case "link_fragmentation_disabled":
+	}),
+	"link_high_packet_corruption": perDirection(func(f topology.Fault, d *dirFx) {
+		d.corrupt = 100 - (100-d.corrupt)*(100-paramFloat(f, "percent"))/100
+	}),
+	"link_high_latency": perDirection(func(f topology.Fault, d *dirFx) {
+		d.delayMS += paramFloat(f, "delay-ms")
+		d.jitterMS += paramFloat(f, "jitter-ms")
+	}),
+	"link_fragmentation_disabled": func(f topology.Fault, _ map[string]*link, lookup func(string) *iface, _ time.Time) {
 		it := lookup(f.Target)
 		it.mtu = int(paramFloat(f, "mtu"))
 		it.noFrag = true
+	},
+	"frr_service_down": nil,
+	"host_crash":       nil,
+}
+
+// perDirection is the effect of an impairment of a link: fx changes the
+// effects on the packets of each direction the fault's "direction"
+// parameter names.
+func perDirection(fx func(f topology.Fault, d *dirFx)) runtimeEffect {
+	return func(f topology.Fault, byEnd map[string]*link, lookup func(string) *iface, _ time.Time) {
+		l := byEnd[f.Target]
+		t := lookup(f.Target)
+		for _, to := range directions(l, t, f.Param("direction")) {
+			fx(f, l.toward(to))
+		}
+	}
+}
+
+// applyRuntimeFault applies one named runtime fault of a validated
+// topology while the state is built.
+func applyRuntimeFault(f topology.Fault, byEnd map[string]*link, lookup func(string) *iface, now time.Time) {
+	if fx := runtimeFaults[f.Name]; fx != nil {
+		fx(f, byEnd, lookup, now)
 	}
 }
 

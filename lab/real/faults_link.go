@@ -6,47 +6,108 @@ import (
 	"fmt"
 	"maps"
 	"net/netip"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/netmcp/netmcp/lab/fault"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
-// More of the catalog on the real lab, by real-lab.md's methods (section
-// 3): loss as an nftables netdev ingress rule with numgen, a rate limit
-// as tc tbf, a host taking another device's address or MAC (ip), and a
-// wrong DNS record (unbound restarted with it), delay as an NFQUEUE
-// whose consumer in the lab process holds each packet (delay.go: the
-// kernel has no netem), and a crashed host (faults_crash.go: its links
-// and daemons down, its MCP server silenced through OnDeviceState). Not
-// built, for want of a kernel means: link_detach (a veth pair has no
-// carrier switch: an end loses its carrier only when the other end is
-// shut, which is link_down).
+// The link faults on the real lab: link state and MTU with ip link, a
+// flapping link (faults_flap.go), loss as an nftables netdev ingress rule
+// with numgen, a rate limit as tc tbf, and delay as an NFQUEUE whose
+// consumer in the lab process holds each packet (delay.go: the kernel has
+// no netem).
 
-// applyExtra injects (on) or clears the faults of this file; ok is false
-// for a name it does not build.
-func (l *Lab) applyExtra(ctx context.Context, f topology.Fault, on bool) (ok bool, err error) {
-	switch f.Name {
-	case "link_high_packet_corruption":
-		return true, l.linkLoss(ctx, f, on)
-	case "link_bandwidth_throttling":
-		return true, l.linkRate(ctx, f, on)
-	case "link_high_latency":
-		return true, l.linkDelay(f, on)
-	case "host_ip_conflict":
-		return true, l.hostConflictIP(ctx, f, on)
-	case "mac_address_conflict":
-		return true, l.hostConflictMAC(ctx, f, on)
-	case "dns_record_error":
-		return true, l.dnsRecord(ctx, f, on)
-	case "host_crash":
-		return true, l.hostCrash(ctx, f, on)
+// registerLinkFaults binds the link faults.
+func registerLinkFaults(b *fault.Backend[*Lab]) {
+	b.Register("link_down", fault.Impl[*Lab]{Apply: (*Lab).linkDown, Clear: (*Lab).linkUp})
+	b.Register("mtu_mismatch", fault.Impl[*Lab]{Apply: (*Lab).setMTU, Clear: (*Lab).restoreMTU})
+	b.Register("link_flap", fault.Impl[*Lab]{
+		Apply: func(l *Lab, _ context.Context, f topology.Fault) error { return l.startFlap(f) },
+		Clear: func(l *Lab, ctx context.Context, f topology.Fault) error { return l.stopFlap(ctx, f) },
+	})
+	b.Register("link_high_packet_corruption", onOff((*Lab).linkLoss))
+	b.Register("link_bandwidth_throttling", onOff((*Lab).linkRate))
+	b.Register("link_high_latency", onOff(func(l *Lab, _ context.Context, f topology.Fault, on bool) error { return l.linkDelay(f, on) }))
+	b.Unsupported("link_detach", "a veth pair has no carrier switch: an end loses its carrier only when the other end is shut, which is link_down")
+	b.Unsupported("link_fragmentation_disabled", "not written yet")
+}
+
+// linkDown sets the target interface down.
+func (l *Lab) linkDown(ctx context.Context, f topology.Fault) error {
+	d, i, err := l.target(f)
+	if err != nil {
+		return err
 	}
-	return false, nil
+	_, err = run(ctx, d.NS, "ip", "link", "set", i.Linux, "down")
+	return err
+}
+
+// linkUp sets the target interface up again and waits for the
+// adjacencies to form.
+func (l *Lab) linkUp(ctx context.Context, f topology.Fault) error {
+	d, i, err := l.target(f)
+	if err != nil {
+		return err
+	}
+	if _, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "up"); err != nil {
+		return err
+	}
+	return l.fastAdjacencies(ctx, 15*time.Second)
+}
+
+// setMTU sets the target interface's MTU to the fault's and resets the
+// router's OSPF process (an MTU change alone leaves an adjacency up).
+func (l *Lab) setMTU(ctx context.Context, f topology.Fault) error {
+	d, i, err := l.target(f)
+	if err != nil {
+		return err
+	}
+	mtu := f.Param("mtu")
+	if n, err := strconv.Atoi(mtu); err != nil || n < 68 || n > 65535 {
+		return fmt.Errorf("mtu_mismatch: mtu %q: want 68..65535", mtu)
+	}
+	if _, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "mtu", mtu); err != nil {
+		return err
+	}
+	return l.resetOSPF(ctx, d, false)
+}
+
+// restoreMTU puts back the plan's MTU (1500 by default) and resets OSPF
+// with the bring-up timers.
+func (l *Lab) restoreMTU(ctx context.Context, f topology.Fault) error {
+	d, i, err := l.target(f)
+	if err != nil {
+		return err
+	}
+	mtu := i.MTU
+	if mtu == 0 {
+		mtu = 1500
+	}
+	if _, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "mtu", strconv.Itoa(mtu)); err != nil {
+		return err
+	}
+	return l.resetOSPF(ctx, d, true)
+}
+
+// resetOSPF restarts router d's OSPF process (an MTU change alone leaves
+// an existing adjacency up); with fast, the adjacencies form again with
+// the bring-up timers (fastAdjacencies).
+func (l *Lab) resetOSPF(ctx context.Context, d *planDevice, fast bool) error {
+	if !d.Router() || d.Dev.OSPF == nil {
+		return nil
+	}
+	if _, err := l.Vtysh(ctx, d.Dev.Name, "clear ip ospf process"); err != nil {
+		return err
+	}
+	if fast {
+		return l.fastAdjacencies(ctx, 15*time.Second)
+	}
+	return nil
 }
 
 // linkEnd is one end of a link: its device and interface.
@@ -323,217 +384,4 @@ func (l *Lab) peerOf(e linkEnd) (linkEnd, error) {
 		}
 	}
 	return linkEnd{}, fmt.Errorf("%s:%s is on no link", e.d.Dev.Name, e.i.Topo)
-}
-
-// hostConflictIP gives the host the address of another device (the
-// "with" device's address in the host's LAN, by default its gateway's),
-// with the host's prefix length; clearing restores the plan's.
-func (l *Lab) hostConflictIP(ctx context.Context, f topology.Fault, on bool) error {
-	d, i, err := l.hostIface(f)
-	if err != nil {
-		return err
-	}
-	if !on {
-		return l.restoreHost(ctx, d, i)
-	}
-	v4 := slices.IndexFunc(i.Addrs, func(p netip.Prefix) bool { return p.Addr().Is4() })
-	if v4 < 0 {
-		return fmt.Errorf("%s: %s:%s has no IPv4 address", f.Name, d.Dev.Name, i.Topo)
-	}
-	cur := i.Addrs[v4]
-	var take netip.Addr
-	if with := f.Param("with"); with != "" {
-		o, ok := l.plan.Device(with)
-		if !ok {
-			return fmt.Errorf("%s: no device %q in the lab", f.Name, with)
-		}
-		for _, oi := range o.Ifaces {
-			for _, a := range oi.Addrs {
-				if a.Addr().Is4() && (!take.IsValid() || cur.Contains(a.Addr())) {
-					take = a.Addr()
-				}
-			}
-		}
-	} else if gw, err := netip.ParseAddr(d.Dev.Gateway); err == nil && gw.Is4() {
-		take = gw
-	}
-	if !take.IsValid() {
-		return fmt.Errorf("%s: no address to take (give with=DEVICE)", f.Name)
-	}
-	if _, err := run(ctx, d.NS, "ip", "-4", "addr", "flush", "dev", i.Linux, "scope", "global"); err != nil {
-		return err
-	}
-	_, err = run(ctx, d.NS, "ip", "addr", "add", netip.PrefixFrom(take, cur.Bits()).String(), "dev", i.Linux)
-	return err
-}
-
-// hostConflictMAC gives the host's interface the MAC of another device on
-// its LAN (the "with" device's, by default another host of the LAN, else
-// its gateway's router interface); clearing restores the plan's MAC, or
-// the one it had.
-func (l *Lab) hostConflictMAC(ctx context.Context, f topology.Fault, on bool) error {
-	d, i, err := l.hostIface(f)
-	if err != nil {
-		return err
-	}
-	// The MAC the interface had (the kernel's, when the topology gives
-	// none) is kept in the lab's directory until the fault is cleared.
-	saved := filepath.Join(l.dir, "mac-"+d.NS+"-"+i.Linux)
-	if !on {
-		b, _ := os.ReadFile(saved)
-		_ = os.Remove(saved)
-		mac := strings.TrimSpace(string(b))
-		if i.MAC != nil {
-			mac = i.MAC.String()
-		}
-		if mac == "" {
-			return fmt.Errorf("%s: %s's own MAC is not known", f.Name, f.Target)
-		}
-		if _, err := run(ctx, d.NS, "ip", "link", "set", "dev", i.Linux, "address", mac); err != nil {
-			return err
-		}
-		return l.flushLAN(ctx, i)
-	}
-	var lan []netip.Prefix
-	for _, a := range i.Addrs {
-		lan = append(lan, a.Masked())
-	}
-	onLAN := func(o *planDevice) *planIface {
-		for _, oi := range o.Ifaces {
-			for _, a := range oi.Addrs {
-				if slices.ContainsFunc(lan, func(p netip.Prefix) bool { return p.Contains(a.Addr()) }) {
-					return oi
-				}
-			}
-		}
-		return nil
-	}
-	var who *planDevice
-	var oi *planIface
-	if with := f.Param("with"); with != "" {
-		o, ok := l.plan.Device(with)
-		if !ok || o == d {
-			return fmt.Errorf("%s: no other device %q in the lab", f.Name, with)
-		}
-		who, oi = o, onLAN(o)
-	} else {
-		for _, o := range l.plan.Devices {
-			if o != d && !o.Router() && onLAN(o) != nil {
-				who, oi = o, onLAN(o)
-				break
-			}
-		}
-		if who == nil {
-			gw, _ := netip.ParseAddr(d.Dev.Gateway)
-			for _, o := range l.plan.Devices {
-				for _, x := range o.Ifaces {
-					if slices.ContainsFunc(x.Addrs, func(p netip.Prefix) bool { return p.Addr() == gw }) {
-						who, oi = o, x
-					}
-				}
-			}
-		}
-	}
-	if who == nil || oi == nil {
-		return fmt.Errorf("%s: no device on %s's LAN to take a MAC from (give with=DEVICE)", f.Name, f.Target)
-	}
-	mac, err := ifaceMAC(ctx, who, oi)
-	if err != nil {
-		return err
-	}
-	own, err := ifaceMAC(ctx, d, i)
-	if err != nil {
-		return err
-	}
-	if err := os.WriteFile(saved, []byte(own+"\n"), 0o600); err != nil {
-		return err
-	}
-	_, err = run(ctx, d.NS, "ip", "link", "set", "dev", i.Linux, "address", mac)
-	return err
-}
-
-// flushLAN forgets the neighbours learnt on every interface of i's LAN
-// (the other devices still map the host's address to the MAC it had).
-func (l *Lab) flushLAN(ctx context.Context, i *planIface) error {
-	for _, o := range l.plan.Devices {
-		for _, oi := range o.Ifaces {
-			if !slices.ContainsFunc(oi.Addrs, func(a netip.Prefix) bool {
-				return slices.ContainsFunc(i.Addrs, func(b netip.Prefix) bool { return b.Masked() == a.Masked() })
-			}) {
-				continue
-			}
-			if _, err := run(ctx, o.NS, "ip", "neigh", "flush", "dev", oi.Linux); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// ifaceMAC reads an interface's MAC from the kernel.
-func ifaceMAC(ctx context.Context, d *planDevice, i *planIface) (string, error) {
-	out, err := run(ctx, d.NS, "cat", "/sys/class/net/"+i.Linux+"/address")
-	if err != nil {
-		return "", err
-	}
-	return strings.TrimSpace(string(out)), nil
-}
-
-// dnsRecord restarts the device's unbound with one record's value wrong
-// (the "name" parameter's record, by default the first A record; the
-// "value" parameter, by default an address of no device), and with the
-// plan's records again.
-func (l *Lab) dnsRecord(ctx context.Context, f topology.Fault, on bool) error {
-	d, p, err := l.dnsServer(f)
-	if err != nil {
-		return err
-	}
-	dd := *d
-	if on {
-		dns := *d.Dev.DNS
-		dns.Zones = slices.Clone(dns.Zones)
-		found := false
-		for zi := range dns.Zones {
-			recs := slices.Clone(dns.Zones[zi].Records)
-			for ri, r := range recs {
-				if found || !strings.EqualFold(r.Type, "A") || (f.Param("name") != "" && r.Name != f.Param("name")) {
-					continue
-				}
-				v := f.Param("value")
-				if v == "" {
-					a, err := netip.ParseAddr(r.Value)
-					if err != nil {
-						return fmt.Errorf("%s: record %s: %v", f.Name, r.Name, err)
-					}
-					v = unusedAddr(netip.PrefixFrom(a, 24), l.plan).String()
-				}
-				if a, err := netip.ParseAddr(v); err != nil || !a.Is4() {
-					return fmt.Errorf("%s: value %q is not an IPv4 address", f.Name, v)
-				}
-				recs[ri].Value, found = v, true
-			}
-			dns.Zones[zi].Records = recs
-		}
-		if !found {
-			return fmt.Errorf("%s: %s has no A record %q", f.Name, f.Target, f.Param("name"))
-		}
-		dd.Dev.DNS = &dns
-	}
-	if p != nil && p.alive() {
-		if err := p.stop(3 * time.Second); err != nil {
-			return err
-		}
-	}
-	// startUnbound returns once unbound serves (its "start of service").
-	return l.startUnbound(&dd)
-}
-
-// intParam is fault f's integer parameter name, refused with the range
-// it must be in (lo..hi) when it is not an integer or out of it.
-func intParam(f topology.Fault, name string, lo, hi int) (int, error) {
-	n, err := strconv.Atoi(f.Param(name))
-	if err != nil || n < lo || n > hi {
-		return 0, fmt.Errorf("%s: %s %q: want %d..%d", f.Name, name, f.Param(name), lo, hi)
-	}
-	return n, nil
 }

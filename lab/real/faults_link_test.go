@@ -1,0 +1,80 @@
+package real
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// pingLoss matches ping's summary ("20 packets transmitted, 9 received").
+var pingLoss = regexp.MustCompile(`(\d+) packets transmitted, (\d+) received`)
+
+// linkFaultRows are the link faults of faults_link.go beyond
+// TestRealLab's (link_down, mtu_mismatch) and TestRealLabLatency's, with
+// their symptoms as the kernel shows them.
+func linkFaultRows(ctx context.Context, t *testing.T, l *Lab, exec func(dev string, argv ...string) string) []faultRow {
+	linux := func(dev, iface string) string {
+		n, ok := l.LinuxName(dev, iface)
+		if !ok {
+			t.Fatalf("%s has no interface %s", dev, iface)
+		}
+		return n
+	}
+	r2r3, r3r2 := linux("r2", "GigabitEthernet0/0/0/1"), linux("r3", "GigabitEthernet0/0/0")
+	// received counts the replies of 20 quick pings from r2 to r3 across
+	// their link.
+	received := func() (int, string) {
+		s := exec("r2", "ping", "-n", "-q", "-c", "20", "-i", "0.02", "-W", "1", "10.0.23.2")
+		var sent, got int
+		if m := pingLoss.FindStringSubmatch(s); m != nil {
+			fmt.Sscan(m[1], &sent)
+			fmt.Sscan(m[2], &got)
+		}
+		return got, s
+	}
+	return []faultRow{
+		{"link_flap r2:GigabitEthernet0/0/0/1 period=4 down=2", 10 * time.Second, 40 * time.Second,
+			func() (bool, string) {
+				s := exec("r3", "ip", "link", "show", "gi0-0-0")
+				return strings.Contains(s, "NO-CARRIER") || strings.Contains(s, "state DOWN"), s
+			},
+			func() (bool, string) {
+				s := exec("r3", "ip", "link", "show", "gi0-0-0")
+				return strings.Contains(s, "state UP"), s
+			}},
+		// Each ping crosses two lossy ingresses (both ends): most are lost.
+		{"link_high_packet_corruption r2:GigabitEthernet0/0/0/1 percent=50", 10 * time.Second, 15 * time.Second,
+			func() (bool, string) { n, s := received(); return n < 20, s },
+			func() (bool, string) { n, s := received(); return n == 20, s }},
+		// The lab's background load (about 100 kbit/s each way) overflows
+		// both 64 kbit/s queues: each shaper drops.
+		{"link_bandwidth_throttling r2:GigabitEthernet0/0/0/1 rate=64", 10 * time.Second, 15 * time.Second,
+			func() (bool, string) {
+				a, b := exec("r2", "tc", "-s", "qdisc", "show", "dev", r2r3), exec("r3", "tc", "-s", "qdisc", "show", "dev", r3r2)
+				s := a + b
+				return strings.Count(s, "tbf") == 2 && strings.Contains(s, "rate 64Kbit") && qdiscDrops(a) > 0 && qdiscDrops(b) > 0, s
+			},
+			func() (bool, string) {
+				s := exec("r2", "tc", "qdisc", "show", "dev", r2r3) + exec("r3", "tc", "qdisc", "show", "dev", r3r2)
+				l.mu.Lock()
+				loads := len(l.loads)
+				l.mu.Unlock()
+				return !strings.Contains(s, "tbf") && loads == 0, fmt.Sprintf("%s; %d background loads running", s, loads)
+			}},
+	}
+}
+
+// qdiscDrops reads the dropped count of `tc -s qdisc show` output (-1
+// when there is none).
+func qdiscDrops(s string) int {
+	m := regexp.MustCompile(`dropped (\d+)`).FindStringSubmatch(s)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
+}
