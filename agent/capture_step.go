@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"

@@ -17,9 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/agent"
-	"github.com/netmcp/netmcp/agent/report"
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/d2d/report"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/pki"
