@@ -14,7 +14,6 @@ import (
 	"github.com/netmcp/netmcp/d2d/report"
 	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/netproto"
-	"github.com/netmcp/netmcp/server"
 )
 
 // Mitigation proposals (the draft's remediation, kept behind the
@@ -239,8 +238,8 @@ func (a *Agent) write(ctx context.Context, tool string, args map[string]any, con
 	if !res.IsError {
 		return res, nil
 	}
-	var ar server.ApprovalRequiredResult
-	if b, e := json.Marshal(res.StructuredContent); e != nil || json.Unmarshal(b, &ar) != nil || ar.Status != server.StatusApprovalRequired {
+	var ar netproto.ApprovalRequiredResult
+	if b, e := json.Marshal(res.StructuredContent); e != nil || json.Unmarshal(b, &ar) != nil || ar.Status != netproto.StatusApprovalRequired {
 		return nil, fmt.Errorf("agent: %s: %s", tool, textOf(res))
 	}
 	if consent == "" {
