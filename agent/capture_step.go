@@ -7,10 +7,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
-	"github.com/netmcp/netmcp/server"
 )
 
 // The draft's capture step: every path interface is captured (ICMP, both
@@ -47,10 +46,10 @@ const captureMargin = time.Second
 const DeviceDiagPerSession = 4
 
 // DeviceDiagLimiter is the diagnostics limiter for the agent's device
-// server (server.Options.DiagLimiter): the server's default overall
-// limit, DeviceDiagPerSession per session.
+// server (server.Options.DiagLimiter): the default overall limit
+// (diag.DefaultMax), DeviceDiagPerSession per session.
 func DeviceDiagLimiter() *diag.Limiter {
-	return diag.NewLimiter(server.DefaultDiagMax, DeviceDiagPerSession)
+	return diag.NewLimiter(diag.DefaultMax, DeviceDiagPerSession)
 }
 
 // capturedPkt is what the workflow reads of a captured packet.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/netmcp/netmcp/agent/report"
+	"github.com/netmcp/netmcp/d2d/report"
 )
 
 // hop is one direction of a link on the path, measured by the counters of

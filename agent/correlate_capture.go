@@ -5,7 +5,7 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/netmcp/netmcp/agent/report"
+	"github.com/netmcp/netmcp/d2d/report"
 )
 
 // point is one place a probe stream is counted: the echo requests seen

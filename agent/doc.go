@@ -1,6 +1,6 @@
 // Package agent is netmcp's device-to-device collaboration agent (the
-// troubleshooting draft's section 5, issue 15): on each device, an MCP
-// server to its neighbours and operators, listening on TLS 1.3 with mutual
+// troubleshooting draft's section 5): on each device, an MCP server to its
+// neighbours and operators, listening on TLS 1.3 with mutual
 // authentication (port 9514 by default), and an MCP client to its
 // neighbours.
 //
@@ -12,11 +12,11 @@
 // A peer whose certificate thumbprint differs from the one its LLDP TLV
 // advertised is refused during the TLS handshake.
 //
-// Every result a callee returns is signed (package sign); the initiator of
-// an intent (Agent.Ask) runs its local calls and its calls to neighbours in
-// parallel, verifies every signature, correlates the signed data with
-// deterministic rules (correlate.go) and keeps a roll-up report (package
-// report) signed by itself and countersigned by every participant
+// Every result a callee returns is signed (package d2d/sign); the
+// initiator of an intent (Agent.Ask) runs its local calls and its calls to
+// neighbours in parallel, verifies every signature, correlates the signed
+// data with deterministic rules (correlate.go) and keeps a roll-up report
+// (package d2d/report) signed by itself and countersigned by every participant
 // (d2d.attest), also served as an MCP resource.
 //
 // Every D2D call lands in the device's audit log (Config.Audit); D2D is

@@ -11,7 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/agent/report"
+	"github.com/netmcp/netmcp/d2d/report"
 )
 
 // ControllerToolAsk is the controller's tool an agent falls back to

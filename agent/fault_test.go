@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/netmcp/netmcp/agent/report"
+	"github.com/netmcp/netmcp/d2d/report"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
 )

@@ -10,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/agent/discover"
-	"github.com/netmcp/netmcp/agent/sign"
 	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/sim/netsim"

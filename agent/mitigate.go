@@ -10,18 +10,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/agent/report"
-	"github.com/netmcp/netmcp/agent/sign"
-	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/d2d/report"
+	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/netproto"
-	"github.com/netmcp/netmcp/server"
+	"github.com/netmcp/netmcp/remedy"
 )
 
 // Mitigation proposals (the draft's remediation, kept behind the
 // device's approval gate). When the hypothesis is a filter (an egress or
 // ingress ACL), the run reads the ACLs of the device it blames (a signed
 // result, in the evidence) and proposes the controller's fix
-// (controller.ACLFix: remove the deciding entry, or unbind the ACL) as a
+// (remedy.ACLFix: remove the deciding entry, or unbind the ACL) as a
 // report.Proposal: a YANG edit, its diff and CLI. The run applies nothing:
 // D2D negotiates no write capability. Only the blamed device's own agent
 // applies a proposal (Mitigate), through its write session to the device
@@ -31,11 +30,11 @@ import (
 // it fixes is measured clean, else cancels it (the device rolls back).
 
 // ConfirmWindow is the rollback window of a mitigation's confirmed
-// commit, in seconds (the controller's).
-const ConfirmWindow = controller.ConfirmWindow
+// commit, in seconds (the controller's: remedy.ConfirmWindow).
+const ConfirmWindow = remedy.ConfirmWindow
 
 // pathACL is where the devices serve their ACLs (openconfig-acl).
-const pathACL = controller.PathACL
+const pathACL = remedy.PathACL
 
 // ErrConsentRequired is a mitigation refused by the device's approval
 // gate for want of the operator's consent: nothing was changed.
@@ -58,7 +57,7 @@ func (r *run) propose(ctx context.Context, h *report.Finding) []report.Proposal 
 		return nil
 	}
 	// The workflow's probes are ICMP echo requests.
-	fix, ch, ok := controller.ACLFix(h.Device, body.Data, h.Interface, h.Cause == "egress-filter", controller.Traffic{Protocol: "ICMP"})
+	fix, ch, ok := remedy.ACLFix(h.Device, body.Data, h.Interface, h.Cause == "egress-filter", remedy.Traffic{Protocol: "ICMP"})
 	if !ok {
 		return nil
 	}
@@ -239,8 +238,8 @@ func (a *Agent) write(ctx context.Context, tool string, args map[string]any, con
 	if !res.IsError {
 		return res, nil
 	}
-	var ar server.ApprovalRequiredResult
-	if b, e := json.Marshal(res.StructuredContent); e != nil || json.Unmarshal(b, &ar) != nil || ar.Status != server.StatusApprovalRequired {
+	var ar netproto.ApprovalRequiredResult
+	if b, e := json.Marshal(res.StructuredContent); e != nil || json.Unmarshal(b, &ar) != nil || ar.Status != netproto.StatusApprovalRequired {
 		return nil, fmt.Errorf("agent: %s: %s", tool, textOf(res))
 	}
 	if consent == "" {

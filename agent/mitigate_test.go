@@ -9,8 +9,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/remedy"
 )
 
 // aclEntries returns the sequence ids of ACL set of dev's running
@@ -23,7 +23,7 @@ func aclEntries(t *testing.T, d *testDomain, dev, set string) []int {
 		t.Fatalf("reading %s's ACLs: %v %s", dev, err, textOf(res))
 	}
 	body, _ := res.StructuredContent.(map[string]any)
-	return controller.ACLSequences(body["data"], set)
+	return remedy.ACLSequences(body["data"], set)
 }
 
 // TestMitigateEgressACL: r2 filters ICMP leaving toward r3 (ACL NO-ICMP-OUT,

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/d2d/sign"
 )
 
 // ExtensionKey is the member of capabilities.experimental (client and

@@ -15,8 +15,8 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/agent/discover"
-	"github.com/netmcp/netmcp/agent/report"
-	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/d2d/report"
+	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/device"
 	_ "github.com/netmcp/netmcp/device/linux" // linux://NETNS
 	"github.com/netmcp/netmcp/netproto"

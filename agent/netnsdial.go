@@ -5,28 +5,28 @@ import (
 	"fmt"
 	"net"
 
-	"github.com/vishvananda/netns"
+	vnetns "github.com/vishvananda/netns"
 
-	"github.com/netmcp/netmcp/device/linux"
+	"github.com/netmcp/netmcp/internal/netns"
 )
 
 // Sockets inside a named network namespace (root only; Linux). A socket
 // belongs to the namespace of the thread that created it and stays there
 // whatever thread later uses it, so both helpers create theirs on a
-// thread switched into the namespace (linux.InNamespace). An agent whose
+// thread switched into the namespace (netns.InNamespace). An agent whose
 // device is linux://NETNS listens and calls its neighbours this way, on
 // the namespace's own addresses, while the process stays in its own
 // namespace.
 
 // inNetns runs fn on a thread switched into namespace name
-// (linux.InNamespace).
+// (netns.InNamespace; Linux only).
 func inNetns(name string, fn func() error) error {
-	target, err := netns.GetFromName(name)
+	target, err := vnetns.GetFromName(name)
 	if err != nil {
 		return fmt.Errorf("agent: network namespace %s: %w", name, err)
 	}
 	defer target.Close()
-	if err := linux.InNamespace(target, fn); err != nil {
+	if err := netns.InNamespace(target, fn); err != nil {
 		return fmt.Errorf("agent: in network namespace %s: %w", name, err)
 	}
 	return nil

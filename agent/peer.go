@@ -17,8 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/agent/discover"
-	"github.com/netmcp/netmcp/agent/sign"
-	"github.com/netmcp/netmcp/agent/tlv"
+	"github.com/netmcp/netmcp/d2d/sign"
+	"github.com/netmcp/netmcp/d2d/tlv"
 )
 
 // Peer is an open, negotiated session to a neighbour agent.

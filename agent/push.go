@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/agent/report"
+	"github.com/netmcp/netmcp/d2d/report"
 )
 
 // ControllerToolSubmitReport is the controller's tool a report is pushed

@@ -15,8 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/agent/discover"
-	"github.com/netmcp/netmcp/agent/report"
-	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/d2d/report"
+	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/pki"
 )

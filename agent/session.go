@@ -14,8 +14,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/agent/report"
-	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/d2d/report"
+	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/netproto"
 )
 

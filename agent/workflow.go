@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/agent/discover"
-	"github.com/netmcp/netmcp/agent/report"
-	"github.com/netmcp/netmcp/agent/sign"
-	"github.com/netmcp/netmcp/agent/tlv"
+	"github.com/netmcp/netmcp/d2d/report"
+	"github.com/netmcp/netmcp/d2d/sign"
+	"github.com/netmcp/netmcp/d2d/tlv"
 	"github.com/netmcp/netmcp/netproto"
 )
 

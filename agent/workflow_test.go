@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netmcp/netmcp/agent/report"
-	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/d2d/report"
+	"github.com/netmcp/netmcp/d2d/sign"
 )
 
 // verifyReportErr checks every signature of rep against the domain's CA.

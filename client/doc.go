@@ -2,7 +2,10 @@
 // supervised MCP session per device of an inventory, reached over
 // Streamable HTTP (TLS, mutual TLS, a bearer token), the MCP-NET TLS stream
 // (mcps://, ALPN "mcp") or a stdio command. The controller (netmcp ask,
-// netmcp controller serve) and the device-to-device agent build on it.
+// netmcp controller serve) builds on it. The device-to-device agent does
+// not: its sessions to neighbours are pinned to the certificate each one
+// advertised and negotiated again on every connection, and a neighbour
+// that fails is distrusted rather than reconnected.
 //
 // A Fleet connects to every device in parallel and keeps each session
 // alive: a supervisor per device pings it periodically, notices a lost

@@ -3,9 +3,9 @@ package controller
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/netmcp/netmcp/lab/topology"
+	"github.com/netmcp/netmcp/remedy"
 )
 
 // nikaName tells whether name is one of NIKA's fault names.
@@ -91,59 +91,18 @@ func mtuCause(l Link, odd End, oddMTU, peerMTU, configMTU int, ev ...Evidence) C
 	return c
 }
 
-// aclCause: an ACL bound on an interface drops traffic of t.
+// aclCause: an ACL bound on an interface drops traffic of t; its fix is
+// remedy's.
 func aclCause(f aclFinding, t Traffic, what string, ev ...Evidence) Cause {
-	name := aclCauseName(t)
 	entry := fmt.Sprintf("entry %s", f.Entry)
 	if f.Entry.Seq == 0 {
 		entry = "its implicit deny (no entry permits it)"
 	}
-	c := newCause(name, []string{f.Device}, fmt.Sprintf("%s:%s %s", f.Device, f.Binding.Iface, f.Binding.Dir()),
+	c := newCause(remedy.ACLCauseName(t), []string{f.Device}, fmt.Sprintf("%s:%s %s", f.Device, f.Binding.Iface, f.Binding.Dir()),
 		fmt.Sprintf("ACL %s, applied %sbound on %s:%s, drops %s by %s.", f.Binding.Set, f.Binding.Dir(), f.Device, f.Binding.Iface, what, entry), ev...)
-	typ := f.Binding.Type
-	if typ == "" {
-		typ = "ACL_IPV4"
-	}
-	setPath := fmt.Sprintf("/openconfig-acl:acl/acl-sets/acl-set[name='%s'][type='%s']", f.Binding.Set, typ)
-	if f.Entry.Seq > 0 {
-		entries := append([]ACLEntry{f.Entry}, f.Also...)
-		var seqs, words, diff, cli []string
-		var ops []EditOp
-		for _, e := range entries {
-			seqs = append(seqs, fmt.Sprint(e.Seq))
-			words = append(words, e.String())
-			diff = append(diff, "-  "+e.String())
-			cli = append(cli, fmt.Sprintf(" undo rule %d", e.Seq))
-			ops = append(ops, EditOp{Operation: "delete", Path: fmt.Sprintf("%s/acl-entries/acl-entry[sequence-id='%d']", setPath, e.Seq)})
-		}
-		noun := "entry"
-		if len(entries) > 1 {
-			noun = "entries"
-		}
-		c.Fix = fmt.Sprintf("Remove %s %s (%s) from ACL %s on %s.", noun, strings.Join(seqs, ", "), strings.Join(words, "; "), f.Binding.Set, f.Device)
-		c.Changes = []Change{{
-			Device:  f.Device,
-			Summary: fmt.Sprintf("remove %s %s of ACL %s", noun, strings.Join(seqs, ", "), f.Binding.Set),
-			Edit:    ops,
-			Diff:    fmt.Sprintf("--- %s running\n+++ %s proposed\n acl %s\n%s\n", f.Device, f.Device, f.Binding.Set, strings.Join(diff, "\n")),
-			CLI:     append([]string{"acl " + f.Binding.Set}, cli...),
-			Cause:   name,
-		}}
-		return c
-	}
-	dir := "ingress"
-	if !f.Binding.Ingress {
-		dir = "egress"
-	}
-	c.Fix = fmt.Sprintf("Unbind ACL %s from %s:%s (%s).", f.Binding.Set, f.Device, f.Binding.Iface, f.Binding.Dir())
-	c.Changes = []Change{{
-		Device:  f.Device,
-		Summary: fmt.Sprintf("unbind ACL %s from %s %s", f.Binding.Set, f.Binding.Iface, f.Binding.Dir()),
-		Edit: []EditOp{{Operation: "delete", Path: fmt.Sprintf("/openconfig-acl:acl/interfaces/interface[id='%s']/%s-acl-sets/%s-acl-set[set-name='%s'][type='%s']",
-			f.Binding.Iface, dir, dir, f.Binding.Set, typ)}},
-		Diff:  fmt.Sprintf("--- %s running\n+++ %s proposed\n interface %s\n-  acl %s %s\n", f.Device, f.Device, f.Binding.Iface, f.Binding.Set, f.Binding.Dir()),
-		Cause: name,
-	}}
+	fix, ch := f.Fix(t)
+	c.Fix = fix
+	c.Changes = []Change{{Device: ch.Device, Summary: ch.Summary, Edit: ch.Edit, Diff: ch.Diff, CLI: ch.CLI, Cause: ch.Cause}}
 	return c
 }
 

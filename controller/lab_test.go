@@ -14,9 +14,9 @@ import (
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
-	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/transport"
 )

@@ -12,12 +12,13 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/remedy"
 )
 
 // ConfirmWindow is the rollback window of the confirmed commit of a
 // remediation, in seconds: the device rolls the change back by itself if
 // the controller dies before confirming it.
-const ConfirmWindow = 120
+const ConfirmWindow = remedy.ConfirmWindow
 
 // approvalTokenRe finds the single-use token of a gate's refusal.
 var approvalTokenRe = regexp.MustCompile(`"?approvalToken"?\s*[:=]\s*"([^"]+)"`)

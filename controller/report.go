@@ -2,6 +2,7 @@ package controller
 
 import (
 	"github.com/netmcp/netmcp/lab/topology"
+	"github.com/netmcp/netmcp/remedy"
 
 	"fmt"
 	"io"
@@ -107,11 +108,7 @@ type Change struct {
 }
 
 // EditOp is one operation of network.yang.edit.
-type EditOp struct {
-	Operation string `json:"operation"`
-	Path      string `json:"path"`
-	Value     any    `json:"value,omitempty"`
-}
+type EditOp = remedy.EditOp
 
 // Outcome is what happened when a change was applied.
 type Outcome struct {

@@ -19,15 +19,15 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/agent/report"
-	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/d2d/report"
+	"github.com/netmcp/netmcp/d2d/sign"
 )
 
 // D2D report names of the controller's MCP server (issue 15 point 6: a
 // device agent pushes its signed roll-up report to the controller).
 const (
 	// ToolSubmitReport takes a device-to-device roll-up report (the JSON of
-	// agent/report.Report), checks every signature against the CA given
+	// d2d/report.Report), checks every signature against the CA given
 	// with EnableD2D, and keeps it.
 	ToolSubmitReport = "submit_report"
 	// D2DReportsURI lists the ids of the D2D reports received.

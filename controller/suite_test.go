@@ -10,8 +10,8 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // suite is the fault suite on the default lab: one row per fault of

@@ -256,7 +256,7 @@ func (r *run) aclSweep(n *Network) {
 				if (e.Protocol == "" || e.Protocol == "IP") && c.t.Protocol != "ICMP" {
 					continue
 				}
-				f := aclFinding{Device: name, Binding: b, Entry: e}.withAlso(set, c.t)
+				f := aclFinding{Device: name, Binding: b, Entry: e}.WithAlso(set, c.t)
 				r.rep.addCause(aclCause(f, c.t, c.what, r.ev(d.Calls[PathACL], name, netproto.ToolYangGet,
 					"ACL %s bound %s on %s: %s", b.Set, b.Dir(), b.Iface, e)))
 			}

@@ -5,12 +5,14 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/netmcp/netmcp/remedy"
 )
 
 // YANG paths the controller reads (docs/controller.md).
 const (
 	PathInterfaces = "/openconfig-interfaces:interfaces"
-	PathACL        = "/openconfig-acl:acl"
+	PathACL        = remedy.PathACL
 	PathRouting    = "/ietf-routing:routing"
 	PathNetInst    = "/openconfig-network-instance:network-instances"
 )

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"sort"
+	"strings"
 	"sync"
 )
 
@@ -53,20 +54,45 @@ func Schemes() []string {
 	return out
 }
 
-// Open opens the device named by rawURL, e.g. "sim://r1".
+// Open opens the device named by rawURL, e.g. "sim://r1". Errors show
+// the URL without its user part (a password or an SNMP community may be
+// written there by mistake).
 func Open(ctx context.Context, rawURL string, opts Options) (Driver, error) {
+	shown := redactRaw(rawURL)
 	u, err := url.Parse(rawURL)
 	if err != nil {
+		// url.Error quotes the URL, and its reason may quote a piece of a
+		// user part it misread as a host or a port: with a user part,
+		// neither is shown.
+		if shown != rawURL {
+			return nil, fmt.Errorf("device URL %q does not parse as a URL", shown)
+		}
 		return nil, fmt.Errorf("device URL %q: %w", rawURL, err)
 	}
 	if u.Scheme == "" {
-		return nil, fmt.Errorf("device URL %q has no scheme (want one of %v)", rawURL, Schemes())
+		return nil, fmt.Errorf("device URL %q has no scheme (want one of %v)", shown, Schemes())
 	}
 	mu.RLock()
 	open, ok := openers[u.Scheme]
 	mu.RUnlock()
 	if !ok {
-		return nil, fmt.Errorf("device URL %q: unknown scheme %q (want one of %v)", rawURL, u.Scheme, Schemes())
+		return nil, fmt.Errorf("device URL %q: unknown scheme %q (want one of %v)", shown, u.Scheme, Schemes())
 	}
 	return open(ctx, u, opts)
+}
+
+// redactRaw returns the text of a device URL, which may not parse, as it
+// may be shown: everything from the scheme's "://" (or the start, without
+// one) to the last "@" is replaced by "xxxxx", so that no user, password
+// or SNMP community shows, even one holding "/" or "?".
+func redactRaw(raw string) string {
+	start := 0
+	if i := strings.Index(raw, "://"); i >= 0 {
+		start = i + 3
+	}
+	at := strings.LastIndex(raw, "@")
+	if at < start {
+		return raw
+	}
+	return raw[:start] + "xxxxx" + raw[at:]
 }

@@ -64,3 +64,22 @@ func TestRegisterTwicePanics(t *testing.T) {
 	}()
 	device.Register("nulltest", nil)
 }
+
+// TestOpenRedacts: a device URL that fails, to parse or to name a known
+// scheme, is shown without its user part.
+func TestOpenRedacts(t *testing.T) {
+	for _, tc := range []struct {
+		url, want string
+	}{
+		{"nosuch://admin:" + secretValue + "@r1", `"nosuch://xxxxx@r1": unknown scheme`},
+		{"snmp2://" + secretValue + "@r1", `"snmp2://xxxxx@r1"`},
+		{"ssh://admin:" + secretValue + "/x@r1:22", `"ssh://xxxxx@r1:22" does not parse`},
+		{"ssh://admin:" + secretValue + "@r1:port", `"ssh://xxxxx@r1:port" does not parse`},
+		{"admin:" + secretValue + "@r1", `"xxxxx@r1"`},
+	} {
+		_, err := device.Open(context.Background(), tc.url, device.Options{})
+		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), secretValue) {
+			t.Errorf("Open(%q) error %v, want one containing %q and no secret", tc.url, err, tc.want)
+		}
+	}
+}

@@ -50,6 +50,14 @@ func (l *Limiter) Acquire(key string) (release func(), err error) {
 	}, nil
 }
 
-// DefaultLimiter is used by Run when RunOptions.Limiter is nil: 8 runs in
-// total, 2 per caller.
-var DefaultLimiter = NewLimiter(8, 2)
+// Default limits of a diagnostics limiter: DefaultMax runs at once in
+// total, DefaultPerCaller per caller (an MCP server's default for its
+// diagnostic tools as well).
+const (
+	DefaultMax       = 8
+	DefaultPerCaller = 2
+)
+
+// DefaultLimiter is used by Run when RunOptions.Limiter is nil:
+// DefaultMax runs in total, DefaultPerCaller per caller.
+var DefaultLimiter = NewLimiter(DefaultMax, DefaultPerCaller)

@@ -14,8 +14,8 @@ import (
 
 // Default concurrency limits of the diagnostic tools (Options.DiagLimiter nil).
 const (
-	DefaultDiagMax        = 8 // diagnostics running at once on the server
-	DefaultDiagPerSession = 2 // diagnostics running at once in one MCP session
+	DefaultDiagMax        = diag.DefaultMax       // diagnostics running at once on the server
+	DefaultDiagPerSession = diag.DefaultPerCaller // diagnostics running at once in one MCP session
 )
 
 // DefaultPingCount is the troubleshooting draft's default ping count

@@ -7,7 +7,7 @@ package discover
 import (
 	"context"
 
-	"github.com/netmcp/netmcp/agent/tlv"
+	"github.com/netmcp/netmcp/d2d/tlv"
 )
 
 // Neighbor is one discovered neighbour.

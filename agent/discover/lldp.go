@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/netmcp/netmcp/agent/tlv"
+	"github.com/netmcp/netmcp/d2d/tlv"
 )
 
 // LLDPPath is the openconfig-lldp subtree LLDP reads.

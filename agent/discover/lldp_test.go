@@ -7,7 +7,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/netmcp/netmcp/agent/tlv"
+	"github.com/netmcp/netmcp/d2d/tlv"
 )
 
 // TestLLDP parses the openconfig-lldp state a device serves, as

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/netmcp/netmcp/agent/tlv"
+	"github.com/netmcp/netmcp/d2d/tlv"
 )
 
 // LLDPCli discovers neighbours from a real lldpd through `lldpcli show

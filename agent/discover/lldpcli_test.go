@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/netmcp/netmcp/agent/tlv"
+	"github.com/netmcp/netmcp/d2d/tlv"
 )
 
 // lldpcliJSON is the shape of `lldpcli show neighbors details -f json0`

@@ -22,10 +22,10 @@ import (
 
 	"github.com/netmcp/netmcp/agent"
 	"github.com/netmcp/netmcp/agent/discover"
-	"github.com/netmcp/netmcp/agent/report"
-	"github.com/netmcp/netmcp/agent/sign"
-	"github.com/netmcp/netmcp/agent/tlv"
 	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/d2d/report"
+	"github.com/netmcp/netmcp/d2d/sign"
+	"github.com/netmcp/netmcp/d2d/tlv"
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"

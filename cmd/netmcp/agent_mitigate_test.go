@@ -17,12 +17,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/agent"
-	"github.com/netmcp/netmcp/agent/report"
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/d2d/report"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/pki"
+	"github.com/netmcp/netmcp/remedy"
 	"github.com/netmcp/netmcp/server"
 )
 
@@ -256,7 +257,7 @@ func aclReader(t *testing.T, lab *sim.Lab, dev string) func(set string) []int {
 			t.Fatalf("reading %s's ACLs: %v %s", dev, err, toolText(res))
 		}
 		body, _ := res.StructuredContent.(map[string]any)
-		return controller.ACLSequences(body["data"], set)
+		return remedy.ACLSequences(body["data"], set)
 	}
 }
 

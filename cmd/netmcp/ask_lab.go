@@ -8,9 +8,9 @@ import (
 	"os"
 
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
-	"github.com/netmcp/netmcp/inventory"
 )
 
 // askLab is the in-process lab of `netmcp ask --lab`: every router and

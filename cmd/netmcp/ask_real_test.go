@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/inventory"
 	reallab "github.com/netmcp/netmcp/lab/real"
-	"github.com/netmcp/netmcp/lab/twin"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
-	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/twin"
 )
 
 // symptom is what the real lab must show before the sweep is asked: a

@@ -10,8 +10,8 @@ import (
 	"github.com/spf13/cobra"
 
 	reallab "github.com/netmcp/netmcp/lab/real"
-	"github.com/netmcp/netmcp/lab/twin"
 	"github.com/netmcp/netmcp/lab/topology"
+	"github.com/netmcp/netmcp/lab/twin"
 )
 
 // compareFlags are the flags of "lab compare".

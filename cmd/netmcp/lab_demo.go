@@ -17,9 +17,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/netmcp/netmcp/internal/lazyre"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
-	"github.com/netmcp/netmcp/internal/lazyre"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
 )

@@ -11,10 +11,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
-	"github.com/netmcp/netmcp/inventory"
 )
 
 // faultHelp lists the fault names for the commands' help.

@@ -15,8 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/sim"
 )
 
 // runLabCmd runs `netmcp lab ARGS...` and returns its stdout and error.

@@ -18,9 +18,9 @@ import (
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/linux"
+	"github.com/netmcp/netmcp/inventory"
 	reallab "github.com/netmcp/netmcp/lab/real"
 	"github.com/netmcp/netmcp/lab/topology"
-	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/transport"
 )

@@ -11,8 +11,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/sim"
 )
 
 // TestLabUpReal runs `lab up --real` on the default topology (as root

@@ -12,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/device"
-	"github.com/netmcp/netmcp/lab/sim"
 	_ "github.com/netmcp/netmcp/device/sshcli"
+	"github.com/netmcp/netmcp/lab/sim"
 )
 
 // TestLabUpSSH runs `lab up --ssh` and drives the routers through the

@@ -1,43 +1,11 @@
 package linux
 
 import (
-	"errors"
-	"fmt"
-	"runtime"
-
 	"github.com/vishvananda/netns"
+
+	inetns "github.com/netmcp/netmcp/internal/netns"
 )
 
 // InNamespace runs fn on an OS thread switched into the network namespace
-// ns (root only), and switches the thread back. A socket belongs to the
-// namespace of the thread that creates it and stays there, so fn may open
-// listeners and connections that live in ns while the process stays in its
-// own namespace. If the thread cannot be switched back it stays locked, so
-// the Go runtime discards it with its goroutine instead of reusing it in
-// the wrong namespace.
-func InNamespace(ns netns.NsHandle, fn func() error) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		orig, err := netns.Get()
-		if err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("this thread's network namespace: %w", err)
-			return
-		}
-		defer orig.Close()
-		if err := netns.Set(ns); err != nil {
-			runtime.UnlockOSThread()
-			errc <- fmt.Errorf("entering the network namespace: %w", err)
-			return
-		}
-		ferr := fn()
-		if err := netns.Set(orig); err != nil {
-			errc <- errors.Join(ferr, fmt.Errorf("returning to the original namespace: %w", err))
-			return // the thread stays locked and dies with the goroutine
-		}
-		runtime.UnlockOSThread()
-		errc <- ferr
-	}()
-	return <-errc
-}
+// ns (root only), and switches the thread back (internal/netns).
+func InNamespace(ns netns.NsHandle, fn func() error) error { return inetns.InNamespace(ns, fn) }

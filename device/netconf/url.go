@@ -6,13 +6,14 @@ import (
 	"net"
 	"net/url"
 	"os"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"golang.org/x/crypto/ssh"
 	"golang.org/x/crypto/ssh/knownhosts"
+
+	"github.com/netmcp/netmcp/device"
 )
 
 // Scheme is the device URL scheme of this driver.
@@ -27,8 +28,15 @@ const (
 	DefaultConfirmTimeout = 600
 )
 
-// queryParams lists the URL query parameters the driver accepts.
-var queryParams = []string{"key-file", "password-file", "password-env", "known-hosts", "insecure-host-key", "timeout", "name", "persist"}
+// urlSpec describes netconf:// URLs for device.ParseURL.
+var urlSpec = device.URLSpec{
+	Scheme:      Scheme,
+	Usage:       "netconf://USER@HOST[:PORT]?key-file=PATH&known-hosts=PATH",
+	DefaultPort: DefaultPort,
+	NeedUser:    true,
+	Params:      []string{"key-file", "password-file", "password-env", "known-hosts", "insecure-host-key", "timeout", "name", "persist"},
+	Credentials: "?key-file=PATH, ?password-file=PATH or ?password-env=NAME",
+}
 
 // Config is a parsed netconf:// device URL with its credentials resolved.
 // Its String method never shows a secret.
@@ -63,60 +71,25 @@ type Config struct {
 // and reads the credentials it names. Errors name files and variables,
 // never their contents. A password in the URL itself is refused.
 func ParseURL(u *url.URL) (*Config, error) {
-	if u.Scheme != Scheme {
-		return nil, fmt.Errorf("netconf: URL scheme %q is not %q", u.Scheme, Scheme)
-	}
-	host := u.Hostname()
-	if host == "" {
-		return nil, errors.New("netconf: device URL names no host (want netconf://USER@HOST[:PORT]?key-file=PATH&known-hosts=PATH)")
-	}
-	if strings.Trim(u.Path, "/") != "" || u.Fragment != "" || u.Opaque != "" {
-		return nil, fmt.Errorf("netconf: device URL for %s has a path or fragment; want netconf://USER@HOST[:PORT]?...", host)
-	}
-	if u.User == nil || u.User.Username() == "" {
-		return nil, fmt.Errorf("netconf: device URL for %s names no user (want netconf://USER@%s)", host, host)
-	}
-	if _, has := u.User.Password(); has {
-		return nil, fmt.Errorf("netconf: device URL for %s carries a password in clear: give ?password-file=PATH or ?password-env=NAME instead", host)
-	}
-	c := &Config{User: u.User.Username(), Host: host, Port: DefaultPort, Timeout: DefaultTimeout, Name: host}
-	if p := u.Port(); p != "" {
-		n, err := strconv.ParseUint(p, 10, 16)
-		if err != nil || n == 0 {
-			return nil, fmt.Errorf("netconf: port %q of %s: want 1..65535", p, host)
-		}
-		c.Port = int(n)
-	}
-	q, err := url.ParseQuery(u.RawQuery)
+	du, err := device.ParseURL(u, urlSpec)
 	if err != nil {
-		return nil, fmt.Errorf("netconf: query of the device URL for %s: %v", host, err)
+		return nil, err
 	}
-	for k, v := range q {
-		if !slices.Contains(queryParams, k) {
-			return nil, fmt.Errorf("netconf: unknown URL parameter %q (want one of %s)", k, strings.Join(queryParams, ", "))
-		}
-		if len(v) != 1 {
-			return nil, fmt.Errorf("netconf: URL parameter %q given %d times", k, len(v))
-		}
-	}
+	host, q := du.Host, du.Query
+	c := &Config{User: du.User, Host: host, Port: du.Port, Name: host}
 	if v := q.Get("name"); v != "" {
 		c.Name = v
 	}
-	switch v := q.Get("persist"); v {
-	case "":
-	case "1", "true":
+	switch persist, set, err := q.Bool("persist"); {
+	case err != nil:
+		return nil, err
+	case set && persist:
 		c.Persist = "1"
-	case "0", "false":
+	case set:
 		c.Persist = "0"
-	default:
-		return nil, fmt.Errorf("netconf: persist=%q: want 1 or 0", v)
 	}
-	if v := q.Get("timeout"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return nil, fmt.Errorf("netconf: timeout %q: want a positive duration such as 30s", v)
-		}
-		c.Timeout = d
+	if c.Timeout, err = q.Duration("timeout", DefaultTimeout); err != nil {
+		return nil, err
 	}
 	if f := q.Get("key-file"); f != "" {
 		pem, err := os.ReadFile(f)
@@ -131,39 +104,24 @@ func ParseURL(u *url.URL) (*Config, error) {
 		c.auth = append(c.auth, ssh.PublicKeys(signer))
 		c.authDesc = append(c.authDesc, "key-file "+f)
 	}
-	pf, pe := q.Get("password-file"), q.Get("password-env")
-	switch {
-	case pf != "" && pe != "":
-		return nil, errors.New("netconf: give one of password-file and password-env, not both")
-	case pf != "":
-		b, err := os.ReadFile(pf)
+	pw, err := q.Secret("password")
+	if err != nil {
+		return nil, err
+	}
+	if pw.IsSet() {
+		v, err := pw.Read()
 		if err != nil {
-			return nil, fmt.Errorf("netconf: password-file: %v", err)
+			return nil, err
 		}
-		pw := strings.TrimRight(string(b), "\r\n")
-		if pw == "" {
-			return nil, fmt.Errorf("netconf: password-file %s is empty", pf)
-		}
-		c.auth = append(c.auth, ssh.Password(pw), keyboardInteractive(pw))
-		c.authDesc = append(c.authDesc, "password-file "+pf)
-	case pe != "":
-		pw, ok := os.LookupEnv(pe)
-		if !ok || pw == "" {
-			return nil, fmt.Errorf("netconf: password-env: environment variable %s is not set or empty", pe)
-		}
-		c.auth = append(c.auth, ssh.Password(pw), keyboardInteractive(pw))
-		c.authDesc = append(c.authDesc, "password-env "+pe)
+		c.auth = append(c.auth, ssh.Password(v), keyboardInteractive(v))
+		c.authDesc = append(c.authDesc, pw.String())
 	}
 	if len(c.auth) == 0 {
 		return nil, fmt.Errorf("netconf: device URL for %s gives no credential: add ?key-file=PATH, ?password-file=PATH or ?password-env=NAME", host)
 	}
-	kh, insecure := q.Get("known-hosts"), q.Get("insecure-host-key")
-	switch insecure {
-	case "", "0", "false":
-	case "1", "true":
-		c.insecureHostKey = true
-	default:
-		return nil, fmt.Errorf("netconf: insecure-host-key=%q: want 1 or 0", insecure)
+	kh := q.Get("known-hosts")
+	if c.insecureHostKey, _, err = q.Bool("insecure-host-key"); err != nil {
+		return nil, err
 	}
 	switch {
 	case kh != "" && c.insecureHostKey:

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
+
+	"github.com/netmcp/netmcp/device"
 )
 
 // Defaults of the URL's query parameters.
@@ -43,9 +44,15 @@ type Config struct {
 	privKey   string
 }
 
-// queryParams lists the URL query parameters the driver accepts.
-var queryParams = []string{"version", "community-file", "community-env", "user", "auth", "auth-file", "auth-env",
-	"priv", "priv-file", "priv-env", "context", "timeout", "retries", "poll"}
+// urlSpec describes snmp:// URLs for device.ParseURL.
+var urlSpec = device.URLSpec{
+	Scheme:      Scheme,
+	Usage:       "snmp://HOST[:PORT]?version=2c|3",
+	DefaultPort: DefaultPort,
+	Params: []string{"version", "community-file", "community-env", "user", "auth", "auth-file", "auth-env",
+		"priv", "priv-file", "priv-env", "context", "timeout", "retries", "poll"},
+	Credentials: "?community-file=PATH, ?community-env=NAME, ?auth-file=/?auth-env= and ?priv-file=/?priv-env=",
+}
 
 var authProtos = map[string]gosnmp.SnmpV3AuthProtocol{"MD5": gosnmp.MD5, "SHA": gosnmp.SHA, "SHA224": gosnmp.SHA224,
 	"SHA256": gosnmp.SHA256, "SHA384": gosnmp.SHA384, "SHA512": gosnmp.SHA512}
@@ -57,41 +64,12 @@ var privProtos = map[string]gosnmp.SnmpV3PrivProtocol{"DES": gosnmp.DES, "AES": 
 // reads the credentials it names (see the package documentation). Errors
 // name files and variables, never their contents.
 func ParseURL(u *url.URL) (*Config, error) {
-	if u.Scheme != Scheme {
-		return nil, fmt.Errorf("snmp: URL scheme %q is not %q", u.Scheme, Scheme)
-	}
-	host := u.Hostname()
-	if host == "" {
-		return nil, fmt.Errorf("snmp: device URL names no host (want snmp://HOST[:PORT]?version=2c|3)")
-	}
-	if strings.Trim(u.Path, "/") != "" || u.Fragment != "" || u.Opaque != "" {
-		return nil, fmt.Errorf("snmp: device URL for %s has a path or fragment; want snmp://HOST[:PORT]?version=2c|3", host)
-	}
-	c := &Config{Host: host, Port: DefaultPort, Timeout: DefaultTimeout, Retries: DefaultRetries, Poll: DefaultPoll}
-	if p := u.Port(); p != "" {
-		n, err := strconv.ParseUint(p, 10, 16)
-		if err != nil || n == 0 {
-			return nil, fmt.Errorf("snmp: port %q of %s: want 1..65535", p, host)
-		}
-		c.Port = uint16(n)
-	}
-	q, err := url.ParseQuery(u.RawQuery)
+	du, err := device.ParseURL(u, urlSpec)
 	if err != nil {
-		return nil, fmt.Errorf("snmp: query of the device URL for %s: %v", host, err)
+		return nil, err
 	}
-	for k, v := range q {
-		if !slices.Contains(queryParams, k) {
-			return nil, fmt.Errorf("snmp: unknown URL parameter %q (known: %s)", k, strings.Join(queryParams, ", "))
-		}
-		if len(v) > 1 {
-			return nil, fmt.Errorf("snmp: URL parameter %q given %d times", k, len(v))
-		}
-	}
-	if u.User != nil {
-		if _, has := u.User.Password(); has {
-			return nil, fmt.Errorf("snmp: the device URL for %s carries a password; SNMP credentials are given by reference only: ?community-file=PATH, ?community-env=NAME, ?auth-file=/?auth-env= and ?priv-file=/?priv-env=", host)
-		}
-	}
+	q := du.Query
+	c := &Config{Host: du.Host, Port: uint16(du.Port), Timeout: DefaultTimeout, Retries: DefaultRetries, Poll: DefaultPoll}
 	if d := q.Get("timeout"); d != "" {
 		if c.Timeout, err = time.ParseDuration(d); err != nil || c.Timeout <= 0 || c.Timeout > time.Minute {
 			return nil, fmt.Errorf("snmp: timeout=%q: want a duration in (0, 1m], e.g. 2s", d)
@@ -110,12 +88,12 @@ func ParseURL(u *url.URL) (*Config, error) {
 	switch v := q.Get("version"); v {
 	case "", "2c", "v2c":
 		c.Version = gosnmp.Version2c
-		if err := c.parseV2c(u, q); err != nil {
+		if err := c.parseV2c(du.User, q); err != nil {
 			return nil, err
 		}
 	case "3", "v3":
 		c.Version = gosnmp.Version3
-		if err := c.parseV3(u, q); err != nil {
+		if err := c.parseV3(du.User, q); err != nil {
 			return nil, err
 		}
 	default:
@@ -124,17 +102,14 @@ func ParseURL(u *url.URL) (*Config, error) {
 	return c, nil
 }
 
-func (c *Config) parseV2c(u *url.URL, q url.Values) error {
+// parseV2c reads the community: inline (only "public") or by reference.
+func (c *Config) parseV2c(inline string, q device.Query) error {
 	for _, k := range []string{"user", "auth", "auth-file", "auth-env", "priv", "priv-file", "priv-env", "context"} {
 		if q.Has(k) {
 			return fmt.Errorf("snmp: URL parameter %q is for SNMPv3; add version=3", k)
 		}
 	}
-	inline := ""
-	if u.User != nil {
-		inline = u.User.Username()
-	}
-	ref, err := secret(q, "community", c.Host)
+	ref, err := secret(q, "community")
 	if err != nil {
 		return err
 	}
@@ -152,13 +127,12 @@ func (c *Config) parseV2c(u *url.URL, q url.Values) error {
 	return nil
 }
 
-func (c *Config) parseV3(u *url.URL, q url.Values) error {
+// parseV3 reads the user (user@ or user=) and its keys.
+func (c *Config) parseV3(user string, q device.Query) error {
 	if q.Has("community-file") || q.Has("community-env") {
 		return fmt.Errorf("snmp: a community is for SNMPv2c; SNMPv3 takes user=, auth-file=/auth-env= and priv-file=/priv-env=")
 	}
-	if u.User != nil {
-		c.User = u.User.Username()
-	}
+	c.User = user
 	if n := q.Get("user"); n != "" {
 		if c.User != "" && c.User != n {
 			return fmt.Errorf("snmp: the device URL for %s names two SNMPv3 users (%q and user=%q)", c.Host, c.User, n)
@@ -170,10 +144,10 @@ func (c *Config) parseV3(u *url.URL, q url.Values) error {
 	}
 	c.Context = q.Get("context")
 	var err error
-	if c.authKey, err = secret(q, "auth", c.Host); err != nil {
+	if c.authKey, err = secret(q, "auth"); err != nil {
 		return err
 	}
-	if c.privKey, err = secret(q, "priv", c.Host); err != nil {
+	if c.privKey, err = secret(q, "priv"); err != nil {
 		return err
 	}
 	if c.privKey != "" && c.authKey == "" {
@@ -235,31 +209,12 @@ func (c *Config) String() string {
 
 // secret reads the credential named by NAME-file or NAME-env; "" if
 // neither is given. Only the file's or variable's name appears in errors.
-func secret(q url.Values, name, host string) (string, error) {
-	file, env := q.Get(name+"-file"), q.Get(name+"-env")
-	switch {
-	case file != "" && env != "":
-		return "", fmt.Errorf("snmp: the device URL for %s gives both %s-file and %s-env; give one", host, name, name)
-	case q.Has(name+"-file") && file == "", q.Has(name+"-env") && env == "":
-		return "", fmt.Errorf("snmp: %s-file/%s-env is empty in the device URL for %s", name, name, host)
-	case file != "":
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return "", fmt.Errorf("snmp: %s-file: %v", name, err)
-		}
-		s := strings.TrimRight(string(b), "\r\n")
-		if s == "" || strings.ContainsAny(s, "\r\n") {
-			return "", fmt.Errorf("snmp: %s-file %s: want exactly one non-empty line", name, file)
-		}
-		return s, nil
-	case env != "":
-		s, ok := os.LookupEnv(env)
-		if !ok || s == "" {
-			return "", fmt.Errorf("snmp: %s-env: environment variable %s is not set or empty", name, env)
-		}
-		return s, nil
+func secret(q device.Query, name string) (string, error) {
+	ref, err := q.Secret(name)
+	if err != nil || !ref.IsSet() {
+		return "", err
 	}
-	return "", nil
+	return ref.Read()
 }
 
 func keys[V any](m map[string]V) string {

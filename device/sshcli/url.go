@@ -4,10 +4,11 @@ import (
 	"fmt"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/netmcp/netmcp/device"
 )
 
 // Scheme is the URL scheme of the driver.
@@ -48,79 +49,45 @@ type Config struct {
 	ConnectTimeout time.Duration
 }
 
-// queryKeys are the URL query parameters ParseURL accepts.
-var queryKeys = map[string]bool{
-	"dialect": true, "password-file": true, "password-env": true, "key-file": true,
-	"known-hosts": true, "insecure-ignore-host-key": true, "timeout": true,
-	"connect-timeout": true, "name": true,
+// urlSpec describes ssh:// URLs for device.ParseURL.
+var urlSpec = device.URLSpec{
+	Scheme:      Scheme,
+	Usage:       "ssh://USER@HOST[:PORT]?dialect=NAME",
+	DefaultPort: DefaultPort,
+	NeedUser:    true,
+	Params: []string{"dialect", "password-file", "password-env", "key-file", "known-hosts", "insecure-ignore-host-key",
+		"timeout", "connect-timeout", "name"},
+	Credentials: "?key-file=PATH, ?password-file=PATH or ?password-env=VAR",
 }
 
 // ParseURL parses ssh://USER@HOST[:PORT]?dialect=NAME&... A password in
 // the URL itself is refused: credentials are given only by reference
-// (password-file, password-env, key-file).
+// (password-file, password-env, key-file), and read when a connection is
+// made.
 func ParseURL(u *url.URL) (Config, error) {
-	bad := func(format string, a ...any) (Config, error) {
-		return Config{}, fmt.Errorf("ssh: device URL %s: %s", redacted(u), fmt.Sprintf(format, a...))
-	}
-	if u.Scheme != Scheme {
-		return bad("scheme is %q, want %q", u.Scheme, Scheme)
-	}
-	if u.User == nil || u.User.Username() == "" {
-		return bad("names no user (want ssh://USER@HOST:PORT?dialect=NAME)")
-	}
-	if _, has := u.User.Password(); has {
-		return bad("carries a password; give it by reference instead: ?password-file=PATH or ?password-env=VAR")
-	}
-	if u.Hostname() == "" {
-		return bad("names no host")
-	}
-	if p := strings.Trim(u.Path, "/"); p != "" || u.Fragment != "" {
-		return bad("has a path or fragment; want ssh://USER@HOST:PORT?dialect=NAME")
-	}
-	q, err := url.ParseQuery(u.RawQuery)
+	du, err := device.ParseURL(u, urlSpec)
 	if err != nil {
-		return bad("query: %v", err)
+		return Config{}, err
 	}
-	for k, v := range q {
-		if !queryKeys[k] {
-			return bad("unknown parameter %q (known: dialect, password-file, password-env, key-file, known-hosts, insecure-ignore-host-key, timeout, connect-timeout, name)", k)
-		}
-		if len(v) != 1 {
-			return bad("parameter %q given %d times", k, len(v))
-		}
+	q := du.Query
+	pw, err := q.Secret("password")
+	if err != nil {
+		return Config{}, err
 	}
-	c := Config{User: u.User.Username(), Host: u.Hostname(), Port: DefaultPort, Name: q.Get("name"),
-		Dialect: q.Get("dialect"), PasswordFile: q.Get("password-file"), PasswordEnv: q.Get("password-env"),
-		KeyFile: q.Get("key-file"), KnownHosts: q.Get("known-hosts"),
-		Timeout: DefaultTimeout, ConnectTimeout: DefaultConnectTimeout}
-	if p := u.Port(); p != "" {
-		n, err := strconv.Atoi(p)
-		if err != nil || n < 1 || n > 65535 {
-			return bad("port %q is not 1..65535", p)
-		}
-		c.Port = n
+	c := Config{User: du.User, Host: du.Host, Port: du.Port, Name: q.Get("name"),
+		Dialect: q.Get("dialect"), PasswordFile: pw.File, PasswordEnv: pw.Env,
+		KeyFile: q.Get("key-file"), KnownHosts: q.Get("known-hosts")}
+	if c.InsecureIgnoreHostKey, _, err = q.Bool("insecure-ignore-host-key"); err != nil {
+		return Config{}, err
 	}
-	if v := q.Get("insecure-ignore-host-key"); v != "" {
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return bad("insecure-ignore-host-key=%q: want true or false", v)
-		}
-		c.InsecureIgnoreHostKey = b
+	if c.Timeout, err = q.Duration("timeout", DefaultTimeout); err != nil {
+		return Config{}, err
 	}
-	for _, d := range []struct {
-		key string
-		dst *time.Duration
-	}{{"timeout", &c.Timeout}, {"connect-timeout", &c.ConnectTimeout}} {
-		if v := q.Get(d.key); v != "" {
-			t, err := time.ParseDuration(v)
-			if err != nil || t <= 0 {
-				return bad("%s=%q: want a positive duration such as 30s", d.key, v)
-			}
-			*d.dst = t
-		}
+	if c.ConnectTimeout, err = q.Duration("connect-timeout", DefaultConnectTimeout); err != nil {
+		return Config{}, err
 	}
 	if err := c.check(); err != nil {
-		return Config{}, fmt.Errorf("ssh: device URL %s: %w", redacted(u), err)
+		return Config{}, fmt.Errorf("ssh: device URL for %s: %w", c.Host, err)
 	}
 	return c, nil
 }
@@ -169,22 +136,9 @@ func (c *Config) address() string { return net.JoinHostPort(c.Host, strconv.Itoa
 // password reads the password from its file or environment variable; ""
 // when none is configured. The value is never logged or put in an error.
 func (c *Config) password() (string, error) {
-	switch {
-	case c.PasswordFile != "":
-		b, err := os.ReadFile(c.PasswordFile)
-		if err != nil {
-			return "", fmt.Errorf("ssh: password file: %w", err)
-		}
-		return strings.TrimRight(string(b), "\r\n"), nil
-	case c.PasswordEnv != "":
-		v, ok := os.LookupEnv(c.PasswordEnv)
-		if !ok || v == "" {
-			return "", fmt.Errorf("ssh: environment variable %s (password-env) is not set", c.PasswordEnv)
-		}
-		return v, nil
+	pw := device.Secret{Scheme: Scheme, Name: "password", File: c.PasswordFile, Env: c.PasswordEnv}
+	if !pw.IsSet() {
+		return "", nil
 	}
-	return "", nil
+	return pw.Read()
 }
-
-// redacted prints a URL without any password it may carry.
-func redacted(u *url.URL) string { return u.Redacted() }

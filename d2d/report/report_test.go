@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/pki"
 )
 

@@ -15,7 +15,7 @@ import (
 	"fmt"
 	"sort"
 
-	"github.com/netmcp/netmcp/agent/sign"
+	"github.com/netmcp/netmcp/d2d/sign"
 )
 
 // URIPrefix is the draft's report resource URI prefix; a report's URI is
