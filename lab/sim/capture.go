@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"net/netip"
@@ -113,18 +114,7 @@ func (d *Driver) ClearCounters(ctx context.Context, ifname string) error {
 		return netproto.Errorf(netproto.CodeConfigIncompatible, "%s: %v", d.name, err)
 	}
 	now := d.lab.opts.Now()
-	what := ifname
-	if d.dialect == DialectVRP {
-		if what == "" {
-			what = "all interfaces"
-		}
-		d.logf(now, 5, "IFNET", "CLEAR_COUNTERS", "The statistics of %s were cleared.", what)
-	} else {
-		if what == "" {
-			what = "all interfaces"
-		}
-		d.logf(now, 6, "IFSTATS", "CLEAR_COUNTERS", "Clear counters on %s", what)
-	}
+	d.logMessage(now, d.cli.Syslog().CountersCleared(cmp.Or(ifname, "all interfaces")))
 	return ctx.Err()
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/yang"
 )
@@ -40,14 +41,10 @@ func (d *Driver) PlanConfigure(_ context.Context, owner device.Owner, lines []st
 		return nil, netproto.Errorf(netproto.CodeConfigIncompatible, "candidate cannot be read as %s configuration: %v", d.dialect, err)
 	}
 	after := before.clone()
-	s, err := newSession(&after, d.dialect)
-	if err != nil {
+	if err := applyLines(&after, d.dialect, lines); err != nil {
 		return nil, err
 	}
-	if err := s.apply(lines); err != nil {
-		return nil, err
-	}
-	if err := checkRoutingConfig(after, d.dialect); err != nil {
+	if err := dialect.CheckRouting(after.public(), d.dialect); err != nil {
 		return nil, err
 	}
 	return editsBetween(deviceToTree(before.dev, before.hostname), deviceToTree(after.dev, after.hostname), d.schema)
@@ -62,28 +59,6 @@ func configFromTree(tree map[string]any, base devConfig) (devConfig, error) {
 		return devConfig{}, err
 	}
 	return devConfig{dev: dev, hostname: Hostname(tree, base.dev.Name)}, nil
-}
-
-// clone deep-copies the slices a parser edits.
-func (c devConfig) clone() devConfig {
-	out := c
-	d := &out.dev
-	d.Interfaces = append(d.Interfaces[:0:0], c.dev.Interfaces...)
-	for i := range d.Interfaces {
-		d.Interfaces[i].Addresses = append([]string(nil), d.Interfaces[i].Addresses...)
-		d.Interfaces[i].TrunkVLANs = append([]int(nil), d.Interfaces[i].TrunkVLANs...)
-	}
-	d.VLANs = append(d.VLANs[:0:0], c.dev.VLANs...)
-	d.VRFs = append(d.VRFs[:0:0], c.dev.VRFs...)
-	d.Routes = append(d.Routes[:0:0], c.dev.Routes...)
-	d.ACLs = append(d.ACLs[:0:0], c.dev.ACLs...)
-	for i := range d.ACLs {
-		d.ACLs[i].Rules = append(d.ACLs[i].Rules[:0:0], d.ACLs[i].Rules...)
-	}
-	d.Users = append(d.Users[:0:0], c.dev.Users...)
-	d.SNMPCommunities = append(d.SNMPCommunities[:0:0], c.dev.SNMPCommunities...)
-	cloneRouting(d) // OSPF and BGP: configure_routing.go
-	return out
 }
 
 // editsBetween turns the difference of two trees into edits: remove what

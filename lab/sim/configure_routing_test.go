@@ -32,17 +32,22 @@ func TestRoutingConfigTextRoundTrip(t *testing.T) {
 	}
 }
 
-// TestRoutingConfigure checks that OSPF and BGP configuration commands of
-// each dialect become candidate edits, that a commit changes the network
+// routingConfigureCase is a configuration of OSPF or BGP on one device:
+// check says what is wrong with the model after the commit ("" when it
+// is right), running lists lines the running text must show.
+type routingConfigureCase struct {
+	name, dev string
+	lines     []string
+	check     func(d topology.Device) string
+	running   []string
+}
+
+// TestRoutingConfigureVRP checks that OSPF and BGP configuration commands
+// of huawei-vrp become candidate edits, that a commit changes the network
 // model's configuration of the device, and that the running configuration
 // text shows the change.
-func TestRoutingConfigure(t *testing.T) {
-	tests := []struct {
-		name, dev string
-		lines     []string
-		check     func(d topology.Device) string // "" when the model is right
-		running   []string                       // lines of the running text
-	}{
+func TestRoutingConfigureVRP(t *testing.T) {
+	testRoutingConfigure(t, []routingConfigureCase{
 		{"vrp peer shutdown", "r1", []string{"bgp 65001", "peer 10.0.12.2 ignore"},
 			func(d topology.Device) string {
 				if !d.BGP.Neighbors[0].Shutdown {
@@ -102,6 +107,12 @@ func TestRoutingConfigure(t *testing.T) {
 				}
 				return ""
 			}, nil},
+	})
+}
+
+// TestRoutingConfigureXR is TestRoutingConfigureVRP for cisco-iosxr.
+func TestRoutingConfigureXR(t *testing.T) {
+	testRoutingConfigure(t, []routingConfigureCase{
 		{"xr neighbor shutdown", "r2", []string{"router bgp 65000", "neighbor 10.0.12.1", "shutdown"},
 			func(d topology.Device) string {
 				if !d.BGP.Neighbors[0].Shutdown {
@@ -144,7 +155,10 @@ func TestRoutingConfigure(t *testing.T) {
 				}
 				return ""
 			}, nil},
-	}
+	})
+}
+
+func testRoutingConfigure(t *testing.T, tests []routingConfigureCase) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			lab, _ := newTestLab(t)

@@ -197,11 +197,7 @@ func TestAddressCommands(t *testing.T) {
 		t.Run(tc.dialect+"/"+strings.Join(tc.lines, ";"), func(t *testing.T) {
 			c := devConfig{dev: topology.Device{Interfaces: []topology.Interface{
 				{Name: "GE1", Addresses: []string{"10.0.0.1/24", "2001:db8::1/64"}}}}}
-			s, err := newSession(&c, tc.dialect)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := s.apply(append([]string{"interface GE1"}, tc.lines...)); err != nil {
+			if err := applyLines(&c, tc.dialect, append([]string{"interface GE1"}, tc.lines...)); err != nil {
 				t.Fatalf("apply: %v", err)
 			}
 			if got := strings.Join(c.dev.Interfaces[0].Addresses, " "); got != tc.want {
@@ -211,8 +207,7 @@ func TestAddressCommands(t *testing.T) {
 	}
 	for _, dialect := range []string{DialectVRP, DialectXR} {
 		c := devConfig{dev: topology.Device{Interfaces: []topology.Interface{{Name: "GE1"}}}}
-		s, _ := newSession(&c, dialect)
-		if err := s.apply([]string{"interface GE1", "ipv6 address 10.1.0.1/24"}); err == nil {
+		if err := applyLines(&c, dialect, []string{"interface GE1", "ipv6 address 10.1.0.1/24"}); err == nil {
 			t.Errorf("%s accepted an IPv4 address in ipv6 address", dialect)
 		}
 	}

@@ -41,12 +41,7 @@ func (l *Lab) logConflicts(now time.Time, quiet bool) {
 			if quiet || l.conflicts[name][key] {
 				continue
 			}
-			if drv.dialect == DialectVRP {
-				drv.logf(now, 4, "ARP", "ARP_DUPLICATE_IPADDR", "Received an ARP packet with a duplicate IP address from the interface. (IpAddress=%s, InterfaceName=%s, MacAddress=%s)",
-					c.IP, c.Interface, macDotted(c.MAC, "-"))
-			} else {
-				drv.logf(now, 4, "IP-ARP", "DUPADDR", "Duplicate IP address %s on %s, sourced by %s", c.IP, c.Interface, macDotted(c.MAC, "."))
-			}
+			drv.logMessage(now, drv.cli.Syslog().AddressConflict(c.IP, c.Interface, c.MAC))
 		}
 		l.conflicts[name] = cur
 	}

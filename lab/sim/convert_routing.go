@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
@@ -84,14 +85,6 @@ func protocolEntry(ident, name string) obj {
 		"config": obj{"identifier": ident, "name": name, "enabled": true}}
 }
 
-// dottedArea writes an area id as a dotted quad ("0" -> "0.0.0.0").
-func dottedArea(a string) string {
-	if n, err := strconv.ParseUint(a, 10, 32); err == nil {
-		return fmt.Sprintf("%d.%d.%d.%d", n>>24, n>>16&0xff, n>>8&0xff, n&0xff)
-	}
-	return a
-}
-
 func ospfToTree(d topology.Device) obj {
 	inOSPF := d.OSPF != nil
 	var areas []any
@@ -102,7 +95,7 @@ func ospfToTree(d topology.Device) obj {
 		}
 		inOSPF = true
 		o := it.OSPF
-		id := dottedArea(o.Area)
+		id := dialect.DottedArea(o.Area)
 		c := obj{"id": it.Name}
 		switch o.NetworkType {
 		case topology.OSPFPointToPoint:
@@ -320,7 +313,7 @@ func ospfFromTree(p any, d *topology.Device, idx map[string]int) error {
 	for _, a := range list(at(p, "ospfv2", "areas", "area")) {
 		area := strOf(at(a, "identifier"))
 		if n, ok := intOf(at(a, "identifier")); ok && area == "" {
-			area = dottedArea(strconv.Itoa(n))
+			area = dialect.DottedArea(strconv.Itoa(n))
 		}
 		if area == "" {
 			return fmt.Errorf("ospfv2 area without an identifier")

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/yang"
 )
@@ -45,7 +46,7 @@ func routingOf(d topology.Device) (o *topology.OSPF, b *topology.BGP, ifs map[st
 	for _, it := range d.Interfaces {
 		if it.OSPF != nil {
 			x := *it.OSPF
-			x.Area = dottedArea(x.Area)
+			x.Area = dialect.DottedArea(x.Area)
 			ifs[it.Name] = &x
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
@@ -91,21 +92,9 @@ func deviceToTree(d topology.Device, hostname string) map[string]any {
 func interfaceType(it topology.Interface) string {
 	t := it.Type
 	if t == "" {
-		t = guessType(it.Name)
+		t = dialect.GuessType(it.Name)
 	}
 	return "iana-if-type:" + t
-}
-
-// guessType infers an interface type from its name, as a CLI does.
-func guessType(name string) string {
-	l := strings.ToLower(name)
-	switch {
-	case strings.HasPrefix(l, "loopback"):
-		return "softwareLoopback"
-	case strings.HasPrefix(l, "vlan"), strings.HasPrefix(l, "bvi"):
-		return "l3ipvlan"
-	}
-	return "ethernetCsmacd"
 }
 
 func interfaceToTree(it topology.Interface) obj {
@@ -237,18 +226,6 @@ func staticToTree(routes []topology.StaticRoute) []any {
 // aclProtocol maps a topology protocol to the openconfig identity.
 var aclProtocol = map[string]string{"icmp": "IP_ICMP", "tcp": "IP_TCP", "udp": "IP_UDP"}
 
-// aclFamily tells whether an ACL matches IPv6 (any of its prefixes is IPv6).
-func aclFamily(a topology.ACL) string {
-	for _, r := range a.Rules {
-		for _, s := range []string{r.Source, r.Destination} {
-			if strings.Contains(s, ":") {
-				return "ACL_IPV6"
-			}
-		}
-	}
-	return "ACL_IPV4"
-}
-
 func aclsToTree(d topology.Device) obj {
 	if len(d.ACLs) == 0 {
 		return nil
@@ -256,7 +233,7 @@ func aclsToTree(d topology.Device) obj {
 	types := map[string]string{}
 	var sets []any
 	for _, a := range d.ACLs {
-		fam := aclFamily(a)
+		fam := dialect.ACLFamily(a)
 		types[a.Name] = fam
 		af := "ipv4"
 		anyPfx := "0.0.0.0/0"

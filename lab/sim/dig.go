@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
 )
@@ -38,7 +39,7 @@ func deviceAddress(d topology.Device, v6 bool) (netip.Addr, bool) {
 			if err != nil || p.Addr().Is6() != v6 {
 				continue
 			}
-			if guessType(it.Name) == "softwareLoopback" || it.Type == "softwareLoopback" {
+			if dialect.GuessType(it.Name) == "softwareLoopback" || it.Type == "softwareLoopback" {
 				return p.Addr(), true
 			}
 			if !first.IsValid() {
@@ -173,7 +174,7 @@ func renderDigAnswer(req device.DiagRequest, qname, qtype string, o netsim.DNSOu
 		}
 		b.WriteString("\n")
 	}
-	fmt.Fprintf(&b, ";; Query time: %d msec\n", msInt(o.RTT))
+	fmt.Fprintf(&b, ";; Query time: %d msec\n", dialect.MsInt(o.RTT))
 	fmt.Fprintf(&b, ";; SERVER: %s#53(%s) (UDP)\n", digAddr(o.Server), digAddr(o.Server))
 	fmt.Fprintf(&b, ";; WHEN: %s\n", now.UTC().Format("Mon Jan 02 15:04:05 UTC 2006"))
 	fmt.Fprintf(&b, ";; MSG SIZE  rcvd: %d\n\n", o.Size)

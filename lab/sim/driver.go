@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/configstore"
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/yang"
@@ -26,7 +28,8 @@ const (
 type Driver struct {
 	lab     *Lab
 	name    string
-	dialect string
+	dialect string          // the name of cli
+	cli     dialect.Dialect // the CLI the device speaks
 	schema  *yang.Schema
 	store   *configstore.Store
 	tel     *telemetry
@@ -52,14 +55,12 @@ var (
 )
 
 func newDriver(l *Lab, d topology.Device, dir string) (*Driver, error) {
-	dialect := d.Dialect
-	if dialect == "" {
-		dialect = DialectXR
+	name := cmp.Or(d.Dialect, DialectXR)
+	cli, ok := dialects[name]
+	if !ok {
+		return nil, fmt.Errorf("sim: device %s: unknown dialect %q (want %s or %s)", d.Name, name, DialectVRP, DialectXR)
 	}
-	if dialect != DialectVRP && dialect != DialectXR {
-		return nil, fmt.Errorf("sim: device %s: unknown dialect %q (want %s or %s)", d.Name, dialect, DialectVRP, DialectXR)
-	}
-	drv := &Driver{lab: l, name: d.Name, dialect: dialect, schema: yang.DefaultSchema(),
+	drv := &Driver{lab: l, name: d.Name, dialect: name, cli: cli, schema: yang.DefaultSchema(),
 		cur: devConfig{dev: d, hostname: d.Name}, ifChange: map[string]time.Time{}, started: l.opts.Now()}
 	drv.ev = newEventBus()
 	drv.log = newSyslogRing(syslogCapacity)

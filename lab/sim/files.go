@@ -18,13 +18,12 @@ const (
 // ReadFile returns running-config, startup-config or candidate-config as
 // the dialect's configuration text.
 func (d *Driver) ReadFile(ctx context.Context, name string) ([]byte, error) {
-	v := &view{ctx: ctx, d: d, c: d.config(), now: d.lab.opts.Now()}
 	switch name {
 	case FileRunning:
-		return []byte(v.runningText()), nil
+		at, by := d.lastChange()
+		return []byte(d.cli.Render(d.config().public(), at, by)), nil
 	case FileStartup:
-		s, err := v.startupText()
-		return []byte(s), err
+		return d.treeText(d.store.Startup())
 	case FileCandidate:
 		owner, _ := d.store.LockHolder()
 		return d.treeText(d.store.Candidate(owner))
@@ -59,17 +58,5 @@ func (d *Driver) treeText(tree map[string]any) ([]byte, error) {
 		return nil, netproto.Errorf(netproto.CodeConfigIncompatible, "configuration cannot be rendered as %s: %v", d.dialect, err)
 	}
 	at, by := d.lastChange()
-	return []byte(renderConfig(c, d.dialect, at, by)), nil
-}
-
-// runningText is the running configuration as the dialect prints it.
-func (v *view) runningText() string {
-	at, by := v.d.lastChange()
-	return renderConfig(v.c, v.d.dialect, at, by)
-}
-
-// startupText is the startup configuration as the dialect prints it.
-func (v *view) startupText() (string, error) {
-	b, err := v.d.treeText(v.d.store.Startup())
-	return string(b), err
+	return []byte(d.cli.Render(c.public(), at, by)), nil
 }

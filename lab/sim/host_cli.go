@@ -550,64 +550,19 @@ func resolvConf(dev topology.Device) string {
 func hostDiagRequest(w []string) (device.DiagRequest, error) {
 	req := device.DiagRequest{Tool: w[0]}
 	var rest []string
-	intArg := func(i int, into *int) error {
-		if i+1 >= len(w) {
-			return fmt.Errorf("option %s needs a value", w[i])
-		}
-		v, err := strconv.Atoi(w[i+1])
-		if err != nil || v < 0 {
-			return fmt.Errorf("option %s: bad value %q", w[i], w[i+1])
-		}
-		*into = v
-		return nil
-	}
 	for i := 1; i < len(w); i++ {
 		a := w[i]
-		var err error
 		switch {
 		case req.Tool == "dig" && strings.HasPrefix(a, "@"):
 			req.Server = a[1:]
-		case req.Tool == "dig":
+		case req.Tool == "dig" || !strings.HasPrefix(a, "-"):
 			rest = append(rest, a)
-			continue
-		case a == "-4":
-			req.IPv4 = true
-		case a == "-6":
-			req.IPv6 = true
-		case a == "-c" && req.Tool == "ping":
-			err = intArg(i, &req.Count)
-			i++
-		case a == "-s" && req.Tool == "ping":
-			err = intArg(i, &req.PacketSize)
-			i++
-		case a == "-t" && req.Tool == "ping":
-			err = intArg(i, &req.TTL)
-			i++
-		case a == "-m" && req.Tool == "traceroute":
-			err = intArg(i, &req.MaxHops)
-			i++
-		case a == "-q" && req.Tool == "traceroute":
-			err = intArg(i, &req.Count)
-			i++
-		case a == "-I" && req.Tool == "ping":
-			if i+1 >= len(w) {
-				return req, fmt.Errorf("option -I needs a value")
-			}
-			req.Source = w[i+1]
-			i++
-		case a == "-M" && req.Tool == "ping":
-			if i+1 >= len(w) || w[i+1] != "do" {
-				return req, fmt.Errorf("option -M: only \"do\" is supported")
-			}
-			req.DontFragment = true
-			i++
-		case strings.HasPrefix(a, "-"):
-			return req, fmt.Errorf("unsupported option %q", a)
 		default:
-			rest = append(rest, a)
-		}
-		if err != nil {
-			return req, err
+			used, err := hostOption(&req, w, i)
+			if err != nil {
+				return req, err
+			}
+			i += used
 		}
 	}
 	switch {
@@ -618,4 +573,54 @@ func hostDiagRequest(w []string) (device.DiagRequest, error) {
 	}
 	req.Destination = rest[0]
 	return req, nil
+}
+
+// hostNumbers are the numeric options of each tool and the field each sets.
+var hostNumbers = map[string]map[string]func(r *device.DiagRequest) *int{
+	"ping": {
+		"-c": func(r *device.DiagRequest) *int { return &r.Count },
+		"-s": func(r *device.DiagRequest) *int { return &r.PacketSize },
+		"-t": func(r *device.DiagRequest) *int { return &r.TTL },
+	},
+	"traceroute": {
+		"-m": func(r *device.DiagRequest) *int { return &r.MaxHops },
+		"-q": func(r *device.DiagRequest) *int { return &r.Count },
+	},
+}
+
+// hostOption applies the option w[i] of req's tool and returns how many
+// values after it it used.
+func hostOption(req *device.DiagRequest, w []string, i int) (int, error) {
+	a := w[i]
+	switch {
+	case a == "-4":
+		req.IPv4 = true
+		return 0, nil
+	case a == "-6":
+		req.IPv6 = true
+		return 0, nil
+	case hostNumbers[req.Tool][a] != nil:
+		if i+1 >= len(w) {
+			return 1, fmt.Errorf("option %s needs a value", a)
+		}
+		v, err := strconv.Atoi(w[i+1])
+		if err != nil || v < 0 {
+			return 1, fmt.Errorf("option %s: bad value %q", a, w[i+1])
+		}
+		*hostNumbers[req.Tool][a](req) = v
+		return 1, nil
+	case a == "-I" && req.Tool == "ping":
+		if i+1 >= len(w) {
+			return 1, fmt.Errorf("option -I needs a value")
+		}
+		req.Source = w[i+1]
+		return 1, nil
+	case a == "-M" && req.Tool == "ping":
+		if i+1 >= len(w) || w[i+1] != "do" {
+			return 1, fmt.Errorf("option -M: only \"do\" is supported")
+		}
+		req.DontFragment = true
+		return 1, nil
+	}
+	return 0, fmt.Errorf("unsupported option %q", a)
 }

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
 )
@@ -141,7 +142,7 @@ func ietfInterface(it topology.Interface, st netsim.IfState) obj {
 			"in-unicast-pkts": u64(st.Counters.InPkts), "out-unicast-pkts": u64(st.Counters.OutPkts),
 			"in-errors": u64(st.Counters.InErrors), "out-errors": u64(st.Counters.OutErrors),
 			"in-discards": u64(st.Counters.InDiscards), "out-discards": u64(st.Counters.OutDiscards)}}
-	v4, v6 := splitAddrs(it)
+	v4, v6 := dialect.SplitAddrs(it)
 	if len(v4) > 0 || st.MTU > 0 {
 		var al []any
 		for _, p := range v4 {

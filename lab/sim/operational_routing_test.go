@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/netmcp/netmcp/lab/sim/dialect/dialecttest"
 	"github.com/netmcp/netmcp/yang"
 )
 
@@ -20,7 +21,7 @@ const (
 // testdata/yang_routing_state.golden.json, and reads the contract's
 // leaves by their paths.
 func TestRoutingStateTree(t *testing.T) {
-	s := testRoutingSnap()
+	s := dialecttest.Routing()
 	tree := DeviceToTree(fullRoutingDevice(t))
 	var def map[string]any
 	for _, ni := range list(at(tree, memNetInst, "network-instance")) {
@@ -32,9 +33,9 @@ func TestRoutingStateTree(t *testing.T) {
 		m := p.(map[string]any)
 		switch m["name"] {
 		case protoNameBGP:
-			bgpState(m, s.bgp)
+			bgpState(m, s.BGP)
 		case protoNameOSPF:
-			ospfState(m, s.ospf)
+			ospfState(m, s.OSPF)
 		}
 	}
 	got, _ := json.MarshalIndent(def, "", "  ")

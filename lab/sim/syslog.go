@@ -2,13 +2,13 @@ package sim
 
 import (
 	"context"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
@@ -24,7 +24,7 @@ type syslogRing struct {
 	buf     []device.LogEntry // len(buf) <= cap; a ring once len(buf) == cap
 	start   int
 	n       int
-	seq     int // VRP sequence number
+	seq     int // message sequence number (VRP prints it)
 	dropped int
 }
 
@@ -69,6 +69,7 @@ func (r *syslogRing) stats() (count, overwritten int) {
 	return r.n, r.dropped
 }
 
+// nextSeq is the next message sequence number.
 func (r *syslogRing) nextSeq() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -76,28 +77,11 @@ func (r *syslogRing) nextSeq() int {
 	return r.seq
 }
 
-// logf records a message in the dialect's style and publishes it.
-// facility is the XR facility or VRP module, name the mnemonic's last part.
-func (d *Driver) logf(t time.Time, severity int, facility, name, format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	e := device.LogEntry{Time: t, Severity: severity, Facility: facility, Message: msg}
-	if d.dialect == DialectVRP {
-		e.Mnemonic = fmt.Sprintf("%s/%d/%s", facility, severity, name)
-		e.Text = fmt.Sprintf("%s %s %%%%01%s(l)[%d]:%s", t.UTC().Format("Jan _2 2006 15:04:05.000"),
-			d.config().hostname, e.Mnemonic, d.log.nextSeq(), msg)
-	} else {
-		e.Mnemonic = fmt.Sprintf("%s-%d-%s", facility, severity, name)
-		e.Text = fmt.Sprintf("%s: %%%s: %s", t.UTC().Format("Jan _2 15:04:05.000"), e.Mnemonic, msg)
-	}
+// logMessage records a message in the dialect's format and publishes it.
+func (d *Driver) logMessage(t time.Time, m dialect.Message) {
+	e := d.cli.Syslog().Format(m, t, d.config().hostname, d.log.nextSeq)
 	d.log.add(e)
 	d.ev.publish(device.Event{Kind: device.EventSyslog, Time: t, Log: &e})
-}
-
-func upDown(up bool) string {
-	if up {
-		return "up"
-	}
-	return "down"
 }
 
 // interfaceChanged logs an interface state change as the dialect does and
@@ -106,26 +90,16 @@ func (d *Driver) interfaceChanged(t time.Time, ifn string, old, cur ifSnap, seen
 	d.mu.Lock()
 	d.ifChange[ifn] = t
 	d.mu.Unlock()
+	w := d.cli.Syslog()
 	adminChanged := !seen || old.admin != cur.admin
 	operChanged := !seen || old.oper != cur.oper
-	if d.dialect == DialectVRP {
-		if adminChanged && !cur.admin {
-			d.logf(t, 4, "IFNET", "IF_STATE", "Interface %s has turned into administratively DOWN state.", ifn)
-		} else if operChanged {
-			d.logf(t, 4, "IFPDT", "IF_STATE", "Interface %s has turned into %s state.", ifn, strings.ToUpper(upDown(cur.oper)))
-		}
-		if operChanged {
-			d.logf(t, 4, "IFNET", "LINK_STATE", "The line protocol IP on the interface %s has entered the %s state.", ifn, strings.ToUpper(upDown(cur.oper)))
-		}
-	} else {
-		if adminChanged && !cur.admin {
-			d.logf(t, 5, "LINK", "CHANGED", "Interface %s, changed state to administratively down", ifn)
-		} else if operChanged {
-			d.logf(t, 3, "LINK", "UPDOWN", "Interface %s, changed state to %s", ifn, upDown(cur.oper))
-		}
-		if operChanged {
-			d.logf(t, 5, "LINEPROTO", "UPDOWN", "Line protocol on Interface %s, changed state to %s", ifn, upDown(cur.oper))
-		}
+	if adminChanged && !cur.admin {
+		d.logMessage(t, w.AdminDown(ifn))
+	} else if operChanged {
+		d.logMessage(t, w.LinkState(ifn, cur.oper))
+	}
+	if operChanged {
+		d.logMessage(t, w.LineProtocol(ifn, cur.oper))
 	}
 	d.ev.publish(device.Event{Kind: device.EventInterface, Name: ifn, Time: t})
 }
@@ -134,19 +108,7 @@ func (d *Driver) interfaceChanged(t time.Time, ifn string, old, cur ifSnap, seen
 func (d *Driver) faultLogged(t time.Time, f topology.Fault, ifn string, injected bool) {
 	switch f.Kind {
 	case topology.FaultLoss:
-		if d.dialect == DialectVRP {
-			if injected {
-				d.logf(t, 2, "PORT", "CRCERRORRISING", "The CRC error is rising. (InterfaceName=%s, ErrorRate=%.0f%%)", ifn, f.Percent)
-			} else {
-				d.logf(t, 2, "PORT", "CRCERRORRESUME", "The CRC error resume. (InterfaceName=%s)", ifn)
-			}
-		} else {
-			act := "DECLARE"
-			if !injected {
-				act = "CLEAR"
-			}
-			d.logf(t, 3, "PKT_INFRA-FM", "FAULT_MAJOR", "ALARM_MAJOR :CRC-ERROR :%s :%s: input CRC error rate above threshold", act, ifn)
-		}
+		d.logMessage(t, d.cli.Syslog().LinkErrors(ifn, f.Percent, injected))
 	case topology.FaultMTU:
 		mtu := f.MTU
 		if !injected {
@@ -160,11 +122,7 @@ func (d *Driver) faultLogged(t time.Time, f topology.Fault, ifn string, injected
 				mtu = 1500
 			}
 		}
-		if d.dialect == DialectVRP {
-			d.logf(t, 6, "IFNET", "MTU_CHANGE", "The MTU of interface %s changed to %d.", ifn, mtu)
-		} else {
-			d.logf(t, 6, "PKT_INFRA-IM", "MTU_CHANGE", "MTU of interface %s changed to %d", ifn, mtu)
-		}
+		d.logMessage(t, d.cli.Syslog().MTUChanged(ifn, mtu))
 	}
 }
 
@@ -179,11 +137,7 @@ func (d *Driver) storeLogged(e device.LogEntry) {
 	if t.IsZero() {
 		t = d.lab.opts.Now()
 	}
-	if d.dialect == DialectVRP {
-		d.logf(t, e.Severity, "CFG", name, "%s", e.Message)
-	} else {
-		d.logf(t, e.Severity, "MGBL-CONFIG", name, "%s", e.Message)
-	}
+	d.logMessage(t, d.cli.Syslog().ConfigEvent(e.Severity, name, e.Message))
 	switch name {
 	case "COMMIT", "CANCEL", "ROLLBACK":
 		d.ev.publish(device.Event{Kind: device.EventConfig, Time: t})
@@ -194,21 +148,14 @@ func (d *Driver) storeLogged(e device.LogEntry) {
 func (d *Driver) bootLog() {
 	t := d.lab.opts.Now()
 	c := d.config()
-	if d.dialect == DialectVRP {
-		d.logf(t, 5, "SYSTEM", "SYS_START", "The system is started. (Version=%s)", c.dev.SoftwareVersion)
-	} else {
-		d.logf(t, 5, "SYS", "RESTART", "System restarted -- Cisco IOS XR Software, Version %s", c.dev.SoftwareVersion)
-	}
+	w := d.cli.Syslog()
+	d.logMessage(t, w.Boot(c.dev.SoftwareVersion))
 	for _, it := range c.dev.Interfaces {
 		st, err := d.lab.net.InterfaceState(d.name, it.Name)
 		if err != nil || !st.AdminUp {
 			continue
 		}
-		if d.dialect == DialectVRP {
-			d.logf(t, 4, "IFNET", "LINK_STATE", "The line protocol IP on the interface %s has entered the %s state.", it.Name, strings.ToUpper(upDown(st.OperUp)))
-		} else {
-			d.logf(t, 5, "LINEPROTO", "UPDOWN", "Line protocol on Interface %s, changed state to %s", it.Name, upDown(st.OperUp))
-		}
+		d.logMessage(t, w.LineProtocol(it.Name, st.OperUp))
 	}
 	d.bootAdjacencyLog() // OSPF and BGP: adjacency_log.go
 }

@@ -1,4 +1,4 @@
-package sim
+package vrp
 
 import (
 	"cmp"
@@ -6,57 +6,57 @@ import (
 	"net/netip"
 	"strings"
 
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
-	"github.com/netmcp/netmcp/netproto"
 )
 
-// vrpCommands are the huawei-vrp display commands, plus the IOS-style
+// commands are the huawei-vrp display commands, plus the IOS-style
 // aliases the MCP-NET draft uses against a huawei-vrp device (show ip arp
 // vrf mgmt 10.0.0.5, ping vrf mgmt ... source ... repeat 5).
-var vrpCommands []cliCommand
+var commands []dialect.Command
 
 func init() {
-	vrpCommands = []cliCommand{
-		{[]string{"display", "interface", "brief"}, vrpInterfaceBrief},
-		{[]string{"display", "ip", "interface", "brief"}, vrpIPInterfaceBrief},
-		{[]string{"display", "ip", "routing-table"}, func(v *view, a []string) (string, error) { return vrpRoutes(v, a, 4) }},
-		{[]string{"display", "ipv6", "routing-table"}, func(v *view, a []string) (string, error) { return vrpRoutes(v, a, 6) }},
-		{[]string{"display", "interface"}, vrpInterface},
-		{[]string{"display", "arp"}, func(v *view, a []string) (string, error) { return vrpARP(v, append([]string{"all"}, a...)) }},
-		{[]string{"display", "vlan"}, vrpVLAN},
-		{[]string{"display", "logbuffer"}, vrpLogbuffer},
-		{[]string{"display", "current-configuration"}, func(v *view, a []string) (string, error) { return v.runningText(), nil }},
-		{[]string{"display", "saved-configuration"}, func(v *view, a []string) (string, error) { return v.startupText() }},
-		{[]string{"display", "cpu-usage"}, vrpCPU},
-		{[]string{"display", "memory-usage"}, vrpMemory},
-		{[]string{"display", "version"}, vrpVersion},
-		{[]string{"display", "device"}, vrpDevice},
-		{[]string{"ping"}, vrpPing},
-		{[]string{"tracert"}, vrpTracert},
-		{[]string{"display", "lldp", "neighbor"}, vrpLLDPNeighbor},
-		{[]string{"reset", "counters"}, vrpResetCounters},
+	commands = []dialect.Command{
+		dialect.Cmd("display interface brief", interfaceBrief),
+		dialect.Cmd("display ip interface brief", ipInterfaceBrief),
+		dialect.Cmd("display ip routing-table", func(v *dialect.View, a []string) (string, error) { return routingTable(v, a, 4) }),
+		dialect.Cmd("display ipv6 routing-table", func(v *dialect.View, a []string) (string, error) { return routingTable(v, a, 6) }),
+		dialect.Cmd("display interface", displayInterface),
+		dialect.Cmd("display arp", func(v *dialect.View, a []string) (string, error) { return arp(v, append([]string{"all"}, a...)) }),
+		dialect.Cmd("display vlan", displayVLAN),
+		dialect.Cmd("display logbuffer", logbuffer),
+		dialect.Cmd("display current-configuration", func(v *dialect.View, a []string) (string, error) { return running(v), nil }),
+		dialect.Cmd("display saved-configuration", func(v *dialect.View, a []string) (string, error) { return v.Device.StartupText() }),
+		dialect.Cmd("display cpu-usage", cpuUsage),
+		dialect.Cmd("display memory-usage", memoryUsage),
+		dialect.Cmd("display version", version),
+		dialect.Cmd("display device", deviceStatus),
+		dialect.Cmd("ping", ping),
+		dialect.Cmd("tracert", tracert),
+		dialect.Cmd("display lldp neighbor", lldpNeighbor),
+		dialect.Cmd("reset counters", resetCounters),
 		// IOS-style aliases.
-		{[]string{"show", "ip", "arp"}, vrpARP},
-		{[]string{"show", "arp"}, vrpARP},
-		{[]string{"show", "interfaces", "brief"}, vrpInterfaceBrief},
-		{[]string{"show", "ip", "interface", "brief"}, vrpIPInterfaceBrief},
-		{[]string{"show", "ip", "route"}, func(v *view, a []string) (string, error) { return vrpRoutes(v, a, 4) }},
-		{[]string{"show", "ipv6", "route"}, func(v *view, a []string) (string, error) { return vrpRoutes(v, a, 6) }},
-		{[]string{"show", "interfaces"}, vrpInterface},
-		{[]string{"show", "vlan"}, vrpVLAN},
-		{[]string{"show", "logging"}, vrpLogbuffer},
-		{[]string{"show", "running-config"}, func(v *view, a []string) (string, error) { return v.runningText(), nil }},
-		{[]string{"show", "startup-config"}, func(v *view, a []string) (string, error) { return v.startupText() }},
-		{[]string{"show", "version"}, vrpVersion},
-		{[]string{"traceroute"}, vrpTracert},
+		dialect.Cmd("show ip arp", arp),
+		dialect.Cmd("show arp", arp),
+		dialect.Cmd("show interfaces brief", interfaceBrief),
+		dialect.Cmd("show ip interface brief", ipInterfaceBrief),
+		dialect.Cmd("show ip route", func(v *dialect.View, a []string) (string, error) { return routingTable(v, a, 4) }),
+		dialect.Cmd("show ipv6 route", func(v *dialect.View, a []string) (string, error) { return routingTable(v, a, 6) }),
+		dialect.Cmd("show interfaces", displayInterface),
+		dialect.Cmd("show vlan", displayVLAN),
+		dialect.Cmd("show logging", logbuffer),
+		dialect.Cmd("show running-config", func(v *dialect.View, a []string) (string, error) { return running(v), nil }),
+		dialect.Cmd("show startup-config", func(v *dialect.View, a []string) (string, error) { return v.Device.StartupText() }),
+		dialect.Cmd("show version", version),
+		dialect.Cmd("traceroute", tracert),
 	}
-	vrpCommands = append(vrpRoutingCommands(), vrpCommands...) // OSPF, BGP: cli_routing_vrp.go
+	commands = append(routingCommands(), commands...) // OSPF, BGP: cli_routing.go
 }
 
-const vrpLegend = "*down: administratively down\n^down: standby\n(l): loopback\n(s): spoofing\n"
+const legend = "*down: administratively down\n^down: standby\n(l): loopback\n(s): spoofing\n"
 
-// vrpPhy is the PHY and Protocol columns of an interface in state st.
-func vrpPhy(name string, st netsim.IfState) (phy, proto string) {
+// phyProto is the PHY and Protocol columns of an interface in state st.
+func phyProto(name string, st netsim.IfState) (phy, proto string) {
 	phy, proto = "up", "up"
 	switch {
 	case !st.AdminUp:
@@ -70,37 +70,37 @@ func vrpPhy(name string, st netsim.IfState) (phy, proto string) {
 	return phy, proto
 }
 
-func vrpInterfaceBrief(v *view, args []string) (string, error) {
+func interfaceBrief(v *dialect.View, args []string) (string, error) {
 	var b strings.Builder
-	b.WriteString("PHY: Physical\n" + vrpLegend + "(b): BFD down\n(e): ETHOAM down\n(d): Dampening Suppressed\n" +
+	b.WriteString("PHY: Physical\n" + legend + "(b): BFD down\n(e): ETHOAM down\n(d): Dampening Suppressed\n" +
 		"InUti/OutUti: input utility/output utility\n")
 	fmt.Fprintf(&b, "%-28s%-6s%-10s%-6s%-9s%-10s%s\n", "Interface", "PHY", "Protocol", "InUti", "OutUti", "inErrors", "outErrors")
-	for _, it := range v.c.dev.Interfaces {
-		st := v.ifState(it.Name)
-		phy, proto := vrpPhy(it.Name, st)
+	for _, it := range v.Config.Dev.Interfaces {
+		st := v.IfState(it.Name)
+		phy, proto := phyProto(it.Name, st)
 		fmt.Fprintf(&b, "%-28s%-6s%-10s%5s%7s%11d%11d\n", it.Name, phy, proto, "0%", "0%", st.Counters.InErrors, st.Counters.OutErrors)
 	}
 	return b.String(), nil
 }
 
-func vrpIPInterfaceBrief(v *view, args []string) (string, error) {
+func ipInterfaceBrief(v *dialect.View, args []string) (string, error) {
 	var b strings.Builder
-	b.WriteString(vrpLegend + "(E): E-Trunk down\n")
+	b.WriteString(legend + "(E): E-Trunk down\n")
 	// The model has one operational state: Physical and Protocol count alike.
 	up := 0
-	for _, it := range v.c.dev.Interfaces {
-		if v.ifState(it.Name).OperUp {
+	for _, it := range v.Config.Dev.Interfaces {
+		if v.IfState(it.Name).OperUp {
 			up++
 		}
 	}
-	down := len(v.c.dev.Interfaces) - up
+	down := len(v.Config.Dev.Interfaces) - up
 	fmt.Fprintf(&b, "The number of interface that is UP in Physical is %d\nThe number of interface that is DOWN in Physical is %d\n", up, down)
 	fmt.Fprintf(&b, "The number of interface that is UP in Protocol is %d\nThe number of interface that is DOWN in Protocol is %d\n\n", up, down)
 	fmt.Fprintf(&b, "%-34s%-21s%-11s%-10s%s\n", "Interface", "IP Address/Mask", "Physical", "Protocol", "VPN")
-	for _, it := range v.c.dev.Interfaces {
-		phy, proto := vrpPhy(it.Name, v.ifState(it.Name))
+	for _, it := range v.Config.Dev.Interfaces {
+		phy, proto := phyProto(it.Name, v.IfState(it.Name))
 		addr := "unassigned"
-		if v4, _ := splitAddrs(it); len(v4) > 0 {
+		if v4, _ := dialect.SplitAddrs(it); len(v4) > 0 {
 			addr = v4[0].String()
 		}
 		fmt.Fprintf(&b, "%-34s%-21s%-11s%-10s%s\n", it.Name, addr, phy, proto, cmp.Or(it.VRF, "--"))
@@ -108,8 +108,8 @@ func vrpIPInterfaceBrief(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-func vrpInterface(v *view, args []string) (string, error) {
-	names, err := v.ifNames(args)
+func displayInterface(v *dialect.View, args []string) (string, error) {
+	names, err := v.IfNames(args)
 	if err != nil {
 		return "", err
 	}
@@ -118,8 +118,8 @@ func vrpInterface(v *view, args []string) (string, error) {
 		if i > 0 {
 			b.WriteString("\n")
 		}
-		it := *v.c.iface(name, false)
-		st := v.ifState(name)
+		it := *v.Config.Iface(name, false)
+		st := v.IfState(name)
 		state := "UP"
 		switch {
 		case !st.AdminUp:
@@ -130,14 +130,14 @@ func vrpInterface(v *view, args []string) (string, error) {
 		fmt.Fprintf(&b, "%s current state : %s (ifindex: %d)\n", name, state, i+3)
 		fmt.Fprintf(&b, "Line protocol current state : %s\n", map[bool]string{true: "UP", false: "DOWN"}[st.OperUp])
 		fmt.Fprintf(&b, "Last line protocol %s time : %s\n", map[bool]string{true: "up", false: "down"}[st.OperUp],
-			v.d.lastChangeOf(name).UTC().Format("2006-01-02 15:04:05"))
+			v.Device.LastChange(name).UTC().Format("2006-01-02 15:04:05"))
 		fmt.Fprintf(&b, "Description: %s\n", it.Description)
 		kind := "Route Port"
 		if it.AccessVLAN > 0 || len(it.TrunkVLANs) > 0 {
 			kind = "Switch Port"
 		}
 		fmt.Fprintf(&b, "%s,The Maximum Transmit Unit is %d\n", kind, st.MTU)
-		v4, v6 := splitAddrs(it)
+		v4, v6 := dialect.SplitAddrs(it)
 		if len(v4) == 0 {
 			b.WriteString("Internet protocol processing : disabled\n")
 		}
@@ -154,8 +154,8 @@ func vrpInterface(v *view, args []string) (string, error) {
 		if it.VRF != "" {
 			fmt.Fprintf(&b, "The Vpn-Instance is %s\n", it.VRF)
 		}
-		fmt.Fprintf(&b, "IP Sending Frames' Format is PKTFMT_ETHNT_2, Hardware address is %s\n", macDotted(st.MAC, "-"))
-		fmt.Fprintf(&b, "Current system time: %s\n", v.now.UTC().Format("2006-01-02 15:04:05"))
+		fmt.Fprintf(&b, "IP Sending Frames' Format is PKTFMT_ETHNT_2, Hardware address is %s\n", dialect.MacDotted(st.MAC, "-"))
+		fmt.Fprintf(&b, "Current system time: %s\n", v.Now.UTC().Format("2006-01-02 15:04:05"))
 		fmt.Fprintf(&b, "    Input:  %d packets, %d bytes\n", st.Counters.InPkts, st.Counters.InOctets)
 		fmt.Fprintf(&b, "            %d errors, %d discards\n", st.Counters.InErrors, st.Counters.InDiscards)
 		fmt.Fprintf(&b, "    Output: %d packets, %d bytes\n", st.Counters.OutPkts, st.Counters.OutOctets)
@@ -165,25 +165,25 @@ func vrpInterface(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-var vrpProto = map[string]string{"direct": "Direct", "static": "Static", "igp": "OSPF", "ospf": "OSPF"}
+var protoColumn = map[string]string{"direct": "Direct", "static": "Static", "igp": "OSPF", "ospf": "OSPF"}
 
-func vrpRoutes(v *view, args []string, fam int) (string, error) {
-	o, err := parseOpts(args, v.d.dialect)
+func routingTable(v *dialect.View, args []string, fam int) (string, error) {
+	o, err := dialect.ParseOpts(args, v.Dialect)
 	if err != nil {
 		return "", err
 	}
-	if len(o.rest) > 0 && o.rest[0] != "verbose" {
-		return "", netproto.Errorf(netproto.CodeConfigIncompatible, "unexpected %q (huawei-vrp: display ip routing-table [vpn-instance NAME])", strings.Join(o.rest, " "))
+	if len(o.Rest) > 0 && o.Rest[0] != "verbose" {
+		return "", dialect.Errorf("unexpected %q (huawei-vrp: display ip routing-table [vpn-instance NAME])", strings.Join(o.Rest, " "))
 	}
-	if err := v.checkVRF(o.vrf); err != nil {
+	if err := v.CheckVRF(o.VRF); err != nil {
 		return "", err
 	}
-	routes, err := v.d.lab.net.Routes(v.d.name, o.vrf, fam)
+	routes, err := v.Net.Routes(v.Name, o.VRF, fam)
 	if err != nil {
 		return "", err
 	}
-	protoName := v.vrpProtoNamer(o.vrf, fam) // EBGP/IBGP: cli_routing_vrp.go
-	table := cmp.Or(o.vrf, "_public_")
+	protoName := protoNamer(v, o.VRF, fam) // EBGP/IBGP: cli_routing.go
+	table := cmp.Or(o.VRF, "_public_")
 	var b strings.Builder
 	if fam == 4 {
 		b.WriteString("Route Flags: R - relay, D - download to fib, T - to vpn-instance, B - black hole route\n")
@@ -212,7 +212,7 @@ func vrpRoutes(v *view, args []string, fam int) (string, error) {
 		if r.NextHop.IsValid() {
 			nh = r.NextHop.String()
 		} else if r.Protocol == "direct" {
-			nh = v.ownAddrIn(r.Interface, r.Prefix)
+			nh = v.OwnAddrIn(r.Interface, r.Prefix)
 		}
 		if r.Discard {
 			ifn = "NULL0"
@@ -233,25 +233,20 @@ func vrpRoutes(v *view, args []string, fam int) (string, error) {
 	return b.String(), nil
 }
 
-// ownAddrIn is the device's address on ifn inside p (the next hop VRP
-// shows for a direct route).
-func (v *view) ownAddrIn(ifn string, p netip.Prefix) string {
-	if it := v.c.iface(ifn, false); it != nil {
-		v4, v6 := splitAddrs(*it)
-		for _, a := range append(v4, v6...) {
-			if p.Contains(a.Addr()) {
-				return a.Addr().String()
-			}
-		}
+// shortIfName abbreviates an interface name as VRP's tables do.
+func shortIfName(name string) string {
+	a, n := dialect.SplitIfName(name)
+	switch strings.ToLower(a) {
+	case "gigabitethernet":
+		return "GE" + n
+	case "xgigabitethernet":
+		return "XGE" + n
 	}
-	if p.Addr().Is4() {
-		return "127.0.0.1"
-	}
-	return "::1"
+	return name
 }
 
-func vrpARP(v *view, args []string) (string, error) {
-	return v.arpQuery(args, func(vrf string, entries []arpEntry) string {
+func arp(v *dialect.View, args []string) (string, error) {
+	return v.ARPQuery(args, func(vrf string, entries []dialect.ARPEntry) string {
 		var b strings.Builder
 		b.WriteString("IP ADDRESS      MAC ADDRESS     EXPIRE(M) TYPE        INTERFACE      VPN-INSTANCE\n")
 		b.WriteString("                                          VLAN/CEVLAN PVC\n")
@@ -259,9 +254,9 @@ func vrpARP(v *view, args []string) (string, error) {
 		var dyn, stat, intf int
 		for _, e := range entries {
 			exp, typ := "", "I -"
-			switch e.kind {
+			switch e.Kind {
 			case "dynamic":
-				exp, typ = fmt.Sprint(20-int(e.age.Minutes())%20), "D-0"
+				exp, typ = fmt.Sprint(20-int(e.Age.Minutes())%20), "D-0"
 				dyn++
 			case "static":
 				typ = "S"
@@ -269,7 +264,7 @@ func vrpARP(v *view, args []string) (string, error) {
 			default:
 				intf++
 			}
-			fmt.Fprintf(&b, "%-16s%-16s%-10s%-12s%-15s%s\n", e.ip, macDotted(e.mac, "-"), exp, typ, shortIfName(DialectVRP, e.ifn), e.vrf)
+			fmt.Fprintf(&b, "%-16s%-16s%-10s%-12s%-15s%s\n", e.IP, dialect.MacDotted(e.MAC, "-"), exp, typ, shortIfName(e.If), e.VRF)
 		}
 		b.WriteString(strings.Repeat("-", 78) + "\n")
 		fmt.Fprintf(&b, "Total:%-10dDynamic:%-8dStatic:%-6dInterface:%d\n", len(entries), dyn, stat, intf)
@@ -277,15 +272,15 @@ func vrpARP(v *view, args []string) (string, error) {
 	})
 }
 
-func vrpVLAN(v *view, args []string) (string, error) {
+func displayVLAN(v *dialect.View, args []string) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "The total number of vlans is : %d\n", len(v.c.dev.VLANs))
+	fmt.Fprintf(&b, "The total number of vlans is : %d\n", len(v.Config.Dev.VLANs))
 	b.WriteString(strings.Repeat("-", 80) + "\nU: Up;         D: Down;         TG: Tagged;         UT: Untagged;\n" +
 		"MP: Vlan-mapping;               ST: Vlan-stacking;\n#: ProtocolTransparent-vlan;    *: Management-vlan;\n" +
 		strings.Repeat("-", 80) + "\n\nVID  Type    Ports\n" + strings.Repeat("-", 80) + "\n")
-	for _, vl := range v.c.dev.VLANs {
+	for _, vl := range v.Config.Dev.VLANs {
 		var ports []string
-		for _, it := range v.c.dev.Interfaces {
+		for _, it := range v.Config.Dev.Interfaces {
 			tag := ""
 			if it.AccessVLAN == vl.ID {
 				tag = "UT:"
@@ -296,23 +291,23 @@ func vrpVLAN(v *view, args []string) (string, error) {
 				}
 			}
 			if tag != "" {
-				ports = append(ports, tag+shortIfName(DialectVRP, it.Name)+"("+strings.ToUpper(upDown(v.ifState(it.Name).OperUp)[:1])+")")
+				ports = append(ports, tag+shortIfName(it.Name)+"("+strings.ToUpper(dialect.UpDown(v.IfState(it.Name).OperUp)[:1])+")")
 			}
 		}
 		fmt.Fprintf(&b, "%-5d%-8s%s\n", vl.ID, "common", strings.Join(ports, " "))
 	}
 	b.WriteString("\nVID  Status  Property      MAC-LRN Statistics Description\n" + strings.Repeat("-", 80) + "\n")
-	for _, vl := range v.c.dev.VLANs {
+	for _, vl := range v.Config.Dev.VLANs {
 		fmt.Fprintf(&b, "%-5d%-8s%-14s%-8s%-11s%s\n", vl.ID, "enable", "default", "enable", "disable", cmp.Or(vl.Name, fmt.Sprintf("VLAN %04d", vl.ID)))
 	}
 	return b.String(), nil
 }
 
-func vrpLogbuffer(v *view, args []string) (string, error) {
-	entries := v.d.log.last(0)
-	n, over := v.d.log.stats()
+func logbuffer(v *dialect.View, args []string) (string, error) {
+	buf := v.Device.Log()
+	entries, n, over := buf.Entries, buf.Count, buf.Overwritten
 	var b strings.Builder
-	fmt.Fprintf(&b, "Logging buffer configuration and contents : enabled\nAllowed max buffer size : %d\nActual buffer size : %d\n", syslogCapacity, syslogCapacity)
+	fmt.Fprintf(&b, "Logging buffer configuration and contents : enabled\nAllowed max buffer size : %d\nActual buffer size : %d\n", buf.Capacity, buf.Capacity)
 	fmt.Fprintf(&b, "Channel number : 4 , Channel name : logbuffer\nDropped messages : 0\nOverwritten messages : %d\nCurrent messages : %d\n\n", over, n)
 	for i := len(entries) - 1; i >= 0; i-- { // VRP shows the newest first
 		b.WriteString(entries[i].Text + "\n")
@@ -320,8 +315,8 @@ func vrpLogbuffer(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-func vrpCPU(v *view, args []string) (string, error) {
-	c, err := v.d.tel.cpu("")
+func cpuUsage(v *dialect.View, args []string) (string, error) {
+	c, err := v.Device.CPU("")
 	if err != nil {
 		return "", err
 	}
@@ -329,15 +324,15 @@ func vrpCPU(v *view, args []string) (string, error) {
 	fmt.Fprintf(&b, "CPU Usage Stat. Cycle: 60 (Second)\nCPU Usage            : %.0f%% Max: %.0f%%\n", c.Percent, max(c.Percent, c.FiveMinute)+7)
 	fmt.Fprintf(&b, "CPU Usage Stat. Time : %s\n", c.Time.UTC().Format("2006-01-02  15:04:05"))
 	fmt.Fprintf(&b, "CPU utilization for five seconds: %.0f%%: one minute: %.0f%%: five minutes: %.0f%%\n", c.Percent, c.OneMinute, c.FiveMinute)
-	for _, slot := range v.d.tel.slots {
-		s, _ := v.d.tel.cpu(slot)
+	for _, slot := range v.Device.Slots() {
+		s, _ := v.Device.CPU(slot)
 		fmt.Fprintf(&b, "  Slot %-12s: %5.1f%%\n", slot, s.Percent)
 	}
 	return b.String(), nil
 }
 
-func vrpMemory(v *view, args []string) (string, error) {
-	m, err := v.d.tel.memory("")
+func memoryUsage(v *dialect.View, args []string) (string, error) {
+	m, err := v.Device.Memory("")
 	if err != nil {
 		return "", err
 	}
@@ -345,19 +340,19 @@ func vrpMemory(v *view, args []string) (string, error) {
 		m.Time.UTC().Format("2006-01-02 15:04:05"), m.Total/1024, m.Used/1024, m.Used*100/m.Total), nil
 }
 
-func vrpVersion(v *view, args []string) (string, error) {
-	d := v.c.dev
-	up := v.uptime()
+func version(v *dialect.View, args []string) (string, error) {
+	d := v.Config.Dev
+	up := v.Uptime()
 	return fmt.Sprintf("Huawei Versatile Routing Platform Software\nVRP (R) software, Version 8.210 (%s %s)\n"+
 		"Copyright (C) 2012-2025 Huawei Technologies Co., Ltd.\nHUAWEI %s uptime is %d days, %d hours, %d minutes\n",
 		strings.SplitN(d.Platform, "-", 2)[0], d.SoftwareVersion, d.Platform, int(up.Hours())/24, int(up.Hours())%24, int(up.Minutes())%60), nil
 }
 
-func vrpDevice(v *view, args []string) (string, error) {
+func deviceStatus(v *dialect.View, args []string) (string, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s's Device status:\n%-12s%-10s%-10s%-10s%s\n", v.c.dev.Platform, "Slot", "Type", "Online", "Register", "Status")
+	fmt.Fprintf(&b, "%s's Device status:\n%-12s%-10s%-10s%-10s%s\n", v.Config.Dev.Platform, "Slot", "Type", "Online", "Register", "Status")
 	b.WriteString(strings.Repeat("-", 60) + "\n")
-	for i, s := range v.d.tel.slots {
+	for i, s := range v.Device.Slots() {
 		typ := "LPU"
 		if i == 0 {
 			typ = "MPU"
@@ -367,29 +362,29 @@ func vrpDevice(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-func vrpPing(v *view, args []string) (string, error) {
-	req, err := v.probe(args)
+func ping(v *dialect.View, args []string) (string, error) {
+	req, err := v.Probe(args)
 	if err != nil {
 		return "", err
 	}
 	if req.Size == 0 {
 		req.Size = 56
 	}
-	out, err := v.d.lab.net.Ping(req)
+	out, err := v.Net.Ping(req)
 	if err != nil {
-		return "", netproto.Errorf(netproto.CodeConfigIncompatible, "ping: %v", err)
+		return "", dialect.Errorf("ping: %v", err)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "  PING %s: %d  data bytes, press CTRL_C to break\n", req.Destination, req.Size)
 	for i := 0; i < max(out.Count, len(out.Replies)); i++ {
 		if i < len(out.Replies) && out.Replies[i].Kind == netsim.ResultReply {
 			r := out.Replies[i]
-			fmt.Fprintf(&b, "    Reply from %s: bytes=%d Sequence=%d ttl=%d time=%d ms\n", r.From, req.Size, r.Seq, r.TTL, max(1, msInt(r.RTT)))
+			fmt.Fprintf(&b, "    Reply from %s: bytes=%d Sequence=%d ttl=%d time=%d ms\n", r.From, req.Size, r.Seq, r.TTL, max(1, dialect.MsInt(r.RTT)))
 		} else {
 			b.WriteString("    Request time out\n")
 		}
 	}
-	recv, lo, avg, hi := pingStats(out)
+	recv, lo, avg, hi := dialect.PingStats(out)
 	sent := max(out.Count, len(out.Replies))
 	loss := 100.0
 	if sent > 0 {
@@ -402,14 +397,14 @@ func vrpPing(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-func vrpTracert(v *view, args []string) (string, error) {
-	req, err := v.probe(args)
+func tracert(v *dialect.View, args []string) (string, error) {
+	req, err := v.Probe(args)
 	if err != nil {
 		return "", err
 	}
-	out, err := v.d.lab.net.Traceroute(req)
+	out, err := v.Net.Traceroute(req)
 	if err != nil {
-		return "", netproto.Errorf(netproto.CodeConfigIncompatible, "tracert: %v", err)
+		return "", dialect.Errorf("tracert: %v", err)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, " traceroute to  %s(%s), max hops: %d ,packet length: %d,press CTRL_C to break \n", req.Destination, req.Destination, max(out.MaxHops, 30), max(out.PacketSize, 40))
@@ -425,7 +420,7 @@ func vrpTracert(v *view, args []string) (string, error) {
 				from = p.From
 				fmt.Fprintf(&b, " %s", p.From)
 			}
-			fmt.Fprintf(&b, " %d ms ", max(1, msInt(p.RTT)))
+			fmt.Fprintf(&b, " %d ms ", max(1, dialect.MsInt(p.RTT)))
 			if a := p.Annotation(); a != "" {
 				b.WriteString(a + " ")
 			}

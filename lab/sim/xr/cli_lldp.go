@@ -1,44 +1,46 @@
-package sim
+package xr
 
 import (
 	"fmt"
 	"strings"
+
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 )
 
 // IOS XR's LLDP and counter commands: show lldp neighbors [interface X]
 // [detail] and clear counters [all | X].
 
-const xrLLDPLegend = `Capability codes:
+const lldpLegend = `Capability codes:
         (R) Router, (B) Bridge, (T) Telephone, (C) DOCSIS Cable Device
         (W) WLAN Access Point, (P) Repeater, (S) Station, (O) Other
 
 `
 
-var xrCapCode = map[string]string{"router": "R", "bridge": "B", "station": "S"}
+var capCode = map[string]string{"router": "R", "bridge": "B", "station": "S"}
 
-func xrCaps(caps []string) string {
+func capCodes(caps []string) string {
 	var s []string
 	for _, c := range caps {
-		s = append(s, xrCapCode[c])
+		s = append(s, capCode[c])
 	}
 	return strings.Join(s, ",")
 }
 
-func xrLLDPNeighbors(v *view, args []string) (string, error) {
+func lldpNeighbors(v *dialect.View, args []string) (string, error) {
 	detail := len(args) > 0 && strings.EqualFold(args[len(args)-1], "detail")
 	if detail {
 		args = args[:len(args)-1]
 	}
-	nbs, err := v.lldpNeighbors(args)
+	nbs, err := v.LLDPNeighbors(args)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString(xrTimestamp(v) + "\n" + xrLLDPLegend)
+	b.WriteString(timestamp(v) + "\n" + lldpLegend)
 	if !detail {
 		fmt.Fprintf(&b, "%-16s%-25s%-11s%-15s%s\n", "Device ID", "Local Intf", "Hold-time", "Capability", "Port ID")
 		for _, nb := range nbs {
-			fmt.Fprintf(&b, "%-16s%-25s%-11d%-15s%s\n", nb.SystemName, nb.LocalInterface, nb.TTL, xrCaps(nb.Capabilities), nb.PortID)
+			fmt.Fprintf(&b, "%-16s%-25s%-11d%-15s%s\n", nb.SystemName, nb.LocalInterface, nb.TTL, capCodes(nb.Capabilities), nb.PortID)
 		}
 		fmt.Fprintf(&b, "\nTotal entries displayed: %d\n\n", len(nbs))
 		return b.String(), nil
@@ -46,15 +48,15 @@ func xrLLDPNeighbors(v *view, args []string) (string, error) {
 	for _, nb := range nbs {
 		b.WriteString("------------------------------------------------\n")
 		fmt.Fprintf(&b, "Local Interface: %s\n", nb.LocalInterface)
-		fmt.Fprintf(&b, "Chassis id: %s\n", macDotted(nb.ChassisID, "."))
+		fmt.Fprintf(&b, "Chassis id: %s\n", dialect.MacDotted(nb.ChassisID, "."))
 		fmt.Fprintf(&b, "Port id: %s\n", nb.PortID)
 		fmt.Fprintf(&b, "Port Description: %s\n", nb.PortDescription)
 		fmt.Fprintf(&b, "System Name: %s\n\n", nb.SystemName)
 		fmt.Fprintf(&b, "System Description: \n%s\n\n", nb.SystemDescription)
-		fmt.Fprintf(&b, "Time remaining: %d seconds\n", lldpExpires(v, nb))
+		fmt.Fprintf(&b, "Time remaining: %d seconds\n", v.LLDPExpires(nb))
 		fmt.Fprintf(&b, "Hold Time: %d seconds\n", nb.TTL)
-		fmt.Fprintf(&b, "System Capabilities: %s\n", xrCaps(nb.Capabilities))
-		fmt.Fprintf(&b, "Enabled Capabilities: %s\n", xrCaps(nb.Capabilities))
+		fmt.Fprintf(&b, "System Capabilities: %s\n", capCodes(nb.Capabilities))
+		fmt.Fprintf(&b, "Enabled Capabilities: %s\n", capCodes(nb.Capabilities))
 		b.WriteString("Management Addresses:\n")
 		if a := nb.ManagementAddress; a.IsValid() {
 			fam := "IPv4"
@@ -77,9 +79,9 @@ func xrLLDPNeighbors(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-// xrClearCounters: clear counters [all | X], confirmed.
-func xrClearCounters(v *view, args []string) (string, error) {
-	ifname, err := v.clearCounters(args)
+// clearCounters: clear counters [all | X], confirmed.
+func clearCounters(v *dialect.View, args []string) (string, error) {
+	ifname, err := v.ClearCounters(args)
 	if err != nil {
 		return "", err
 	}
@@ -87,5 +89,5 @@ func xrClearCounters(v *view, args []string) (string, error) {
 	if ifname != "" {
 		what = ifname
 	}
-	return fmt.Sprintf("%s\nClear \"show interface\" counters on %s [confirm]\n", xrTimestamp(v), what), nil
+	return fmt.Sprintf("%s\nClear \"show interface\" counters on %s [confirm]\n", timestamp(v), what), nil
 }

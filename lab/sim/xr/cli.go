@@ -1,50 +1,76 @@
-package sim
+package xr
 
 import (
 	"cmp"
 	"fmt"
 	"net/netip"
 	"strings"
+	"time"
 
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
-	"github.com/netmcp/netmcp/netproto"
 )
 
-// xrCommands are the cisco-iosxr show commands (and a few IOS spellings).
-var xrCommands []cliCommand
+// commands are the cisco-iosxr show commands (and a few IOS spellings).
+var commands []dialect.Command
 
 func init() {
-	xrCommands = []cliCommand{
-		{[]string{"show", "interfaces", "brief"}, xrInterfaceBrief},
-		{[]string{"show", "ipv4", "interface", "brief"}, xrIPInterfaceBrief},
-		{[]string{"show", "ip", "interface", "brief"}, xrIPInterfaceBrief},
-		{[]string{"show", "interfaces"}, xrInterface},
-		{[]string{"show", "route"}, xrRoute},
-		{[]string{"show", "ip", "route"}, xrRoute},
-		{[]string{"show", "arp"}, xrARP},
-		{[]string{"show", "ip", "arp"}, xrARP},
-		{[]string{"show", "vlan"}, xrVLAN},
-		{[]string{"show", "logging"}, xrLogging},
-		{[]string{"show", "running-config"}, func(v *view, a []string) (string, error) { return v.runningText(), nil }},
-		{[]string{"show", "startup-config"}, func(v *view, a []string) (string, error) { return v.startupText() }},
-		{[]string{"show", "processes", "cpu"}, xrCPU},
-		{[]string{"show", "memory", "summary"}, xrMemory},
-		{[]string{"show", "version"}, xrVersion},
-		{[]string{"show", "platform"}, xrPlatform},
-		{[]string{"ping"}, xrPing},
-		{[]string{"traceroute"}, xrTraceroute},
-		{[]string{"show", "lldp", "neighbors"}, xrLLDPNeighbors},
-		{[]string{"clear", "counters"}, xrClearCounters},
+	commands = []dialect.Command{
+		dialect.Cmd("show interfaces brief", interfaceBrief),
+		dialect.Cmd("show ipv4 interface brief", ipInterfaceBrief),
+		dialect.Cmd("show ip interface brief", ipInterfaceBrief),
+		dialect.Cmd("show interfaces", showInterface),
+		dialect.Cmd("show route", showRoute),
+		dialect.Cmd("show ip route", showRoute),
+		dialect.Cmd("show arp", arp),
+		dialect.Cmd("show ip arp", arp),
+		dialect.Cmd("show vlan", showVLAN),
+		dialect.Cmd("show logging", logging),
+		dialect.Cmd("show running-config", func(v *dialect.View, a []string) (string, error) { return running(v), nil }),
+		dialect.Cmd("show startup-config", func(v *dialect.View, a []string) (string, error) { return v.Device.StartupText() }),
+		dialect.Cmd("show processes cpu", processesCPU),
+		dialect.Cmd("show memory summary", memorySummary),
+		dialect.Cmd("show version", version),
+		dialect.Cmd("show platform", platform),
+		dialect.Cmd("ping", ping),
+		dialect.Cmd("traceroute", traceroute),
+		dialect.Cmd("show lldp neighbors", lldpNeighbors),
+		dialect.Cmd("clear counters", clearCounters),
 	}
-	xrCommands = append(xrRoutingCommands(), xrCommands...) // OSPF, BGP: cli_routing_xr.go
+	commands = append(routingCommands(), commands...) // OSPF, BGP: cli_routing.go
 }
 
-func xrTimestamp(v *view) string {
-	return v.now.UTC().Format("Mon Jan _2 15:04:05.000 UTC")
+// shortIfName abbreviates an interface name as XR's tables do.
+func shortIfName(name string) string {
+	a, n := dialect.SplitIfName(name)
+	switch strings.ToLower(a) {
+	case "gigabitethernet":
+		return "Gi" + n
+	case "tengige":
+		return "Te" + n
+	case "loopback":
+		return "Lo" + n
+	case "bundle-ether":
+		return "BE" + n
+	}
+	return name
 }
 
-// xrStates is the interface and line protocol states of an interface in state st.
-func xrStates(st netsim.IfState) (intf, linep string) {
+// lastClearAgo is how long ago the counters were cleared, as IOS XR says
+// it ("never" or 00:01:02).
+func lastClearAgo(now time.Time, c netsim.Counters) string {
+	if c.LastClear.IsZero() {
+		return "never"
+	}
+	return dialect.FmtDuration(now.Sub(c.LastClear))
+}
+
+func timestamp(v *dialect.View) string {
+	return v.Now.UTC().Format("Mon Jan _2 15:04:05.000 UTC")
+}
+
+// states is the interface and line protocol states of an interface in state st.
+func states(st netsim.IfState) (intf, linep string) {
 	switch {
 	case !st.AdminUp:
 		return "admin-down", "admin-down"
@@ -54,15 +80,15 @@ func xrStates(st netsim.IfState) (intf, linep string) {
 	return "up", "up"
 }
 
-func xrInterfaceBrief(v *view, args []string) (string, error) {
+func interfaceBrief(v *dialect.View, args []string) (string, error) {
 	var b strings.Builder
-	b.WriteString(xrTimestamp(v) + "\n\n")
+	b.WriteString(timestamp(v) + "\n\n")
 	fmt.Fprintf(&b, "%19s %11s %11s %18s %5s %9s\n", "Intf", "Intf", "LineP", "Encap", "MTU", "BW")
 	fmt.Fprintf(&b, "%19s %11s %11s %18s %5s %9s\n", "Name", "State", "State", "Type", "(byte)", "(Kbps)")
 	b.WriteString(strings.Repeat("-", 80) + "\n")
-	for _, it := range v.c.dev.Interfaces {
-		st := v.ifState(it.Name)
-		s, l := xrStates(st)
+	for _, it := range v.Config.Dev.Interfaces {
+		st := v.IfState(it.Name)
+		s, l := states(st)
 		encap, bw := "ARPA", 1000000
 		switch l := strings.ToLower(it.Name); {
 		case strings.HasPrefix(l, "loopback"):
@@ -70,17 +96,17 @@ func xrInterfaceBrief(v *view, args []string) (string, error) {
 		case strings.HasPrefix(l, "tengig"):
 			bw = 10000000
 		}
-		fmt.Fprintf(&b, "%19s %11s %11s %18s %5d %9d\n", shortIfName(DialectXR, it.Name), s, l, encap, st.MTU, bw)
+		fmt.Fprintf(&b, "%19s %11s %11s %18s %5d %9d\n", shortIfName(it.Name), s, l, encap, st.MTU, bw)
 	}
 	return b.String(), nil
 }
 
-func xrIPInterfaceBrief(v *view, args []string) (string, error) {
+func ipInterfaceBrief(v *dialect.View, args []string) (string, error) {
 	var b strings.Builder
-	b.WriteString(xrTimestamp(v) + "\n\n")
+	b.WriteString(timestamp(v) + "\n\n")
 	fmt.Fprintf(&b, "%-31s%-16s%-16s%-9s%s\n", "Interface", "IP-Address", "Status", "Protocol", "Vrf-Name")
-	for _, it := range v.c.dev.Interfaces {
-		st := v.ifState(it.Name)
+	for _, it := range v.Config.Dev.Interfaces {
+		st := v.IfState(it.Name)
 		status, proto := "Up", "Up"
 		switch {
 		case !st.AdminUp:
@@ -89,7 +115,7 @@ func xrIPInterfaceBrief(v *view, args []string) (string, error) {
 			status, proto = "Down", "Down"
 		}
 		addr := "unassigned"
-		if v4, _ := splitAddrs(it); len(v4) > 0 {
+		if v4, _ := dialect.SplitAddrs(it); len(v4) > 0 {
 			addr = v4[0].Addr().String()
 		}
 		fmt.Fprintf(&b, "%-31s%-16s%-16s%-9s%s \n", it.Name, addr, status, proto, cmp.Or(it.VRF, "default"))
@@ -97,16 +123,16 @@ func xrIPInterfaceBrief(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-func xrInterface(v *view, args []string) (string, error) {
-	names, err := v.ifNames(args)
+func showInterface(v *dialect.View, args []string) (string, error) {
+	names, err := v.IfNames(args)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString(xrTimestamp(v) + "\n")
+	b.WriteString(timestamp(v) + "\n")
 	for _, name := range names {
-		it := *v.c.iface(name, false)
-		st := v.ifState(name)
+		it := *v.Config.Iface(name, false)
+		st := v.IfState(name)
 		state, lp := "up", "up"
 		switch {
 		case !st.AdminUp:
@@ -120,13 +146,13 @@ func xrInterface(v *view, args []string) (string, error) {
 		if loop {
 			b.WriteString("  Hardware is Loopback interface(s)\n")
 		} else {
-			mac := macDotted(st.MAC, ".")
+			mac := dialect.MacDotted(st.MAC, ".")
 			fmt.Fprintf(&b, "  Hardware is GigabitEthernet, address is %s (bia %s)\n", mac, mac)
 		}
 		if it.Description != "" {
 			fmt.Fprintf(&b, "  Description: %s\n", it.Description)
 		}
-		v4, v6 := splitAddrs(it)
+		v4, v6 := dialect.SplitAddrs(it)
 		if len(v4) == 0 {
 			b.WriteString("  Internet address is Unknown\n")
 		}
@@ -150,8 +176,8 @@ func xrInterface(v *view, args []string) (string, error) {
 		} else {
 			b.WriteString("  Encapsulation ARPA,\n  Full-duplex, 1000Mb/s, link type is force-up\n  output flow control is off, input flow control is off\n  loopback not set,\n")
 		}
-		fmt.Fprintf(&b, "  Last link flapped %s\n", fmtDuration(v.now.Sub(v.d.lastChangeOf(name))))
-		fmt.Fprintf(&b, "  Last input 00:00:00, output 00:00:00\n  Last clearing of \"show interface\" counters %s\n", lastClearAgo(v.now, st.Counters))
+		fmt.Fprintf(&b, "  Last link flapped %s\n", dialect.FmtDuration(v.Now.Sub(v.Device.LastChange(name))))
+		fmt.Fprintf(&b, "  Last input 00:00:00, output 00:00:00\n  Last clearing of \"show interface\" counters %s\n", lastClearAgo(v.Now, st.Counters))
 		b.WriteString("  5 minute input rate 0 bits/sec, 0 packets/sec\n  5 minute output rate 0 bits/sec, 0 packets/sec\n")
 		c := st.Counters
 		fmt.Fprintf(&b, "     %d packets input, %d bytes, %d total input drops\n", c.InPkts, c.InOctets, c.InDiscards)
@@ -163,7 +189,7 @@ func xrInterface(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-const xrRouteCodes = `Codes: C - connected, S - static, R - RIP, B - BGP, (>) - Diversion path
+const routeCodes = `Codes: C - connected, S - static, R - RIP, B - BGP, (>) - Diversion path
        D - EIGRP, EX - EIGRP external, O - OSPF, IA - OSPF inter area
        N1 - OSPF NSSA external type 1, N2 - OSPF NSSA external type 2
        E1 - OSPF external type 1, E2 - OSPF external type 2, E - EGP
@@ -174,7 +200,7 @@ const xrRouteCodes = `Codes: C - connected, S - static, R - RIP, B - BGP, (>) - 
        M - mobile route, r - RPL, t - Traffic Engineering, (!) - FRR Backup path
 `
 
-func xrRoute(v *view, args []string) (string, error) {
+func showRoute(v *dialect.View, args []string) (string, error) {
 	fam := 4
 	var rest []string
 	for _, a := range args {
@@ -186,59 +212,42 @@ func xrRoute(v *view, args []string) (string, error) {
 			rest = append(rest, a)
 		}
 	}
-	o, err := parseOpts(rest, v.d.dialect)
+	o, err := dialect.ParseOpts(rest, v.Dialect)
 	if err != nil {
 		return "", err
 	}
-	vrf := o.vrf
+	vrf := o.VRF
 	if vrf == "default" {
 		vrf = ""
 	}
-	if err := v.checkVRF(vrf); err != nil {
+	if err := v.CheckVRF(vrf); err != nil {
 		return "", err
 	}
 	var only netip.Addr
-	if len(o.rest) == 1 {
-		if only, err = netip.ParseAddr(o.rest[0]); err != nil {
-			p, perr := netip.ParsePrefix(o.rest[0])
+	if len(o.Rest) == 1 {
+		if only, err = netip.ParseAddr(o.Rest[0]); err != nil {
+			p, perr := netip.ParsePrefix(o.Rest[0])
 			if perr != nil {
-				return "", netproto.Errorf(netproto.CodeConfigIncompatible, "unexpected %q (cisco-iosxr: show route [vrf NAME] [ipv4|ipv6] [ADDRESS])", o.rest[0])
+				return "", dialect.Errorf("unexpected %q (cisco-iosxr: show route [vrf NAME] [ipv4|ipv6] [ADDRESS])", o.Rest[0])
 			}
 			only = p.Addr()
 		}
 		fam = map[bool]int{true: 4, false: 6}[only.Is4()]
-	} else if len(o.rest) > 1 {
-		return "", netproto.Errorf(netproto.CodeConfigIncompatible, "unexpected %q (cisco-iosxr)", strings.Join(o.rest, " "))
+	} else if len(o.Rest) > 1 {
+		return "", dialect.Errorf("unexpected %q (cisco-iosxr)", strings.Join(o.Rest, " "))
 	}
-	routes, err := v.d.lab.net.Routes(v.d.name, vrf, fam)
+	routes, err := v.Net.Routes(v.Name, vrf, fam)
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString(xrTimestamp(v) + "\n\n")
-	age := fmtDuration(v.uptime())
+	b.WriteString(timestamp(v) + "\n\n")
+	age := dialect.FmtDuration(v.Uptime())
 	if only.IsValid() {
-		var best *netsim.Route
-		for i := range routes {
-			r := &routes[i]
-			if r.Active && r.Prefix.Contains(only) && (best == nil || r.Prefix.Bits() > best.Prefix.Bits()) {
-				best = r
-			}
-		}
-		if best == nil {
-			b.WriteString("% Network not in table\n")
-			return b.String(), nil
-		}
-		fmt.Fprintf(&b, "Routing entry for %s\n  Known via \"%s\", distance %d, metric %d\n  Installed %s ago\n  Routing Descriptor Blocks\n",
-			best.Prefix, map[string]string{"direct": "connected", "static": "static", "igp": "ospf 1", "ospf": "ospf 1", "bgp": "bgp"}[best.Protocol], best.Preference, best.Metric, age)
-		nh := "directly connected"
-		if best.NextHop.IsValid() {
-			nh = best.NextHop.String() + ", from " + best.NextHop.String()
-		}
-		fmt.Fprintf(&b, "    %s, via %s\n", nh, cmp.Or(best.Interface, "Null0"))
+		b.WriteString(routeEntry(routes, only, age))
 		return b.String(), nil
 	}
-	b.WriteString(xrRouteCodes + "\n")
+	b.WriteString(routeCodes + "\n")
 	gw := "Gateway of last resort is not set\n"
 	for _, r := range routes {
 		if r.Active && r.Prefix.Bits() == 0 {
@@ -251,64 +260,93 @@ func xrRoute(v *view, args []string) (string, error) {
 	}
 	b.WriteString(gw + "\n")
 	for _, r := range routes {
-		if !r.Active {
-			continue
-		}
-		code := map[string]string{"direct": "C", "static": "S", "igp": "O", "ospf": "O", "bgp": "B"}[r.Protocol]
-		if r.Prefix.Bits() == 0 {
-			code += "*"
-		}
-		switch {
-		case r.Discard:
-			fmt.Fprintf(&b, "%-4s %s is directly connected, %s, Null0\n", code, r.Prefix, age)
-		case r.Protocol == "direct":
-			fmt.Fprintf(&b, "%-4s %s is directly connected, %s, %s\n", code, r.Prefix, age, r.Interface)
-			if own := v.ownAddrIn(r.Interface, r.Prefix); r.Prefix.Bits() < r.Prefix.Addr().BitLen() && !strings.HasPrefix(own, "127.") && own != "::1" {
-				fmt.Fprintf(&b, "%-4s %s/%d is directly connected, %s, %s\n", "L", own, r.Prefix.Addr().BitLen(), age, r.Interface)
-			}
-		case r.NextHop.IsValid():
-			fmt.Fprintf(&b, "%-4s %s [%d/%d] via %s, %s, %s\n", code, r.Prefix, r.Preference, r.Metric, r.NextHop, age, r.Interface)
-		default:
-			fmt.Fprintf(&b, "%-4s %s is directly connected, %s, %s\n", code, r.Prefix, age, r.Interface)
+		if r.Active {
+			b.WriteString(routeLine(v, r, age))
 		}
 	}
 	return b.String(), nil
 }
 
-func xrARP(v *view, args []string) (string, error) {
-	return v.arpQuery(args, func(vrf string, entries []arpEntry) string {
+// routeEntry is "show route ADDRESS": the active route that matches it
+// longest, in detail.
+func routeEntry(routes []netsim.Route, only netip.Addr, age string) string {
+	var best *netsim.Route
+	for i := range routes {
+		r := &routes[i]
+		if r.Active && r.Prefix.Contains(only) && (best == nil || r.Prefix.Bits() > best.Prefix.Bits()) {
+			best = r
+		}
+	}
+	if best == nil {
+		return "% Network not in table\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "Routing entry for %s\n  Known via \"%s\", distance %d, metric %d\n  Installed %s ago\n  Routing Descriptor Blocks\n",
+		best.Prefix, map[string]string{"direct": "connected", "static": "static", "igp": "ospf 1", "ospf": "ospf 1", "bgp": "bgp"}[best.Protocol], best.Preference, best.Metric, age)
+	nh := "directly connected"
+	if best.NextHop.IsValid() {
+		nh = best.NextHop.String() + ", from " + best.NextHop.String()
+	}
+	fmt.Fprintf(&b, "    %s, via %s\n", nh, cmp.Or(best.Interface, "Null0"))
+	return b.String()
+}
+
+// routeLine is an active route's line (two for a connected one: the
+// subnet and the device's own address, L).
+func routeLine(v *dialect.View, r netsim.Route, age string) string {
+	code := map[string]string{"direct": "C", "static": "S", "igp": "O", "ospf": "O", "bgp": "B"}[r.Protocol]
+	if r.Prefix.Bits() == 0 {
+		code += "*"
+	}
+	switch {
+	case r.Discard:
+		return fmt.Sprintf("%-4s %s is directly connected, %s, Null0\n", code, r.Prefix, age)
+	case r.Protocol == "direct":
+		s := fmt.Sprintf("%-4s %s is directly connected, %s, %s\n", code, r.Prefix, age, r.Interface)
+		if own := v.OwnAddrIn(r.Interface, r.Prefix); r.Prefix.Bits() < r.Prefix.Addr().BitLen() && !strings.HasPrefix(own, "127.") && own != "::1" {
+			s += fmt.Sprintf("%-4s %s/%d is directly connected, %s, %s\n", "L", own, r.Prefix.Addr().BitLen(), age, r.Interface)
+		}
+		return s
+	case r.NextHop.IsValid():
+		return fmt.Sprintf("%-4s %s [%d/%d] via %s, %s, %s\n", code, r.Prefix, r.Preference, r.Metric, r.NextHop, age, r.Interface)
+	}
+	return fmt.Sprintf("%-4s %s is directly connected, %s, %s\n", code, r.Prefix, age, r.Interface)
+}
+
+func arp(v *dialect.View, args []string) (string, error) {
+	return v.ARPQuery(args, func(vrf string, entries []dialect.ARPEntry) string {
 		var b strings.Builder
-		b.WriteString(xrTimestamp(v) + "\n\n")
+		b.WriteString(timestamp(v) + "\n\n")
 		b.WriteString(strings.Repeat("-", 79) + "\n0/0/CPU0\n" + strings.Repeat("-", 79) + "\n")
 		fmt.Fprintf(&b, "%-16s%-11s%-16s%-11s%-6s%s\n", "Address", "Age", "Hardware Addr", "State", "Type", "Interface")
 		for _, e := range entries {
 			age, state := "-", "Interface"
-			switch e.kind {
+			switch e.Kind {
 			case "dynamic":
-				age, state = fmtDuration(e.age), "Dynamic"
+				age, state = dialect.FmtDuration(e.Age), "Dynamic"
 			case "static":
 				state = "Static"
 			}
-			fmt.Fprintf(&b, "%-16s%-11s%-16s%-11s%-6s%s\n", e.ip, age, macDotted(e.mac, "."), state, "ARPA", e.ifn)
+			fmt.Fprintf(&b, "%-16s%-11s%-16s%-11s%-6s%s\n", e.IP, age, dialect.MacDotted(e.MAC, "."), state, "ARPA", e.If)
 		}
 		return b.String()
 	})
 }
 
-func xrVLAN(v *view, args []string) (string, error) {
+func showVLAN(v *dialect.View, args []string) (string, error) {
 	var b strings.Builder
-	b.WriteString(xrTimestamp(v) + "\n\n")
+	b.WriteString(timestamp(v) + "\n\n")
 	fmt.Fprintf(&b, "%-5s%-33s%-10s%s\n", "VLAN", "Name", "Status", "Ports")
 	b.WriteString("---- -------------------------------- --------- -------------------------------\n")
-	for _, vl := range v.c.dev.VLANs {
+	for _, vl := range v.Config.Dev.VLANs {
 		var ports []string
-		for _, it := range v.c.dev.Interfaces {
+		for _, it := range v.Config.Dev.Interfaces {
 			if it.AccessVLAN == vl.ID {
-				ports = append(ports, shortIfName(DialectXR, it.Name))
+				ports = append(ports, shortIfName(it.Name))
 			}
 			for _, t := range it.TrunkVLANs {
 				if t == vl.ID {
-					ports = append(ports, shortIfName(DialectXR, it.Name)+"(T)")
+					ports = append(ports, shortIfName(it.Name)+"(T)")
 				}
 			}
 		}
@@ -317,28 +355,28 @@ func xrVLAN(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-func xrLogging(v *view, args []string) (string, error) {
-	entries := v.d.log.last(0)
-	n, over := v.d.log.stats()
+func logging(v *dialect.View, args []string) (string, error) {
+	buf := v.Device.Log()
+	entries, n, over := buf.Entries, buf.Count, buf.Overwritten
 	var b strings.Builder
-	b.WriteString(xrTimestamp(v) + "\n")
+	b.WriteString(timestamp(v) + "\n")
 	fmt.Fprintf(&b, "Syslog logging: enabled (0 messages dropped, 0 flushes, %d overruns)\n", over)
 	b.WriteString("    Console logging: level warnings, 0 messages logged\n    Monitor logging: level debugging, 0 messages logged\n")
 	b.WriteString("    Trap logging: level informational, 0 messages logged\n")
-	fmt.Fprintf(&b, "    Buffer logging: level debugging, %d messages logged\n\nLog Buffer (%d entries):\n\n", n, syslogCapacity)
+	fmt.Fprintf(&b, "    Buffer logging: level debugging, %d messages logged\n\nLog Buffer (%d entries):\n\n", n, buf.Capacity)
 	for _, e := range entries {
 		b.WriteString(e.Text + "\n")
 	}
 	return b.String(), nil
 }
 
-func xrCPU(v *view, args []string) (string, error) {
-	c, err := v.d.tel.cpu("")
+func processesCPU(v *dialect.View, args []string) (string, error) {
+	c, err := v.Device.CPU("")
 	if err != nil {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString(xrTimestamp(v) + "\n")
+	b.WriteString(timestamp(v) + "\n")
 	fmt.Fprintf(&b, "CPU utilization for one minute: %.0f%%; five minutes: %.0f%%; fifteen minutes: %.0f%%\n\n", c.OneMinute, c.FiveMinute, (c.FiveMinute*2+c.OneMinute)/3)
 	b.WriteString("PID    1Min    5Min    15Min Process\n")
 	procs := []struct {
@@ -352,11 +390,11 @@ func xrCPU(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-func xrMemory(v *view, args []string) (string, error) {
+func memorySummary(v *dialect.View, args []string) (string, error) {
 	var b strings.Builder
-	b.WriteString(xrTimestamp(v) + "\n\n")
-	for _, slot := range v.d.tel.slots {
-		m, err := v.d.tel.memory(slot)
+	b.WriteString(timestamp(v) + "\n\n")
+	for _, slot := range v.Device.Slots() {
+		m, err := v.Device.Memory(slot)
 		if err != nil {
 			return "", err
 		}
@@ -367,32 +405,32 @@ func xrMemory(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-func xrVersion(v *view, args []string) (string, error) {
-	d := v.c.dev
-	up := v.uptime()
+func version(v *dialect.View, args []string) (string, error) {
+	d := v.Config.Dev
+	up := v.Uptime()
 	return fmt.Sprintf("%s\n\nCisco IOS XR Software, Version %s\nCopyright (c) 2013-2025 by Cisco Systems, Inc.\n\n"+
 		"Build Information:\n Built By     : netmcp\n Built On     : simulated\n Version      : %s\n Location     : /opt/cisco/XR/packages/\n\n"+
 		"cisco %s () processor\nSystem uptime is %d days %d hours %d minutes\n",
-		xrTimestamp(v), d.SoftwareVersion, d.SoftwareVersion, d.Platform, int(up.Hours())/24, int(up.Hours())%24, int(up.Minutes())%60), nil
+		timestamp(v), d.SoftwareVersion, d.SoftwareVersion, d.Platform, int(up.Hours())/24, int(up.Hours())%24, int(up.Minutes())%60), nil
 }
 
-func xrPlatform(v *view, args []string) (string, error) {
+func platform(v *dialect.View, args []string) (string, error) {
 	var b strings.Builder
-	b.WriteString(xrTimestamp(v) + "\n")
+	b.WriteString(timestamp(v) + "\n")
 	fmt.Fprintf(&b, "%-19s%-28s%-19s%s\n", "Node", "Type", "State", "Config state")
 	b.WriteString(strings.Repeat("-", 80) + "\n")
-	for i, s := range v.d.tel.slots {
-		typ := v.c.dev.Platform + "-LC"
+	for i, s := range v.Device.Slots() {
+		typ := v.Config.Dev.Platform + "-LC"
 		if i == 0 {
-			typ = v.c.dev.Platform + "-RP(Active)"
+			typ = v.Config.Dev.Platform + "-RP(Active)"
 		}
 		fmt.Fprintf(&b, "%-19s%-28s%-19s%s\n", s, typ, "IOS XR RUN", "NSHUT")
 	}
 	return b.String(), nil
 }
 
-func xrPing(v *view, args []string) (string, error) {
-	req, err := v.probe(args)
+func ping(v *dialect.View, args []string) (string, error) {
+	req, err := v.Probe(args)
 	if err != nil {
 		return "", err
 	}
@@ -404,12 +442,12 @@ func xrPing(v *view, args []string) (string, error) {
 	if req.Count == 0 {
 		req.Count = 5
 	}
-	out, err := v.d.lab.net.Ping(req)
+	out, err := v.Net.Ping(req)
 	if err != nil {
-		return "", netproto.Errorf(netproto.CodeConfigIncompatible, "ping: %v", err)
+		return "", dialect.Errorf("ping: %v", err)
 	}
 	var b strings.Builder
-	b.WriteString(xrTimestamp(v) + "\nType escape sequence to abort.\n")
+	b.WriteString(timestamp(v) + "\nType escape sequence to abort.\n")
 	fmt.Fprintf(&b, "Sending %d, %d-byte ICMP Echos to %s, timeout is 2 seconds:\n", req.Count, size, req.Destination)
 	for i := 0; i < req.Count; i++ {
 		c := "."
@@ -425,7 +463,7 @@ func xrPing(v *view, args []string) (string, error) {
 		}
 		b.WriteString(c)
 	}
-	recv, lo, avg, hi := pingStats(out)
+	recv, lo, avg, hi := dialect.PingStats(out)
 	fmt.Fprintf(&b, "\nSuccess rate is %d percent (%d/%d)", recv*100/max(1, req.Count), recv, req.Count)
 	if recv > 0 {
 		fmt.Fprintf(&b, ", round-trip min/avg/max = %d/%d/%d ms", lo, avg, hi)
@@ -434,17 +472,17 @@ func xrPing(v *view, args []string) (string, error) {
 	return b.String(), nil
 }
 
-func xrTraceroute(v *view, args []string) (string, error) {
-	req, err := v.probe(args)
+func traceroute(v *dialect.View, args []string) (string, error) {
+	req, err := v.Probe(args)
 	if err != nil {
 		return "", err
 	}
-	out, err := v.d.lab.net.Traceroute(req)
+	out, err := v.Net.Traceroute(req)
 	if err != nil {
-		return "", netproto.Errorf(netproto.CodeConfigIncompatible, "traceroute: %v", err)
+		return "", dialect.Errorf("traceroute: %v", err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n\nType escape sequence to abort.\nTracing the route to %s\n\n", xrTimestamp(v), req.Destination)
+	fmt.Fprintf(&b, "%s\n\nType escape sequence to abort.\nTracing the route to %s\n\n", timestamp(v), req.Destination)
 	for _, h := range out.Hops {
 		fmt.Fprintf(&b, " %d ", h.TTL)
 		var from netip.Addr
@@ -457,7 +495,7 @@ func xrTraceroute(v *view, args []string) (string, error) {
 				from = p.From
 				fmt.Fprintf(&b, " %s", p.From)
 			}
-			fmt.Fprintf(&b, " %d msec", msInt(p.RTT))
+			fmt.Fprintf(&b, " %d msec", dialect.MsInt(p.RTT))
 			if a := p.Annotation(); a != "" {
 				b.WriteString(" " + a)
 			}

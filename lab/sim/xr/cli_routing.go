@@ -1,4 +1,4 @@
-package sim
+package xr
 
 import (
 	"fmt"
@@ -6,75 +6,75 @@ import (
 	"strings"
 	"time"
 
+	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
-	"github.com/netmcp/netmcp/netproto"
 )
 
-// xrRoutingCommands are the cisco-iosxr show commands of OSPF and BGP;
-// cli_xr.go puts them ahead of its own table (so "show route bgp" is not
+// routingCommands are the cisco-iosxr show commands of OSPF and BGP;
+// cli.go puts them ahead of its own table (so "show route bgp" is not
 // read as "show route" of an address).
-func xrRoutingCommands() []cliCommand {
-	return []cliCommand{
-		{[]string{"show", "bgp", "summary"}, xrSnap(xrBGPSummary)},
-		{[]string{"show", "bgp", "ipv4", "unicast", "summary"}, xrSnap(xrBGPSummary)},
-		{[]string{"show", "bgp", "neighbors"}, xrSnap(xrBGPNeighbor)},
-		{[]string{"show", "bgp", "neighbor"}, xrSnap(xrBGPNeighbor)},
-		{[]string{"show", "bgp", "ipv4", "unicast"}, xrSnap(xrBGPTable)},
-		{[]string{"show", "bgp"}, xrSnap(xrBGPTable)},
-		{[]string{"show", "ospf", "neighbor"}, xrSnap(xrOSPFNeighbor)},
-		{[]string{"show", "ospf", "interface", "brief"}, xrSnap(xrOSPFInterfaceBrief)},
-		{[]string{"show", "route", "bgp"}, xrSnap(func(s routingSnap, a []string) (string, error) { return xrRouteProto(s, a, netsim.ProtoBGP) })},
-		{[]string{"show", "route", "ospf"}, xrSnap(func(s routingSnap, a []string) (string, error) { return xrRouteProto(s, a, netsim.ProtoOSPF) })},
+func routingCommands() []dialect.Command {
+	return []dialect.Command{
+		dialect.Cmd("show bgp summary", snap(bgpSummary)),
+		dialect.Cmd("show bgp ipv4 unicast summary", snap(bgpSummary)),
+		dialect.Cmd("show bgp neighbors", snap(bgpNeighbor)),
+		dialect.Cmd("show bgp neighbor", snap(bgpNeighbor)),
+		dialect.Cmd("show bgp ipv4 unicast", snap(bgpTable)),
+		dialect.Cmd("show bgp", snap(bgpTable)),
+		dialect.Cmd("show ospf neighbor", snap(ospfNeighbor)),
+		dialect.Cmd("show ospf interface brief", snap(ospfInterfaceBrief)),
+		dialect.Cmd("show route bgp", snap(func(s dialect.Routing, a []string) (string, error) { return routeProto(s, a, netsim.ProtoBGP) })),
+		dialect.Cmd("show route ospf", snap(func(s dialect.Routing, a []string) (string, error) { return routeProto(s, a, netsim.ProtoOSPF) })),
 	}
 }
 
-// xrSnap is snapCommand with XR's timestamp line first.
-func xrSnap(render func(s routingSnap, args []string) (string, error)) func(v *view, args []string) (string, error) {
-	return snapCommand(func(s routingSnap, args []string) (string, error) {
+// snap is snapCommand with XR's timestamp line first.
+func snap(render func(s dialect.Routing, args []string) (string, error)) func(v *dialect.View, args []string) (string, error) {
+	return dialect.RoutingCommand(func(s dialect.Routing, args []string) (string, error) {
 		out, err := render(s, args)
 		if err != nil {
 			return "", err
 		}
-		return s.now.UTC().Format("Mon Jan _2 15:04:05.000 UTC") + "\n" + out, nil
+		return s.Now.UTC().Format("Mon Jan _2 15:04:05.000 UTC") + "\n" + out, nil
 	})
 }
 
 func noArgs(args []string, usage string) error {
 	if len(args) > 0 {
-		return netproto.Errorf(netproto.CodeConfigIncompatible, "unexpected %q (cisco-iosxr: %s)", strings.Join(args, " "), usage)
+		return dialect.Errorf("unexpected %q (cisco-iosxr: %s)", strings.Join(args, " "), usage)
 	}
 	return nil
 }
 
-// xrBGPInactive is what XR prints when the BGP process is not there.
-const xrBGPInactive = "% BGP instance 'default' not active\n"
+// bgpInactive is what XR prints when the BGP process is not there.
+const bgpInactive = "% BGP instance 'default' not active\n"
 
-// xrBGPHeader is the process lines that open "show bgp" and its summary.
-func xrBGPHeader(s routingSnap) string {
-	v := s.tableVersion()
+// bgpHeader is the process lines that open "show bgp" and its summary.
+func bgpHeader(s dialect.Routing) string {
+	v := s.TableVersion()
 	return fmt.Sprintf("BGP router identifier %s, local AS number %d\nBGP generic scan interval 60 secs\n"+
 		"Non-stop routing is enabled\nBGP table state: Active\nTable ID: 0xe0000000   RD version: %d\n"+
 		"BGP main routing table version %d\nBGP NSR Initial initsync version 2 (Reached)\n"+
-		"BGP NSR/ISSU Sync-Group versions 0/0\nBGP scan interval 60 secs\n", s.bgp.RouterID, s.bgp.ASN, v, v)
+		"BGP NSR/ISSU Sync-Group versions 0/0\nBGP scan interval 60 secs\n", s.BGP.RouterID, s.BGP.ASN, v, v)
 }
 
-// xrBGPSummary renders "show bgp summary".
-func xrBGPSummary(s routingSnap, args []string) (string, error) {
+// bgpSummary renders "show bgp summary".
+func bgpSummary(s dialect.Routing, args []string) (string, error) {
 	if err := noArgs(args, "show bgp summary"); err != nil {
 		return "", err
 	}
-	if !s.bgp.Configured || !s.bgp.Running {
-		return xrBGPInactive, nil
+	if !s.BGP.Configured || !s.BGP.Running {
+		return bgpInactive, nil
 	}
-	v := s.tableVersion()
+	v := s.TableVersion()
 	var b strings.Builder
-	b.WriteString(xrBGPHeader(s))
+	b.WriteString(bgpHeader(s))
 	b.WriteString("\nBGP is operating in STANDALONE mode.\n\n\n")
 	b.WriteString("Process       RcvTblVer   bRIB/RIB   LabelVer  ImportVer  SendTblVer  StandbyVer\n")
 	fmt.Fprintf(&b, "Speaker       %9d  %9d  %9d  %9d   %9d   %9d\n\n", v, v, v, v, v, 0)
 	b.WriteString("Neighbor        Spk    AS MsgRcvd MsgSent   TblVer  InQ OutQ  Up/Down  St/PfxRcd\n")
-	for _, n := range s.bgp.Neighbors {
-		rcvd, sent := s.bgpMessages(n)
+	for _, n := range s.BGP.Neighbors {
+		rcvd, sent := s.BGPMessages(n)
 		tbl := 0
 		if n.State == netsim.BGPEstablished {
 			tbl = v
@@ -87,27 +87,23 @@ func xrBGPSummary(s routingSnap, args []string) (string, error) {
 			st = n.State
 		}
 		fmt.Fprintf(&b, "%-15s %3d %5d %7d %7d %8d %4d %4d %8s %s\n", n.Address, 0, n.RemoteAS, rcvd, sent, tbl, 0, 0,
-			upDownTime(s.since(n.Since)), st)
+			dialect.UpDownTime(s.Since(n.Since)), st)
 	}
 	return b.String(), nil
 }
 
-// xrBGPNeighbor renders "show bgp neighbor [ADDRESS]".
-func xrBGPNeighbor(s routingSnap, args []string) (string, error) {
-	addr, _, err := peerArg(args, DialectXR, "show bgp neighbor [ADDRESS]")
+// bgpNeighbor renders "show bgp neighbor [ADDRESS]".
+func bgpNeighbor(s dialect.Routing, args []string) (string, error) {
+	addr, _, err := dialect.PeerArg(args, Name, "show bgp neighbor [ADDRESS]")
 	if err != nil {
 		return "", err
 	}
-	if !s.bgp.Configured || !s.bgp.Running {
-		return xrBGPInactive, nil
+	if !s.BGP.Configured || !s.BGP.Running {
+		return bgpInactive, nil
 	}
-	peers := s.bgp.Neighbors
-	if addr.IsValid() {
-		n, err := s.findPeer(addr, DialectXR)
-		if err != nil {
-			return "", err
-		}
-		peers = []netsim.BGPNeighbor{n}
+	peers, err := s.Peers(addr, Name)
+	if err != nil {
+		return "", err
 	}
 	var b strings.Builder
 	for _, n := range peers {
@@ -124,7 +120,7 @@ func xrBGPNeighbor(s routingSnap, args []string) (string, error) {
 			rid = n.RemoteRouterID.String()
 		}
 		fmt.Fprintf(&b, " Remote router ID %s\n", rid)
-		up := upDownTime(s.since(n.Since))
+		up := dialect.UpDownTime(s.Since(n.Since))
 		switch {
 		case n.AdminDown:
 			fmt.Fprintf(&b, "  BGP state = Idle (Administratively shut down)\n")
@@ -133,11 +129,11 @@ func xrBGPNeighbor(s routingSnap, args []string) (string, error) {
 		default:
 			fmt.Fprintf(&b, "  BGP state = %s\n", n.State)
 		}
-		fmt.Fprintf(&b, "  Hold time is %d, keepalive interval is %d seconds\n", cmpPos(n.Hold, 180), cmpPos(n.Keepalive, 60))
-		rcvd, sent := s.bgpMessages(n)
+		fmt.Fprintf(&b, "  Hold time is %d, keepalive interval is %d seconds\n", dialect.CmpPos(n.Hold, 180), dialect.CmpPos(n.Keepalive, 60))
+		rcvd, sent := s.BGPMessages(n)
 		fmt.Fprintf(&b, "  Received %d messages, 0 notifications, 0 in queue\n  Sent %d messages, 0 notifications, 0 in queue\n", rcvd, sent)
 		b.WriteString("\n For Address Family: IPv4 Unicast\n")
-		fmt.Fprintf(&b, "  %d accepted prefixes, %d are bestpaths\n", n.PrefixesAccepted, s.bestFrom(n.Address))
+		fmt.Fprintf(&b, "  %d accepted prefixes, %d are bestpaths\n", n.PrefixesAccepted, bestFrom(s, n.Address))
 		fmt.Fprintf(&b, "  Prefix advertised %d, suppressed 0, withdrawn 0\n\n", n.PrefixesSent)
 		est := 0
 		if n.State == netsim.BGPEstablished {
@@ -157,9 +153,9 @@ func xrBGPNeighbor(s routingSnap, args []string) (string, error) {
 }
 
 // bestFrom counts the best paths learnt from a peer.
-func (s routingSnap) bestFrom(a netip.Addr) int {
+func bestFrom(s dialect.Routing, a netip.Addr) int {
 	n := 0
-	for _, r := range s.routes {
+	for _, r := range s.Routes {
 		if r.Best && r.From == a {
 			n++
 		}
@@ -167,24 +163,24 @@ func (s routingSnap) bestFrom(a netip.Addr) int {
 	return n
 }
 
-// xrBGPTable renders "show bgp [ipv4 unicast]".
-func xrBGPTable(s routingSnap, args []string) (string, error) {
+// bgpTable renders "show bgp [ipv4 unicast]".
+func bgpTable(s dialect.Routing, args []string) (string, error) {
 	if err := noArgs(args, "show bgp [ipv4 unicast]"); err != nil {
 		return "", err
 	}
-	if !s.bgp.Configured || !s.bgp.Running {
-		return xrBGPInactive, nil
+	if !s.BGP.Configured || !s.BGP.Running {
+		return bgpInactive, nil
 	}
 	var b strings.Builder
-	b.WriteString(xrBGPHeader(s))
+	b.WriteString(bgpHeader(s))
 	b.WriteString("\nStatus codes: s suppressed, d damped, h history, * valid, > best\n" +
 		"              i - internal, r RIB-failure, S stale, N Nexthop-discard\n" +
 		"Origin codes: i - IGP, e - EGP, ? - incomplete\n")
 	fmt.Fprintf(&b, "   %-19s%-20s%6s %6s %6s %s\n", "Network", "Next Hop", "Metric", "LocPrf", "Weight", "Path")
 	prefixes := map[netip.Prefix]bool{}
-	for _, r := range s.routes {
+	for _, r := range s.Routes {
 		prefixes[r.Prefix] = true
-		st := bgpStatus(r)
+		st := dialect.BGPStatus(r)
 		if r.Internal {
 			st += "i"
 		} else {
@@ -201,92 +197,92 @@ func xrBGPTable(s routingSnap, args []string) (string, error) {
 		if !r.From.IsValid() {
 			w = 32768
 		}
-		fmt.Fprintf(&b, "%s%-19s%-20s%6d %6s %6d %s\n", st, r.Prefix, nh, r.MED, lp, w, asPath(r))
+		fmt.Fprintf(&b, "%s%-19s%-20s%6d %6s %6d %s\n", st, r.Prefix, nh, r.MED, lp, w, dialect.ASPath(r))
 	}
-	fmt.Fprintf(&b, "\nProcessed %d prefixes, %d paths\n", len(prefixes), len(s.routes))
+	fmt.Fprintf(&b, "\nProcessed %d prefixes, %d paths\n", len(prefixes), len(s.Routes))
 	return b.String(), nil
 }
 
-// xrOSPFNeighbor renders "show ospf neighbor".
-func xrOSPFNeighbor(s routingSnap, args []string) (string, error) {
+// ospfNeighbor renders "show ospf neighbor".
+func ospfNeighbor(s dialect.Routing, args []string) (string, error) {
 	if err := noArgs(args, "show ospf neighbor"); err != nil {
 		return "", err
 	}
-	if !s.ospf.Configured {
+	if !s.OSPF.Configured {
 		return "", nil
 	}
 	var b strings.Builder
 	b.WriteString("\n* Indicates MADJ interface\n# Indicates Neighbor awaiting BFD session up\n\nNeighbors for OSPF 1\n\n")
 	fmt.Fprintf(&b, "%-16s%-6s%-16s%-12s%-16s%s\n", "Neighbor ID", "Pri", "State", "Dead Time", "Address", "Interface")
-	for _, n := range s.ospf.Neighbors {
+	for _, n := range s.OSPF.Neighbors {
 		role := map[string]string{"": "  -", "DR": "DR", "Backup": "BDR", "BDR": "BDR", "DROther": "DROTHER"}[n.Role]
 		if role == "" {
 			role = strings.ToUpper(n.Role)
 		}
 		st := strings.ToUpper(strings.ReplaceAll(n.State, "-", "")) + "/" + role
-		dead := fmtDuration(secs(s.ospfDeadDue(n)))
+		dead := dialect.FmtDuration(secs(s.OSPFDeadDue(n)))
 		fmt.Fprintf(&b, "%-16s%-6d%-16s%-12s%-16s%s\n", n.NeighborID, n.Priority, st, dead, n.Address, n.Interface)
-		fmt.Fprintf(&b, "    Neighbor is up for %s\n", fmtDuration(s.since(n.Since)))
+		fmt.Fprintf(&b, "    Neighbor is up for %s\n", dialect.FmtDuration(s.Since(n.Since)))
 	}
-	fmt.Fprintf(&b, "\nTotal neighbor count: %d\n", len(s.ospf.Neighbors))
+	fmt.Fprintf(&b, "\nTotal neighbor count: %d\n", len(s.OSPF.Neighbors))
 	return b.String(), nil
 }
 
-// xrOSPFIfState is the State column of "show ospf interface brief".
-var xrOSPFIfState = map[string]string{"Point-To-Point": "P2P", "Loopback": "LOOP", "DR": "DR", "Backup": "BDR", "DROther": "DROTH", "Down": "DOWN"}
+// ospfIfState is the State column of "show ospf interface brief".
+var ospfIfState = map[string]string{"Point-To-Point": "P2P", "Loopback": "LOOP", "DR": "DR", "Backup": "BDR", "DROther": "DROTH", "Down": "DOWN"}
 
-// xrOSPFInterfaceBrief renders "show ospf interface brief".
-func xrOSPFInterfaceBrief(s routingSnap, args []string) (string, error) {
+// ospfInterfaceBrief renders "show ospf interface brief".
+func ospfInterfaceBrief(s dialect.Routing, args []string) (string, error) {
 	if err := noArgs(args, "show ospf interface brief"); err != nil {
 		return "", err
 	}
-	if !s.ospf.Configured {
+	if !s.OSPF.Configured {
 		return "", nil
 	}
 	var b strings.Builder
 	b.WriteString("\n* Indicates MADJ interface, (P) Indicates fast-reroute protection\n\nInterfaces for OSPF 1\n\n")
 	fmt.Fprintf(&b, "%-19s%-6s%-16s%-19s%-6s%-6s%s\n", "Interface", "PID", "Area", "IP Address/Mask", "Cost", "State", "Nbrs F/C")
-	for _, oi := range s.ospf.Interfaces {
+	for _, oi := range s.OSPF.Interfaces {
 		full, all := 0, 0
-		for _, n := range s.neighborsOn(oi.Interface) {
+		for _, n := range s.NeighborsOn(oi.Interface) {
 			all++
 			if n.State == netsim.OSPFFull {
 				full++
 			}
 		}
-		st := xrOSPFIfState[oi.State]
+		st := ospfIfState[oi.State]
 		if st == "" {
 			st = strings.ToUpper(oi.State)
 		}
-		fmt.Fprintf(&b, "%-19s%-6d%-16s%-19s%-6d%-6s%d/%d\n", shortIfName(DialectXR, oi.Interface), 1, areaNumber(oi.Area),
-			s.ifAddr(oi), oi.Cost, st, full, all)
+		fmt.Fprintf(&b, "%-19s%-6d%-16s%-19s%-6d%-6s%d/%d\n", shortIfName(oi.Interface), 1, areaNumber(oi.Area),
+			s.IfAddr(oi), oi.Cost, st, full, all)
 	}
 	return b.String(), nil
 }
 
-// xrRouteProto renders "show route bgp" and "show route ospf": the active
+// routeProto renders "show route bgp" and "show route ospf": the active
 // routes of one protocol in the global IPv4 table.
-func xrRouteProto(s routingSnap, args []string, proto string) (string, error) {
+func routeProto(s dialect.Routing, args []string, proto string) (string, error) {
 	if err := noArgs(args, "show route "+proto); err != nil {
 		return "", err
 	}
 	var b strings.Builder
-	b.WriteString("\n" + xrRouteCodes + "\n")
+	b.WriteString("\n" + routeCodes + "\n")
 	code := map[string]string{netsim.ProtoBGP: "B", netsim.ProtoOSPF: "O"}[proto]
-	for _, r := range s.rib {
+	for _, r := range s.RIB {
 		if !r.Active || r.Protocol != proto {
 			continue
 		}
 		// The route is as old as the session or adjacency it came over.
-		age := fmtDuration(0)
-		for _, n := range s.bgp.Neighbors {
-			if proto == netsim.ProtoBGP && n.State == netsim.BGPEstablished && s.bestFromTo(n.Address, r.Prefix) {
-				age = upDownTime(s.since(n.Since))
+		age := dialect.FmtDuration(0)
+		for _, n := range s.BGP.Neighbors {
+			if proto == netsim.ProtoBGP && n.State == netsim.BGPEstablished && bestFromTo(s, n.Address, r.Prefix) {
+				age = dialect.UpDownTime(s.Since(n.Since))
 			}
 		}
-		for _, n := range s.ospf.Neighbors {
+		for _, n := range s.OSPF.Neighbors {
 			if proto == netsim.ProtoOSPF && n.State == netsim.OSPFFull && n.Interface == r.Interface {
-				age = upDownTime(s.since(n.Since))
+				age = dialect.UpDownTime(s.Since(n.Since))
 			}
 		}
 		ifn := ""
@@ -303,8 +299,8 @@ func xrRouteProto(s routingSnap, args []string, proto string) (string, error) {
 }
 
 // bestFromTo reports whether the best path of p came from peer a.
-func (s routingSnap) bestFromTo(a netip.Addr, p netip.Prefix) bool {
-	for _, r := range s.routes {
+func bestFromTo(s dialect.Routing, a netip.Addr, p netip.Prefix) bool {
+	for _, r := range s.Routes {
 		if r.Best && r.Prefix == p && r.From == a {
 			return true
 		}
