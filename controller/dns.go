@@ -6,24 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/netproto"
 )
-
-// DomainsOf returns the DNS zones a topology's devices serve: what an
-// operator knows of the network's names (Controller.Domains).
-func DomainsOf(topo topology.Topology) []string {
-	var out []string
-	for _, d := range topo.Devices {
-		if d.DNS == nil {
-			continue
-		}
-		for _, z := range d.DNS.Zones {
-			out = append(out, strings.TrimSuffix(z.Name, "."))
-		}
-	}
-	return out
-}
 
 // lookup is what one dns_lookup showed.
 type lookup struct {

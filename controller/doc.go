@@ -19,7 +19,8 @@
 // (reading devices' YANG trees into a view of the network), engine.go
 // (calls, steps, progress), reach.go (reachability and path MTU),
 // routing.go (BGP and OSPF), sweep.go (the whole-network check), acl.go
-// (what an ACL drops, from package remedy), remedy.go (consented changes), report.go (the
-// report and its text form), store.go (the reports directory) and
-// score.go (NIKA's measures).
+// (what an ACL drops, from package remedy), remedy.go (consented changes),
+// report.go (the report and its text form) and store.go (the reports
+// directory). Scoring a report against an injected fault is package
+// lab/score.
 package controller

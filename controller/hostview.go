@@ -58,6 +58,11 @@ func (h *HostView) Addrs4() []netip.Prefix {
 	return out
 }
 
+// RoleHost is the inventory role of an end host served over MCP (a
+// simulated host, sim://h3, dialect linux): the controller reads it as a
+// host, not as a router of the path.
+const RoleHost = "host"
+
 // isHost tells whether a fleet device is an end host: its inventory role
 // is RoleHost, or it speaks the linux dialect.
 func isHost(d *client.Device) bool {
