@@ -1,4 +1,4 @@
-package controller
+package serve
 
 import (
 	"bytes"
@@ -94,7 +94,7 @@ func (s *Server) addD2D() {
 				return errorResult(fmt.Errorf("submit_report: arguments: %w", err)), nil
 			}
 			if err := s.authorizeSubmit(s.hostIdentity(ctx), in.Report); err != nil {
-				return nil, rpcError(err) // serve_policy.go
+				return nil, rpcError(err) // access.go
 			}
 			res, out, err := s.submitReport(ctx, req, in)
 			if err != nil {

@@ -1,4 +1,4 @@
-package controller
+package serve
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
 )
@@ -309,7 +310,7 @@ func (s *Server) reaches(id policy.Identity, d *client.Device) bool {
 
 // authorizeAsk decides whether the host may ask intent: the ask tool, and
 // every fleet device the intent names must be one the host reaches.
-func (s *Server) authorizeAsk(id policy.Identity, in Intent) error {
+func (s *Server) authorizeAsk(id policy.Identity, in controller.Intent) error {
 	if err := s.acc.pol.Decide(id, policy.Action{Kind: policy.CallTool, Tool: ToolAsk}); err != nil {
 		return err
 	}
@@ -329,7 +330,7 @@ func (s *Server) authorizeAsk(id policy.Identity, in Intent) error {
 // apply itself (network.yang.edit on each changed device), why: the
 // report's fix is a proposal this host cannot carry out through
 // call_device_tool.
-func (s *Server) limitRemediation(id policy.Identity, rep *Report) {
+func (s *Server) limitRemediation(id policy.Identity, rep *controller.Report) {
 	if len(rep.ProposedChanges) == 0 || rep.Remediation != nil || s.ctl.Fleet == nil {
 		return
 	}
@@ -339,7 +340,7 @@ func (s *Server) limitRemediation(id policy.Identity, rep *Report) {
 			continue
 		}
 		if err := s.acc.pol.DecideOn(id, deviceOf(d), policy.Action{Kind: policy.CallTool, Tool: netproto.ToolYangEdit}); err != nil {
-			rep.Remediation = &Remediation{Consent: "denied", Result: "not applied: " + detailOf(err)}
+			rep.Remediation = &controller.Remediation{Consent: "denied", Result: "not applied: " + detailOf(err)}
 			return
 		}
 	}
