@@ -87,12 +87,9 @@ func (n *Network) deviceAt(a netip.Addr) string {
 
 // dnsSweep checks name resolution: from a router, the network's server
 // answers and its records give the devices' own addresses; from every
-// host, its resolver answers too.
+// host, its resolver answers too. The first router must have the
+// dns_lookup tool (hasResolver).
 func (r *run) dnsSweep(n *Network) {
-	if len(n.Order) == 0 || !r.c.Fleet.Device(n.Order[0]).HasTool(netproto.ToolDNSLookup) {
-		return
-	}
-	r.begin("resolve the devices' names from a router and from every host (" + netproto.ToolDNSLookup + ")")
 	from := n.Order[0]
 	probe := "localhost."
 	if len(r.c.Domains) > 0 {
@@ -173,6 +170,12 @@ func (r *run) dnsSweep(n *Network) {
 		c.Fix = fmt.Sprintf("Point host %s's resolver (/etc/resolv.conf) at %s.", hn, rl.Server)
 		r.rep.addCause(c)
 	}
+}
+
+// hasResolver tells whether the network's first router can resolve names
+// (it has the dns_lookup tool).
+func (r *run) hasResolver(n *Network) bool {
+	return len(n.Order) > 0 && r.c.Fleet.Device(n.Order[0]).HasTool(netproto.ToolDNSLookup)
 }
 
 // fleetNames lists the routers and hosts of the network.

@@ -15,10 +15,6 @@ import (
 // it found a cause on, which the ping-based host sweep then leaves alone.
 func (r *run) hostChecks(n *Network) map[string]bool {
 	done := map[string]bool{}
-	if len(n.HostViews) == 0 {
-		return done
-	}
-	r.begin("compare every host's own addresses, netmask, gateway, routes and MAC with its router's LAN")
 	seen := map[string]bool{}
 	for _, h := range n.Hosts {
 		hv := n.HostViews[h.Host.Name]

@@ -423,12 +423,14 @@ func (r *run) areaCount(n *Network, area string) int {
 	return c
 }
 
-// routingSweep checks every BGP session and OSPF adjacency of the network.
-func (r *run) routingSweep(n *Network) {
-	if !anyBGP(n) && !anyOSPF(n) {
-		return
-	}
-	r.begin("check every BGP session and OSPF adjacency")
+// anyRouting tells whether any router of the network runs BGP or OSPF.
+func anyRouting(n *Network) bool { return anyBGP(n) || anyOSPF(n) }
+
+// routingDaemons names the routers whose routing daemons are down
+// (deadDaemons); the other routing rules leave their sessions and
+// adjacencies alone.
+func (r *run) routingDaemons(s *sweepState) {
+	n := s.n
 	dead := r.deadDaemons(n)
 	for _, name := range sortedKeys(dead) {
 		c := newCause("frr_service_down", []string{name}, "", fmt.Sprintf("The OSPF process of %s reports every one of its interfaces down while the interfaces are up, and its sessions and adjacencies are down: its routing daemons are down.", name),
@@ -437,19 +439,16 @@ func (r *run) routingSweep(n *Network) {
 		c.Fix = fmt.Sprintf("Restart the routing service on %s.", name)
 		r.rep.addCause(c)
 	}
-	involves := func(d *DeviceView, addr string) bool {
-		if dead[d.Name] > 0 {
-			return true
-		}
-		if a, err := netip.ParseAddr(addr); err == nil {
-			if p, _ := n.Owner(a); p != nil && dead[p.Name] > 0 {
-				return true
-			}
-		}
-		return false
-	}
+	s.dead = dead
+}
+
+// ospfAdjacencies checks every link for what keeps OSPF from FULL
+// (analyzeOSPFLink), but links of a router whose daemons are down and
+// causes the link rules found already.
+func (r *run) ospfAdjacencies(s *sweepState) {
+	n := s.n
 	for _, l := range n.Links {
-		if dead[l.A.Device] > 0 || dead[l.B.Device] > 0 {
+		if s.dead[l.A.Device] > 0 || s.dead[l.B.Device] > 0 {
 			continue
 		}
 		cs, _ := r.analyzeOSPFLink(n, l)
@@ -458,6 +457,24 @@ func (r *run) routingSweep(n *Network) {
 				r.rep.addCause(c)
 			}
 		}
+	}
+}
+
+// bgpSessions checks every BGP session that is not established
+// (analyzeBGP), but those of a router whose daemons are down, on either
+// end, and causes the link rules found already.
+func (r *run) bgpSessions(s *sweepState) {
+	n := s.n
+	involves := func(d *DeviceView, addr string) bool {
+		if s.dead[d.Name] > 0 {
+			return true
+		}
+		if a, err := netip.ParseAddr(addr); err == nil {
+			if p, _ := n.Owner(a); p != nil && s.dead[p.Name] > 0 {
+				return true
+			}
+		}
+		return false
 	}
 	for _, name := range n.Order {
 		d := n.Devices[name]
@@ -475,7 +492,6 @@ func (r *run) routingSweep(n *Network) {
 			}
 		}
 	}
-	r.missingAdvertisements(n)
 }
 
 // ospfProblems returns what keeps OSPF from FULL on every link of the

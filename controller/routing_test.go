@@ -293,7 +293,7 @@ func TestDeadDaemons(t *testing.T) {
 	}
 	n.infer(nil)
 	r := testRun(n)
-	r.routingSweep(n)
+	r.applyRules(n, rulesNamed(t, "routing-daemon", "ospf-adjacency", "bgp-session", "bgp-advertisement"))
 	r.rep.finish()
 	if !slices.Equal(r.rep.RootCauseName, []string{"frr_service_down"}) || !slices.Equal(r.rep.FaultyDevices, []string{"r2"}) {
 		t.Fatalf("%v on %v: %s", r.rep.RootCauseName, r.rep.FaultyDevices, r.rep.Diagnosis)

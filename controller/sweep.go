@@ -136,13 +136,21 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 	return causes
 }
 
-// sweep checks the whole network with no hint: every link's state, MTU,
-// ACLs and loss, every BGP session and OSPF adjacency, and every known
-// host from its router and from afar.
+// sweep checks the whole network with no hint: it reads every device,
+// then runs the sweep's rules over what they showed (sweepRules): every
+// link's state, MTU, ACLs and loss, every BGP session and OSPF adjacency,
+// every known host from its router and from afar, name resolution.
 func (r *run) sweep() error {
-	n := r.readNetwork()
-	r.begin("check every link: state of both ends, their logged history, MTU, ACLs")
-	var upLinks []Link
+	r.applyRules(r.readNetwork(), sweepRules)
+	return nil
+}
+
+// linkState checks both ends of every link: a link down while its ends
+// are administratively up, one end shut down, a link whose logs show it
+// flapping, an MTU that differs between the ends. The links up at both
+// ends are left for linkLoss.
+func (r *run) linkState(s *sweepState) {
+	n := s.n
 	for _, l := range n.Links {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
 		if a == nil || b == nil {
@@ -178,27 +186,31 @@ func (r *run) sweep() error {
 		case !a.OperUp || !b.OperUp:
 			continue // both ends shut down on purpose
 		}
-		upLinks = append(upLinks, l)
+		s.up = append(s.up, l)
 		if a.MTU != b.MTU {
 			r.rep.addCause(r.mtuMismatch(n, l))
 		}
 	}
-	// Interfaces with input errors but no modelled peer are still a finding.
-	r.aclSweep(n)
-	r.begin("probe every link for loss: ping the far end from both ends")
-	for _, c := range r.lossOnLinks(n, upLinks) {
+}
+
+// linkLoss probes the links up at both ends for loss, corruption, delay
+// and throttling (lossOnLinks).
+func (r *run) linkLoss(s *sweepState) {
+	for _, c := range r.lossOnLinks(s.n, s.up) {
 		r.rep.addCause(c)
 	}
-	r.routingSweep(n)
-	r.hostSweep(n, r.hostChecks(n))
-	r.dnsSweep(n)
+}
+
+// unreadDevices names, when no rule found a cause, the devices that
+// could not be read.
+func (r *run) unreadDevices(s *sweepState) {
+	n := s.n
 	if len(r.rep.RootCauses) == 0 && len(n.Unread) > 0 {
 		for _, d := range sortedKeys(n.Unread) {
 			c := newCause("device_unreachable", []string{d}, "", fmt.Sprintf("%s could not be read: %s", d, n.Unread[d]))
 			r.rep.addCause(c)
 		}
 	}
-	return nil
 }
 
 // aclSweep reports every ACL bound on an interface that drops control
@@ -286,10 +298,6 @@ func anyOSPF(n *Network) bool {
 // farthest from it; a host its router reaches but others do not has a
 // routing problem, found by walking the path.
 func (r *run) hostSweep(n *Network, done map[string]bool) {
-	if len(n.Hosts) == 0 {
-		return
-	}
-	r.begin("ping every known host from its own router and from a remote router")
 	type probe struct {
 		h          HostAttach
 		local, far pingResult
