@@ -83,7 +83,7 @@ func protocols(data any) []map[string]any {
 	return out
 }
 
-// parseBGP reads the BGP process of a get of PathNetInst (nil when none).
+// parseBGP reads the BGP process of a get of pathNetInst (nil when none).
 func parseBGP(data any) *BGPView {
 	for _, p := range protocols(data) {
 		if identity(p["identifier"]) != "BGP" {
@@ -138,7 +138,7 @@ func parseBGP(data any) *BGPView {
 	return nil
 }
 
-// parseOSPF reads the OSPFv2 process of a get of PathNetInst (nil when none).
+// parseOSPF reads the OSPFv2 process of a get of pathNetInst (nil when none).
 func parseOSPF(data any) *OSPFView {
 	for _, p := range protocols(data) {
 		if identity(p["identifier"]) != "OSPF" {

@@ -21,10 +21,10 @@ type rule struct {
 
 // sweepState is the network a sweep checks and what its rules pass on.
 type sweepState struct {
-	n *Network
+	n *network
 	// up are the links up at both ends (link-state), which link-loss
 	// probes.
-	up []Link
+	up []link
 	// dead are the routers whose routing daemons are down, with their
 	// number of sessions and adjacencies (routing-daemon), which
 	// ospf-adjacency and bgp-session leave alone.
@@ -68,7 +68,7 @@ func routes(_ *run, s *sweepState) bool { return anyRouting(s.n) }
 
 // applyRules runs rules over the network n in order: each one that
 // applies opens its step and checks.
-func (r *run) applyRules(n *Network, rules []rule) {
+func (r *run) applyRules(n *network, rules []rule) {
 	s := &sweepState{n: n}
 	for _, ru := range rules {
 		if ru.applies != nil && !ru.applies(r, s) {

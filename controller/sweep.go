@@ -12,7 +12,7 @@ import (
 // the links whose probes are partly lost (or whose ends count input
 // errors). A link whose probes are all lost while both ends are up is left
 // to the other rules (an ACL, a down link).
-func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
+func (r *run) lossOnLinks(n *network, links []link) []Cause {
 	count := r.c.LinkPings
 	if count <= 0 {
 		count = 10
@@ -55,11 +55,11 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				data, call, err := r.yangGet(dev, PathInterfaces)
+				data, call, err := r.yangGet(dev, pathInterfaces)
 				if err != nil {
 					return
 				}
-				v := &DeviceView{Name: dev, Ifaces: parseInterfaces(data), Calls: map[string]int{PathInterfaces: call}}
+				v := &DeviceView{Name: dev, Ifaces: parseInterfaces(data), Calls: map[string]int{pathInterfaces: call}}
 				r.summarize(call, "counters after the probes")
 				amu.Lock()
 				after[dev] = v
@@ -74,15 +74,15 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 	delta := func(dev string, it *IfaceView) (*IfaceView, int) {
 		v := after[dev]
 		if v == nil {
-			return it, n.Devices[dev].Calls[PathInterfaces]
+			return it, n.Devices[dev].Calls[pathInterfaces]
 		}
 		now := v.Iface(it.Name)
 		if now == nil {
-			return it, n.Devices[dev].Calls[PathInterfaces]
+			return it, n.Devices[dev].Calls[pathInterfaces]
 		}
 		d := *now
 		d.InErrors, d.OutDiscards = max(now.InErrors-it.InErrors, 0), max(now.OutDiscards-it.OutDiscards, 0)
-		return &d, v.Calls[PathInterfaces]
+		return &d, v.Calls[pathInterfaces]
 	}
 	var causes []Cause
 	for i, l := range links {
@@ -165,8 +165,8 @@ func (r *run) linkState(s *sweepState) {
 		switch {
 		case a.AdminUp && b.AdminUp && (!a.OperUp || !b.OperUp):
 			r.rep.addCause(linkDownCause(l,
-				r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
-				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)))
+				r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
+				r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)))
 			continue
 		case a.AdminUp != b.AdminUp:
 			// One end shut down, the other up and waiting for it: the link
@@ -177,8 +177,8 @@ func (r *run) linkState(s *sweepState) {
 				shut, other, sd, od = b, a, l.B.Device, l.A.Device
 			}
 			c := linkDownCause(l,
-				r.ev(n.Devices[sd].Calls[PathInterfaces], sd, netproto.ToolYangGet, "%s admin DOWN, oper %s", shut.Name, shut.OperStatus),
-				r.ev(n.Devices[od].Calls[PathInterfaces], od, netproto.ToolYangGet, "%s admin UP, oper %s", other.Name, other.OperStatus))
+				r.ev(n.Devices[sd].Calls[pathInterfaces], sd, netproto.ToolYangGet, "%s admin DOWN, oper %s", shut.Name, shut.OperStatus),
+				r.ev(n.Devices[od].Calls[pathInterfaces], od, netproto.ToolYangGet, "%s admin UP, oper %s", other.Name, other.OperStatus))
 			c.Summary = fmt.Sprintf("The link %s is down: %s:%s is administratively down while %s:%s is up.", l, sd, shut.Name, od, other.Name)
 			c.Fix = fmt.Sprintf("Bring %s:%s up again (undo its shutdown), unless the link is being taken out of service.", sd, shut.Name)
 			r.rep.addCause(c)
@@ -215,7 +215,7 @@ func (r *run) unreadDevices(s *sweepState) {
 
 // aclSweep reports every ACL bound on an interface that drops control
 // traffic the network runs (BGP, OSPF) or ICMP toward a subnet in use.
-func (r *run) aclSweep(n *Network) {
+func (r *run) aclSweep(n *network) {
 	var devs []*DeviceView
 	for _, name := range n.Order {
 		devs = append(devs, n.Devices[name])
@@ -276,7 +276,7 @@ func (r *run) aclSweep(n *Network) {
 	}
 }
 
-func anyBGP(n *Network) bool {
+func anyBGP(n *network) bool {
 	for _, d := range n.Devices {
 		if d.BGP != nil {
 			return true
@@ -285,7 +285,7 @@ func anyBGP(n *Network) bool {
 	return false
 }
 
-func anyOSPF(n *Network) bool {
+func anyOSPF(n *network) bool {
 	for _, d := range n.Devices {
 		if d.OSPF != nil {
 			return true
@@ -297,9 +297,9 @@ func anyOSPF(n *Network) bool {
 // hostSweep pings every known host from its router, and from the router
 // farthest from it; a host its router reaches but others do not has a
 // routing problem, found by walking the path.
-func (r *run) hostSweep(n *Network, done map[string]bool) {
+func (r *run) hostSweep(n *network, done map[string]bool) {
 	type probe struct {
-		h          HostAttach
+		h          hostAttach
 		local, far pingResult
 		farDev     string
 	}
@@ -343,7 +343,7 @@ func (r *run) hostSweep(n *Network, done map[string]bool) {
 			// The host's LAN port is down: the link to the host.
 			c := newCause("link_down", []string{p.h.Router.Device, p.h.Host.Name}, p.h.Router.Device+":"+p.h.Router.Iface+" — "+p.h.Host.Name,
 				fmt.Sprintf("The link from %s:%s to host %s is down: the port is administratively up but operationally %s.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name, it.OperStatus),
-				r.ev(n.Devices[p.h.Router.Device].Calls[PathInterfaces], p.h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper %s", it.Name, it.OperStatus),
+				r.ev(n.Devices[p.h.Router.Device].Calls[pathInterfaces], p.h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper %s", it.Name, it.OperStatus),
 				r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text))
 			c.Fix = fmt.Sprintf("Restore the link between %s:%s and %s (cable, the host's port, the host itself).", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name)
 			r.rep.addCause(c)

@@ -11,10 +11,10 @@ import (
 
 // YANG paths the controller reads (docs/controller.md).
 const (
-	PathInterfaces = "/openconfig-interfaces:interfaces"
+	pathInterfaces = "/openconfig-interfaces:interfaces"
 	PathACL        = remedy.PathACL
-	PathRouting    = "/ietf-routing:routing"
-	PathNetInst    = "/openconfig-network-instance:network-instances"
+	pathRouting    = "/ietf-routing:routing"
+	pathNetInst    = "/openconfig-network-instance:network-instances"
 )
 
 // DeviceView is what the controller knows of one device after reading it.
@@ -122,7 +122,7 @@ func (d *DeviceView) Lookup(a netip.Addr) (Route, bool) {
 	return best, found
 }
 
-// parseInterfaces reads the data of a get of PathInterfaces.
+// parseInterfaces reads the data of a get of pathInterfaces.
 func parseInterfaces(data any) []*IfaceView {
 	var out []*IfaceView
 	for _, n := range list(dig(data, "interface")) {
@@ -192,7 +192,7 @@ func parseVRFs(data any, ifs []*IfaceView) {
 	}
 }
 
-// parseRoutes reads the default VRF's IPv4 RIB from a get of PathRouting.
+// parseRoutes reads the default VRF's IPv4 RIB from a get of pathRouting.
 func parseRoutes(data any) []Route {
 	var out []Route
 	for _, rib := range list(dig(data, "ribs", "rib")) {
@@ -225,46 +225,46 @@ type Host struct {
 	Addrs []netip.Addr `json:"addresses" yaml:"addresses"`
 }
 
-// End is one end of a link: a device's interface and its address there.
-type End struct {
+// end is one end of a link: a device's interface and its address there.
+type end struct {
 	Device, Iface string
 	Addr          netip.Addr
 }
 
-// Link is a point-to-point or LAN segment between two devices' interfaces,
+// link is a point-to-point or LAN segment between two devices' interfaces,
 // inferred from addresses on the same subnet.
-type Link struct {
-	A, B   End
+type link struct {
+	A, B   end
 	Prefix netip.Prefix
 }
 
 // String is "r1:Gi0/0/0 — r2:Gi0/0/0/0".
-func (l Link) String() string {
+func (l link) String() string {
 	return l.A.Device + ":" + l.A.Iface + " — " + l.B.Device + ":" + l.B.Iface
 }
 
-// HostAttach is where a known host attaches: a router interface of its subnet.
-type HostAttach struct {
+// hostAttach is where a known host attaches: a router interface of its subnet.
+type hostAttach struct {
 	Host   Host
 	Addr   netip.Addr
-	Router End
+	Router end
 }
 
-// Network is the controller's view of the whole fleet.
-type Network struct {
+// network is the controller's view of the whole fleet.
+type network struct {
 	Devices map[string]*DeviceView
 	Order   []string
-	Links   []Link
-	Hosts   []HostAttach
+	Links   []link
+	Hosts   []hostAttach
 	// Unread are the devices that could not be read, with why.
 	Unread map[string]string
 	// HostViews are the hosts of the fleet as they show themselves (nil
 	// when the fleet serves no host).
-	HostViews map[string]*HostView
+	HostViews map[string]*hostView
 }
 
 // infer finds the links between read devices and where known hosts attach.
-func (n *Network) infer(hosts []Host) {
+func (n *network) infer(hosts []Host) {
 	type addrIf struct {
 		dev string
 		it  *IfaceView
@@ -288,7 +288,7 @@ func (n *Network) infer(hosts []Host) {
 		for j := i + 1; j < len(all); j++ {
 			a, b := all[i], all[j]
 			if a.dev != b.dev && a.p.Masked() == b.p.Masked() {
-				n.Links = append(n.Links, Link{A: End{a.dev, a.it.Name, a.p.Addr()}, B: End{b.dev, b.it.Name, b.p.Addr()}, Prefix: a.p.Masked()})
+				n.Links = append(n.Links, link{A: end{a.dev, a.it.Name, a.p.Addr()}, B: end{b.dev, b.it.Name, b.p.Addr()}, Prefix: a.p.Masked()})
 			}
 		}
 	}
@@ -297,7 +297,7 @@ func (n *Network) infer(hosts []Host) {
 
 // attachHosts finds where known hosts attach: a router interface of the
 // subnet of one of their addresses.
-func (n *Network) attachHosts(hosts []Host) {
+func (n *network) attachHosts(hosts []Host) {
 	for _, h := range hosts {
 		for _, ha := range h.Addrs {
 			if !ha.Is4() {
@@ -307,7 +307,7 @@ func (n *Network) attachHosts(hosts []Host) {
 				for _, it := range n.Devices[name].Ifaces {
 					for _, p := range it.Addrs {
 						if p.Bits() < 32 && p.Contains(ha) && p.Addr() != ha {
-							n.Hosts = append(n.Hosts, HostAttach{Host: h, Addr: ha, Router: End{name, it.Name, p.Addr()}})
+							n.Hosts = append(n.Hosts, hostAttach{Host: h, Addr: ha, Router: end{name, it.Name, p.Addr()}})
 						}
 					}
 				}
@@ -318,7 +318,7 @@ func (n *Network) attachHosts(hosts []Host) {
 }
 
 // Owner returns the device and interface holding address a.
-func (n *Network) Owner(a netip.Addr) (*DeviceView, *IfaceView) {
+func (n *network) Owner(a netip.Addr) (*DeviceView, *IfaceView) {
 	for _, name := range n.Order {
 		d := n.Devices[name]
 		if it := d.Owns(a); it != nil {
@@ -329,50 +329,50 @@ func (n *Network) Owner(a netip.Addr) (*DeviceView, *IfaceView) {
 }
 
 // LinkOf returns the link of a device's interface.
-func (n *Network) LinkOf(dev, iface string) (Link, bool) {
+func (n *network) LinkOf(dev, iface string) (link, bool) {
 	for _, l := range n.Links {
 		if l.A.Device == dev && l.A.Iface == iface {
 			return l, true
 		}
 		if l.B.Device == dev && l.B.Iface == iface {
-			return Link{A: l.B, B: l.A, Prefix: l.Prefix}, true
+			return link{A: l.B, B: l.A, Prefix: l.Prefix}, true
 		}
 	}
-	return Link{}, false
+	return link{}, false
 }
 
 // LinksBetween returns the links between two devices, oriented a to b.
-func (n *Network) LinksBetween(a, b string) []Link {
-	var out []Link
+func (n *network) LinksBetween(a, b string) []link {
+	var out []link
 	for _, l := range n.Links {
 		switch {
 		case l.A.Device == a && l.B.Device == b:
 			out = append(out, l)
 		case l.A.Device == b && l.B.Device == a:
-			out = append(out, Link{A: l.B, B: l.A, Prefix: l.Prefix})
+			out = append(out, link{A: l.B, B: l.A, Prefix: l.Prefix})
 		}
 	}
 	return out
 }
 
 // HostNamed returns the attachment of a known host.
-func (n *Network) HostNamed(name string) (HostAttach, bool) {
+func (n *network) HostNamed(name string) (hostAttach, bool) {
 	for _, h := range n.Hosts {
 		if strings.EqualFold(h.Host.Name, name) {
 			return h, true
 		}
 	}
-	return HostAttach{}, false
+	return hostAttach{}, false
 }
 
 // HostAt returns the attachment of the known host holding a.
-func (n *Network) HostAt(a netip.Addr) (HostAttach, bool) {
+func (n *network) HostAt(a netip.Addr) (hostAttach, bool) {
 	for _, h := range n.Hosts {
 		if h.Addr == a {
 			return h, true
 		}
 	}
-	return HostAttach{}, false
+	return hostAttach{}, false
 }
 
 // sortedKeys returns a map's keys sorted.

@@ -21,10 +21,10 @@ import (
 const (
 	DefaultMaxTurns        = 8
 	DefaultMaxTokens       = 200_000
-	DefaultMaxCallsPerTurn = 8
-	DefaultCompletion      = 2048
-	DefaultTimeout         = 5 * time.Minute
-	DefaultMaxResultChars  = 16_000
+	defaultMaxCallsPerTurn = 8
+	defaultCompletion      = 2048
+	defaultTimeout         = 5 * time.Minute
+	defaultMaxResultChars  = 16_000
 )
 
 // Why an LLM run stopped (Run.Stop).
@@ -38,20 +38,23 @@ const (
 
 // Limits bound an LLM run; zero values take the defaults.
 type Limits struct {
-	// MaxTurns bounds the chat-completions requests of a run.
+	// MaxTurns bounds the chat-completions requests of a run
+	// (DefaultMaxTurns).
 	MaxTurns int
 	// MaxTokens bounds the prompt plus completion tokens the server
 	// reports, summed over the run; checked before each request. A server
-	// that reports no usage is bounded by MaxTurns and Timeout only.
+	// that reports no usage is bounded by MaxTurns and Timeout only
+	// (DefaultMaxTokens).
 	MaxTokens int64
 	// MaxCallsPerTurn bounds the tool calls executed per answer; the
-	// others are answered with an error.
+	// others are answered with an error (default 8).
 	MaxCallsPerTurn int
-	// MaxCompletionTokens is each request's max_tokens.
+	// MaxCompletionTokens is each request's max_tokens (default 2048).
 	MaxCompletionTokens int64
-	// Timeout bounds the whole run.
+	// Timeout bounds the whole run (default 5 minutes).
 	Timeout time.Duration
-	// MaxResultChars bounds each tool result given back to the model.
+	// MaxResultChars bounds each tool result given back to the model
+	// (default 16,000).
 	MaxResultChars int
 }
 
@@ -63,16 +66,16 @@ func (l Limits) withDefaults() Limits {
 		l.MaxTokens = DefaultMaxTokens
 	}
 	if l.MaxCallsPerTurn <= 0 {
-		l.MaxCallsPerTurn = DefaultMaxCallsPerTurn
+		l.MaxCallsPerTurn = defaultMaxCallsPerTurn
 	}
 	if l.MaxCompletionTokens <= 0 {
-		l.MaxCompletionTokens = DefaultCompletion
+		l.MaxCompletionTokens = defaultCompletion
 	}
 	if l.Timeout <= 0 {
-		l.Timeout = DefaultTimeout
+		l.Timeout = defaultTimeout
 	}
 	if l.MaxResultChars <= 0 {
-		l.MaxResultChars = DefaultMaxResultChars
+		l.MaxResultChars = defaultMaxResultChars
 	}
 	return l
 }

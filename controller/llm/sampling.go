@@ -11,8 +11,8 @@ import (
 	"github.com/netmcp/netmcp/client"
 )
 
-// DefaultMaxSamples bounds the sampling requests a Sampler answers.
-const DefaultMaxSamples = 20
+// defaultMaxSamples bounds the sampling requests a Sampler answers.
+const defaultMaxSamples = 20
 
 // SampleConsentFunc asks the operator whether a device's sampling
 // request may be sent to the LLM; it returns the answer and, when refused,
@@ -29,7 +29,7 @@ type Sampler struct {
 	LLM       *Client
 	Consent   SampleConsentFunc
 	MaxTokens int64 // cap per request (DefaultCompletion when 0)
-	// MaxSamples bounds the requests answered (DefaultMaxSamples when 0).
+	// MaxSamples bounds the requests answered (20 when 0).
 	MaxSamples int
 	// Progress receives one line per request (nil: silent).
 	Progress io.Writer
@@ -72,7 +72,7 @@ func (s *Sampler) Sample(ctx context.Context, d *client.Device, p *mcp.CreateMes
 	s.mu.Lock()
 	limit := s.MaxSamples
 	if limit <= 0 {
-		limit = DefaultMaxSamples
+		limit = defaultMaxSamples
 	}
 	if s.n >= limit {
 		s.mu.Unlock()
@@ -82,7 +82,7 @@ func (s *Sampler) Sample(ctx context.Context, d *client.Device, p *mcp.CreateMes
 	s.mu.Unlock()
 	maxTok := s.MaxTokens
 	if maxTok <= 0 {
-		maxTok = DefaultCompletion
+		maxTok = defaultCompletion
 	}
 	if p.MaxTokens > 0 && p.MaxTokens < maxTok {
 		maxTok = p.MaxTokens

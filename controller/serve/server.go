@@ -55,15 +55,15 @@ type ListDevicesOut struct {
 	Devices []DeviceInfo `json:"devices"`
 }
 
-// CallDeviceToolIn is call_device_tool's input.
-type CallDeviceToolIn struct {
+// callDeviceToolIn is call_device_tool's input.
+type callDeviceToolIn struct {
 	Device    string         `json:"device" jsonschema:"the device's name (list_devices)"`
 	Tool      string         `json:"tool" jsonschema:"the device's tool, e.g. network.yang.get"`
 	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"the tool's arguments"`
 }
 
-// AskIn is ask's input.
-type AskIn struct {
+// askIn is ask's input.
+type askIn struct {
 	Intent string `json:"intent" jsonschema:"the intent in words (e.g. what is wrong with the network?) or as a JSON object"`
 }
 
@@ -115,7 +115,7 @@ func (s *Server) listDevices(ctx context.Context, req *mcp.CallToolRequest, _ st
 	return nil, out, nil
 }
 
-func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, in CallDeviceToolIn) (*mcp.CallToolResult, any, error) {
+func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, in callDeviceToolIn) (*mcp.CallToolResult, any, error) {
 	d := s.ctl.Fleet.Device(in.Device)
 	if d == nil {
 		return nil, nil, fmt.Errorf("no device %q in the fleet (list_devices)", in.Device)
@@ -136,7 +136,7 @@ func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, i
 	return res, nil, nil
 }
 
-func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*mcp.CallToolResult, *controller.Report, error) {
+func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, *controller.Report, error) {
 	intent, err := controller.ParseIntent(in.Intent)
 	if err != nil {
 		return nil, nil, err
