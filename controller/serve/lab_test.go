@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net"
 	"net/http"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -21,26 +20,17 @@ import (
 	"github.com/netmcp/netmcp/transport"
 )
 
-// This file is a copy of the controller's own test lab (controller/lab_test.go)
-// until the shared served-lab harness replaces both.
+// This file is a trimmed copy of the controller's own test lab
+// (controller/lab_test.go; no lab clock) until the shared served-lab
+// harness replaces both.
 
 // testLab is the simulated lab with each router and each host served by
 // its own MCP server over Streamable HTTP on a loopback port, and a
 // connected fleet.
 type testLab struct {
-	lab   *sim.Lab
-	topo  topology.Topology
-	fleet *client.Fleet
-	ctl   *controller.Controller
-	inv   *inventory.Inventory
-	// now is the lab's clock.
-	now  func() time.Time
-	skew *atomic.Int64
+	ctl *controller.Controller
+	inv *inventory.Inventory
 }
-
-// advance moves the lab's clock forward by d: what the network did in the
-// meantime (periodic protocol traffic, timers) is as if d had passed.
-func (l *testLab) advance(d time.Duration) { l.skew.Add(int64(d)) }
 
 // newTestLab starts the default lab and injects the named faults (words
 // of topology.ParseFault) with Lab.Inject, as `netmcp lab up --fault` does.
@@ -48,13 +38,7 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 	t.Helper()
 	topo := sim.DefaultTopology()
 	hosts := controller.HostsOf(topo) // what the operator knows: the intended addresses
-	// The lab's clock starts on a minute boundary, so a link_flap fault
-	// (down the first seconds of each period) is in its down phase while
-	// the test runs: the sweep sees it whatever the wall clock says.
-	start, base := time.Now(), time.Now().Truncate(10*time.Second)
-	skew := new(atomic.Int64) // testLab.advance
-	now := func() time.Time { return base.Add(time.Since(start) + time.Duration(skew.Load())) }
-	lab, err := sim.NewLab(topo, sim.LabOptions{Now: now})
+	lab, err := sim.NewLab(topo, sim.LabOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +51,7 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 			t.Fatalf("inject %s: %v", w, err)
 		}
 	}
-	l := &testLab{lab: lab, topo: topo, now: now, skew: skew}
+	l := &testLab{}
 	inv := &inventory.Inventory{Name: "test"}
 	var servers []*http.Server
 	var srvs []*server.Server
@@ -112,7 +96,7 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 	if err := f.Connect(ctx); err != nil {
 		t.Fatal(err)
 	}
-	l.fleet, l.inv = f, inv
+	l.inv = inv
 	l.ctl = &controller.Controller{Fleet: f, Hosts: hosts, Domains: controller.DomainsOf(topo)}
 	if testing.Verbose() {
 		l.ctl.Progress = testWriter{t}

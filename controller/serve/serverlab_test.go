@@ -18,7 +18,6 @@ import (
 	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
-	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
 	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/transport"
@@ -213,12 +212,6 @@ func (u *cpuUpdates) add(d *client.Device, p *mcp.ResourceUpdatedNotificationPar
 		u.n = map[string]int{}
 	}
 	u.n[d.Name()+" "+p.URI]++
-}
-
-func (u *cpuUpdates) get(dev string) int {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	return u.n[dev+" "+netproto.URICPU]
 }
 
 // waitFor polls cond until it holds or the deadline passes.
