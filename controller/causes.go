@@ -93,7 +93,7 @@ func mtuCause(l link, odd end, oddMTU, peerMTU, configMTU int, ev ...Evidence) C
 
 // aclCause: an ACL bound on an interface drops traffic of t; its fix is
 // remedy's.
-func aclCause(f aclFinding, t Traffic, what string, ev ...Evidence) Cause {
+func aclCause(f aclFinding, t traffic, what string, ev ...Evidence) Cause {
 	entry := fmt.Sprintf("entry %s", f.Entry)
 	if f.Entry.Seq == 0 {
 		entry = "its implicit deny (no entry permits it)"

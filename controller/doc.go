@@ -21,9 +21,9 @@
 // (reading devices' YANG trees into a view of the network), engine.go
 // (calls, steps, progress), rules.go (the sweep's rules), reach.go
 // (reachability and path MTU), routing.go (BGP and OSPF), sweep.go (the
-// link and host checks of the sweep), acl.go (what an ACL drops, from package
-// remedy), remedy.go (consented changes), report.go (the report and its text form) and
-// store.go (the reports directory).
+// link and host checks of the sweep), acl.go (what an ACL drops, from
+// package remedy), remedy.go (consented changes), report.go (the report
+// and its text form) and store.go (the reports directory).
 //
 // The engine's MCP facade (`netmcp controller serve`) is package
 // controller/serve, the optional model-driven agent package controller/llm,

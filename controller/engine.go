@@ -254,10 +254,10 @@ func (r *run) readNetwork() *network {
 		return r.net
 	}
 	r.begin("read every device: interfaces, VRFs, routes, ACLs, BGP and OSPF (" + pathInterfaces + ", " + pathNetInst + ", " + pathRouting + ", " + PathACL + ")")
-	n := &network{Devices: map[string]*DeviceView{}, Unread: map[string]string{}}
+	n := &network{Devices: map[string]*deviceView{}, Unread: map[string]string{}}
 	var mu sync.Mutex
 	results := r.c.Fleet.Each(r.ctx, r.routers(), func(ctx context.Context, d *client.Device) error {
-		v := &DeviceView{Name: d.Name(), Calls: map[string]int{}}
+		v := &deviceView{Name: d.Name(), Calls: map[string]int{}}
 		data, call, err := r.yangGet(d.Name(), pathInterfaces)
 		if err != nil {
 			return err

@@ -17,12 +17,12 @@ import (
 // could not be read (a crashed host answers nothing).
 type hostView struct {
 	Name      string
-	Ifaces    []*IfaceView
-	Routes    []Route
+	Ifaces    []*ifaceView
+	Routes    []route
 	Resolvers []netip.Addr
 	// ACLs and Bindings are the host's packet filters.
-	ACLs     map[string]*ACLSet
-	Bindings []ACLBinding
+	ACLs     map[string]*aclSet
+	Bindings []aclBinding
 	// MAC is the MAC address of its first link (ip -j link).
 	MAC   string
 	Err   string
@@ -231,8 +231,8 @@ func parseResolvConf(text string) []netip.Addr {
 	return out
 }
 
-// asDevice returns the host as a DeviceView for the checks routers and
+// asDevice returns the host as a deviceView for the checks routers and
 // hosts share (its ACLs).
-func (h *hostView) asDevice() *DeviceView {
-	return &DeviceView{Name: h.Name, Ifaces: h.Ifaces, Routes: h.Routes, ACLs: h.ACLs, Bindings: h.Bindings, Calls: h.Calls}
+func (h *hostView) asDevice() *deviceView {
+	return &deviceView{Name: h.Name, Ifaces: h.Ifaces, Routes: h.Routes, ACLs: h.ACLs, Bindings: h.Bindings, Calls: h.Calls}
 }

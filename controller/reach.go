@@ -12,8 +12,8 @@ import (
 // hop is one router of a path: the route it uses and where it sends.
 type hop struct {
 	Dev   string
-	Route Route
-	Out   *IfaceView
+	Route route
+	Out   *ifaceView
 	// Link is the link out of Out, oriented from this hop; HasLink is false
 	// for the last hop's LAN toward a host.
 	Link    link
@@ -102,7 +102,7 @@ func pathWords(hops []hop, last string) string {
 // checkHops looks along a path for what stops traffic t: a link down, an
 // MTU mismatch, an ACL that drops it. It returns the causes and the
 // smallest MTU seen (the path MTU).
-func (r *run) checkHops(n *network, hops []hop, t Traffic, what string) ([]Cause, int) {
+func (r *run) checkHops(n *network, hops []hop, t traffic, what string) ([]Cause, int) {
 	var causes []Cause
 	pmtu := 0
 	minMTU := func(m int) {
@@ -307,7 +307,7 @@ func (r *run) reachability(in Intent, mtu bool) error {
 	}
 	p := r.ping(src.Dev, dst.Addr, pingOpts{Count: 5, Source: src.Source, VRF: vrf})
 	r.rep.Facts["loss_percent"] = p.Loss
-	t := Traffic{Protocol: "ICMP", Dst: dst.Addr}
+	t := traffic{Protocol: "ICMP", Dst: dst.Addr}
 	if a, err := netip.ParseAddr(src.Source); err == nil {
 		t.Src = a
 	} else {
@@ -334,7 +334,7 @@ func (r *run) reachability(in Intent, mtu bool) error {
 			if bstop != "" {
 				r.rep.Facts["return_path"] = pathWords(bh, "stops: "+bstop)
 			}
-			rt := Traffic{Protocol: "ICMP", Src: dst.Addr, Dst: t.Src}
+			rt := traffic{Protocol: "ICMP", Src: dst.Addr, Dst: t.Src}
 			cs, m := r.checkHops(n, bh, rt, fmt.Sprintf("ICMP replies from %s to %s", dst.Addr, t.Src))
 			causes = append(causes, cs...)
 			if m > 0 && (pmtu == 0 || m < pmtu) {

@@ -18,7 +18,7 @@ func (r *run) bgpDown(in Intent) error {
 	n := r.readNetwork()
 	if in.Device == "" {
 		for _, name := range n.Order {
-			if b := n.Devices[name].BGP; b != nil && slices.ContainsFunc(b.Neighbors, func(nb BGPNeighbor) bool { return nb.Address == in.Peer }) {
+			if b := n.Devices[name].BGP; b != nil && slices.ContainsFunc(b.Neighbors, func(nb bgpNeighbor) bool { return nb.Address == in.Peer }) {
 				in.Device = name
 				break
 			}
@@ -36,7 +36,7 @@ func (r *run) bgpDown(in Intent) error {
 	if d.BGP == nil {
 		// No BGP state to read: the path to the peer is still checked.
 		r.progress("  %s reports no BGP state (%s has no BGP protocol instance): checking the path to %s only", in.Device, pathNetInst, in.Peer)
-		for _, c := range r.analyzeBGP(n, d, BGPNeighbor{Address: in.Peer, Enabled: true, State: "UNKNOWN"}, true) {
+		for _, c := range r.analyzeBGP(n, d, bgpNeighbor{Address: in.Peer, Enabled: true, State: "UNKNOWN"}, true) {
 			r.rep.addCause(c)
 		}
 		if len(r.rep.RootCauses) == 0 {
@@ -44,7 +44,7 @@ func (r *run) bgpDown(in Intent) error {
 		}
 		return nil
 	}
-	i := slices.IndexFunc(d.BGP.Neighbors, func(nb BGPNeighbor) bool { return nb.Address == in.Peer })
+	i := slices.IndexFunc(d.BGP.Neighbors, func(nb bgpNeighbor) bool { return nb.Address == in.Peer })
 	if i < 0 {
 		c := newCause("bgp_neighbor_missing", []string{in.Device}, in.Peer, fmt.Sprintf("%s has no BGP neighbor %s configured.", in.Device, in.Peer),
 			r.ev(d.Calls[pathNetInst], in.Device, netproto.ToolYangGet, "neighbors: %s", neighborList(d.BGP)))
@@ -67,7 +67,7 @@ func (r *run) bgpDown(in Intent) error {
 	return nil
 }
 
-func neighborList(b *BGPView) string {
+func neighborList(b *bgpView) string {
 	var s []string
 	for _, nb := range b.Neighbors {
 		s = append(s, nb.Address)
@@ -75,7 +75,7 @@ func neighborList(b *BGPView) string {
 	return strings.Join(s, ", ")
 }
 
-func bgpWords(nb BGPNeighbor) string {
+func bgpWords(nb bgpNeighbor) string {
 	s := fmt.Sprintf("session %s, peer-as %d", cmpOr(nb.State, "unknown"), nb.PeerAS)
 	if nb.LastError != "" || nb.ErrSub != "" {
 		s += fmt.Sprintf(", last error %s", cmpOr(nb.LastError, nb.ErrCode+"/"+nb.ErrSub))
@@ -94,7 +94,7 @@ func cmpOr(s ...string) string {
 
 // analyzeBGP finds why a session is not established. capture asks for a
 // packet capture on port 179 when the device has the tool.
-func (r *run) analyzeBGP(n *network, d *DeviceView, nb BGPNeighbor, capture bool) []Cause {
+func (r *run) analyzeBGP(n *network, d *deviceView, nb bgpNeighbor, capture bool) []Cause {
 	if nb.Established() {
 		return nil
 	}
@@ -115,7 +115,7 @@ func (r *run) analyzeBGP(n *network, d *DeviceView, nb BGPNeighbor, capture bool
 	p, _ := n.Owner(peerAddr)
 	// The address d uses toward the peer: the one the peer has configured.
 	var local netip.Addr
-	var pnb *BGPNeighbor
+	var pnb *bgpNeighbor
 	if p != nil && p.BGP != nil {
 		for i, x := range p.BGP.Neighbors {
 			if a, err := netip.ParseAddr(x.Address); err == nil && d.Owns(a) != nil {
@@ -155,13 +155,13 @@ func (r *run) analyzeBGP(n *network, d *DeviceView, nb BGPNeighbor, capture bool
 	}
 	// The path: interfaces and ACLs on TCP 179, both ways.
 	hops, stop := n.walk(d.Name, peerAddr)
-	t := Traffic{Protocol: "TCP", Port: 179, Dst: peerAddr, Src: local}
+	t := traffic{Protocol: "TCP", Port: 179, Dst: peerAddr, Src: local}
 	what := fmt.Sprintf("BGP (TCP port 179) between %s and %s", d.Name, nb.Address)
 	cs, _ := r.checkHops(n, hops, t, what)
 	causes = append(causes, cs...)
 	if p != nil && local.IsValid() {
 		bh, _ := n.walk(p.Name, local)
-		cs, _ := r.checkHops(n, bh, Traffic{Protocol: "TCP", Port: 179, Src: peerAddr, Dst: local}, what)
+		cs, _ := r.checkHops(n, bh, traffic{Protocol: "TCP", Port: 179, Src: peerAddr, Dst: local}, what)
 		causes = append(causes, cs...)
 	}
 	if capture {
@@ -277,13 +277,13 @@ func (r *run) ospfDown(in Intent) error {
 
 // adjacency returns the state of the neighbour on an OSPF interface
 // whose router id is rid ("" when absent).
-func adjacency(oi OSPFIface, rid string) OSPFNeighbor {
+func adjacency(oi ospfIface, rid string) ospfNeighbor {
 	for _, nb := range oi.Neighbors {
 		if rid == "" || nb.RouterID == rid {
 			return nb
 		}
 	}
-	return OSPFNeighbor{}
+	return ospfNeighbor{}
 }
 
 // analyzeOSPFLink checks one link for what keeps OSPF from FULL; it also
@@ -315,7 +315,7 @@ func (r *run) analyzeOSPFLink(n *network, l link) ([]Cause, bool) {
 		causes = append(causes, r.ospfACLs(n, l)...)
 		return causes, len(causes) == 0
 	}
-	var oa, ob OSPFIface
+	var oa, ob ospfIface
 	var hasA, hasB bool
 	if da.OSPF != nil {
 		oa, hasA = da.OSPF.Iface(l.A.Iface)
@@ -465,7 +465,7 @@ func (r *run) ospfAdjacencies(s *sweepState) {
 // end, and causes the link rules found already.
 func (r *run) bgpSessions(s *sweepState) {
 	n := s.n
-	involves := func(d *DeviceView, addr string) bool {
+	involves := func(d *deviceView, addr string) bool {
 		if s.dead[d.Name] > 0 {
 			return true
 		}
@@ -625,9 +625,9 @@ func (r *run) ospfACLs(n *network, l link) []Cause {
 	what := fmt.Sprintf("OSPF (IP protocol 89) on the link %s", l)
 	for _, e := range []end{l.A, l.B} {
 		d := n.Devices[e.Device]
-		for _, f := range droppingACLs(d, e.Iface, Traffic{Protocol: "OSPF"}) {
+		for _, f := range droppingACLs(d, e.Iface, traffic{Protocol: "OSPF"}) {
 			if f.Entry.Protocol == "OSPF" || f.Entry.Seq == 0 {
-				causes = append(causes, aclCause(f, Traffic{Protocol: "OSPF"}, what,
+				causes = append(causes, aclCause(f, traffic{Protocol: "OSPF"}, what,
 					r.ev(d.Calls[PathACL], d.Name, netproto.ToolYangGet, "ACL %s bound %s on %s: %s", f.Binding.Set, f.Binding.Dir(), f.Binding.Iface, f.Entry)))
 			}
 		}

@@ -142,8 +142,8 @@ type twoRouters struct {
 }
 
 func (tr twoRouters) network() *network {
-	mk := func(name string, ifs any, ni any, rt any, acl any) *DeviceView {
-		d := &DeviceView{Name: name, Calls: map[string]int{pathInterfaces: 1, pathNetInst: 2, pathRouting: 3, PathACL: 4}}
+	mk := func(name string, ifs any, ni any, rt any, acl any) *deviceView {
+		d := &deviceView{Name: name, Calls: map[string]int{pathInterfaces: 1, pathNetInst: 2, pathRouting: 3, PathACL: 4}}
 		d.Ifaces = parseInterfaces(ifs)
 		parseVRFs(ni, d.Ifaces)
 		d.BGP, d.OSPF = parseBGP(ni), parseOSPF(ni)
@@ -151,7 +151,7 @@ func (tr twoRouters) network() *network {
 		d.ACLs, d.Bindings = parseACL(acl)
 		return d
 	}
-	n := &network{Devices: map[string]*DeviceView{}, Order: []string{"r1", "r2"}, Unread: map[string]string{}}
+	n := &network{Devices: map[string]*deviceView{}, Order: []string{"r1", "r2"}, Unread: map[string]string{}}
 	n.Devices["r1"] = mk("r1", ifTree(tIf{"Lo0", "10.255.0.1/32", true, 0}, tIf{"Gi0", "10.0.12.1/30", tr.r1up, tr.r1mtu}),
 		netInstTree(65001, "10.255.0.1", tr.r1nb, tr.r1ospf), routeTree([3]string{"10.0.12.0/30", "", "Gi0"}), nil)
 	n.Devices["r2"] = mk("r2", ifTree(tIf{"Lo0", "10.255.0.2/32", true, 0}, tIf{"Gi1", "10.0.12.2/30", tr.r2up, 0}),
@@ -272,13 +272,13 @@ func TestOSPFDownRules(t *testing.T) {
 // TestDeadDaemons: in r1 — r2 — r3, r2's daemons down make every session
 // of the three look down; only r2 is named.
 func TestDeadDaemons(t *testing.T) {
-	mk := func(name string, ifs any, ni any) *DeviceView {
-		d := &DeviceView{Name: name, Calls: map[string]int{}}
+	mk := func(name string, ifs any, ni any) *deviceView {
+		d := &deviceView{Name: name, Calls: map[string]int{}}
 		d.Ifaces = parseInterfaces(ifs)
 		d.BGP, d.OSPF = parseBGP(ni), parseOSPF(ni)
 		return d
 	}
-	n := &network{Devices: map[string]*DeviceView{}, Order: []string{"r1", "r2", "r3"}}
+	n := &network{Devices: map[string]*deviceView{}, Order: []string{"r1", "r2", "r3"}}
 	n.Devices["r1"] = mk("r1", ifTree(tIf{"Gi0", "10.0.12.1/30", true, 0}),
 		netInstTree(65001, "1.1.1.1", []tNb{{"10.0.12.2", 65000, "ACTIVE", ""}}, []tOspf{{"Gi0", "0.0.0.0", false, "", ""}}))
 	n.Devices["r2"] = mk("r2", ifTree(tIf{"Gi0", "10.0.12.2/30", true, 0}, tIf{"Gi1", "10.0.23.1/30", true, 0}),

@@ -37,7 +37,7 @@ func (r *run) lossOnLinks(n *network, links []link) []Cause {
 	// read again after its probes, and what they added meanwhile is the
 	// evidence (a slow link whose senders drop at their queues is
 	// rate-limited, even when the drops missed the probes).
-	after := map[string]*DeviceView{}
+	after := map[string]*deviceView{}
 	var amu sync.Mutex
 	for i, l := range links {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
@@ -59,7 +59,7 @@ func (r *run) lossOnLinks(n *network, links []link) []Cause {
 				if err != nil {
 					return
 				}
-				v := &DeviceView{Name: dev, Ifaces: parseInterfaces(data), Calls: map[string]int{pathInterfaces: call}}
+				v := &deviceView{Name: dev, Ifaces: parseInterfaces(data), Calls: map[string]int{pathInterfaces: call}}
 				r.summarize(call, "counters after the probes")
 				amu.Lock()
 				after[dev] = v
@@ -71,7 +71,7 @@ func (r *run) lossOnLinks(n *network, links []link) []Cause {
 	// delta returns an interface's counters as read after the probes, the
 	// growth since the first read in InErrors and OutDiscards, and the
 	// call that showed them (the first read's when there is no second).
-	delta := func(dev string, it *IfaceView) (*IfaceView, int) {
+	delta := func(dev string, it *ifaceView) (*ifaceView, int) {
 		v := after[dev]
 		if v == nil {
 			return it, n.Devices[dev].Calls[pathInterfaces]
@@ -216,7 +216,7 @@ func (r *run) unreadDevices(s *sweepState) {
 // aclSweep reports every ACL bound on an interface that drops control
 // traffic the network runs (BGP, OSPF) or ICMP toward a subnet in use.
 func (r *run) aclSweep(n *network) {
-	var devs []*DeviceView
+	var devs []*deviceView
 	for _, name := range n.Order {
 		devs = append(devs, n.Devices[name])
 	}
@@ -240,16 +240,16 @@ func (r *run) aclSweep(n *network) {
 				}
 			}
 			classes := []struct {
-				t    Traffic
+				t    traffic
 				what string
 				runs bool
 			}{
-				{Traffic{Protocol: "TCP", Port: 179}, "BGP (TCP port 179)", d.BGP != nil || !anyBGP(n)},
-				{Traffic{Protocol: "OSPF"}, "OSPF (IP protocol 89)", d.OSPF != nil || !anyOSPF(n)},
-				{Traffic{Protocol: "ICMP", Dst: local}, "ICMP", true},
-				{Traffic{Protocol: "UDP", Port: 53}, "DNS (port 53)", true},
-				{Traffic{Protocol: "TCP", Port: 80}, "HTTP (TCP port 80)", true},
-				{Traffic{Protocol: "ARP"}, "ARP", true},
+				{traffic{Protocol: "TCP", Port: 179}, "BGP (TCP port 179)", d.BGP != nil || !anyBGP(n)},
+				{traffic{Protocol: "OSPF"}, "OSPF (IP protocol 89)", d.OSPF != nil || !anyOSPF(n)},
+				{traffic{Protocol: "ICMP", Dst: local}, "ICMP", true},
+				{traffic{Protocol: "UDP", Port: 53}, "DNS (port 53)", true},
+				{traffic{Protocol: "TCP", Port: 80}, "HTTP (TCP port 80)", true},
+				{traffic{Protocol: "ARP"}, "ARP", true},
 			}
 			for _, c := range classes {
 				if !c.runs {
@@ -364,7 +364,7 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 				continue // a cause found already (a session, a link) explains a missing path
 			}
 			hops, stop := n.walk(p.farDev, p.h.Addr)
-			cs, _ := r.checkHops(n, hops, Traffic{Protocol: "ICMP", Dst: p.h.Addr}, fmt.Sprintf("ICMP to %s", p.h.Addr))
+			cs, _ := r.checkHops(n, hops, traffic{Protocol: "ICMP", Dst: p.h.Addr}, fmt.Sprintf("ICMP to %s", p.h.Addr))
 			if len(cs) == 0 && stop != "" {
 				cs = append(cs, r.routeCause(n, hops, p.farDev, ep, stop))
 			}

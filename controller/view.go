@@ -17,24 +17,24 @@ const (
 	pathNetInst    = "/openconfig-network-instance:network-instances"
 )
 
-// DeviceView is what the controller knows of one device after reading it.
-type DeviceView struct {
+// deviceView is what the controller knows of one device after reading it.
+type deviceView struct {
 	Name   string
-	Ifaces []*IfaceView
+	Ifaces []*ifaceView
 	// Routes is the default VRF's IPv4 table.
-	Routes []Route
+	Routes []route
 	// ACLs are the device's ACL sets by name; Bindings where they apply.
-	ACLs     map[string]*ACLSet
-	Bindings []ACLBinding
+	ACLs     map[string]*aclSet
+	Bindings []aclBinding
 	// BGP and OSPF are nil when the device reports no such process.
-	BGP  *BGPView
-	OSPF *OSPFView
+	BGP  *bgpView
+	OSPF *ospfView
 	// Calls are the numbers of the calls that read each path.
 	Calls map[string]int
 }
 
-// IfaceView is one interface: state, addresses, MTU, counters, ARP.
-type IfaceView struct {
+// ifaceView is one interface: state, addresses, MTU, counters, ARP.
+type ifaceView struct {
 	Name        string
 	AdminUp     bool
 	OperUp      bool
@@ -48,17 +48,17 @@ type IfaceView struct {
 	OutErrors   int64
 	InDiscards  int64
 	OutDiscards int64
-	ARP         []ARPEntry
+	ARP         []arpEntry
 }
 
-// ARPEntry is one IPv4 neighbour of an interface.
-type ARPEntry struct {
+// arpEntry is one IPv4 neighbour of an interface.
+type arpEntry struct {
 	IP  netip.Addr
 	MAC string
 }
 
-// Route is one IPv4 route.
-type Route struct {
+// route is one IPv4 route.
+type route struct {
 	Prefix    netip.Prefix
 	Protocol  string
 	NextHop   netip.Addr
@@ -68,7 +68,7 @@ type Route struct {
 }
 
 // Iface returns the interface called name (nil when none).
-func (d *DeviceView) Iface(name string) *IfaceView {
+func (d *deviceView) Iface(name string) *ifaceView {
 	for _, it := range d.Ifaces {
 		if it.Name == name {
 			return it
@@ -78,7 +78,7 @@ func (d *DeviceView) Iface(name string) *IfaceView {
 }
 
 // Owns tells whether one of the device's default-VRF interfaces holds a.
-func (d *DeviceView) Owns(a netip.Addr) *IfaceView {
+func (d *deviceView) Owns(a netip.Addr) *ifaceView {
 	for _, it := range d.Ifaces {
 		if it.VRF != "" {
 			continue
@@ -94,7 +94,7 @@ func (d *DeviceView) Owns(a netip.Addr) *IfaceView {
 
 // Loopback returns the device's first IPv4 /32 loopback address of the
 // default VRF (its usual management and router-id address).
-func (d *DeviceView) Loopback() (netip.Addr, bool) {
+func (d *deviceView) Loopback() (netip.Addr, bool) {
 	for _, it := range d.Ifaces {
 		if !it.Loopback || it.VRF != "" {
 			continue
@@ -109,8 +109,8 @@ func (d *DeviceView) Loopback() (netip.Addr, bool) {
 }
 
 // Lookup returns the active route a packet to a takes (longest match).
-func (d *DeviceView) Lookup(a netip.Addr) (Route, bool) {
-	best, found := Route{}, false
+func (d *deviceView) Lookup(a netip.Addr) (route, bool) {
+	best, found := route{}, false
 	for _, r := range d.Routes {
 		if !r.Active || !r.Prefix.Contains(a) {
 			continue
@@ -123,14 +123,14 @@ func (d *DeviceView) Lookup(a netip.Addr) (Route, bool) {
 }
 
 // parseInterfaces reads the data of a get of pathInterfaces.
-func parseInterfaces(data any) []*IfaceView {
-	var out []*IfaceView
+func parseInterfaces(data any) []*ifaceView {
+	var out []*ifaceView
 	for _, n := range list(dig(data, "interface")) {
 		m := obj(n)
 		if m == nil {
 			continue
 		}
-		it := &IfaceView{Name: str(m["name"])}
+		it := &ifaceView{Name: str(m["name"])}
 		st := obj(m["state"])
 		it.AdminUp = str(dig(st, "admin-status")) == "UP"
 		it.OperStatus = str(dig(st, "oper-status"))
@@ -162,7 +162,7 @@ func parseInterfaces(data any) []*IfaceView {
 			}
 			for _, nb := range list(dig(s, "ipv4", "neighbors", "neighbor")) {
 				if a, err := netip.ParseAddr(str(leaf(obj(nb), "ip"))); err == nil {
-					it.ARP = append(it.ARP, ARPEntry{IP: a, MAC: str(dig(nb, "state", "link-layer-address"))})
+					it.ARP = append(it.ARP, arpEntry{IP: a, MAC: str(dig(nb, "state", "link-layer-address"))})
 				}
 			}
 		}
@@ -172,7 +172,7 @@ func parseInterfaces(data any) []*IfaceView {
 }
 
 // parseVRFs marks the interfaces that belong to a non-default VRF.
-func parseVRFs(data any, ifs []*IfaceView) {
+func parseVRFs(data any, ifs []*ifaceView) {
 	for _, ni := range list(dig(data, "network-instance")) {
 		name := str(obj(ni)["name"])
 		if name == "" || name == "default" || strings.EqualFold(name, "DEFAULT") {
@@ -193,8 +193,8 @@ func parseVRFs(data any, ifs []*IfaceView) {
 }
 
 // parseRoutes reads the default VRF's IPv4 RIB from a get of pathRouting.
-func parseRoutes(data any) []Route {
-	var out []Route
+func parseRoutes(data any) []route {
+	var out []route
 	for _, rib := range list(dig(data, "ribs", "rib")) {
 		if str(obj(rib)["name"]) != "ipv4-master" {
 			continue
@@ -205,7 +205,7 @@ func parseRoutes(data any) []Route {
 			if err != nil {
 				continue
 			}
-			rt := Route{Prefix: p, Protocol: identity(m["source-protocol"]), Active: m["active"] != nil}
+			rt := route{Prefix: p, Protocol: identity(m["source-protocol"]), Active: m["active"] != nil}
 			nh := obj(m["next-hop"])
 			rt.Interface = str(nh["outgoing-interface"])
 			rt.Discard = str(nh["special-next-hop"]) == "blackhole"
@@ -252,7 +252,7 @@ type hostAttach struct {
 
 // network is the controller's view of the whole fleet.
 type network struct {
-	Devices map[string]*DeviceView
+	Devices map[string]*deviceView
 	Order   []string
 	Links   []link
 	Hosts   []hostAttach
@@ -267,7 +267,7 @@ type network struct {
 func (n *network) infer(hosts []Host) {
 	type addrIf struct {
 		dev string
-		it  *IfaceView
+		it  *ifaceView
 		p   netip.Prefix
 	}
 	var all []addrIf
@@ -318,7 +318,7 @@ func (n *network) attachHosts(hosts []Host) {
 }
 
 // Owner returns the device and interface holding address a.
-func (n *network) Owner(a netip.Addr) (*DeviceView, *IfaceView) {
+func (n *network) Owner(a netip.Addr) (*deviceView, *ifaceView) {
 	for _, name := range n.Order {
 		d := n.Devices[name]
 		if it := d.Owns(a); it != nil {
