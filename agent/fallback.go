@@ -15,7 +15,7 @@ import (
 )
 
 // ControllerToolAsk is the controller's tool an agent falls back to
-// (controller.ToolAsk of `netmcp controller serve`).
+// (serve.ToolAsk of `netmcp controller serve`).
 const ControllerToolAsk = "ask"
 
 // ControllerFallback reaches the controller's MCP endpoint (`netmcp

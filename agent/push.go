@@ -18,7 +18,7 @@ import (
 )
 
 // ControllerToolSubmitReport is the controller's tool a report is pushed
-// to (controller.ToolSubmitReport of `netmcp controller serve`).
+// to (serve.ToolSubmitReport of `netmcp controller serve`).
 const ControllerToolSubmitReport = "submit_report"
 
 // OutboxDir is the folder of an agent's state directory holding the

@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
 )
 
 // deadURL is an MCP URL nothing listens on.
@@ -45,7 +46,7 @@ func TestPushReportToController(t *testing.T) {
 		t.Fatalf("queued report no longer verifies: %v", err)
 	}
 
-	srv := controller.NewServer(&controller.Controller{}, controller.Store{Dir: t.TempDir()}, "test")
+	srv := serve.New(&controller.Controller{}, controller.Store{Dir: t.TempDir()}, "test")
 	if err := srv.EnableD2D(d.ca.CertPEM); err != nil {
 		t.Fatal(err)
 	}

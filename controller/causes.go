@@ -19,7 +19,7 @@ func newCause(name string, devices []string, where, summary string, ev ...Eviden
 }
 
 // linkDownCause: a link whose ends are operationally down.
-func linkDownCause(l Link, ev ...Evidence) Cause {
+func linkDownCause(l link, ev ...Evidence) Cause {
 	c := newCause("link_down", []string{l.A.Device, l.B.Device}, l.String(),
 		fmt.Sprintf("The link %s is down: both ends are administratively up but operationally down.", l), ev...)
 	c.Fix = fmt.Sprintf("Restore the physical link between %s:%s and %s:%s (cable, optics, the far end's port); no configuration change brings it up.", l.A.Device, l.A.Iface, l.B.Device, l.B.Iface)
@@ -27,7 +27,7 @@ func linkDownCause(l Link, ev ...Evidence) Cause {
 }
 
 // lossCause: a link that loses or corrupts packets.
-func lossCause(l Link, loss float64, errs int64, ev ...Evidence) Cause {
+func lossCause(l link, loss float64, errs int64, ev ...Evidence) Cause {
 	s := fmt.Sprintf("The link %s loses packets (%.0f%% of the probes across it", l, loss)
 	if errs > 0 {
 		s += fmt.Sprintf(", %d input errors", errs)
@@ -39,7 +39,7 @@ func lossCause(l Link, loss float64, errs int64, ev ...Evidence) Cause {
 }
 
 // latencyCause: a link whose round trip is far above a link's.
-func latencyCause(l Link, rtt, limit float64, ev ...Evidence) Cause {
+func latencyCause(l link, rtt, limit float64, ev ...Evidence) Cause {
 	c := newCause("link_high_latency", []string{l.A.Device, l.B.Device}, l.String(),
 		fmt.Sprintf("The link %s delays packets: %.0f ms round trip across one link (above %.0f ms), with no loss.", l, rtt, limit), ev...)
 	c.Fix = fmt.Sprintf("Find what delays %s:%s — %s:%s (a shaper, a congested or long-haul circuit) and check the link's delay afterwards.", l.A.Device, l.A.Iface, l.B.Device, l.B.Iface)
@@ -48,7 +48,7 @@ func latencyCause(l Link, rtt, limit float64, ev ...Evidence) Cause {
 
 // throttleCause: a link that drops packets at the sender's queue without
 // corrupting any: it is rate-limited.
-func throttleCause(l Link, loss, rtt float64, ev ...Evidence) Cause {
+func throttleCause(l link, loss, rtt float64, ev ...Evidence) Cause {
 	s := fmt.Sprintf("The link %s is throttled: %.0f%% of the probes across it are lost with no input errors, the senders discard at their queues (round trip %.0f ms).", l, loss, rtt)
 	if loss == 0 {
 		s = fmt.Sprintf("The link %s is throttled: the probes across it come back after %.0f ms with no input errors, and the senders discard other traffic at their queues.", l, rtt)
@@ -61,7 +61,7 @@ func throttleCause(l Link, loss, rtt float64, ev ...Evidence) Cause {
 // fragCause: an interface whose operational MTU is below its configured
 // one and that does not fragment (the configuration is right; the
 // interface is not).
-func fragCause(l Link, odd End, mtu, configMTU int, ev ...Evidence) Cause {
+func fragCause(l link, odd end, mtu, configMTU int, ev ...Evidence) Cause {
 	c := newCause("link_fragmentation_disabled", []string{odd.Device}, odd.Device+":"+odd.Iface,
 		fmt.Sprintf("%s:%s runs with MTU %d although it is configured with %d, and does not fragment: larger packets on the link %s are dropped (or answered 'fragmentation needed' when DF is set).", odd.Device, odd.Iface, mtu, configMTU, l), ev...)
 	c.Fix = fmt.Sprintf("Restore MTU %d and fragmentation on %s:%s (the configuration already says %d: re-apply it or check the line card).", configMTU, odd.Device, odd.Iface, configMTU)
@@ -70,7 +70,7 @@ func fragCause(l Link, odd End, mtu, configMTU int, ev ...Evidence) Cause {
 
 // mtuCause: the two ends of a link have different MTUs; odd is the end
 // whose MTU differs from the network's usual one.
-func mtuCause(l Link, odd End, oddMTU, peerMTU, configMTU int, ev ...Evidence) Cause {
+func mtuCause(l link, odd end, oddMTU, peerMTU, configMTU int, ev ...Evidence) Cause {
 	c := newCause("mtu_mismatch", []string{odd.Device}, odd.Device+":"+odd.Iface,
 		fmt.Sprintf("MTU mismatch on the link %s: %s:%s has MTU %d, its neighbour %d; packets larger than %d are dropped and OSPF cannot exchange databases.",
 			l, odd.Device, odd.Iface, oddMTU, peerMTU, oddMTU), ev...)
@@ -93,7 +93,7 @@ func mtuCause(l Link, odd End, oddMTU, peerMTU, configMTU int, ev ...Evidence) C
 
 // aclCause: an ACL bound on an interface drops traffic of t; its fix is
 // remedy's.
-func aclCause(f aclFinding, t Traffic, what string, ev ...Evidence) Cause {
+func aclCause(f aclFinding, t traffic, what string, ev ...Evidence) Cause {
 	entry := fmt.Sprintf("entry %s", f.Entry)
 	if f.Entry.Seq == 0 {
 		entry = "its implicit deny (no entry permits it)"

@@ -2,18 +2,13 @@ package controller_test
 
 import (
 	"context"
-	"fmt"
 	"slices"
-	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/netproto"
 )
 
 // auditMarks are the lengths of every device's audit log at one moment.
@@ -134,65 +129,4 @@ func TestCorrelationInAuditLogs(t *testing.T) {
 		t.Errorf("correlation id %q, want the caller's ticket-4711", rep.CorrelationID)
 	}
 	checkCorrelated(t, l, m, rep)
-}
-
-// TestCorrelationThroughControllerServer: a host of `netmcp controller
-// serve` that puts its own id in a call's _meta has it carried to every
-// device the call reaches (ask, call_device_tool, an mcp:// resource
-// read), and it is what the devices' audit logs record.
-func TestCorrelationThroughControllerServer(t *testing.T) {
-	l := newServerLab(t, "icmp_acl_block r3:GigabitEthernet0/0/0")
-	f := quietFleet(t, l)
-	srv := controller.NewServer(&controller.Controller{Fleet: f, Hosts: l.hosts()}, controller.Store{Dir: t.TempDir()}, "test")
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	ct, st := mcp.NewInMemoryTransports()
-	go srv.MCP().Run(ctx, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	meta := func(id string) mcp.Meta { return mcp.Meta{netproto.MetaCorrelationID: id} }
-
-	m := l.marks()
-	p := &mcp.CallToolParams{Name: controller.ToolAsk, Arguments: map[string]any{"intent": "what is wrong with the network?"}}
-	p.SetMeta(meta("host-ask-1"))
-	res, err := cs.CallTool(ctx, p)
-	if err != nil || res.IsError {
-		t.Fatalf("ask: %v %+v", err, res)
-	}
-	var rep controller.Report
-	remarshal(t, res.StructuredContent, &rep)
-	if rep.CorrelationID != "host-ask-1" {
-		t.Errorf("ask: correlation id %q, want the host's", rep.CorrelationID)
-	}
-	checkCorrelated(t, l, m, &rep)
-
-	m = l.marks()
-	p = &mcp.CallToolParams{Name: controller.ToolCallDeviceTool, Arguments: map[string]any{
-		"device": "r2", "tool": netproto.ToolYangGet, "arguments": map[string]any{"path": "/openconfig-system:system/config/hostname"}}}
-	p.SetMeta(meta("host-call-2"))
-	if res, err := cs.CallTool(ctx, p); err != nil || res.IsError {
-		t.Fatalf("call_device_tool: %v %+v", err, res)
-	}
-	rp := &mcp.ReadResourceParams{URI: "mcp://r3/openconfig-system:system/config/hostname"}
-	rp.SetMeta(meta("host-read-3"))
-	if _, err := cs.ReadResource(ctx, rp); err != nil {
-		t.Fatalf("read: %v", err)
-	}
-	want := map[string][]string{
-		"r1": nil,
-		"r2": {"request tools/call host-call-2", "response tools/call host-call-2"},
-		"r3": {"request tools/call host-read-3", "response tools/call host-read-3"},
-	}
-	for name, w := range want {
-		var got []string
-		for _, r := range l.since(m, name) {
-			got = append(got, fmt.Sprintf("%s %s %s", r.Kind, r.Method, r.Correlation))
-		}
-		if strings.Join(got, "; ") != strings.Join(w, "; ") {
-			t.Errorf("%s: audit records %q, want %q", name, got, w)
-		}
-	}
 }

@@ -6,24 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/netproto"
 )
-
-// DomainsOf returns the DNS zones a topology's devices serve: what an
-// operator knows of the network's names (Controller.Domains).
-func DomainsOf(topo topology.Topology) []string {
-	var out []string
-	for _, d := range topo.Devices {
-		if d.DNS == nil {
-			continue
-		}
-		for _, z := range d.DNS.Zones {
-			out = append(out, strings.TrimSuffix(z.Name, "."))
-		}
-	}
-	return out
-}
 
 // lookup is what one dns_lookup showed.
 type lookup struct {
@@ -84,7 +68,7 @@ func (r *run) lookup(dev, name string) lookup {
 }
 
 // deviceAt names the device of the fleet (router or host) holding a.
-func (n *Network) deviceAt(a netip.Addr) string {
+func (n *network) deviceAt(a netip.Addr) string {
 	if d, _ := n.Owner(a); d != nil {
 		return d.Name
 	}
@@ -103,12 +87,9 @@ func (n *Network) deviceAt(a netip.Addr) string {
 
 // dnsSweep checks name resolution: from a router, the network's server
 // answers and its records give the devices' own addresses; from every
-// host, its resolver answers too.
-func (r *run) dnsSweep(n *Network) {
-	if len(n.Order) == 0 || !r.c.Fleet.Device(n.Order[0]).HasTool(netproto.ToolDNSLookup) {
-		return
-	}
-	r.begin("resolve the devices' names from a router and from every host (" + netproto.ToolDNSLookup + ")")
+// host, its resolver answers too. The first router must have the
+// dns_lookup tool (hasResolver).
+func (r *run) dnsSweep(n *network) {
 	from := n.Order[0]
 	probe := "localhost."
 	if len(r.c.Domains) > 0 {
@@ -191,8 +172,14 @@ func (r *run) dnsSweep(n *Network) {
 	}
 }
 
+// hasResolver tells whether the network's first router can resolve names
+// (it has the dns_lookup tool).
+func (r *run) hasResolver(n *network) bool {
+	return len(n.Order) > 0 && r.c.Fleet.Device(n.Order[0]).HasTool(netproto.ToolDNSLookup)
+}
+
 // fleetNames lists the routers and hosts of the network.
-func (r *run) fleetNames(n *Network) []string {
+func (r *run) fleetNames(n *network) []string {
 	out := append([]string(nil), n.Order...)
 	for _, h := range n.Hosts {
 		out = append(out, h.Host.Name)
@@ -202,7 +189,7 @@ func (r *run) fleetNames(n *Network) []string {
 
 // addressesOf returns every address a device holds (a host: those the
 // controller knows and those it shows).
-func (r *run) addressesOf(n *Network, name string) map[netip.Addr]bool {
+func (r *run) addressesOf(n *network, name string) map[netip.Addr]bool {
 	m := map[netip.Addr]bool{}
 	if d := n.Devices[name]; d != nil {
 		for _, it := range d.Ifaces {

@@ -10,16 +10,22 @@
 //
 // The engine is deterministic: an intent is matched by a small grammar
 // (ParseIntent) or given as structured YAML/JSON; the plan depends only on
-// the intent and on what the devices report; the rules that map symptoms
-// to causes are listed in docs/controller.md. Every call of one intent
-// carries one correlation id (client.WithCorrelationID), so the devices'
-// audit logs can be joined on it.
+// the intent and on what the devices report. The sweep's diagnosis rules
+// are one table (sweepRules in rules.go), each rule a name, the step of
+// the plan it opens, when it applies and its check, run in order; the
+// symptoms they map to causes are listed in docs/controller.md. Every call
+// of one intent carries one correlation id (client.WithCorrelationID), so
+// the devices' audit logs can be joined on it.
 //
 // The layers, one file each: intent.go (grammar), tree.go and view.go
 // (reading devices' YANG trees into a view of the network), engine.go
-// (calls, steps, progress), reach.go (reachability and path MTU),
-// routing.go (BGP and OSPF), sweep.go (the whole-network check), acl.go
-// (what an ACL drops, from package remedy), remedy.go (consented changes), report.go (the
-// report and its text form), store.go (the reports directory) and
-// score.go (NIKA's measures).
+// (calls, steps, progress), rules.go (the sweep's rules), reach.go
+// (reachability and path MTU), routing.go (BGP and OSPF), sweep.go (the
+// link and host checks of the sweep), acl.go (what an ACL drops, from
+// package remedy), remedy.go (consented changes), report.go (the report
+// and its text form) and store.go (the reports directory).
+//
+// The engine's MCP facade (`netmcp controller serve`) is package
+// controller/serve, the optional model-driven agent package controller/llm,
+// and scoring a report against an injected fault package lab/score.
 package controller

@@ -56,14 +56,14 @@ type run struct {
 
 	mu   sync.Mutex
 	step int
-	net  *Network
+	net  *network
 	// history is each router's interface history from its log (flap.go).
 	history map[string]map[string]ifHistory
 }
 
-// NewReportID returns a fresh report id: the time and a random suffix,
+// newReportID returns a fresh report id: the time and a random suffix,
 // sortable by time.
-func NewReportID(now time.Time) string {
+func newReportID(now time.Time) string {
 	var b [3]byte
 	_, _ = rand.Read(b[:])
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:])
@@ -85,7 +85,7 @@ func (c *Controller) Ask(ctx context.Context, in Intent) (*Report, error) {
 		corr = client.NewCorrelationID()
 		ctx = client.WithCorrelationID(ctx, corr)
 	}
-	r := &run{c: c, ctx: ctx, rep: &Report{ID: NewReportID(start), Intent: in, CorrelationID: corr, Started: start.UTC(), Calls: []Call{}, Steps: []Step{}}}
+	r := &run{c: c, ctx: ctx, rep: &Report{ID: newReportID(start), Intent: in, CorrelationID: corr, Started: start.UTC(), Calls: []Call{}, Steps: []Step{}}}
 	r.progress("intent: %s (correlation id %s)", in, corr)
 	var err error
 	switch in.Kind {
@@ -249,33 +249,33 @@ func (r *run) yangGet(dev, path string) (any, int, error) {
 
 // readNetwork reads every device of the fleet (interfaces, VRFs, routes,
 // ACLs, routing protocols) in parallel and infers links and hosts.
-func (r *run) readNetwork() *Network {
+func (r *run) readNetwork() *network {
 	if r.net != nil {
 		return r.net
 	}
-	r.begin("read every device: interfaces, VRFs, routes, ACLs, BGP and OSPF (" + PathInterfaces + ", " + PathNetInst + ", " + PathRouting + ", " + PathACL + ")")
-	n := &Network{Devices: map[string]*DeviceView{}, Unread: map[string]string{}}
+	r.begin("read every device: interfaces, VRFs, routes, ACLs, BGP and OSPF (" + pathInterfaces + ", " + pathNetInst + ", " + pathRouting + ", " + PathACL + ")")
+	n := &network{Devices: map[string]*deviceView{}, Unread: map[string]string{}}
 	var mu sync.Mutex
 	results := r.c.Fleet.Each(r.ctx, r.routers(), func(ctx context.Context, d *client.Device) error {
-		v := &DeviceView{Name: d.Name(), Calls: map[string]int{}}
-		data, call, err := r.yangGet(d.Name(), PathInterfaces)
+		v := &deviceView{Name: d.Name(), Calls: map[string]int{}}
+		data, call, err := r.yangGet(d.Name(), pathInterfaces)
 		if err != nil {
 			return err
 		}
 		v.Ifaces = parseInterfaces(data)
-		v.Calls[PathInterfaces] = call
+		v.Calls[pathInterfaces] = call
 		r.summarize(call, "%d interfaces", len(v.Ifaces))
-		if data, call, err = r.yangGet(d.Name(), PathNetInst); err == nil {
+		if data, call, err = r.yangGet(d.Name(), pathNetInst); err == nil {
 			parseVRFs(data, v.Ifaces)
-			v.Calls[PathNetInst] = call
+			v.Calls[pathNetInst] = call
 			v.BGP, v.OSPF = parseBGP(data), parseOSPF(data)
 			r.summarize(call, "BGP %v, OSPF %v", v.BGP != nil, v.OSPF != nil)
 		} else if lostDevice(err) {
 			return err // lost part-way: unread, not absent
 		}
-		if data, call, err = r.yangGet(d.Name(), PathRouting); err == nil {
+		if data, call, err = r.yangGet(d.Name(), pathRouting); err == nil {
 			v.Routes = parseRoutes(data)
-			v.Calls[PathRouting] = call
+			v.Calls[pathRouting] = call
 			r.summarize(call, "%d IPv4 routes", len(v.Routes))
 		} else if lostDevice(err) {
 			return err // lost part-way: unread, not absent

@@ -96,7 +96,7 @@ func parseIfHistory(text string, times []time.Time, now time.Time, window time.D
 // readHistory reads every router's syslog once per run and returns each
 // device's interface history (absent for a device whose log could not be
 // read: no history is no evidence either way).
-func (r *run) readHistory(n *Network) map[string]map[string]ifHistory {
+func (r *run) readHistory(n *network) map[string]map[string]ifHistory {
 	r.mu.Lock()
 	if r.history != nil {
 		defer r.mu.Unlock()
@@ -199,10 +199,10 @@ func (r *run) readResource(dev, uri string) (string, mcp.Meta, int, error) {
 
 // flapCause returns a link_flap cause when either end's log shows the
 // link going down and up again repeatedly, whatever its state now.
-func (r *run) flapCause(n *Network, l Link) (Cause, bool) {
+func (r *run) flapCause(n *network, l link) (Cause, bool) {
 	hist := r.readHistory(n)
 	var ev []Evidence
-	for _, e := range []End{l.A, l.B} {
+	for _, e := range []end{l.A, l.B} {
 		if h, ok := hist[e.Device][e.Iface]; ok && h.flapping() {
 			ev = append(ev, r.ev(h.Call, e.Device, ToolReadResource, "%s: %s", e.Iface, h.words()))
 		}
@@ -216,8 +216,8 @@ func (r *run) flapCause(n *Network, l Link) (Cause, bool) {
 		now = "down now"
 	}
 	ev = append(ev,
-		r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s oper %s", a.Name, a.OperStatus),
-		r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s oper %s", b.Name, b.OperStatus))
+		r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s oper %s", a.Name, a.OperStatus),
+		r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s oper %s", b.Name, b.OperStatus))
 	c := newCause("link_flap", []string{l.A.Device, l.B.Device}, l.String(),
 		fmt.Sprintf("The link %s flaps: its ends' logs show it going down and coming back up repeatedly (%s).", l, now), ev...)
 	c.Fix = fmt.Sprintf("Check the physical link between %s:%s and %s:%s (cable, optics, port errors, the far end's power); dampen the interface if the flapping must be tolerated until then.", l.A.Device, l.A.Iface, l.B.Device, l.B.Iface)

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/lab/score"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
 )
@@ -18,7 +19,7 @@ import (
 // must name it. The phase is the lab clock's; the sweep may straddle a
 // change, so the test asks until it has one report of each (the report
 // says which it saw), with a generous deadline and no assertion on speed.
-func askEachPhase(t *testing.T, l *testLab, words string, truth controller.Truth) []controller.ScoreRow {
+func askEachPhase(t *testing.T, l *testLab, words string, truth score.Truth) []score.Row {
 	t.Helper()
 	f, err := topology.ParseFault(words)
 	if err != nil {
@@ -32,7 +33,7 @@ func askEachPhase(t *testing.T, l *testLab, words string, truth controller.Truth
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	var rows []controller.ScoreRow
+	var rows []score.Row
 	seen := map[string]bool{}
 	for len(seen) < 2 {
 		if time.Now().After(deadline) {
@@ -52,13 +53,13 @@ func askEachPhase(t *testing.T, l *testLab, words string, truth controller.Truth
 				phase = map[bool]string{true: "down", false: "up"}[strings.Contains(c.Summary, "(down now)")]
 			}
 		}
-		s := controller.ScoreReport(rep, truth)
+		s := score.Of(nikaAnswer(rep), truth)
 		if !s.Detection || s.Localization != 1 || s.RootCause != 1 || phase == "" {
 			t.Fatalf("score %+v against %+v\n%s", s, truth, text.String())
 		}
 		if !seen[phase] {
 			seen[phase] = true
-			rows = append(rows, controller.ScoreRow{Fault: words + " (" + phase + " phase)", Score: s, Report: rep})
+			rows = append(rows, scoreRow(words+" ("+phase+" phase)", s, rep))
 		}
 	}
 	return rows

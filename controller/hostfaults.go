@@ -13,12 +13,8 @@ import (
 // (addresses, netmask, gateway, routes, MAC, reachability) with its
 // router's LAN, and names the host faults it finds. It returns the hosts
 // it found a cause on, which the ping-based host sweep then leaves alone.
-func (r *run) hostChecks(n *Network) map[string]bool {
+func (r *run) hostChecks(n *network) map[string]bool {
 	done := map[string]bool{}
-	if len(n.HostViews) == 0 {
-		return done
-	}
-	r.begin("compare every host's own addresses, netmask, gateway, routes and MAC with its router's LAN")
 	seen := map[string]bool{}
 	for _, h := range n.Hosts {
 		hv := n.HostViews[h.Host.Name]
@@ -44,7 +40,7 @@ func (r *run) hostChecks(n *Network) map[string]bool {
 			}
 			return r.ev(hv.Calls[key], hv.Name, tool, format, args...)
 		}
-		portEv := r.ev(d.Calls[PathInterfaces], d.Name, netproto.ToolYangGet, "%s admin %s, oper %s, %s", it.Name, upDown(it.AdminUp), it.OperStatus, lan)
+		portEv := r.ev(d.Calls[pathInterfaces], d.Name, netproto.ToolYangGet, "%s admin %s, oper %s, %s", it.Name, upDown(it.AdminUp), it.OperStatus, lan)
 		add := func(name, summary, fix string, ev ...Evidence) {
 			c := newCause(name, []string{hv.Name}, h.Router.Device+":"+h.Router.Iface, summary, append(ev, portEv)...)
 			c.Fix = fix
@@ -54,7 +50,7 @@ func (r *run) hostChecks(n *Network) map[string]bool {
 		if hv.Err != "" {
 			if it.AdminUp && !it.OperUp {
 				add("host_crash", fmt.Sprintf("Host %s is down: it answers nothing (%s) and the port %s:%s toward it is down.", hv.Name, hv.Err, d.Name, it.Name),
-					fmt.Sprintf("Bring host %s back up.", hv.Name), hostEv(PathInterfaces, "no answer: %s", hv.Err))
+					fmt.Sprintf("Bring host %s back up.", hv.Name), hostEv(pathInterfaces, "no answer: %s", hv.Err))
 			}
 			continue
 		}
@@ -62,7 +58,7 @@ func (r *run) hostChecks(n *Network) map[string]bool {
 		addrWords := fmt.Sprint(addrs)
 		if len(addrs) == 0 {
 			add("host_missing_ip", fmt.Sprintf("Host %s has no IPv4 address on its interfaces; its router %s expects it at %s on %s.", hv.Name, d.Name, h.Addr, lan.Masked()),
-				fmt.Sprintf("Configure %s/%d on host %s.", h.Addr, lan.Bits(), hv.Name), hostEv(PathInterfaces, "IPv4 addresses: none"))
+				fmt.Sprintf("Configure %s/%d on host %s.", h.Addr, lan.Bits(), hv.Name), hostEv(pathInterfaces, "IPv4 addresses: none"))
 			continue
 		}
 		conflict := false
@@ -82,7 +78,7 @@ func (r *run) hostChecks(n *Network) map[string]bool {
 			}
 			if owner != "" {
 				add("host_ip_conflict", fmt.Sprintf("Host %s uses %s, an address %s already has: the two answer ARP for it.", hv.Name, p.Addr(), owner),
-					fmt.Sprintf("Give host %s its own address (%s) instead of %s's.", hv.Name, h.Addr, owner), hostEv(PathInterfaces, "IPv4 addresses %s", addrWords))
+					fmt.Sprintf("Give host %s its own address (%s) instead of %s's.", hv.Name, h.Addr, owner), hostEv(pathInterfaces, "IPv4 addresses %s", addrWords))
 				conflict = true
 				break
 			}
@@ -99,22 +95,22 @@ func (r *run) hostChecks(n *Network) map[string]bool {
 		switch {
 		case lan.IsValid() && !inLAN:
 			add("host_incorrect_ip", fmt.Sprintf("Host %s has %s, outside its LAN %s on %s:%s: it cannot talk to its router.", hv.Name, addrWords, lan.Masked(), d.Name, it.Name),
-				fmt.Sprintf("Configure %s/%d on host %s.", h.Addr, lan.Bits(), hv.Name), hostEv(PathInterfaces, "IPv4 addresses %s", addrWords))
+				fmt.Sprintf("Configure %s/%d on host %s.", h.Addr, lan.Bits(), hv.Name), hostEv(pathInterfaces, "IPv4 addresses %s", addrWords))
 			continue
 		case lan.IsValid() && !sameLen:
 			add("host_incorrect_netmask", fmt.Sprintf("Host %s has %s but its LAN on %s:%s is %s: the netmask differs.", hv.Name, addrWords, d.Name, it.Name, lan.Masked()),
-				fmt.Sprintf("Set host %s's prefix length to /%d.", hv.Name, lan.Bits()), hostEv(PathInterfaces, "IPv4 addresses %s", addrWords))
+				fmt.Sprintf("Set host %s's prefix length to /%d.", hv.Name, lan.Bits()), hostEv(pathInterfaces, "IPv4 addresses %s", addrWords))
 			continue
 		}
 		if gw, ok := hv.Gateway(); !ok || gw != h.Router.Addr {
 			add("host_incorrect_gateway", fmt.Sprintf("Host %s's default gateway is %v, not its router %s's address %s on the LAN.", hv.Name, gwWords(gw, ok), d.Name, h.Router.Addr),
-				fmt.Sprintf("Set host %s's default gateway to %s.", hv.Name, h.Router.Addr), hostEv(PathRouting, "default route via %s", gwWords(gw, ok)))
+				fmt.Sprintf("Set host %s's default gateway to %s.", hv.Name, h.Router.Addr), hostEv(pathRouting, "default route via %s", gwWords(gw, ok)))
 			continue
 		}
 		for _, rt := range hv.Routes {
 			if rt.Discard {
 				add("host_static_blackhole", fmt.Sprintf("Host %s has a blackhole route to %s: it drops its own traffic there.", hv.Name, rt.Prefix),
-					fmt.Sprintf("Remove the blackhole route %s from host %s.", rt.Prefix, hv.Name), hostEv(PathRouting, "route %s blackhole", rt.Prefix))
+					fmt.Sprintf("Remove the blackhole route %s from host %s.", rt.Prefix, hv.Name), hostEv(pathRouting, "route %s blackhole", rt.Prefix))
 				break
 			}
 		}
@@ -139,7 +135,7 @@ func gwWords(gw netip.Addr, ok bool) string {
 // macConflict tells whether a host's MAC is that of another device of
 // its LAN: another host's, or a neighbour's in its own ARP table (its
 // gateway's).
-func (r *run) macConflict(n *Network, hv *HostView) (string, bool) {
+func (r *run) macConflict(n *network, hv *hostView) (string, bool) {
 	if hv.MAC == "" {
 		return "", false
 	}
@@ -169,7 +165,7 @@ func sameMAC(a, b string) bool {
 	return a != "" && norm(a) == norm(b)
 }
 
-// callLink is the key of the `ip -j link` call in HostView.Calls.
+// callLink is the key of the `ip -j link` call in hostView.Calls.
 const callLink = "ip -j link"
 
 // parseIPLink returns the MAC of the first non-loopback link of `ip -j link`.

@@ -11,29 +11,29 @@ import (
 	"github.com/netmcp/netmcp/netproto"
 )
 
-// HostView is what a host served over MCP (a simulated host, dialect
+// hostView is what a host served over MCP (a simulated host, dialect
 // linux) shows of itself: its interfaces and addresses, its routes (the
 // default route is its gateway), its resolvers. Err is set when the host
 // could not be read (a crashed host answers nothing).
-type HostView struct {
+type hostView struct {
 	Name      string
-	Ifaces    []*IfaceView
-	Routes    []Route
+	Ifaces    []*ifaceView
+	Routes    []route
 	Resolvers []netip.Addr
 	// ACLs and Bindings are the host's packet filters.
-	ACLs     map[string]*ACLSet
-	Bindings []ACLBinding
+	ACLs     map[string]*aclSet
+	Bindings []aclBinding
 	// MAC is the MAC address of its first link (ip -j link).
 	MAC   string
 	Err   string
 	Calls map[string]int
 }
 
-// callResolv is the key of the resolv.conf call in HostView.Calls.
+// callResolv is the key of the resolv.conf call in hostView.Calls.
 const callResolv = "cat /etc/resolv.conf"
 
 // Gateway returns the host's default route's next hop.
-func (h *HostView) Gateway() (netip.Addr, bool) {
+func (h *hostView) Gateway() (netip.Addr, bool) {
 	for _, r := range h.Routes {
 		if r.Prefix.Bits() == 0 && r.Prefix.Addr().Is4() && r.NextHop.IsValid() {
 			return r.NextHop, true
@@ -43,7 +43,7 @@ func (h *HostView) Gateway() (netip.Addr, bool) {
 }
 
 // Addrs4 returns the host's IPv4 addresses with their prefix lengths.
-func (h *HostView) Addrs4() []netip.Prefix {
+func (h *hostView) Addrs4() []netip.Prefix {
 	var out []netip.Prefix
 	for _, it := range h.Ifaces {
 		if it.Loopback || it.Name == "lo" {
@@ -57,6 +57,11 @@ func (h *HostView) Addrs4() []netip.Prefix {
 	}
 	return out
 }
+
+// RoleHost is the inventory role of an end host served over MCP (a
+// simulated host, sim://h3, dialect linux): the controller reads it as a
+// host, not as a router of the path.
+const RoleHost = "host"
 
 // isHost tells whether a fleet device is an end host: its inventory role
 // is RoleHost, or it speaks the linux dialect.
@@ -84,7 +89,7 @@ func (r *run) routers() []*client.Device {
 // not told of to n's attachments, at the addresses they hold (a host
 // with none on a router's LAN: at the address a router's ARP table gives
 // its MAC).
-func (r *run) readHosts(n *Network) {
+func (r *run) readHosts(n *network) {
 	var hosts []*client.Device
 	for _, d := range r.c.Fleet.Devices() {
 		if isHost(d) {
@@ -94,27 +99,27 @@ func (r *run) readHosts(n *Network) {
 	if len(hosts) == 0 {
 		return
 	}
-	r.begin("read every host: interfaces, routes, resolvers (" + PathInterfaces + ", " + PathRouting + ", " + callResolv + ")")
-	n.HostViews = map[string]*HostView{}
+	r.begin("read every host: interfaces, routes, resolvers (" + pathInterfaces + ", " + pathRouting + ", " + callResolv + ")")
+	n.HostViews = map[string]*hostView{}
 	var mu sync.Mutex
 	r.c.Fleet.Each(r.ctx, hosts, func(ctx context.Context, d *client.Device) error {
-		h := &HostView{Name: d.Name(), Calls: map[string]int{}}
+		h := &hostView{Name: d.Name(), Calls: map[string]int{}}
 		defer func() {
 			mu.Lock()
 			n.HostViews[h.Name] = h
 			mu.Unlock()
 		}()
-		data, call, err := r.yangGet(d.Name(), PathInterfaces)
-		h.Calls[PathInterfaces] = call
+		data, call, err := r.yangGet(d.Name(), pathInterfaces)
+		h.Calls[pathInterfaces] = call
 		if err != nil {
 			h.Err = firstLine(err.Error())
 			return nil
 		}
 		h.Ifaces = parseInterfaces(data)
 		r.summarize(call, "addresses %v", h.Addrs4())
-		if data, call, err := r.yangGet(d.Name(), PathRouting); err == nil {
+		if data, call, err := r.yangGet(d.Name(), pathRouting); err == nil {
 			h.Routes = parseRoutes(data)
-			h.Calls[PathRouting] = call
+			h.Calls[pathRouting] = call
 			gw, _ := h.Gateway()
 			r.summarize(call, "%d IPv4 routes, gateway %v", len(h.Routes), gw)
 		}
@@ -168,7 +173,7 @@ func (r *run) readHosts(n *Network) {
 
 // onRouterLAN tells whether a lies in a subnet of a router's interface
 // (and is not the router's own address).
-func (n *Network) onRouterLAN(a netip.Addr) bool {
+func (n *network) onRouterLAN(a netip.Addr) bool {
 	for _, name := range n.Order {
 		for _, it := range n.Devices[name].Ifaces {
 			for _, p := range it.Addrs {
@@ -182,7 +187,7 @@ func (n *Network) onRouterLAN(a netip.Addr) bool {
 }
 
 // arpAddrs returns the addresses the routers' ARP tables give MAC.
-func (n *Network) arpAddrs(mac string) []netip.Addr {
+func (n *network) arpAddrs(mac string) []netip.Addr {
 	var out []netip.Addr
 	if mac == "" {
 		return nil
@@ -226,8 +231,8 @@ func parseResolvConf(text string) []netip.Addr {
 	return out
 }
 
-// asDevice returns the host as a DeviceView for the checks routers and
+// asDevice returns the host as a deviceView for the checks routers and
 // hosts share (its ACLs).
-func (h *HostView) asDevice() *DeviceView {
-	return &DeviceView{Name: h.Name, Ifaces: h.Ifaces, Routes: h.Routes, ACLs: h.ACLs, Bindings: h.Bindings, Calls: h.Calls}
+func (h *hostView) asDevice() *deviceView {
+	return &deviceView{Name: h.Name, Ifaces: h.Ifaces, Routes: h.Routes, ACLs: h.ACLs, Bindings: h.Bindings, Calls: h.Calls}
 }

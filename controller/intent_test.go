@@ -51,35 +51,3 @@ func TestParseIntent(t *testing.T) {
 		t.Errorf("an unknown sentence's error does not show examples: %v", err)
 	}
 }
-
-func TestScoreReport(t *testing.T) {
-	rep := func(devs, names []string) *Report {
-		return &Report{IsAnomaly: len(names) > 0, FaultyDevices: devs, RootCauseName: names}
-	}
-	cases := []struct {
-		rep     *Report
-		truth   Truth
-		det     bool
-		loc, rc float64
-	}{
-		{rep(nil, nil), Truth{}, true, 1, 1},
-		{rep([]string{"r1"}, []string{"link_down"}), Truth{}, false, 0, 0},
-		{rep([]string{"r1", "r2"}, []string{"link_down"}), Truth{Devices: []string{"r1", "r2"}, Names: []string{"link_down"}}, true, 1, 1},
-		{rep([]string{"r1"}, []string{"link_down"}), Truth{Devices: []string{"r1", "r2"}, Names: []string{"link_down"}}, true, 2.0 / 3, 1},
-		{rep([]string{"r3"}, []string{"mtu_mismatch"}), Truth{Devices: []string{"r2"}, Names: []string{"link_down"}}, true, 0, 0},
-		{rep(nil, nil), Truth{Devices: []string{"r2"}, Names: []string{"link_down"}}, false, 0, 0},
-	}
-	for i, c := range cases {
-		s := ScoreReport(c.rep, c.truth)
-		if s.Detection != c.det || abs(s.Localization-c.loc) > 1e-9 || abs(s.RootCause-c.rc) > 1e-9 {
-			t.Errorf("case %d: %+v, want %v %v %v", i, s, c.det, c.loc, c.rc)
-		}
-	}
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}

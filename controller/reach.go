@@ -12,30 +12,30 @@ import (
 // hop is one router of a path: the route it uses and where it sends.
 type hop struct {
 	Dev   string
-	Route Route
-	Out   *IfaceView
+	Route route
+	Out   *ifaceView
 	// Link is the link out of Out, oriented from this hop; HasLink is false
 	// for the last hop's LAN toward a host.
-	Link    Link
+	Link    link
 	HasLink bool
 }
 
 // walk follows the routing tables from device src toward dst, hop by
 // hop. It returns the hops and, when the packet cannot go on, why.
-func (n *Network) walk(src string, dst netip.Addr) ([]hop, string) {
+func (n *network) walk(src string, dst netip.Addr) ([]hop, string) {
 	hops, _, why := n.walkFrom(src, dst)
 	return hops, why
 }
 
 // walkFrom is walk that also returns the device where the walk stopped.
-func (n *Network) walkFrom(src string, dst netip.Addr) ([]hop, string, string) {
+func (n *network) walkFrom(src string, dst netip.Addr) ([]hop, string, string) {
 	hops, why, at := n.walkSteps(src, dst)
 	return hops, at, why
 }
 
 // walkSteps does the walk: the hops, why it stopped ("" when it arrived)
 // and the device it was at.
-func (n *Network) walkSteps(src string, dst netip.Addr) (hops []hop, why, at string) {
+func (n *network) walkSteps(src string, dst netip.Addr) (hops []hop, why, at string) {
 	cur := src
 	defer func() { at = cur }()
 	seen := map[string]bool{}
@@ -73,7 +73,7 @@ func (n *Network) walkSteps(src string, dst netip.Addr) (hops []hop, why, at str
 			return hops, fmt.Sprintf("%s forwards to %s, which no device of the fleet holds", cur, next), ""
 		}
 		if !h.HasLink || h.Link.B.Device != nd.Name {
-			h.Link, h.HasLink = Link{}, false
+			h.Link, h.HasLink = link{}, false
 			for _, l := range n.LinksBetween(cur, nd.Name) {
 				if l.B.Addr == next {
 					h.Link, h.HasLink = l, true
@@ -102,7 +102,7 @@ func pathWords(hops []hop, last string) string {
 // checkHops looks along a path for what stops traffic t: a link down, an
 // MTU mismatch, an ACL that drops it. It returns the causes and the
 // smallest MTU seen (the path MTU).
-func (r *run) checkHops(n *Network, hops []hop, t Traffic, what string) ([]Cause, int) {
+func (r *run) checkHops(n *network, hops []hop, t traffic, what string) ([]Cause, int) {
 	var causes []Cause
 	pmtu := 0
 	minMTU := func(m int) {
@@ -115,7 +115,7 @@ func (r *run) checkHops(n *Network, hops []hop, t Traffic, what string) ([]Cause
 		if h.Out == nil {
 			continue
 		}
-		icall := d.Calls[PathInterfaces]
+		icall := d.Calls[pathInterfaces]
 		minMTU(h.Out.MTU)
 		if !h.HasLink {
 			for _, f := range droppingACLs(d, h.Out.Name, t) {
@@ -127,7 +127,7 @@ func (r *run) checkHops(n *Network, hops []hop, t Traffic, what string) ([]Cause
 		}
 		peer := n.Devices[h.Link.B.Device]
 		pin := peer.Iface(h.Link.B.Iface)
-		pcall := peer.Calls[PathInterfaces]
+		pcall := peer.Calls[pathInterfaces]
 		if !h.Out.OperUp || (pin != nil && !pin.OperUp) {
 			if h.Out.AdminUp && (pin == nil || pin.AdminUp) {
 				ev := []Evidence{r.ev(icall, h.Dev, netproto.ToolYangGet, "%s admin %s, oper %s", h.Out.Name, upDown(h.Out.AdminUp), h.Out.OperStatus)}
@@ -169,11 +169,11 @@ func upDown(b bool) string {
 // faulty end is the one whose operational MTU differs from its
 // configuration, else the one that differs from the most common MTU of
 // the network's links, else the smaller.
-func (r *run) mtuMismatch(n *Network, l Link) Cause {
+func (r *run) mtuMismatch(n *network, l link) Cause {
 	a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
 	count := map[int]int{}
 	for _, x := range n.Links {
-		for _, e := range []End{x.A, x.B} {
+		for _, e := range []end{x.A, x.B} {
 			if it := n.Devices[e.Device].Iface(e.Iface); it != nil {
 				count[it.MTU]++
 			}
@@ -194,8 +194,8 @@ func (r *run) mtuMismatch(n *Network, l Link) Cause {
 		pe = l.B
 	}
 	ev := []Evidence{
-		r.ev(n.Devices[odd.Device].Calls[PathInterfaces], odd.Device, netproto.ToolYangGet, "%s MTU %d (configured %d)", oi.Name, oi.MTU, oi.ConfigMTU),
-		r.ev(n.Devices[pe.Device].Calls[PathInterfaces], pe.Device, netproto.ToolYangGet, "%s MTU %d (configured %d)", pi.Name, pi.MTU, pi.ConfigMTU),
+		r.ev(n.Devices[odd.Device].Calls[pathInterfaces], odd.Device, netproto.ToolYangGet, "%s MTU %d (configured %d)", oi.Name, oi.MTU, oi.ConfigMTU),
+		r.ev(n.Devices[pe.Device].Calls[pathInterfaces], pe.Device, netproto.ToolYangGet, "%s MTU %d (configured %d)", pi.Name, pi.MTU, pi.ConfigMTU),
 	}
 	if oi.ConfigMTU > 0 && oi.MTU < oi.ConfigMTU && oi.ConfigMTU == pi.MTU {
 		// The configuration is right: the interface runs below it.
@@ -217,7 +217,7 @@ type endpoint struct {
 }
 
 // resolve finds what a name of an intent designates.
-func (r *run) resolve(n *Network, name string) (endpoint, error) {
+func (r *run) resolve(n *network, name string) (endpoint, error) {
 	if d := n.Devices[name]; d != nil {
 		a, _ := d.Loopback()
 		return endpoint{Name: name, Dev: name, Addr: a}, nil
@@ -271,7 +271,7 @@ func (r *run) resolve(n *Network, name string) (endpoint, error) {
 	return endpoint{Name: name, Addr: a}, nil
 }
 
-func (r *run) hostEndpoint(n *Network, h HostAttach) endpoint {
+func (r *run) hostEndpoint(n *network, h hostAttach) endpoint {
 	e := endpoint{Name: h.Host.Name, Dev: h.Router.Device, Addr: h.Addr, Host: true, Source: h.Router.Addr.String()}
 	if it := n.Devices[h.Router.Device].Iface(h.Router.Iface); it != nil {
 		e.VRF = it.VRF
@@ -307,7 +307,7 @@ func (r *run) reachability(in Intent, mtu bool) error {
 	}
 	p := r.ping(src.Dev, dst.Addr, pingOpts{Count: 5, Source: src.Source, VRF: vrf})
 	r.rep.Facts["loss_percent"] = p.Loss
-	t := Traffic{Protocol: "ICMP", Dst: dst.Addr}
+	t := traffic{Protocol: "ICMP", Dst: dst.Addr}
 	if a, err := netip.ParseAddr(src.Source); err == nil {
 		t.Src = a
 	} else {
@@ -334,7 +334,7 @@ func (r *run) reachability(in Intent, mtu bool) error {
 			if bstop != "" {
 				r.rep.Facts["return_path"] = pathWords(bh, "stops: "+bstop)
 			}
-			rt := Traffic{Protocol: "ICMP", Src: dst.Addr, Dst: t.Src}
+			rt := traffic{Protocol: "ICMP", Src: dst.Addr, Dst: t.Src}
 			cs, m := r.checkHops(n, bh, rt, fmt.Sprintf("ICMP replies from %s to %s", dst.Addr, t.Src))
 			causes = append(causes, cs...)
 			if m > 0 && (pmtu == 0 || m < pmtu) {
@@ -356,7 +356,7 @@ func (r *run) reachability(in Intent, mtu bool) error {
 		}
 		if in.Via != "" && stop == "" && !slices.ContainsFunc(hops, func(h hop) bool { return h.Dev == in.Via }) {
 			c := newCause("path_not_via", []string{src.Dev}, "", fmt.Sprintf("The path from %s to %s does not cross %s: %s.", in.Source, in.Destination, in.Via, pathWords(hops, dst.Name)),
-				r.ev(n.Devices[src.Dev].Calls[PathRouting], src.Dev, netproto.ToolYangGet, "route to %s", dst.Addr))
+				r.ev(n.Devices[src.Dev].Calls[pathRouting], src.Dev, netproto.ToolYangGet, "route to %s", dst.Addr))
 			c.Fix = fmt.Sprintf("Check the routing policy that should steer %s's traffic to %s through %s.", in.Source, in.Destination, in.Via)
 			causes = append(causes, c)
 		}
@@ -407,7 +407,7 @@ func (r *run) reachability(in Intent, mtu bool) error {
 
 // routeCause explains a path that stops without a faulty link or ACL: a
 // missing route (a missing advertisement when BGP should carry it).
-func (r *run) routeCause(n *Network, hops []hop, from string, dst endpoint, stop string) Cause {
+func (r *run) routeCause(n *network, hops []hop, from string, dst endpoint, stop string) Cause {
 	_, last, _ := n.walkFrom(from, dst.Addr)
 	if last == "" {
 		last = from
@@ -426,7 +426,7 @@ func (r *run) routeCause(n *Network, hops []hop, from string, dst endpoint, stop
 	if dst.Dev != "" && dst.Dev != last {
 		origin = dst.Dev
 	}
-	ev := r.ev(n.Devices[last].Calls[PathRouting], last, netproto.ToolYangGet, "%s", stop)
+	ev := r.ev(n.Devices[last].Calls[pathRouting], last, netproto.ToolYangGet, "%s", stop)
 	if origin != "" && n.Devices[origin] != nil && n.Devices[origin].BGP != nil {
 		c := newCause("bgp_missing_route_advertisement", []string{origin}, "",
 			fmt.Sprintf("%s; the prefix of %s is connected on %s, which runs BGP but does not advertise it.", stop, dst.Addr, origin), ev)
@@ -440,21 +440,21 @@ func (r *run) routeCause(n *Network, hops []hop, from string, dst endpoint, stop
 
 // downLinkCause returns the first link of the network that is down at an
 // administratively up end: routes through it are withdrawn.
-func (r *run) downLinkCause(n *Network) (Cause, bool) {
+func (r *run) downLinkCause(n *network) (Cause, bool) {
 	for _, l := range n.Links {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
 		if a == nil || b == nil || !a.AdminUp || !b.AdminUp || a.OperUp && b.OperUp {
 			continue
 		}
 		return linkDownCause(l,
-			r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
-			r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)), true
+			r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
+			r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)), true
 	}
 	return Cause{}, false
 }
 
 // hostCause: the host's router has its LAN up but the host does not answer.
-func (r *run) hostCause(n *Network, dst endpoint) Cause {
+func (r *run) hostCause(n *network, dst endpoint) Cause {
 	h, _ := n.HostAt(dst.Addr)
 	d := n.Devices[h.Router.Device]
 	it := d.Iface(h.Router.Iface)
@@ -466,7 +466,7 @@ func (r *run) hostCause(n *Network, dst endpoint) Cause {
 			}
 		}
 	}
-	ev := r.ev(d.Calls[PathInterfaces], d.Name, netproto.ToolYangGet, "%s on %s: %s", dst.Addr, h.Router.Iface, arp)
+	ev := r.ev(d.Calls[pathInterfaces], d.Name, netproto.ToolYangGet, "%s on %s: %s", dst.Addr, h.Router.Iface, arp)
 	where := h.Router.Device + ":" + h.Router.Iface
 	if it != nil && !it.OperUp {
 		c := newCause("host_crash", []string{h.Host.Name}, where,
@@ -489,8 +489,8 @@ func (r *run) hostCause(n *Network, dst endpoint) Cause {
 
 // locateLoss pings across every link of a path from both ends and names
 // the links that lose packets.
-func (r *run) locateLoss(n *Network, hops []hop) []Cause {
-	var links []Link
+func (r *run) locateLoss(n *network, hops []hop) []Cause {
+	var links []link
 	for _, h := range hops {
 		if h.HasLink {
 			links = append(links, h.Link)

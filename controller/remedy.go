@@ -15,10 +15,10 @@ import (
 	"github.com/netmcp/netmcp/remedy"
 )
 
-// ConfirmWindow is the rollback window of the confirmed commit of a
+// confirmWindow is the rollback window of the confirmed commit of a
 // remediation, in seconds: the device rolls the change back by itself if
 // the controller dies before confirming it.
-const ConfirmWindow = remedy.ConfirmWindow
+const confirmWindow = remedy.ConfirmWindow
 
 // approvalTokenRe finds the single-use token of a gate's refusal.
 var approvalTokenRe = regexp.MustCompile(`"?approvalToken"?\s*[:=]\s*"([^"]+)"`)
@@ -35,7 +35,7 @@ func (c *Controller) Remediate(ctx context.Context, rep *Report, consent string)
 	}
 	ctx = client.WithCorrelationID(ctx, rep.CorrelationID)
 	r := &run{c: c, ctx: ctx, rep: rep, step: len(rep.Steps)}
-	r.begin("apply the consented changes as confirmed commits (" + fmt.Sprint(ConfirmWindow) + " s window)")
+	r.begin("apply the consented changes as confirmed commits (" + fmt.Sprint(confirmWindow) + " s window)")
 	rem := &Remediation{Consent: consent}
 	rep.Remediation = rem
 	var committed []int
@@ -46,7 +46,7 @@ func (c *Controller) Remediate(ctx context.Context, rep *Report, consent string)
 			ch.Applied.Error = r.lastError(err)
 			continue
 		}
-		if _, err := r.approved(ch.Device, netproto.ToolCommit, map[string]any{"confirmed": ConfirmWindow, "comment": "netmcp ask " + rep.ID + ": " + ch.Summary}); err != nil {
+		if _, err := r.approved(ch.Device, netproto.ToolCommit, map[string]any{"confirmed": confirmWindow, "comment": "netmcp ask " + rep.ID + ": " + ch.Summary}); err != nil {
 			ch.Applied.Error = err.Error()
 			continue
 		}

@@ -18,7 +18,7 @@ func (r *run) bgpDown(in Intent) error {
 	n := r.readNetwork()
 	if in.Device == "" {
 		for _, name := range n.Order {
-			if b := n.Devices[name].BGP; b != nil && slices.ContainsFunc(b.Neighbors, func(nb BGPNeighbor) bool { return nb.Address == in.Peer }) {
+			if b := n.Devices[name].BGP; b != nil && slices.ContainsFunc(b.Neighbors, func(nb bgpNeighbor) bool { return nb.Address == in.Peer }) {
 				in.Device = name
 				break
 			}
@@ -35,8 +35,8 @@ func (r *run) bgpDown(in Intent) error {
 	r.begin(fmt.Sprintf("BGP neighbor %s on %s: state, last error, configuration", in.Peer, in.Device))
 	if d.BGP == nil {
 		// No BGP state to read: the path to the peer is still checked.
-		r.progress("  %s reports no BGP state (%s has no BGP protocol instance): checking the path to %s only", in.Device, PathNetInst, in.Peer)
-		for _, c := range r.analyzeBGP(n, d, BGPNeighbor{Address: in.Peer, Enabled: true, State: "UNKNOWN"}, true) {
+		r.progress("  %s reports no BGP state (%s has no BGP protocol instance): checking the path to %s only", in.Device, pathNetInst, in.Peer)
+		for _, c := range r.analyzeBGP(n, d, bgpNeighbor{Address: in.Peer, Enabled: true, State: "UNKNOWN"}, true) {
 			r.rep.addCause(c)
 		}
 		if len(r.rep.RootCauses) == 0 {
@@ -44,16 +44,16 @@ func (r *run) bgpDown(in Intent) error {
 		}
 		return nil
 	}
-	i := slices.IndexFunc(d.BGP.Neighbors, func(nb BGPNeighbor) bool { return nb.Address == in.Peer })
+	i := slices.IndexFunc(d.BGP.Neighbors, func(nb bgpNeighbor) bool { return nb.Address == in.Peer })
 	if i < 0 {
 		c := newCause("bgp_neighbor_missing", []string{in.Device}, in.Peer, fmt.Sprintf("%s has no BGP neighbor %s configured.", in.Device, in.Peer),
-			r.ev(d.Calls[PathNetInst], in.Device, netproto.ToolYangGet, "neighbors: %s", neighborList(d.BGP)))
+			r.ev(d.Calls[pathNetInst], in.Device, netproto.ToolYangGet, "neighbors: %s", neighborList(d.BGP)))
 		c.Fix = fmt.Sprintf("Configure neighbor %s on %s.", in.Peer, in.Device)
 		r.rep.addCause(c)
 		return nil
 	}
 	nb := d.BGP.Neighbors[i]
-	r.summarize(d.Calls[PathNetInst], "BGP AS %d, neighbor %s: %s", d.BGP.AS, nb.Address, bgpWords(nb))
+	r.summarize(d.Calls[pathNetInst], "BGP AS %d, neighbor %s: %s", d.BGP.AS, nb.Address, bgpWords(nb))
 	for _, c := range r.analyzeBGP(n, d, nb, true) {
 		r.rep.addCause(c)
 	}
@@ -67,7 +67,7 @@ func (r *run) bgpDown(in Intent) error {
 	return nil
 }
 
-func neighborList(b *BGPView) string {
+func neighborList(b *bgpView) string {
 	var s []string
 	for _, nb := range b.Neighbors {
 		s = append(s, nb.Address)
@@ -75,7 +75,7 @@ func neighborList(b *BGPView) string {
 	return strings.Join(s, ", ")
 }
 
-func bgpWords(nb BGPNeighbor) string {
+func bgpWords(nb bgpNeighbor) string {
 	s := fmt.Sprintf("session %s, peer-as %d", cmpOr(nb.State, "unknown"), nb.PeerAS)
 	if nb.LastError != "" || nb.ErrSub != "" {
 		s += fmt.Sprintf(", last error %s", cmpOr(nb.LastError, nb.ErrCode+"/"+nb.ErrSub))
@@ -94,11 +94,11 @@ func cmpOr(s ...string) string {
 
 // analyzeBGP finds why a session is not established. capture asks for a
 // packet capture on port 179 when the device has the tool.
-func (r *run) analyzeBGP(n *Network, d *DeviceView, nb BGPNeighbor, capture bool) []Cause {
+func (r *run) analyzeBGP(n *network, d *deviceView, nb bgpNeighbor, capture bool) []Cause {
 	if nb.Established() {
 		return nil
 	}
-	nev := r.ev(d.Calls[PathNetInst], d.Name, netproto.ToolYangGet, "neighbor %s: %s", nb.Address, bgpWords(nb))
+	nev := r.ev(d.Calls[pathNetInst], d.Name, netproto.ToolYangGet, "neighbor %s: %s", nb.Address, bgpWords(nb))
 	if nb.State == "UNKNOWN" {
 		nev.Showed = "no BGP state reported"
 	}
@@ -115,7 +115,7 @@ func (r *run) analyzeBGP(n *Network, d *DeviceView, nb BGPNeighbor, capture bool
 	p, _ := n.Owner(peerAddr)
 	// The address d uses toward the peer: the one the peer has configured.
 	var local netip.Addr
-	var pnb *BGPNeighbor
+	var pnb *bgpNeighbor
 	if p != nil && p.BGP != nil {
 		for i, x := range p.BGP.Neighbors {
 			if a, err := netip.ParseAddr(x.Address); err == nil && d.Owns(a) != nil {
@@ -127,7 +127,7 @@ func (r *run) analyzeBGP(n *Network, d *DeviceView, nb BGPNeighbor, capture bool
 	if p != nil && p.BGP != nil && p.BGP.AS != 0 && nb.PeerAS != 0 && nb.PeerAS != p.BGP.AS {
 		c := newCause("bgp_asn_misconfig", []string{d.Name}, nb.Address,
 			fmt.Sprintf("%s expects AS %d for neighbor %s, but %s is AS %d: the session fails with OPEN Message Error/Bad Peer AS.", d.Name, nb.PeerAS, nb.Address, p.Name, p.BGP.AS),
-			nev, r.ev(p.Calls[PathNetInst], p.Name, netproto.ToolYangGet, "BGP global AS %d", p.BGP.AS))
+			nev, r.ev(p.Calls[pathNetInst], p.Name, netproto.ToolYangGet, "BGP global AS %d", p.BGP.AS))
 		c.Fix = fmt.Sprintf("Set the remote AS of neighbor %s on %s to %d.", nb.Address, d.Name, p.BGP.AS)
 		c.Changes = []Change{{Device: d.Name, Summary: fmt.Sprintf("peer-as of %s from %d to %d", nb.Address, nb.PeerAS, p.BGP.AS),
 			Edit:  []EditOp{{Operation: "merge", Path: bgpNeighborPath(nb.Address) + "/config", Value: map[string]any{"peer-as": p.BGP.AS}}},
@@ -138,8 +138,8 @@ func (r *run) analyzeBGP(n *Network, d *DeviceView, nb BGPNeighbor, capture bool
 	if pnb != nil && d.BGP != nil && d.BGP.AS != 0 && pnb.PeerAS != 0 && pnb.PeerAS != d.BGP.AS {
 		c := newCause("bgp_asn_misconfig", []string{p.Name}, pnb.Address,
 			fmt.Sprintf("%s expects AS %d for neighbor %s, but %s is AS %d: the session fails with OPEN Message Error/Bad Peer AS.", p.Name, pnb.PeerAS, pnb.Address, d.Name, d.BGP.AS),
-			r.ev(p.Calls[PathNetInst], p.Name, netproto.ToolYangGet, "neighbor %s: %s", pnb.Address, bgpWords(*pnb)),
-			r.ev(d.Calls[PathNetInst], d.Name, netproto.ToolYangGet, "BGP global AS %d", d.BGP.AS))
+			r.ev(p.Calls[pathNetInst], p.Name, netproto.ToolYangGet, "neighbor %s: %s", pnb.Address, bgpWords(*pnb)),
+			r.ev(d.Calls[pathNetInst], d.Name, netproto.ToolYangGet, "BGP global AS %d", d.BGP.AS))
 		c.Fix = fmt.Sprintf("Set the remote AS of neighbor %s on %s to %d.", pnb.Address, p.Name, d.BGP.AS)
 		causes = append(causes, c)
 	}
@@ -149,19 +149,19 @@ func (r *run) analyzeBGP(n *Network, d *DeviceView, nb BGPNeighbor, capture bool
 	if p != nil && p.BGP == nil && d.BGP != nil {
 		c := newCause("frr_service_down", []string{p.Name}, "",
 			fmt.Sprintf("%s reports no BGP process although %s peers with it at %s: its routing daemons are down.", p.Name, d.Name, nb.Address),
-			nev, r.ev(p.Calls[PathNetInst], p.Name, netproto.ToolYangGet, "no BGP protocol instance"))
+			nev, r.ev(p.Calls[pathNetInst], p.Name, netproto.ToolYangGet, "no BGP protocol instance"))
 		c.Fix = fmt.Sprintf("Restart the routing service on %s.", p.Name)
 		return []Cause{c}
 	}
 	// The path: interfaces and ACLs on TCP 179, both ways.
 	hops, stop := n.walk(d.Name, peerAddr)
-	t := Traffic{Protocol: "TCP", Port: 179, Dst: peerAddr, Src: local}
+	t := traffic{Protocol: "TCP", Port: 179, Dst: peerAddr, Src: local}
 	what := fmt.Sprintf("BGP (TCP port 179) between %s and %s", d.Name, nb.Address)
 	cs, _ := r.checkHops(n, hops, t, what)
 	causes = append(causes, cs...)
 	if p != nil && local.IsValid() {
 		bh, _ := n.walk(p.Name, local)
-		cs, _ := r.checkHops(n, bh, Traffic{Protocol: "TCP", Port: 179, Src: peerAddr, Dst: local}, what)
+		cs, _ := r.checkHops(n, bh, traffic{Protocol: "TCP", Port: 179, Src: peerAddr, Dst: local}, what)
 		causes = append(causes, cs...)
 	}
 	if capture {
@@ -277,33 +277,33 @@ func (r *run) ospfDown(in Intent) error {
 
 // adjacency returns the state of the neighbour on an OSPF interface
 // whose router id is rid ("" when absent).
-func adjacency(oi OSPFIface, rid string) OSPFNeighbor {
+func adjacency(oi ospfIface, rid string) ospfNeighbor {
 	for _, nb := range oi.Neighbors {
 		if rid == "" || nb.RouterID == rid {
 			return nb
 		}
 	}
-	return OSPFNeighbor{}
+	return ospfNeighbor{}
 }
 
 // analyzeOSPFLink checks one link for what keeps OSPF from FULL; it also
 // tells whether the adjacency is FULL on both ends.
-func (r *run) analyzeOSPFLink(n *Network, l Link) ([]Cause, bool) {
+func (r *run) analyzeOSPFLink(n *network, l link) ([]Cause, bool) {
 	da, db := n.Devices[l.A.Device], n.Devices[l.B.Device]
 	a, b := da.Iface(l.A.Iface), db.Iface(l.B.Iface)
 	ea := func(format string, args ...any) Evidence {
-		return r.ev(da.Calls[PathNetInst], da.Name, netproto.ToolYangGet, format, args...)
+		return r.ev(da.Calls[pathNetInst], da.Name, netproto.ToolYangGet, format, args...)
 	}
 	eb := func(format string, args ...any) Evidence {
-		return r.ev(db.Calls[PathNetInst], db.Name, netproto.ToolYangGet, format, args...)
+		return r.ev(db.Calls[pathNetInst], db.Name, netproto.ToolYangGet, format, args...)
 	}
 	if a == nil || b == nil {
 		return nil, false
 	}
 	if a.AdminUp && b.AdminUp && (!a.OperUp || !b.OperUp) {
 		return []Cause{linkDownCause(l,
-			r.ev(da.Calls[PathInterfaces], da.Name, netproto.ToolYangGet, "%s oper %s", a.Name, a.OperStatus),
-			r.ev(db.Calls[PathInterfaces], db.Name, netproto.ToolYangGet, "%s oper %s", b.Name, b.OperStatus))}, false
+			r.ev(da.Calls[pathInterfaces], da.Name, netproto.ToolYangGet, "%s oper %s", a.Name, a.OperStatus),
+			r.ev(db.Calls[pathInterfaces], db.Name, netproto.ToolYangGet, "%s oper %s", b.Name, b.OperStatus))}, false
 	}
 	if da.OSPF == nil && db.OSPF == nil {
 		// No OSPF state reported: what would stop OSPF on the link is
@@ -315,7 +315,7 @@ func (r *run) analyzeOSPFLink(n *Network, l Link) ([]Cause, bool) {
 		causes = append(causes, r.ospfACLs(n, l)...)
 		return causes, len(causes) == 0
 	}
-	var oa, ob OSPFIface
+	var oa, ob ospfIface
 	var hasA, hasB bool
 	if da.OSPF != nil {
 		oa, hasA = da.OSPF.Iface(l.A.Iface)
@@ -350,7 +350,7 @@ func (r *run) analyzeOSPFLink(n *Network, l Link) ([]Cause, bool) {
 			down, up = da, db
 		}
 		c := newCause("frr_service_down", []string{down.Name}, "", fmt.Sprintf("%s reports no OSPF process although its link to %s is in OSPF on %s: its routing daemons are down.", down.Name, up.Name, up.Name),
-			r.ev(down.Calls[PathNetInst], down.Name, netproto.ToolYangGet, "no OSPF protocol instance"))
+			r.ev(down.Calls[pathNetInst], down.Name, netproto.ToolYangGet, "no OSPF protocol instance"))
 		c.Fix = fmt.Sprintf("Restart the routing service on %s.", down.Name)
 		return []Cause{c}, false
 	case !hasA || !hasB:
@@ -360,7 +360,7 @@ func (r *run) analyzeOSPFLink(n *Network, l Link) ([]Cause, bool) {
 		}
 		c := newCause("ospf_neighbor_missing", []string{miss.Name}, miss.Name+":"+mi,
 			fmt.Sprintf("%s:%s is not in OSPF while %s runs OSPF on the other end: no adjacency on the link %s.", miss.Name, mi, other.Name, l),
-			r.ev(miss.Calls[PathNetInst], miss.Name, netproto.ToolYangGet, "no OSPF interface %s", mi))
+			r.ev(miss.Calls[pathNetInst], miss.Name, netproto.ToolYangGet, "no OSPF interface %s", mi))
 		c.Fix = fmt.Sprintf("Add %s:%s to OSPF (area %s).", miss.Name, mi, cmpOr(oa.Area, ob.Area))
 		return []Cause{c}, false
 	}
@@ -408,7 +408,7 @@ func (r *run) analyzeOSPFLink(n *Network, l Link) ([]Cause, bool) {
 }
 
 // areaCount counts the OSPF interfaces of the network in an area.
-func (r *run) areaCount(n *Network, area string) int {
+func (r *run) areaCount(n *network, area string) int {
 	c := 0
 	for _, d := range n.Devices {
 		if d.OSPF == nil {
@@ -423,33 +423,32 @@ func (r *run) areaCount(n *Network, area string) int {
 	return c
 }
 
-// routingSweep checks every BGP session and OSPF adjacency of the network.
-func (r *run) routingSweep(n *Network) {
-	if !anyBGP(n) && !anyOSPF(n) {
-		return
-	}
-	r.begin("check every BGP session and OSPF adjacency")
+// anyRouting tells whether any router of the network runs BGP or OSPF.
+func anyRouting(n *network) bool { return anyBGP(n) || anyOSPF(n) }
+
+// routingDaemons names the routers whose routing daemons are down
+// (deadDaemons); the other routing rules leave their sessions and
+// adjacencies alone.
+func (r *run) routingDaemons(s *sweepState) {
+	n := s.n
 	dead := r.deadDaemons(n)
 	for _, name := range sortedKeys(dead) {
 		c := newCause("frr_service_down", []string{name}, "", fmt.Sprintf("The OSPF process of %s reports every one of its interfaces down while the interfaces are up, and its sessions and adjacencies are down: its routing daemons are down.", name),
-			r.ev(n.Devices[name].Calls[PathNetInst], name, netproto.ToolYangGet, "every OSPF interface netmcp-oper-up false; %d sessions and adjacencies, none up", dead[name]),
-			r.ev(n.Devices[name].Calls[PathInterfaces], name, netproto.ToolYangGet, "its interfaces are oper UP"))
+			r.ev(n.Devices[name].Calls[pathNetInst], name, netproto.ToolYangGet, "every OSPF interface netmcp-oper-up false; %d sessions and adjacencies, none up", dead[name]),
+			r.ev(n.Devices[name].Calls[pathInterfaces], name, netproto.ToolYangGet, "its interfaces are oper UP"))
 		c.Fix = fmt.Sprintf("Restart the routing service on %s.", name)
 		r.rep.addCause(c)
 	}
-	involves := func(d *DeviceView, addr string) bool {
-		if dead[d.Name] > 0 {
-			return true
-		}
-		if a, err := netip.ParseAddr(addr); err == nil {
-			if p, _ := n.Owner(a); p != nil && dead[p.Name] > 0 {
-				return true
-			}
-		}
-		return false
-	}
+	s.dead = dead
+}
+
+// ospfAdjacencies checks every link for what keeps OSPF from FULL
+// (analyzeOSPFLink), but links of a router whose daemons are down and
+// causes the link rules found already.
+func (r *run) ospfAdjacencies(s *sweepState) {
+	n := s.n
 	for _, l := range n.Links {
-		if dead[l.A.Device] > 0 || dead[l.B.Device] > 0 {
+		if s.dead[l.A.Device] > 0 || s.dead[l.B.Device] > 0 {
 			continue
 		}
 		cs, _ := r.analyzeOSPFLink(n, l)
@@ -458,6 +457,24 @@ func (r *run) routingSweep(n *Network) {
 				r.rep.addCause(c)
 			}
 		}
+	}
+}
+
+// bgpSessions checks every BGP session that is not established
+// (analyzeBGP), but those of a router whose daemons are down, on either
+// end, and causes the link rules found already.
+func (r *run) bgpSessions(s *sweepState) {
+	n := s.n
+	involves := func(d *deviceView, addr string) bool {
+		if s.dead[d.Name] > 0 {
+			return true
+		}
+		if a, err := netip.ParseAddr(addr); err == nil {
+			if p, _ := n.Owner(a); p != nil && s.dead[p.Name] > 0 {
+				return true
+			}
+		}
+		return false
 	}
 	for _, name := range n.Order {
 		d := n.Devices[name]
@@ -475,12 +492,11 @@ func (r *run) routingSweep(n *Network) {
 			}
 		}
 	}
-	r.missingAdvertisements(n)
 }
 
 // ospfProblems returns what keeps OSPF from FULL on every link of the
 // network (each cause once).
-func (r *run) ospfProblems(n *Network) []Cause {
+func (r *run) ospfProblems(n *network) []Cause {
 	var out []Cause
 	for _, l := range n.Links {
 		cs, _ := r.analyzeOSPFLink(n, l)
@@ -505,9 +521,9 @@ func (r *run) linkCauseKnown(c Cause) bool {
 }
 
 // linksUp tells whether every link of a device is up at both ends.
-func (r *run) linksUp(n *Network, dev string) bool {
+func (r *run) linksUp(n *network, dev string) bool {
 	for _, l := range n.Links {
-		for _, e := range []End{l.A, l.B} {
+		for _, e := range []end{l.A, l.B} {
 			if e.Device == dev {
 				if it := n.Devices[dev].Iface(e.Iface); it == nil || !it.OperUp {
 					return false
@@ -521,7 +537,7 @@ func (r *run) linksUp(n *Network, dev string) bool {
 // missingAdvertisements finds a router whose connected LAN (with a known
 // host) is in no other BGP router's table while its sessions are up: it
 // does not advertise the prefix.
-func (r *run) missingAdvertisements(n *Network) {
+func (r *run) missingAdvertisements(n *network) {
 	if len(r.rep.RootCauses) > 0 {
 		return // a cause found already explains missing routes
 	}
@@ -555,13 +571,13 @@ func (r *run) missingAdvertisements(n *Network) {
 			}
 			if rt, ok := d.Lookup(h.Addr); !ok || rt.Prefix.Bits() == 0 {
 				missing = append(missing, name)
-				ev = append(ev, r.ev(d.Calls[PathRouting], name, netproto.ToolYangGet, "no route to %s but the default", h.Addr))
+				ev = append(ev, r.ev(d.Calls[pathRouting], name, netproto.ToolYangGet, "no route to %s but the default", h.Addr))
 			}
 		}
 		if len(missing) == 0 {
 			continue
 		}
-		ev = append(ev, r.ev(origin.Calls[PathNetInst], origin.Name, netproto.ToolYangGet, "BGP networks %v", origin.BGP.Networks))
+		ev = append(ev, r.ev(origin.Calls[pathNetInst], origin.Name, netproto.ToolYangGet, "BGP networks %v", origin.BGP.Networks))
 		c := newCause("bgp_missing_route_advertisement", []string{origin.Name}, "",
 			fmt.Sprintf("%s has %s's LAN connected and its BGP sessions up, but %s have no route to %s: %s does not advertise the prefix.",
 				origin.Name, h.Host.Name, strings.Join(missing, ", "), h.Addr, origin.Name), ev...)
@@ -577,7 +593,7 @@ func (r *run) missingAdvertisements(n *Network) {
 // false) while at least one of those interfaces is up, so the daemon, not
 // the links, is gone. It returns each one with its number of sessions and
 // adjacencies.
-func (r *run) deadDaemons(n *Network) map[string]int {
+func (r *run) deadDaemons(n *network) map[string]int {
 	dead := map[string]int{}
 	for _, name := range n.Order {
 		d := n.Devices[name]
@@ -604,14 +620,14 @@ func (r *run) deadDaemons(n *Network) map[string]int {
 }
 
 // ospfACLs returns the ACLs bound on either end of a link that drop OSPF.
-func (r *run) ospfACLs(n *Network, l Link) []Cause {
+func (r *run) ospfACLs(n *network, l link) []Cause {
 	var causes []Cause
 	what := fmt.Sprintf("OSPF (IP protocol 89) on the link %s", l)
-	for _, e := range []End{l.A, l.B} {
+	for _, e := range []end{l.A, l.B} {
 		d := n.Devices[e.Device]
-		for _, f := range droppingACLs(d, e.Iface, Traffic{Protocol: "OSPF"}) {
+		for _, f := range droppingACLs(d, e.Iface, traffic{Protocol: "OSPF"}) {
 			if f.Entry.Protocol == "OSPF" || f.Entry.Seq == 0 {
-				causes = append(causes, aclCause(f, Traffic{Protocol: "OSPF"}, what,
+				causes = append(causes, aclCause(f, traffic{Protocol: "OSPF"}, what,
 					r.ev(d.Calls[PathACL], d.Name, netproto.ToolYangGet, "ACL %s bound %s on %s: %s", f.Binding.Set, f.Binding.Dir(), f.Binding.Iface, f.Entry)))
 			}
 		}

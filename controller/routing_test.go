@@ -141,9 +141,9 @@ type twoRouters struct {
 	r2acl          any
 }
 
-func (tr twoRouters) network() *Network {
-	mk := func(name string, ifs any, ni any, rt any, acl any) *DeviceView {
-		d := &DeviceView{Name: name, Calls: map[string]int{PathInterfaces: 1, PathNetInst: 2, PathRouting: 3, PathACL: 4}}
+func (tr twoRouters) network() *network {
+	mk := func(name string, ifs any, ni any, rt any, acl any) *deviceView {
+		d := &deviceView{Name: name, Calls: map[string]int{pathInterfaces: 1, pathNetInst: 2, pathRouting: 3, PathACL: 4}}
 		d.Ifaces = parseInterfaces(ifs)
 		parseVRFs(ni, d.Ifaces)
 		d.BGP, d.OSPF = parseBGP(ni), parseOSPF(ni)
@@ -151,7 +151,7 @@ func (tr twoRouters) network() *Network {
 		d.ACLs, d.Bindings = parseACL(acl)
 		return d
 	}
-	n := &Network{Devices: map[string]*DeviceView{}, Order: []string{"r1", "r2"}, Unread: map[string]string{}}
+	n := &network{Devices: map[string]*deviceView{}, Order: []string{"r1", "r2"}, Unread: map[string]string{}}
 	n.Devices["r1"] = mk("r1", ifTree(tIf{"Lo0", "10.255.0.1/32", true, 0}, tIf{"Gi0", "10.0.12.1/30", tr.r1up, tr.r1mtu}),
 		netInstTree(65001, "10.255.0.1", tr.r1nb, tr.r1ospf), routeTree([3]string{"10.0.12.0/30", "", "Gi0"}), nil)
 	n.Devices["r2"] = mk("r2", ifTree(tIf{"Lo0", "10.255.0.2/32", true, 0}, tIf{"Gi1", "10.0.12.2/30", tr.r2up, 0}),
@@ -169,7 +169,7 @@ func healthy() twoRouters {
 	}
 }
 
-func testRun(n *Network) *run {
+func testRun(n *network) *run {
 	return &run{c: &Controller{}, rep: &Report{}, net: n}
 }
 
@@ -272,13 +272,13 @@ func TestOSPFDownRules(t *testing.T) {
 // TestDeadDaemons: in r1 — r2 — r3, r2's daemons down make every session
 // of the three look down; only r2 is named.
 func TestDeadDaemons(t *testing.T) {
-	mk := func(name string, ifs any, ni any) *DeviceView {
-		d := &DeviceView{Name: name, Calls: map[string]int{}}
+	mk := func(name string, ifs any, ni any) *deviceView {
+		d := &deviceView{Name: name, Calls: map[string]int{}}
 		d.Ifaces = parseInterfaces(ifs)
 		d.BGP, d.OSPF = parseBGP(ni), parseOSPF(ni)
 		return d
 	}
-	n := &Network{Devices: map[string]*DeviceView{}, Order: []string{"r1", "r2", "r3"}}
+	n := &network{Devices: map[string]*deviceView{}, Order: []string{"r1", "r2", "r3"}}
 	n.Devices["r1"] = mk("r1", ifTree(tIf{"Gi0", "10.0.12.1/30", true, 0}),
 		netInstTree(65001, "1.1.1.1", []tNb{{"10.0.12.2", 65000, "ACTIVE", ""}}, []tOspf{{"Gi0", "0.0.0.0", false, "", ""}}))
 	n.Devices["r2"] = mk("r2", ifTree(tIf{"Gi0", "10.0.12.2/30", true, 0}, tIf{"Gi1", "10.0.23.1/30", true, 0}),
@@ -293,7 +293,7 @@ func TestDeadDaemons(t *testing.T) {
 	}
 	n.infer(nil)
 	r := testRun(n)
-	r.routingSweep(n)
+	r.applyRules(n, rulesNamed(t, "routing-daemon", "ospf-adjacency", "bgp-session", "bgp-advertisement"))
 	r.rep.finish()
 	if !slices.Equal(r.rep.RootCauseName, []string{"frr_service_down"}) || !slices.Equal(r.rep.FaultyDevices, []string{"r2"}) {
 		t.Fatalf("%v on %v: %s", r.rep.RootCauseName, r.rep.FaultyDevices, r.rep.Diagnosis)

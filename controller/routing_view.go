@@ -4,18 +4,18 @@ import (
 	"strings"
 )
 
-// BGPView is a device's BGP process as its YANG tree reports it.
-type BGPView struct {
+// bgpView is a device's BGP process as its YANG tree reports it.
+type bgpView struct {
 	AS        int64
 	RouterID  string
-	Neighbors []BGPNeighbor
+	Neighbors []bgpNeighbor
 	// Networks are the prefixes the process originates (netmcp-networks
 	// of the IPv4 unicast AFI; nil when the device does not report them).
 	Networks []string
 }
 
-// BGPNeighbor is one configured BGP neighbour and its session.
-type BGPNeighbor struct {
+// bgpNeighbor is one configured BGP neighbour and its session.
+type bgpNeighbor struct {
 	Address   string
 	PeerAS    int64 // configured remote AS
 	LocalAS   int64
@@ -31,16 +31,16 @@ type BGPNeighbor struct {
 }
 
 // Established tells whether the session is up.
-func (n BGPNeighbor) Established() bool { return n.State == "ESTABLISHED" }
+func (n bgpNeighbor) Established() bool { return n.State == "ESTABLISHED" }
 
-// OSPFView is a device's OSPFv2 process.
-type OSPFView struct {
+// ospfView is a device's OSPFv2 process.
+type ospfView struct {
 	RouterID   string
-	Interfaces []OSPFIface
+	Interfaces []ospfIface
 }
 
-// OSPFIface is an interface in an OSPF area.
-type OSPFIface struct {
+// ospfIface is an interface in an OSPF area.
+type ospfIface struct {
 	Name, Area, NetType string
 	Passive             bool
 	Hello, Dead         int64
@@ -48,22 +48,22 @@ type OSPFIface struct {
 	// (netmcp-oper-up false): compared with the interface's own state, it
 	// tells a dead routing daemon from a dead link.
 	DaemonDown bool
-	Neighbors  []OSPFNeighbor
+	Neighbors  []ospfNeighbor
 }
 
-// OSPFNeighbor is an adjacency seen on an interface.
-type OSPFNeighbor struct {
+// ospfNeighbor is an adjacency seen on an interface.
+type ospfNeighbor struct {
 	RouterID, State, Reason string
 }
 
 // Iface returns the OSPF interface called name.
-func (o *OSPFView) Iface(name string) (OSPFIface, bool) {
+func (o *ospfView) Iface(name string) (ospfIface, bool) {
 	for _, i := range o.Interfaces {
 		if i.Name == name {
 			return i, true
 		}
 	}
-	return OSPFIface{}, false
+	return ospfIface{}, false
 }
 
 // protocols returns the protocol entries of the default network instance.
@@ -83,8 +83,8 @@ func protocols(data any) []map[string]any {
 	return out
 }
 
-// parseBGP reads the BGP process of a get of PathNetInst (nil when none).
-func parseBGP(data any) *BGPView {
+// parseBGP reads the BGP process of a get of pathNetInst (nil when none).
+func parseBGP(data any) *bgpView {
 	for _, p := range protocols(data) {
 		if identity(p["identifier"]) != "BGP" {
 			continue
@@ -94,7 +94,7 @@ func parseBGP(data any) *BGPView {
 			continue
 		}
 		g := obj(dig(b, "global"))
-		v := &BGPView{AS: integer(leaf(g, "as")), RouterID: str(leaf(g, "router-id"))}
+		v := &bgpView{AS: integer(leaf(g, "as")), RouterID: str(leaf(g, "router-id"))}
 		for _, af := range list(dig(g, "afi-safis", "afi-safi")) {
 			if strings.HasSuffix(str(obj(af)["afi-safi-name"]), "IPV4_UNICAST") {
 				for _, x := range list(leaf(obj(af), "netmcp-networks")) {
@@ -104,7 +104,7 @@ func parseBGP(data any) *BGPView {
 		}
 		for _, n := range list(dig(b, "neighbors", "neighbor")) {
 			m := obj(n)
-			nb := BGPNeighbor{Address: str(m["neighbor-address"])}
+			nb := bgpNeighbor{Address: str(m["neighbor-address"])}
 			if nb.Address == "" {
 				nb.Address = str(leaf(m, "neighbor-address"))
 			}
@@ -138,8 +138,8 @@ func parseBGP(data any) *BGPView {
 	return nil
 }
 
-// parseOSPF reads the OSPFv2 process of a get of PathNetInst (nil when none).
-func parseOSPF(data any) *OSPFView {
+// parseOSPF reads the OSPFv2 process of a get of pathNetInst (nil when none).
+func parseOSPF(data any) *ospfView {
 	for _, p := range protocols(data) {
 		if identity(p["identifier"]) != "OSPF" {
 			continue
@@ -148,12 +148,12 @@ func parseOSPF(data any) *OSPFView {
 		if o == nil {
 			continue
 		}
-		v := &OSPFView{RouterID: str(leaf(obj(dig(o, "global")), "router-id"))}
+		v := &ospfView{RouterID: str(leaf(obj(dig(o, "global")), "router-id"))}
 		for _, a := range list(dig(o, "areas", "area")) {
 			area := str(obj(a)["identifier"])
 			for _, i := range list(dig(a, "interfaces", "interface")) {
 				m := obj(i)
-				oi := OSPFIface{Name: str(m["id"]), Area: area, NetType: identity(leaf(m, "network-type"))}
+				oi := ospfIface{Name: str(m["id"]), Area: area, NetType: identity(leaf(m, "network-type"))}
 				oi.Passive = leaf(m, "passive") == true
 				oi.DaemonDown = dig(m, "state", "netmcp-oper-up") == false
 				oi.Hello = integer(dig(m, "timers", "config", "hello-interval"))
@@ -170,7 +170,7 @@ func parseOSPF(data any) *OSPFView {
 					if rid == "" {
 						rid = str(dig(nm, "state", "router-id"))
 					}
-					oi.Neighbors = append(oi.Neighbors, OSPFNeighbor{RouterID: rid,
+					oi.Neighbors = append(oi.Neighbors, ospfNeighbor{RouterID: rid,
 						State:  strings.ToUpper(identity(dig(nm, "state", "adjacency-state"))),
 						Reason: str(dig(nm, "state", "netmcp-reason"))})
 				}

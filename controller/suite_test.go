@@ -11,6 +11,7 @@ import (
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/score"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
@@ -81,7 +82,7 @@ var suite = []struct {
 // ambiguous are the faults the devices' data cannot tell from another
 // (docs/controller.md, "Ambiguities"): the controller reports the other
 // name on these devices, and the suite asserts that.
-var ambiguous = map[string]controller.Truth{
+var ambiguous = map[string]score.Truth{
 	// Both ends oper DOWN with the same logs as a link_down: the far end
 	// shows nothing that tells which end lost its cable.
 	"link_detach": {Devices: []string{"r2", "r3"}, Names: []string{"link_down"}},
@@ -94,7 +95,7 @@ func TestFaultSuite(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a lab per fault")
 	}
-	var rows []controller.ScoreRow
+	var rows []score.Row
 	for _, c := range suite {
 		name := c.fault
 		if name == "" {
@@ -105,7 +106,7 @@ func TestFaultSuite(t *testing.T) {
 		}
 		t.Run(name, func(t *testing.T) {
 			var faults []string
-			truth := controller.Truth{}
+			truth := score.Truth{}
 			l := (*testLab)(nil)
 			if c.fault != "" {
 				faults = append(faults, c.fault)
@@ -113,7 +114,7 @@ func TestFaultSuite(t *testing.T) {
 			l = newTestLab(t, faults...)
 			if c.fault != "" {
 				f, _ := topology.ParseFault(c.fault)
-				truth = controller.Truth{Devices: controller.FaultDevices(l.topo, f), Names: []string{f.Name}}
+				truth = score.Truth{Devices: score.FaultDevices(l.topo, f), Names: []string{f.Name}}
 			}
 			intent := c.intent
 			if intent == "" {
@@ -124,11 +125,11 @@ func TestFaultSuite(t *testing.T) {
 				return
 			}
 			rep := l.ask(t, intent)
-			s := controller.ScoreReport(rep, truth)
-			rows = append(rows, controller.ScoreRow{Fault: name, Score: s, Report: rep})
+			s := score.Of(nikaAnswer(rep), truth)
+			rows = append(rows, scoreRow(name, s, rep))
 			if f, _ := topology.ParseFault(c.fault); c.fault != "" && c.intent == "" {
 				if alt, ok := ambiguous[f.Name]; ok {
-					s = controller.ScoreReport(rep, alt) // the documented ambiguity
+					s = score.Of(nikaAnswer(rep), alt) // the documented ambiguity
 				}
 			}
 			if !s.Detection || s.Localization != 1 || s.RootCause != 1 {
@@ -139,8 +140,18 @@ func TestFaultSuite(t *testing.T) {
 		})
 	}
 	var b bytes.Buffer
-	controller.WriteScoreTable(&b, rows)
+	score.WriteTable(&b, rows)
 	t.Logf("NIKA scores on the default lab:\n%s", b.String())
+}
+
+// nikaAnswer is a report's NIKA fields.
+func nikaAnswer(rep *controller.Report) score.Answer {
+	return score.Answer{IsAnomaly: rep.IsAnomaly, FaultyDevices: rep.FaultyDevices, RootCauseName: rep.RootCauseName}
+}
+
+// scoreRow is a report's line of the scoring table.
+func scoreRow(fault string, s score.Score, rep *controller.Report) score.Row {
+	return score.Row{Fault: fault, Score: s, Answer: nikaAnswer(rep), ElapsedMS: rep.ElapsedMS, Calls: len(rep.Calls)}
 }
 
 // TestReachabilityMTURecommendation is the draft's 4.4.1: an MTU

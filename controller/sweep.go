@@ -12,7 +12,7 @@ import (
 // the links whose probes are partly lost (or whose ends count input
 // errors). A link whose probes are all lost while both ends are up is left
 // to the other rules (an ACL, a down link).
-func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
+func (r *run) lossOnLinks(n *network, links []link) []Cause {
 	count := r.c.LinkPings
 	if count <= 0 {
 		count = 10
@@ -37,7 +37,7 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 	// read again after its probes, and what they added meanwhile is the
 	// evidence (a slow link whose senders drop at their queues is
 	// rate-limited, even when the drops missed the probes).
-	after := map[string]*DeviceView{}
+	after := map[string]*deviceView{}
 	var amu sync.Mutex
 	for i, l := range links {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
@@ -55,11 +55,11 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				data, call, err := r.yangGet(dev, PathInterfaces)
+				data, call, err := r.yangGet(dev, pathInterfaces)
 				if err != nil {
 					return
 				}
-				v := &DeviceView{Name: dev, Ifaces: parseInterfaces(data), Calls: map[string]int{PathInterfaces: call}}
+				v := &deviceView{Name: dev, Ifaces: parseInterfaces(data), Calls: map[string]int{pathInterfaces: call}}
 				r.summarize(call, "counters after the probes")
 				amu.Lock()
 				after[dev] = v
@@ -71,18 +71,18 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 	// delta returns an interface's counters as read after the probes, the
 	// growth since the first read in InErrors and OutDiscards, and the
 	// call that showed them (the first read's when there is no second).
-	delta := func(dev string, it *IfaceView) (*IfaceView, int) {
+	delta := func(dev string, it *ifaceView) (*ifaceView, int) {
 		v := after[dev]
 		if v == nil {
-			return it, n.Devices[dev].Calls[PathInterfaces]
+			return it, n.Devices[dev].Calls[pathInterfaces]
 		}
 		now := v.Iface(it.Name)
 		if now == nil {
-			return it, n.Devices[dev].Calls[PathInterfaces]
+			return it, n.Devices[dev].Calls[pathInterfaces]
 		}
 		d := *now
 		d.InErrors, d.OutDiscards = max(now.InErrors-it.InErrors, 0), max(now.OutDiscards-it.OutDiscards, 0)
-		return &d, v.Calls[PathInterfaces]
+		return &d, v.Calls[pathInterfaces]
 	}
 	var causes []Cause
 	for i, l := range links {
@@ -136,13 +136,21 @@ func (r *run) lossOnLinks(n *Network, links []Link) []Cause {
 	return causes
 }
 
-// sweep checks the whole network with no hint: every link's state, MTU,
-// ACLs and loss, every BGP session and OSPF adjacency, and every known
-// host from its router and from afar.
+// sweep checks the whole network with no hint: it reads every device,
+// then runs the sweep's rules over what they showed (sweepRules): every
+// link's state, MTU, ACLs and loss, every BGP session and OSPF adjacency,
+// every known host from its router and from afar, name resolution.
 func (r *run) sweep() error {
-	n := r.readNetwork()
-	r.begin("check every link: state of both ends, their logged history, MTU, ACLs")
-	var upLinks []Link
+	r.applyRules(r.readNetwork(), sweepRules)
+	return nil
+}
+
+// linkState checks both ends of every link: a link down while its ends
+// are administratively up, one end shut down, a link whose logs show it
+// flapping, an MTU that differs between the ends. The links up at both
+// ends are left for linkLoss.
+func (r *run) linkState(s *sweepState) {
+	n := s.n
 	for _, l := range n.Links {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
 		if a == nil || b == nil {
@@ -157,8 +165,8 @@ func (r *run) sweep() error {
 		switch {
 		case a.AdminUp && b.AdminUp && (!a.OperUp || !b.OperUp):
 			r.rep.addCause(linkDownCause(l,
-				r.ev(n.Devices[l.A.Device].Calls[PathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
-				r.ev(n.Devices[l.B.Device].Calls[PathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)))
+				r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
+				r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)))
 			continue
 		case a.AdminUp != b.AdminUp:
 			// One end shut down, the other up and waiting for it: the link
@@ -169,8 +177,8 @@ func (r *run) sweep() error {
 				shut, other, sd, od = b, a, l.B.Device, l.A.Device
 			}
 			c := linkDownCause(l,
-				r.ev(n.Devices[sd].Calls[PathInterfaces], sd, netproto.ToolYangGet, "%s admin DOWN, oper %s", shut.Name, shut.OperStatus),
-				r.ev(n.Devices[od].Calls[PathInterfaces], od, netproto.ToolYangGet, "%s admin UP, oper %s", other.Name, other.OperStatus))
+				r.ev(n.Devices[sd].Calls[pathInterfaces], sd, netproto.ToolYangGet, "%s admin DOWN, oper %s", shut.Name, shut.OperStatus),
+				r.ev(n.Devices[od].Calls[pathInterfaces], od, netproto.ToolYangGet, "%s admin UP, oper %s", other.Name, other.OperStatus))
 			c.Summary = fmt.Sprintf("The link %s is down: %s:%s is administratively down while %s:%s is up.", l, sd, shut.Name, od, other.Name)
 			c.Fix = fmt.Sprintf("Bring %s:%s up again (undo its shutdown), unless the link is being taken out of service.", sd, shut.Name)
 			r.rep.addCause(c)
@@ -178,33 +186,37 @@ func (r *run) sweep() error {
 		case !a.OperUp || !b.OperUp:
 			continue // both ends shut down on purpose
 		}
-		upLinks = append(upLinks, l)
+		s.up = append(s.up, l)
 		if a.MTU != b.MTU {
 			r.rep.addCause(r.mtuMismatch(n, l))
 		}
 	}
-	// Interfaces with input errors but no modelled peer are still a finding.
-	r.aclSweep(n)
-	r.begin("probe every link for loss: ping the far end from both ends")
-	for _, c := range r.lossOnLinks(n, upLinks) {
+}
+
+// linkLoss probes the links up at both ends for loss, corruption, delay
+// and throttling (lossOnLinks).
+func (r *run) linkLoss(s *sweepState) {
+	for _, c := range r.lossOnLinks(s.n, s.up) {
 		r.rep.addCause(c)
 	}
-	r.routingSweep(n)
-	r.hostSweep(n, r.hostChecks(n))
-	r.dnsSweep(n)
+}
+
+// unreadDevices names, when no rule found a cause, the devices that
+// could not be read.
+func (r *run) unreadDevices(s *sweepState) {
+	n := s.n
 	if len(r.rep.RootCauses) == 0 && len(n.Unread) > 0 {
 		for _, d := range sortedKeys(n.Unread) {
 			c := newCause("device_unreachable", []string{d}, "", fmt.Sprintf("%s could not be read: %s", d, n.Unread[d]))
 			r.rep.addCause(c)
 		}
 	}
-	return nil
 }
 
 // aclSweep reports every ACL bound on an interface that drops control
 // traffic the network runs (BGP, OSPF) or ICMP toward a subnet in use.
-func (r *run) aclSweep(n *Network) {
-	var devs []*DeviceView
+func (r *run) aclSweep(n *network) {
+	var devs []*deviceView
 	for _, name := range n.Order {
 		devs = append(devs, n.Devices[name])
 	}
@@ -228,16 +240,16 @@ func (r *run) aclSweep(n *Network) {
 				}
 			}
 			classes := []struct {
-				t    Traffic
+				t    traffic
 				what string
 				runs bool
 			}{
-				{Traffic{Protocol: "TCP", Port: 179}, "BGP (TCP port 179)", d.BGP != nil || !anyBGP(n)},
-				{Traffic{Protocol: "OSPF"}, "OSPF (IP protocol 89)", d.OSPF != nil || !anyOSPF(n)},
-				{Traffic{Protocol: "ICMP", Dst: local}, "ICMP", true},
-				{Traffic{Protocol: "UDP", Port: 53}, "DNS (port 53)", true},
-				{Traffic{Protocol: "TCP", Port: 80}, "HTTP (TCP port 80)", true},
-				{Traffic{Protocol: "ARP"}, "ARP", true},
+				{traffic{Protocol: "TCP", Port: 179}, "BGP (TCP port 179)", d.BGP != nil || !anyBGP(n)},
+				{traffic{Protocol: "OSPF"}, "OSPF (IP protocol 89)", d.OSPF != nil || !anyOSPF(n)},
+				{traffic{Protocol: "ICMP", Dst: local}, "ICMP", true},
+				{traffic{Protocol: "UDP", Port: 53}, "DNS (port 53)", true},
+				{traffic{Protocol: "TCP", Port: 80}, "HTTP (TCP port 80)", true},
+				{traffic{Protocol: "ARP"}, "ARP", true},
 			}
 			for _, c := range classes {
 				if !c.runs {
@@ -264,7 +276,7 @@ func (r *run) aclSweep(n *Network) {
 	}
 }
 
-func anyBGP(n *Network) bool {
+func anyBGP(n *network) bool {
 	for _, d := range n.Devices {
 		if d.BGP != nil {
 			return true
@@ -273,7 +285,7 @@ func anyBGP(n *Network) bool {
 	return false
 }
 
-func anyOSPF(n *Network) bool {
+func anyOSPF(n *network) bool {
 	for _, d := range n.Devices {
 		if d.OSPF != nil {
 			return true
@@ -285,13 +297,9 @@ func anyOSPF(n *Network) bool {
 // hostSweep pings every known host from its router, and from the router
 // farthest from it; a host its router reaches but others do not has a
 // routing problem, found by walking the path.
-func (r *run) hostSweep(n *Network, done map[string]bool) {
-	if len(n.Hosts) == 0 {
-		return
-	}
-	r.begin("ping every known host from its own router and from a remote router")
+func (r *run) hostSweep(n *network, done map[string]bool) {
 	type probe struct {
-		h          HostAttach
+		h          hostAttach
 		local, far pingResult
 		farDev     string
 	}
@@ -335,7 +343,7 @@ func (r *run) hostSweep(n *Network, done map[string]bool) {
 			// The host's LAN port is down: the link to the host.
 			c := newCause("link_down", []string{p.h.Router.Device, p.h.Host.Name}, p.h.Router.Device+":"+p.h.Router.Iface+" — "+p.h.Host.Name,
 				fmt.Sprintf("The link from %s:%s to host %s is down: the port is administratively up but operationally %s.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name, it.OperStatus),
-				r.ev(n.Devices[p.h.Router.Device].Calls[PathInterfaces], p.h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper %s", it.Name, it.OperStatus),
+				r.ev(n.Devices[p.h.Router.Device].Calls[pathInterfaces], p.h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper %s", it.Name, it.OperStatus),
 				r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text))
 			c.Fix = fmt.Sprintf("Restore the link between %s:%s and %s (cable, the host's port, the host itself).", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name)
 			r.rep.addCause(c)
@@ -356,7 +364,7 @@ func (r *run) hostSweep(n *Network, done map[string]bool) {
 				continue // a cause found already (a session, a link) explains a missing path
 			}
 			hops, stop := n.walk(p.farDev, p.h.Addr)
-			cs, _ := r.checkHops(n, hops, Traffic{Protocol: "ICMP", Dst: p.h.Addr}, fmt.Sprintf("ICMP to %s", p.h.Addr))
+			cs, _ := r.checkHops(n, hops, traffic{Protocol: "ICMP", Dst: p.h.Addr}, fmt.Sprintf("ICMP to %s", p.h.Addr))
 			if len(cs) == 0 && stop != "" {
 				cs = append(cs, r.routeCause(n, hops, p.farDev, ep, stop))
 			}

@@ -11,30 +11,30 @@ import (
 
 // YANG paths the controller reads (docs/controller.md).
 const (
-	PathInterfaces = "/openconfig-interfaces:interfaces"
+	pathInterfaces = "/openconfig-interfaces:interfaces"
 	PathACL        = remedy.PathACL
-	PathRouting    = "/ietf-routing:routing"
-	PathNetInst    = "/openconfig-network-instance:network-instances"
+	pathRouting    = "/ietf-routing:routing"
+	pathNetInst    = "/openconfig-network-instance:network-instances"
 )
 
-// DeviceView is what the controller knows of one device after reading it.
-type DeviceView struct {
+// deviceView is what the controller knows of one device after reading it.
+type deviceView struct {
 	Name   string
-	Ifaces []*IfaceView
+	Ifaces []*ifaceView
 	// Routes is the default VRF's IPv4 table.
-	Routes []Route
+	Routes []route
 	// ACLs are the device's ACL sets by name; Bindings where they apply.
-	ACLs     map[string]*ACLSet
-	Bindings []ACLBinding
+	ACLs     map[string]*aclSet
+	Bindings []aclBinding
 	// BGP and OSPF are nil when the device reports no such process.
-	BGP  *BGPView
-	OSPF *OSPFView
+	BGP  *bgpView
+	OSPF *ospfView
 	// Calls are the numbers of the calls that read each path.
 	Calls map[string]int
 }
 
-// IfaceView is one interface: state, addresses, MTU, counters, ARP.
-type IfaceView struct {
+// ifaceView is one interface: state, addresses, MTU, counters, ARP.
+type ifaceView struct {
 	Name        string
 	AdminUp     bool
 	OperUp      bool
@@ -48,17 +48,17 @@ type IfaceView struct {
 	OutErrors   int64
 	InDiscards  int64
 	OutDiscards int64
-	ARP         []ARPEntry
+	ARP         []arpEntry
 }
 
-// ARPEntry is one IPv4 neighbour of an interface.
-type ARPEntry struct {
+// arpEntry is one IPv4 neighbour of an interface.
+type arpEntry struct {
 	IP  netip.Addr
 	MAC string
 }
 
-// Route is one IPv4 route.
-type Route struct {
+// route is one IPv4 route.
+type route struct {
 	Prefix    netip.Prefix
 	Protocol  string
 	NextHop   netip.Addr
@@ -68,7 +68,7 @@ type Route struct {
 }
 
 // Iface returns the interface called name (nil when none).
-func (d *DeviceView) Iface(name string) *IfaceView {
+func (d *deviceView) Iface(name string) *ifaceView {
 	for _, it := range d.Ifaces {
 		if it.Name == name {
 			return it
@@ -78,7 +78,7 @@ func (d *DeviceView) Iface(name string) *IfaceView {
 }
 
 // Owns tells whether one of the device's default-VRF interfaces holds a.
-func (d *DeviceView) Owns(a netip.Addr) *IfaceView {
+func (d *deviceView) Owns(a netip.Addr) *ifaceView {
 	for _, it := range d.Ifaces {
 		if it.VRF != "" {
 			continue
@@ -94,7 +94,7 @@ func (d *DeviceView) Owns(a netip.Addr) *IfaceView {
 
 // Loopback returns the device's first IPv4 /32 loopback address of the
 // default VRF (its usual management and router-id address).
-func (d *DeviceView) Loopback() (netip.Addr, bool) {
+func (d *deviceView) Loopback() (netip.Addr, bool) {
 	for _, it := range d.Ifaces {
 		if !it.Loopback || it.VRF != "" {
 			continue
@@ -109,8 +109,8 @@ func (d *DeviceView) Loopback() (netip.Addr, bool) {
 }
 
 // Lookup returns the active route a packet to a takes (longest match).
-func (d *DeviceView) Lookup(a netip.Addr) (Route, bool) {
-	best, found := Route{}, false
+func (d *deviceView) Lookup(a netip.Addr) (route, bool) {
+	best, found := route{}, false
 	for _, r := range d.Routes {
 		if !r.Active || !r.Prefix.Contains(a) {
 			continue
@@ -122,15 +122,15 @@ func (d *DeviceView) Lookup(a netip.Addr) (Route, bool) {
 	return best, found
 }
 
-// parseInterfaces reads the data of a get of PathInterfaces.
-func parseInterfaces(data any) []*IfaceView {
-	var out []*IfaceView
+// parseInterfaces reads the data of a get of pathInterfaces.
+func parseInterfaces(data any) []*ifaceView {
+	var out []*ifaceView
 	for _, n := range list(dig(data, "interface")) {
 		m := obj(n)
 		if m == nil {
 			continue
 		}
-		it := &IfaceView{Name: str(m["name"])}
+		it := &ifaceView{Name: str(m["name"])}
 		st := obj(m["state"])
 		it.AdminUp = str(dig(st, "admin-status")) == "UP"
 		it.OperStatus = str(dig(st, "oper-status"))
@@ -162,7 +162,7 @@ func parseInterfaces(data any) []*IfaceView {
 			}
 			for _, nb := range list(dig(s, "ipv4", "neighbors", "neighbor")) {
 				if a, err := netip.ParseAddr(str(leaf(obj(nb), "ip"))); err == nil {
-					it.ARP = append(it.ARP, ARPEntry{IP: a, MAC: str(dig(nb, "state", "link-layer-address"))})
+					it.ARP = append(it.ARP, arpEntry{IP: a, MAC: str(dig(nb, "state", "link-layer-address"))})
 				}
 			}
 		}
@@ -172,7 +172,7 @@ func parseInterfaces(data any) []*IfaceView {
 }
 
 // parseVRFs marks the interfaces that belong to a non-default VRF.
-func parseVRFs(data any, ifs []*IfaceView) {
+func parseVRFs(data any, ifs []*ifaceView) {
 	for _, ni := range list(dig(data, "network-instance")) {
 		name := str(obj(ni)["name"])
 		if name == "" || name == "default" || strings.EqualFold(name, "DEFAULT") {
@@ -192,9 +192,9 @@ func parseVRFs(data any, ifs []*IfaceView) {
 	}
 }
 
-// parseRoutes reads the default VRF's IPv4 RIB from a get of PathRouting.
-func parseRoutes(data any) []Route {
-	var out []Route
+// parseRoutes reads the default VRF's IPv4 RIB from a get of pathRouting.
+func parseRoutes(data any) []route {
+	var out []route
 	for _, rib := range list(dig(data, "ribs", "rib")) {
 		if str(obj(rib)["name"]) != "ipv4-master" {
 			continue
@@ -205,7 +205,7 @@ func parseRoutes(data any) []Route {
 			if err != nil {
 				continue
 			}
-			rt := Route{Prefix: p, Protocol: identity(m["source-protocol"]), Active: m["active"] != nil}
+			rt := route{Prefix: p, Protocol: identity(m["source-protocol"]), Active: m["active"] != nil}
 			nh := obj(m["next-hop"])
 			rt.Interface = str(nh["outgoing-interface"])
 			rt.Discard = str(nh["special-next-hop"]) == "blackhole"
@@ -225,49 +225,49 @@ type Host struct {
 	Addrs []netip.Addr `json:"addresses" yaml:"addresses"`
 }
 
-// End is one end of a link: a device's interface and its address there.
-type End struct {
+// end is one end of a link: a device's interface and its address there.
+type end struct {
 	Device, Iface string
 	Addr          netip.Addr
 }
 
-// Link is a point-to-point or LAN segment between two devices' interfaces,
+// link is a point-to-point or LAN segment between two devices' interfaces,
 // inferred from addresses on the same subnet.
-type Link struct {
-	A, B   End
+type link struct {
+	A, B   end
 	Prefix netip.Prefix
 }
 
 // String is "r1:Gi0/0/0 — r2:Gi0/0/0/0".
-func (l Link) String() string {
+func (l link) String() string {
 	return l.A.Device + ":" + l.A.Iface + " — " + l.B.Device + ":" + l.B.Iface
 }
 
-// HostAttach is where a known host attaches: a router interface of its subnet.
-type HostAttach struct {
+// hostAttach is where a known host attaches: a router interface of its subnet.
+type hostAttach struct {
 	Host   Host
 	Addr   netip.Addr
-	Router End
+	Router end
 }
 
-// Network is the controller's view of the whole fleet.
-type Network struct {
-	Devices map[string]*DeviceView
+// network is the controller's view of the whole fleet.
+type network struct {
+	Devices map[string]*deviceView
 	Order   []string
-	Links   []Link
-	Hosts   []HostAttach
+	Links   []link
+	Hosts   []hostAttach
 	// Unread are the devices that could not be read, with why.
 	Unread map[string]string
 	// HostViews are the hosts of the fleet as they show themselves (nil
 	// when the fleet serves no host).
-	HostViews map[string]*HostView
+	HostViews map[string]*hostView
 }
 
 // infer finds the links between read devices and where known hosts attach.
-func (n *Network) infer(hosts []Host) {
+func (n *network) infer(hosts []Host) {
 	type addrIf struct {
 		dev string
-		it  *IfaceView
+		it  *ifaceView
 		p   netip.Prefix
 	}
 	var all []addrIf
@@ -288,7 +288,7 @@ func (n *Network) infer(hosts []Host) {
 		for j := i + 1; j < len(all); j++ {
 			a, b := all[i], all[j]
 			if a.dev != b.dev && a.p.Masked() == b.p.Masked() {
-				n.Links = append(n.Links, Link{A: End{a.dev, a.it.Name, a.p.Addr()}, B: End{b.dev, b.it.Name, b.p.Addr()}, Prefix: a.p.Masked()})
+				n.Links = append(n.Links, link{A: end{a.dev, a.it.Name, a.p.Addr()}, B: end{b.dev, b.it.Name, b.p.Addr()}, Prefix: a.p.Masked()})
 			}
 		}
 	}
@@ -297,7 +297,7 @@ func (n *Network) infer(hosts []Host) {
 
 // attachHosts finds where known hosts attach: a router interface of the
 // subnet of one of their addresses.
-func (n *Network) attachHosts(hosts []Host) {
+func (n *network) attachHosts(hosts []Host) {
 	for _, h := range hosts {
 		for _, ha := range h.Addrs {
 			if !ha.Is4() {
@@ -307,7 +307,7 @@ func (n *Network) attachHosts(hosts []Host) {
 				for _, it := range n.Devices[name].Ifaces {
 					for _, p := range it.Addrs {
 						if p.Bits() < 32 && p.Contains(ha) && p.Addr() != ha {
-							n.Hosts = append(n.Hosts, HostAttach{Host: h, Addr: ha, Router: End{name, it.Name, p.Addr()}})
+							n.Hosts = append(n.Hosts, hostAttach{Host: h, Addr: ha, Router: end{name, it.Name, p.Addr()}})
 						}
 					}
 				}
@@ -318,7 +318,7 @@ func (n *Network) attachHosts(hosts []Host) {
 }
 
 // Owner returns the device and interface holding address a.
-func (n *Network) Owner(a netip.Addr) (*DeviceView, *IfaceView) {
+func (n *network) Owner(a netip.Addr) (*deviceView, *ifaceView) {
 	for _, name := range n.Order {
 		d := n.Devices[name]
 		if it := d.Owns(a); it != nil {
@@ -329,50 +329,50 @@ func (n *Network) Owner(a netip.Addr) (*DeviceView, *IfaceView) {
 }
 
 // LinkOf returns the link of a device's interface.
-func (n *Network) LinkOf(dev, iface string) (Link, bool) {
+func (n *network) LinkOf(dev, iface string) (link, bool) {
 	for _, l := range n.Links {
 		if l.A.Device == dev && l.A.Iface == iface {
 			return l, true
 		}
 		if l.B.Device == dev && l.B.Iface == iface {
-			return Link{A: l.B, B: l.A, Prefix: l.Prefix}, true
+			return link{A: l.B, B: l.A, Prefix: l.Prefix}, true
 		}
 	}
-	return Link{}, false
+	return link{}, false
 }
 
 // LinksBetween returns the links between two devices, oriented a to b.
-func (n *Network) LinksBetween(a, b string) []Link {
-	var out []Link
+func (n *network) LinksBetween(a, b string) []link {
+	var out []link
 	for _, l := range n.Links {
 		switch {
 		case l.A.Device == a && l.B.Device == b:
 			out = append(out, l)
 		case l.A.Device == b && l.B.Device == a:
-			out = append(out, Link{A: l.B, B: l.A, Prefix: l.Prefix})
+			out = append(out, link{A: l.B, B: l.A, Prefix: l.Prefix})
 		}
 	}
 	return out
 }
 
 // HostNamed returns the attachment of a known host.
-func (n *Network) HostNamed(name string) (HostAttach, bool) {
+func (n *network) HostNamed(name string) (hostAttach, bool) {
 	for _, h := range n.Hosts {
 		if strings.EqualFold(h.Host.Name, name) {
 			return h, true
 		}
 	}
-	return HostAttach{}, false
+	return hostAttach{}, false
 }
 
 // HostAt returns the attachment of the known host holding a.
-func (n *Network) HostAt(a netip.Addr) (HostAttach, bool) {
+func (n *network) HostAt(a netip.Addr) (hostAttach, bool) {
 	for _, h := range n.Hosts {
 		if h.Addr == a {
 			return h, true
 		}
 	}
-	return HostAttach{}, false
+	return hostAttach{}, false
 }
 
 // sortedKeys returns a map's keys sorted.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
+	llmagent "github.com/netmcp/netmcp/controller/llm"
 	"github.com/netmcp/netmcp/inventory"
 )
 
@@ -37,20 +38,20 @@ func (o *llmOptions) addFlags(f *pflag.FlagSet, forServe bool) {
 	f.StringVar(&o.keyEnv, "llm-key-env", "OPENAI_API_KEY", "environment variable holding the --llm API key")
 	f.BoolVar(&o.sampling, "llm-sampling", false, "consent to answering the devices' sampling requests through --llm without asking each time")
 	if !forServe {
-		f.IntVar(&o.maxTurns, "llm-max-turns", controller.DefaultLLMMaxTurns, "bound on the requests to the model")
-		f.Int64Var(&o.maxTokens, "llm-max-tokens", controller.DefaultLLMMaxTokens, "bound on the tokens (in + out) the server reports over the run")
+		f.IntVar(&o.maxTurns, "llm-max-turns", llmagent.DefaultMaxTurns, "bound on the requests to the model")
+		f.Int64Var(&o.maxTokens, "llm-max-tokens", llmagent.DefaultMaxTokens, "bound on the tokens (in + out) the server reports over the run")
 	}
 }
 
 // client returns the endpoint's client (nil without --llm).
-func (o *llmOptions) client() (*controller.LLMClient, error) {
+func (o *llmOptions) client() (*llmagent.Client, error) {
 	if o.url == "" {
 		if o.model != "" || o.sampling {
 			return nil, errors.New("--model and --llm-sampling need --llm URL")
 		}
 		return nil, nil
 	}
-	return controller.NewLLMClient(o.url, o.model, os.Getenv(o.keyEnv))
+	return llmagent.NewClient(o.url, o.model, os.Getenv(o.keyEnv))
 }
 
 // sampler returns the devices' sampling handler: nil without --llm; with
@@ -61,7 +62,7 @@ func (o *llmOptions) sampler(op *operator, progress io.Writer) (client.SampleFun
 	if err != nil || llm == nil {
 		return nil, err
 	}
-	s := &controller.LLMSampler{LLM: llm, Progress: progress, Consent: func(_ context.Context, device string, p *mcp.CreateMessageParams) (bool, string) {
+	s := &llmagent.Sampler{LLM: llm, Progress: progress, Consent: func(_ context.Context, device string, p *mcp.CreateMessageParams) (bool, string) {
 		if o.sampling {
 			return true, ""
 		}
@@ -131,12 +132,12 @@ func runAskLLM(ctx context.Context, o askOptions, text string, stdin io.Reader, 
 	}
 	ccancel()
 	fmt.Fprintf(stderr, "llm: %s\n", llm.Redact(o.llm.describe()))
-	agent := &controller.LLMAgent{
+	agent := &llmagent.Agent{
 		LLM:        llm,
 		Controller: &controller.Controller{Fleet: fleet, Hosts: hosts},
 		Progress:   stderr,
-		Limits:     controller.LLMLimits{MaxTurns: o.llm.maxTurns, MaxTokens: o.llm.maxTokens, Timeout: o.timeout},
-		Consent: func(_ context.Context, w controller.LLMWrite) (bool, string) {
+		Limits:     llmagent.Limits{MaxTurns: o.llm.maxTurns, MaxTokens: o.llm.maxTokens, Timeout: o.timeout},
+		Consent: func(_ context.Context, w llmagent.Write) (bool, string) {
 			if !tty {
 				return false, "no terminal to ask the operator"
 			}

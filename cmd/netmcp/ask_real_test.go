@@ -18,6 +18,7 @@ import (
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/inventory"
 	reallab "github.com/netmcp/netmcp/lab/real"
+	"github.com/netmcp/netmcp/lab/score"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/lab/twin"
@@ -171,10 +172,10 @@ func TestAskRealSuite(t *testing.T) {
 	}
 
 	awaitBGPRoutes(ctx, t, rl.lab, topo, 30*time.Second)
-	var rows []controller.ScoreRow
+	var rows []score.Row
 	rep := sweep(t)
-	s := controller.ScoreReport(rep, controller.Truth{})
-	rows = append(rows, controller.ScoreRow{Fault: "healthy", Score: s, Report: rep})
+	s := score.Of(nikaAnswer(rep), score.Truth{})
+	rows = append(rows, scoreRow("healthy", s, rep))
 	if rep.IsAnomaly {
 		t.Errorf("healthy real lab: is_anomaly true: %s", reportText(rep))
 	}
@@ -211,10 +212,10 @@ func TestAskRealSuite(t *testing.T) {
 			defer clear()
 			waited := awaitSymptom(ctx, t, rl.lab, topo, f, c.wait)
 			rep := sweep(t)
-			truth := controller.Truth{Devices: controller.FaultDevices(topo, f), Names: []string{f.Name}}
-			s := controller.ScoreReport(rep, truth)
+			truth := score.Truth{Devices: score.FaultDevices(topo, f), Names: []string{f.Name}}
+			s := score.Of(nikaAnswer(rep), truth)
 			name := fmt.Sprintf("%s (wait %.1fs)", c.fault, waited.Seconds())
-			rows = append(rows, controller.ScoreRow{Fault: name, Score: s, Report: rep})
+			rows = append(rows, scoreRow(name, s, rep))
 			t.Logf("injected to diagnosed %.1f s (symptom %.1f s, sweep %.0f ms)", time.Since(t0).Seconds(), waited.Seconds(), rep.ElapsedMS)
 			if !s.Detection || s.Localization != 1 || s.RootCause != 1 {
 				t.Errorf("score %+v against %+v\n%s", s, truth, reportText(rep))
@@ -226,7 +227,7 @@ func TestAskRealSuite(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	controller.WriteScoreTable(&b, rows)
+	score.WriteTable(&b, rows)
 	mode := "default subset (NETMCP_REAL_SUITE=full for every fault)"
 	if full {
 		mode = "full"
@@ -327,6 +328,16 @@ func awaitBGPRoutes(ctx context.Context, t *testing.T, l *reallab.Lab, topo topo
 			time.Sleep(250 * time.Millisecond)
 		}
 	}
+}
+
+// nikaAnswer is a report's NIKA fields.
+func nikaAnswer(rep *controller.Report) score.Answer {
+	return score.Answer{IsAnomaly: rep.IsAnomaly, FaultyDevices: rep.FaultyDevices, RootCauseName: rep.RootCauseName}
+}
+
+// scoreRow is a report's line of the scoring table.
+func scoreRow(fault string, s score.Score, rep *controller.Report) score.Row {
+	return score.Row{Fault: fault, Score: s, Answer: nikaAnswer(rep), ElapsedMS: rep.ElapsedMS, Calls: len(rep.Calls)}
 }
 
 // reportText is the report as `netmcp ask` prints it.

@@ -17,6 +17,7 @@ import (
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
 	"github.com/netmcp/netmcp/policy"
 	"github.com/netmcp/netmcp/transport"
 )
@@ -105,7 +106,7 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	if err != nil {
 		return withExit(2, err)
 	}
-	var srv *controller.Server
+	var srv *serve.Server
 	fleet, err := client.New(inv, client.Options{Name: "netmcp-controller", Version: version, CallTimeout: time.Minute, Sample: sample,
 		Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			return srv.Elicit(ctx, d, p)
@@ -119,7 +120,7 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		fmt.Fprintf(stderr, "connect: %v (retried in the background)\n", err)
 	}
 	cancel()
-	srv = controller.NewServer(&controller.Controller{Fleet: fleet, Hosts: hosts, Domains: domains}, controller.Store{Dir: o.reportsDir}, version)
+	srv = serve.New(&controller.Controller{Fleet: fleet, Hosts: hosts, Domains: domains}, controller.Store{Dir: o.reportsDir}, version)
 	srv.SetAccess(access)
 	if err := enableD2D(srv, o.d2dCA); err != nil {
 		return withExit(2, err)
@@ -149,8 +150,8 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 
 // access loads the policy file (with its bearer-token verifier) and opens
 // the audit log; the returned function closes it.
-func (o controllerServeOptions) access() (controller.AccessOptions, func(), error) {
-	var a controller.AccessOptions
+func (o controllerServeOptions) access() (serve.AccessOptions, func(), error) {
+	var a serve.AccessOptions
 	if o.policy != "" {
 		pol, err := policy.Load(o.policy)
 		if err != nil {
@@ -170,7 +171,7 @@ func (o controllerServeOptions) access() (controller.AccessOptions, func(), erro
 	case path == "" && o.reportsDir == "":
 		return a, nil, errors.New("the audit log needs --reports or --audit FILE (--audit off: none)")
 	case path == "":
-		path = filepath.Join(o.reportsDir, controller.AuditFile)
+		path = filepath.Join(o.reportsDir, serve.AuditFile)
 	}
 	log, err := audit.Open(path, audit.Options{Sync: audit.SyncWrites})
 	if err != nil {

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
 )
 
 // enableD2D lets srv accept the agents' D2D reports signed under the CA of
 // file (--d2d-ca); with no file, submit_report refuses every report.
-func enableD2D(srv *controller.Server, file string) error {
+func enableD2D(srv *serve.Server, file string) error {
 	if file == "" {
 		return nil
 	}

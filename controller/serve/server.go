@@ -1,4 +1,4 @@
-package controller
+package serve
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -27,11 +28,11 @@ const (
 // Elicitations from devices are forwarded to the host whose call caused
 // them (Server.Elicit is the fleet's client.Options.Elicit).
 type Server struct {
-	ctl   *Controller
-	store Store
+	ctl   *controller.Controller
+	store controller.Store
 	srv   *mcp.Server
-	d2d   d2dState // serve_d2d.go: the CA pushed D2D reports are checked against
-	acc   *access  // serve_policy.go: who may call what, and the audit log
+	d2d   d2dState // d2d.go: the CA pushed D2D reports are checked against
+	acc   *access  // access.go: who may call what, and the audit log
 
 	mu   sync.Mutex
 	host *mcp.ServerSession // the host of the call in progress, for elicitations
@@ -54,20 +55,21 @@ type ListDevicesOut struct {
 	Devices []DeviceInfo `json:"devices"`
 }
 
-// CallDeviceToolIn is call_device_tool's input.
-type CallDeviceToolIn struct {
+// callDeviceToolIn is call_device_tool's input.
+type callDeviceToolIn struct {
 	Device    string         `json:"device" jsonschema:"the device's name (list_devices)"`
 	Tool      string         `json:"tool" jsonschema:"the device's tool, e.g. network.yang.get"`
 	Arguments map[string]any `json:"arguments,omitempty" jsonschema:"the tool's arguments"`
 }
 
-// AskIn is ask's input.
-type AskIn struct {
+// askIn is ask's input.
+type askIn struct {
 	Intent string `json:"intent" jsonschema:"the intent in words (e.g. what is wrong with the network?) or as a JSON object"`
 }
 
-// NewServer builds the controller's MCP server.
-func NewServer(ctl *Controller, store Store, version string) *Server {
+// New builds the controller's MCP server over ctl's fleet, saving the
+// reports of ask in store (none when its Dir is empty).
+func New(ctl *controller.Controller, store controller.Store, version string) *Server {
 	s := &Server{ctl: ctl, store: store, acc: newAccess(AccessOptions{})}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "netmcp-controller", Version: version}, &mcp.ServerOptions{
 		Instructions: "One connection to the whole network: list_devices, call_device_tool to run a device's own tool, ask to diagnose an intent (reachability, path MTU, BGP or OSPF down, what is wrong with the network?).",
@@ -75,9 +77,9 @@ func NewServer(ctl *Controller, store Store, version string) *Server {
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolListDevices, Description: "List the fleet's devices: connection state, dialect, site, role, tags and tools."}, s.listDevices)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolCallDeviceTool, Description: "Call one tool of one device (its result is returned as the device gave it). Writes go through the device's own authorization and approval; its elicitations are forwarded to you."}, s.callDeviceTool)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolAsk, Description: "Diagnose an intent across the fleet and return the report (docs/controller.md): is_anomaly, faulty_devices, root_cause_name, root causes with evidence, proposed changes (not applied). Progress is sent as progress notifications."}, s.ask)
-	s.addResources() // serve_resources.go: mcp://<device>/<module>:<path> and the reports
-	s.addD2D()       // serve_d2d.go: submit_report and the D2D reports
-	// serve_policy.go: every request is attributed to the host's
+	s.addResources() // resources.go: mcp://<device>/<module>:<path> and the reports
+	s.addD2D()       // d2d.go: submit_report and the D2D reports
+	// access.go: every request is attributed to the host's
 	// identity; the handlers ask the policy; calls are audited.
 	s.srv.AddReceivingMiddleware(s.accessMiddleware)
 	return s
@@ -113,7 +115,7 @@ func (s *Server) listDevices(ctx context.Context, req *mcp.CallToolRequest, _ st
 	return nil, out, nil
 }
 
-func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, in CallDeviceToolIn) (*mcp.CallToolResult, any, error) {
+func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, in callDeviceToolIn) (*mcp.CallToolResult, any, error) {
 	d := s.ctl.Fleet.Device(in.Device)
 	if d == nil {
 		return nil, nil, fmt.Errorf("no device %q in the fleet (list_devices)", in.Device)
@@ -134,8 +136,8 @@ func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, i
 	return res, nil, nil
 }
 
-func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*mcp.CallToolResult, *Report, error) {
-	intent, err := ParseIntent(in.Intent)
+func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*mcp.CallToolResult, *controller.Report, error) {
+	intent, err := controller.ParseIntent(in.Intent)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -177,7 +179,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in AskIn) (*
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: reportText(rep)}}}, rep, nil
 }
 
-func reportText(r *Report) string {
+func reportText(r *controller.Report) string {
 	var b strings.Builder
 	r.WriteText(&b)
 	return b.String()

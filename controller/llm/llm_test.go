@@ -1,4 +1,4 @@
-package controller_test
+package llm_test
 
 // These tests exercise the LLM path's protocol, not a model: no model runs
 // on these machines. A scripted OpenAI-compatible chat-completions server
@@ -22,6 +22,7 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/llm"
 	"github.com/netmcp/netmcp/inventory"
 )
 
@@ -151,14 +152,14 @@ func toolResults(req wireRequest) map[string]string {
 	return out
 }
 
-func newAgent(t *testing.T, l *testLab, s *scriptedLLM, key string) (*controller.LLMAgent, *bytes.Buffer) {
+func newAgent(t *testing.T, l *testLab, s *scriptedLLM, key string) (*llm.Agent, *bytes.Buffer) {
 	t.Helper()
-	llm, err := controller.NewLLMClient(s.srv.URL+"/v1", "scripted-model", key)
+	lc, err := llm.NewClient(s.srv.URL+"/v1", "scripted-model", key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var progress bytes.Buffer
-	return &controller.LLMAgent{LLM: llm, Controller: &controller.Controller{Fleet: l.fleet, Hosts: l.ctl.Hosts}, Progress: &syncBuffer{b: &progress}}, &progress
+	return &llm.Agent{LLM: lc, Controller: &controller.Controller{Fleet: l.fleet, Hosts: l.ctl.Hosts}, Progress: &syncBuffer{b: &progress}}, &progress
 }
 
 type syncBuffer struct {
@@ -172,7 +173,7 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 
-func runAgent(t *testing.T, a *controller.LLMAgent, intent string) *controller.LLMRun {
+func runAgent(t *testing.T, a *llm.Agent, intent string) *llm.Run {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -201,7 +202,7 @@ func TestLLMProtocol(t *testing.T) {
 		})
 		a, progress := newAgent(t, l, s, "")
 		run := runAgent(t, a, "is r2 alive?")
-		if run.Stop != controller.LLMStopAnswer || run.Answer != "r2 answers; its hostname is r2." || run.Turns != 3 {
+		if run.Stop != llm.StopAnswer || run.Answer != "r2 answers; its hostname is r2." || run.Turns != 3 {
 			t.Fatalf("run: stop %s turns %d answer %q", run.Stop, run.Turns, run.Answer)
 		}
 		if len(run.Calls) != 2 || run.Calls[0].Outcome != "ok" || run.Calls[1].Outcome != "ok" || run.Calls[1].Device != "r2" {
@@ -254,7 +255,7 @@ func TestLLMProtocol(t *testing.T) {
 		})
 		a, progress := newAgent(t, l, s, "")
 		run := runAgent(t, a, "anything wrong?")
-		if run.Stop != controller.LLMStopAnswer || len(run.Calls) != 1 || run.Calls[0].Outcome != "ok" {
+		if run.Stop != llm.StopAnswer || len(run.Calls) != 1 || run.Calls[0].Outcome != "ok" {
 			t.Fatalf("run %+v", run)
 		}
 		got := toolResults(s.requests()[1])["a1"]
@@ -302,13 +303,13 @@ func TestLLMProtocol(t *testing.T) {
 		})
 		a, _ := newAgent(t, l, s, "")
 		a.Limits.MaxCallsPerTurn = 10
-		var asked []controller.LLMWrite
-		a.Consent = func(_ context.Context, w controller.LLMWrite) (bool, string) {
+		var asked []llm.Write
+		a.Consent = func(_ context.Context, w llm.Write) (bool, string) {
 			asked = append(asked, w)
 			return false, "declined by the test operator"
 		}
 		run := runAgent(t, a, "break things")
-		if run.Stop != controller.LLMStopAnswer || run.Answer != "done" {
+		if run.Stop != llm.StopAnswer || run.Answer != "done" {
 			t.Fatalf("the run did not go on to the answer: %+v", run)
 		}
 		reqs := s.requests()
@@ -350,7 +351,7 @@ func TestLLMProtocol(t *testing.T) {
 			return 200, answer("edited")
 		})
 		a, _ := newAgent(t, l, s, "")
-		a.Consent = func(context.Context, controller.LLMWrite) (bool, string) { return true, "" }
+		a.Consent = func(context.Context, llm.Write) (bool, string) { return true, "" }
 		run := runAgent(t, a, "set a description")
 		if len(run.Calls) != 1 || run.Calls[0].Outcome == "refused" || run.Calls[0].Outcome == "invalid" {
 			t.Fatalf("consented write not executed: %+v", run.Calls)
@@ -367,7 +368,7 @@ func TestLLMProtocol(t *testing.T) {
 		a, _ := newAgent(t, l, s, "")
 		a.Limits.MaxTurns = 4
 		run := runAgent(t, a, "loop forever")
-		if run.Stop != controller.LLMStopTurns || run.Turns != 4 || len(s.requests()) != 4 || len(run.Calls) != 4 || run.Answer != "" {
+		if run.Stop != llm.StopTurns || run.Turns != 4 || len(s.requests()) != 4 || len(run.Calls) != 4 || run.Answer != "" {
 			t.Fatalf("run: stop %s turns %d requests %d calls %d", run.Stop, run.Turns, len(s.requests()), len(run.Calls))
 		}
 		if !strings.Contains(run.Summary, "bound of 4 turns") {
@@ -382,7 +383,7 @@ func TestLLMProtocol(t *testing.T) {
 		a, _ := newAgent(t, l, s, "")
 		a.Limits.MaxTokens = 250
 		run := runAgent(t, a, "spend")
-		if run.Stop != controller.LLMStopTokens || len(s.requests()) != 3 || run.Usage.PromptTokens != 300 {
+		if run.Stop != llm.StopTokens || len(s.requests()) != 3 || run.Usage.PromptTokens != 300 {
 			t.Fatalf("run: stop %s requests %d usage %+v", run.Stop, len(s.requests()), run.Usage)
 		}
 		if reqs := s.requests(); reqs[2].MaxTokens != 30 {
@@ -395,7 +396,7 @@ func TestLLMProtocol(t *testing.T) {
 		a, _ := newAgent(t, l, s, "")
 		a.Limits.Timeout = 200 * time.Millisecond
 		run := runAgent(t, a, "wait")
-		if run.Stop != controller.LLMStopTime || run.Answer != "" {
+		if run.Stop != llm.StopTime || run.Answer != "" {
 			t.Fatalf("run: %+v", run)
 		}
 	})
@@ -416,7 +417,7 @@ func TestLLMProtocol(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
 		run, err := a.Run(ctx, "leak "+key)
-		if err == nil || run.Stop != controller.LLMStopError {
+		if err == nil || run.Stop != llm.StopError {
 			t.Fatalf("a 500 is an error: %v %+v", err, run)
 		}
 		if s.auth[0] != "Bearer "+key {
@@ -435,7 +436,7 @@ func TestLLMProtocol(t *testing.T) {
 		}
 
 		// A wrong key: the server echoes what it got; the error does not.
-		wrong, _ := controller.NewLLMClient(s.srv.URL+"/v1", "m", "sk-wrong-key-0123456789")
+		wrong, _ := llm.NewClient(s.srv.URL+"/v1", "m", "sk-wrong-key-0123456789")
 		a.LLM = wrong
 		run, err = a.Run(ctx, "hello")
 		if err == nil || strings.Contains(err.Error(), "sk-wrong-key-0123456789") || !strings.Contains(err.Error(), "401") {
@@ -464,7 +465,7 @@ func TestNewLLMClient(t *testing.T) {
 		{"localhost:8000", "m", "", false},
 		{"https://api.example.com/v1", "", "", false},
 	} {
-		_, err := controller.NewLLMClient(tc.url, tc.model, tc.key)
+		_, err := llm.NewClient(tc.url, tc.model, tc.key)
 		if (err == nil) != tc.ok {
 			t.Errorf("%s %q key %q: err %v, want ok %v", tc.url, tc.model, tc.key, err, tc.ok)
 		}
@@ -495,9 +496,9 @@ func TestLLMSampling(t *testing.T) {
 	}{{"consented", true}, {"declined", false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := newScriptedLLM(t, "", func(n int, req wireRequest) (int, any) { return 200, answer("the BGP session to 10.0.12.2 went down") })
-			llm, _ := controller.NewLLMClient(s.srv.URL+"/v1", "scripted-model", "")
+			lc, _ := llm.NewClient(s.srv.URL+"/v1", "scripted-model", "")
 			var asked []string
-			sampler := &controller.LLMSampler{LLM: llm, Consent: func(_ context.Context, device string, p *mcp.CreateMessageParams) (bool, string) {
+			sampler := &llm.Sampler{LLM: lc, Consent: func(_ context.Context, device string, p *mcp.CreateMessageParams) (bool, string) {
 				asked = append(asked, device)
 				return tc.consent, "the test operator said no"
 			}}

@@ -1,4 +1,4 @@
-package controller
+package serve
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
 )
@@ -23,8 +24,8 @@ import (
 // troubleshooting draft 7.3: the host never reaches a device but through
 // the controller's tools and policy).
 const (
-	// SourceStdio is the source of the local user of a stdio controller.
-	SourceStdio = "stdio"
+	// sourceStdio is the source of the local user of a stdio controller.
+	sourceStdio = "stdio"
 	// RoleHTTPHost is the role HTTP hosts get when the controller has no
 	// policy file: every read tool, the diagnostics, ask, submit_report
 	// and every resource, on every device; no write tool.
@@ -39,7 +40,7 @@ const AuditFile = "controller-audit.jsonl"
 // (Server.SetAccess).
 type AccessOptions struct {
 	// Policy is the policy file (package policy's format, with device:
-	// scopes). Nil means DefaultHostPolicy: HTTP hosts may read and
+	// scopes). Nil means defaultHostPolicy: HTTP hosts may read and
 	// diagnose but not write; the stdio user may do everything.
 	Policy *policy.Policy
 	// Verifier checks bearer tokens on HTTP (the policy's jwt section);
@@ -52,12 +53,12 @@ type AccessOptions struct {
 	LocalUser string
 }
 
-// DefaultHostPolicy is the policy of a controller served without a
+// defaultHostPolicy is the policy of a controller served without a
 // policy file: mTLS, bearer-token and unauthenticated HTTP hosts get
 // RoleHTTPHost (read tools, diagnostics, ask, submit_report, resources; no
 // write tool through call_device_tool). The stdio user gets admin
 // (SetAccess): it started the controller and holds its credentials.
-func DefaultHostPolicy() *policy.Policy {
+func defaultHostPolicy() *policy.Policy {
 	host := []string{"resource:*", "yang:*", "tool:" + ToolAsk, "tool:" + ToolSubmitReport}
 	for _, t := range append([]string{netproto.ToolYangGet, netproto.ToolCLIExec, netproto.ToolFilePull, netproto.ToolCapture}, policy.DiagnosticTools...) {
 		host = append(host, "tool:"+t)
@@ -87,14 +88,14 @@ type access struct {
 func newAccess(o AccessOptions) *access {
 	pol := o.Policy
 	if pol == nil {
-		pol = DefaultHostPolicy()
+		pol = defaultHostPolicy()
 	}
 	user := o.LocalUser
 	if user == "" {
 		user = "local"
 	}
 	a := &access{pol: pol, verifier: o.Verifier, audit: o.Audit, sessions: map[string]policy.Identity{}}
-	a.local = pol.Resolve(user, SourceStdio, nil)
+	a.local = pol.Resolve(user, sourceStdio, nil)
 	if len(a.local.Roles) == 0 {
 		// The policy does not map the local user: it started the
 		// controller and holds the fleet's credentials.
@@ -105,7 +106,7 @@ func newAccess(o AccessOptions) *access {
 
 // SetAccess installs the policy, token verifier and audit log of the
 // server. Call it before any host connects; without it the server uses
-// DefaultHostPolicy and keeps no audit log.
+// defaultHostPolicy and keeps no audit log.
 func (s *Server) SetAccess(o AccessOptions) {
 	s.acc = newAccess(o)
 }
@@ -309,7 +310,7 @@ func (s *Server) reaches(id policy.Identity, d *client.Device) bool {
 
 // authorizeAsk decides whether the host may ask intent: the ask tool, and
 // every fleet device the intent names must be one the host reaches.
-func (s *Server) authorizeAsk(id policy.Identity, in Intent) error {
+func (s *Server) authorizeAsk(id policy.Identity, in controller.Intent) error {
 	if err := s.acc.pol.Decide(id, policy.Action{Kind: policy.CallTool, Tool: ToolAsk}); err != nil {
 		return err
 	}
@@ -329,7 +330,7 @@ func (s *Server) authorizeAsk(id policy.Identity, in Intent) error {
 // apply itself (network.yang.edit on each changed device), why: the
 // report's fix is a proposal this host cannot carry out through
 // call_device_tool.
-func (s *Server) limitRemediation(id policy.Identity, rep *Report) {
+func (s *Server) limitRemediation(id policy.Identity, rep *controller.Report) {
 	if len(rep.ProposedChanges) == 0 || rep.Remediation != nil || s.ctl.Fleet == nil {
 		return
 	}
@@ -339,7 +340,7 @@ func (s *Server) limitRemediation(id policy.Identity, rep *Report) {
 			continue
 		}
 		if err := s.acc.pol.DecideOn(id, deviceOf(d), policy.Action{Kind: policy.CallTool, Tool: netproto.ToolYangEdit}); err != nil {
-			rep.Remediation = &Remediation{Consent: "denied", Result: "not applied: " + detailOf(err)}
+			rep.Remediation = &controller.Remediation{Consent: "denied", Result: "not applied: " + detailOf(err)}
 			return
 		}
 	}

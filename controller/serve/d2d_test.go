@@ -1,4 +1,4 @@
-package controller_test
+package serve_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
 	"github.com/netmcp/netmcp/d2d/report"
 	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/pki"
@@ -52,7 +53,7 @@ func d2dReport(t *testing.T, ca *pki.CA, id string) report.Report {
 	return r
 }
 
-func d2dSession(t *testing.T, srv *controller.Server) *mcp.ClientSession {
+func d2dSession(t *testing.T, srv *serve.Server) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -72,7 +73,7 @@ func submit(t *testing.T, cs *mcp.ClientSession, r any) *mcp.CallToolResult {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: controller.ToolSubmitReport, Arguments: map[string]any{"report": json.RawMessage(b)}})
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: serve.ToolSubmitReport, Arguments: map[string]any{"report": json.RawMessage(b)}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +87,7 @@ func submit(t *testing.T, cs *mcp.ClientSession, r any) *mcp.CallToolResult {
 func TestSubmitD2DReport(t *testing.T) {
 	ca, _ := pki.NewCA("ca")
 	other, _ := pki.NewCA("ca")
-	srv := controller.NewServer(&controller.Controller{}, controller.Store{Dir: t.TempDir()}, "test")
+	srv := serve.New(&controller.Controller{}, controller.Store{Dir: t.TempDir()}, "test")
 	cs := d2dSession(t, srv)
 	good := d2dReport(t, ca, "rep-1")
 
@@ -100,9 +101,9 @@ func TestSubmitD2DReport(t *testing.T) {
 	if res.IsError {
 		t.Fatalf("refused: %s", textOf(res))
 	}
-	var out controller.SubmitReportOut
+	var out serve.SubmitReportOut
 	remarshal(t, res.StructuredContent, &out)
-	if out.ID != "rep-1" || out.Creator != "r1" || out.Verified != 3 || out.Duplicate || out.URI != controller.D2DReportsURI+"/rep-1" {
+	if out.ID != "rep-1" || out.Creator != "r1" || out.Verified != 3 || out.Duplicate || out.URI != serve.D2DReportsURI+"/rep-1" {
 		t.Fatalf("result %+v", out)
 	}
 	if res := submit(t, cs, good); res.IsError || !strings.Contains(string(mustJSON(t, res.StructuredContent)), `"duplicate":true`) {
@@ -137,11 +138,11 @@ func TestSubmitD2DReport(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: controller.D2DReportsURI})
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: serve.D2DReportsURI})
 	if err != nil || !strings.Contains(rr.Contents[0].Text, `["rep-1"]`) {
 		t.Fatalf("list %v %v", rr, err)
 	}
-	rr, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: controller.D2DReportsURI + "/rep-1"})
+	rr, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: serve.D2DReportsURI + "/rep-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,7 +150,7 @@ func TestSubmitD2DReport(t *testing.T) {
 	if err := json.Unmarshal([]byte(rr.Contents[0].Text), &back); err != nil || back.ID != "rep-1" || back.Signatures["r1"] != good.Signatures["r1"] {
 		t.Fatalf("read back %+v %v", back.ID, err)
 	}
-	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: controller.D2DReportsURI + "/rep-2"}); err == nil {
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: serve.D2DReportsURI + "/rep-2"}); err == nil {
 		t.Fatal("a refused report is readable")
 	}
 }

@@ -1,37 +1,10 @@
-package controller
+package score
 
 import (
-	"net/netip"
 	"slices"
 
 	"github.com/netmcp/netmcp/lab/topology"
 )
-
-// RoleHost is the inventory role of an end host served over MCP (a
-// simulated host, sim://h3, dialect linux): the controller reads it as a
-// host, not as a router of the path.
-const RoleHost = "host"
-
-// HostsOf returns the hosts of a topology with their intended addresses:
-// what an operator knows of them before any fault.
-func HostsOf(topo topology.Topology) []Host {
-	var out []Host
-	for _, d := range topo.Devices {
-		if d.Kind != topology.KindHost {
-			continue
-		}
-		h := Host{Name: d.Name}
-		for _, it := range d.Interfaces {
-			for _, a := range it.Addresses {
-				if p, err := netip.ParsePrefix(a); err == nil {
-					h.Addrs = append(h.Addrs, p.Addr())
-				}
-			}
-		}
-		out = append(out, h)
-	}
-	return out
-}
 
 // FaultDevices returns the devices a named fault concerns, the ground
 // truth of NIKA's localization: both ends of a link for a link fault (and

@@ -1,4 +1,4 @@
-package controller_test
+package serve_test
 
 import (
 	"context"
@@ -18,6 +18,7 @@ import (
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
 	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/pki"
@@ -63,7 +64,7 @@ func newPolicyServer(t *testing.T, l *testLab, pol *policy.Policy, mtls bool) *p
 		}
 		inv.Devices = append(inv.Devices, d)
 	}
-	var srv *controller.Server
+	var srv *serve.Server
 	fleet, err := client.New(inv, client.Options{CallTimeout: time.Minute, Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		return srv.Elicit(ctx, d, p)
 	}})
@@ -77,14 +78,14 @@ func newPolicyServer(t *testing.T, l *testLab, pol *policy.Policy, mtls bool) *p
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	ps := &policyServer{auditPath: filepath.Join(dir, controller.AuditFile)}
+	ps := &policyServer{auditPath: filepath.Join(dir, serve.AuditFile)}
 	log, err := audit.Open(ps.auditPath, audit.Options{Sync: audit.SyncNever})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	srv = controller.NewServer(&controller.Controller{Fleet: fleet, Hosts: l.ctl.Hosts}, controller.Store{Dir: dir}, "test")
-	srv.SetAccess(controller.AccessOptions{Policy: pol, Audit: log})
+	srv = serve.New(&controller.Controller{Fleet: fleet, Hosts: l.ctl.Hosts}, controller.Store{Dir: dir}, "test")
+	srv.SetAccess(serve.AccessOptions{Policy: pol, Audit: log})
 	if ps.ca, err = pki.NewCA("test-ca"); err != nil {
 		t.Fatal(err)
 	}
@@ -183,11 +184,11 @@ func TestControllerServePolicy(t *testing.T) {
 			{"noc", []string{"r1", "r2"}},
 			{"ops", []string{"h1", "h2", "r1", "r2", "r3"}},
 		} {
-			res, err := hosts[tc.host].CallTool(ctx, &mcp.CallToolParams{Name: controller.ToolListDevices, Arguments: map[string]any{}})
+			res, err := hosts[tc.host].CallTool(ctx, &mcp.CallToolParams{Name: serve.ToolListDevices, Arguments: map[string]any{}})
 			if err != nil || res.IsError {
 				t.Fatalf("%s: list_devices: %v %+v", tc.host, err, res)
 			}
-			var out controller.ListDevicesOut
+			var out serve.ListDevicesOut
 			remarshal(t, res.StructuredContent, &out)
 			var names []string
 			for _, d := range out.Devices {
@@ -207,17 +208,17 @@ func TestControllerServePolicy(t *testing.T) {
 		// denied: the refusal's detail holds these; none: the call succeeds.
 		denied []string
 	}{
-		{"noc reads r2", "noc", controller.ToolCallDeviceTool, map[string]any{"device": "r2", "tool": netproto.ToolYangGet, "arguments": map[string]any{"path": hostnamePathTest}}, nil},
-		{"noc configures r2", "noc", controller.ToolCallDeviceTool, map[string]any{"device": "r2", "tool": netproto.ToolCLIConfigure, "arguments": map[string]any{"commands": []any{"hostname x"}}},
+		{"noc reads r2", "noc", serve.ToolCallDeviceTool, map[string]any{"device": "r2", "tool": netproto.ToolYangGet, "arguments": map[string]any{"path": hostnamePathTest}}, nil},
+		{"noc configures r2", "noc", serve.ToolCallDeviceTool, map[string]any{"device": "r2", "tool": netproto.ToolCLIConfigure, "arguments": map[string]any{"commands": []any{"hostname x"}}},
 			[]string{"mtls:noc", "noc-readonly", "device r2", "tool:network.cli.configure"}},
-		{"noc edits r1", "noc", controller.ToolCallDeviceTool, editArgs("r1"), []string{"mtls:noc", "device r1", "tool:network.yang.edit"}},
-		{"noc reads r3 of site b", "noc", controller.ToolCallDeviceTool, map[string]any{"device": "r3", "tool": netproto.ToolYangGet, "arguments": map[string]any{"path": hostnamePathTest}},
+		{"noc edits r1", "noc", serve.ToolCallDeviceTool, editArgs("r1"), []string{"mtls:noc", "device r1", "tool:network.yang.edit"}},
+		{"noc reads r3 of site b", "noc", serve.ToolCallDeviceTool, map[string]any{"device": "r3", "tool": netproto.ToolYangGet, "arguments": map[string]any{"path": hostnamePathTest}},
 			[]string{"mtls:noc", "device r3", "site=b", "device:site=a"}},
 		{"noc reads resource of r1", "noc", "mcp://r1" + hostnamePathTest, nil, nil},
 		{"noc reads resource of r3", "noc", "mcp://r3" + hostnamePathTest, nil, []string{"mtls:noc", "device r3", "device:site=a"}},
-		{"noc asks about r3", "noc", controller.ToolAsk, map[string]any{"intent": `{"kind":"reachability","source":"r3","destination":"h1"}`}, []string{"mtls:noc", "r3", "site=b"}},
-		{"noc submits a report", "noc", controller.ToolSubmitReport, map[string]any{"report": map[string]any{}}, []string{"mtls:noc", "tool:submit_report"}},
-		{"ops edits r3", "ops", controller.ToolCallDeviceTool, editArgs("r3"), nil},
+		{"noc asks about r3", "noc", serve.ToolAsk, map[string]any{"intent": `{"kind":"reachability","source":"r3","destination":"h1"}`}, []string{"mtls:noc", "r3", "site=b"}},
+		{"noc submits a report", "noc", serve.ToolSubmitReport, map[string]any{"report": map[string]any{}}, []string{"mtls:noc", "tool:submit_report"}},
+		{"ops edits r3", "ops", serve.ToolCallDeviceTool, editArgs("r3"), nil},
 		{"ops reads resource of r3", "ops", "mcp://r3" + hostnamePathTest, nil, nil},
 	}
 	for i, tc := range calls {
@@ -303,7 +304,7 @@ func TestControllerServePolicy(t *testing.T) {
 			{"noc", "denied"},
 			{"ops", ""},
 		} {
-			res, err := hosts[tc.host].CallTool(ctx, &mcp.CallToolParams{Name: controller.ToolAsk, Arguments: map[string]any{"intent": "what is wrong with the network?"}})
+			res, err := hosts[tc.host].CallTool(ctx, &mcp.CallToolParams{Name: serve.ToolAsk, Arguments: map[string]any{"intent": "what is wrong with the network?"}})
 			if err != nil || res.IsError {
 				t.Fatalf("%s: ask: %v %+v", tc.host, err, res)
 			}
@@ -360,11 +361,11 @@ func TestControllerServeDefaultAccess(t *testing.T) {
 		{"write", editArgs("r3"), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: controller.ToolCallDeviceTool, Arguments: tc.args})
+			res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: serve.ToolCallDeviceTool, Arguments: tc.args})
 			var je *jsonrpc.Error
 			switch {
-			case tc.denied && (!errors.As(err, &je) || je.Code != netproto.CodeAccessDenied || !strings.Contains(je.Message, controller.RoleHTTPHost)):
-				t.Fatalf("want a -32083 refusal naming role %s, got %v", controller.RoleHTTPHost, err)
+			case tc.denied && (!errors.As(err, &je) || je.Code != netproto.CodeAccessDenied || !strings.Contains(je.Message, serve.RoleHTTPHost)):
+				t.Fatalf("want a -32083 refusal naming role %s, got %v", serve.RoleHTTPHost, err)
 			case !tc.denied && (err != nil || res.IsError):
 				t.Fatalf("refused: %v %+v", err, res)
 			}

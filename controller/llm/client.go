@@ -1,4 +1,4 @@
-package controller
+package llm
 
 import (
 	"bytes"
@@ -14,13 +14,13 @@ import (
 	"time"
 )
 
-// LLMClient is a client of an OpenAI-compatible chat-completions endpoint
+// Client is a client of an OpenAI-compatible chat-completions endpoint
 // (POST {BaseURL}/chat/completions) with function tools. It is what
 // `netmcp ask --llm URL --model NAME` plans free-form intents with and
 // what answers the devices' sampling requests. The API key is sent only in
 // the Authorization header and is replaced by "[redacted]" in every error,
 // answer and argument the controller reports (Redact).
-type LLMClient struct {
+type Client struct {
 	// BaseURL is the endpoint's base, e.g. https://api.openai.com/v1 or
 	// http://127.0.0.1:8000/v1; a URL already ending in
 	// /chat/completions is used as it is.
@@ -35,10 +35,10 @@ type LLMClient struct {
 	MaxResponseBytes int64
 }
 
-// NewLLMClient checks the endpoint and returns a client. A key is never
+// NewClient checks the endpoint and returns a client. A key is never
 // sent in clear text to another machine: with a key, the URL must be
 // https or a loopback address.
-func NewLLMClient(baseURL, model, apiKey string) (*LLMClient, error) {
+func NewClient(baseURL, model, apiKey string) (*Client, error) {
 	u, err := url.Parse(baseURL)
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return nil, fmt.Errorf("llm: endpoint %q: want an http or https URL such as https://api.openai.com/v1", baseURL)
@@ -49,7 +49,7 @@ func NewLLMClient(baseURL, model, apiKey string) (*LLMClient, error) {
 	if apiKey != "" && u.Scheme == "http" && !llmLoopbackHost(u.Hostname()) {
 		return nil, fmt.Errorf("llm: refusing to send the API key in clear text to %s (use https, or a loopback address)", u.Host)
 	}
-	return &LLMClient{BaseURL: baseURL, Model: model, APIKey: apiKey}, nil
+	return &Client{BaseURL: baseURL, Model: model, APIKey: apiKey}, nil
 }
 
 func llmLoopbackHost(h string) bool {
@@ -61,14 +61,14 @@ func llmLoopbackHost(h string) bool {
 }
 
 // Redact replaces the API key in s by "[redacted]".
-func (c *LLMClient) Redact(s string) string {
+func (c *Client) Redact(s string) string {
 	if c == nil || len(c.APIKey) < 4 {
 		return s
 	}
 	return strings.ReplaceAll(s, c.APIKey, "[redacted]")
 }
 
-func (c *LLMClient) endpoint() string {
+func (c *Client) endpoint() string {
 	u := strings.TrimRight(c.BaseURL, "/")
 	if strings.HasSuffix(u, "/chat/completions") {
 		return u
@@ -150,7 +150,7 @@ type chatResponse struct {
 
 // chat sends one request. Errors name the endpoint's host and status,
 // never the key.
-func (c *LLMClient) chat(ctx context.Context, req chatRequest) (*chatResponse, error) {
+func (c *Client) chat(ctx context.Context, req chatRequest) (*chatResponse, error) {
 	req.Model = c.Model
 	body, err := json.Marshal(req)
 	if err != nil {

@@ -1,4 +1,4 @@
-package controller_test
+package serve_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -22,7 +23,7 @@ func TestControllerServerDeviceRestart(t *testing.T) {
 	l := newServerLab(t)
 	var ups cpuUpdates
 	f := reconnectFleet(t, l, &ups)
-	srv := controller.NewServer(&controller.Controller{Fleet: f, Hosts: l.hosts()}, controller.Store{Dir: t.TempDir()}, "test")
+	srv := serve.New(&controller.Controller{Fleet: f, Hosts: l.hosts()}, controller.Store{Dir: t.TempDir()}, "test")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
@@ -33,15 +34,15 @@ func TestControllerServerDeviceRestart(t *testing.T) {
 	}
 	defer cs.Close()
 
-	state := func() map[string]controller.DeviceInfo {
+	state := func() map[string]serve.DeviceInfo {
 		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: controller.ToolListDevices, Arguments: map[string]any{}})
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: serve.ToolListDevices, Arguments: map[string]any{}})
 		if err != nil || res.IsError {
 			t.Fatalf("list_devices: %v %+v", err, res)
 		}
-		var out controller.ListDevicesOut
+		var out serve.ListDevicesOut
 		remarshal(t, res.StructuredContent, &out)
-		m := map[string]controller.DeviceInfo{}
+		m := map[string]serve.DeviceInfo{}
 		for _, d := range out.Devices {
 			m[d.Name] = d
 		}
@@ -49,7 +50,7 @@ func TestControllerServerDeviceRestart(t *testing.T) {
 	}
 	hostname := func() *mcp.CallToolResult {
 		t.Helper()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: controller.ToolCallDeviceTool, Arguments: map[string]any{
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: serve.ToolCallDeviceTool, Arguments: map[string]any{
 			"device": "r2", "tool": netproto.ToolYangGet, "arguments": map[string]any{"path": "/openconfig-system:system/config/hostname"}}})
 		if err != nil {
 			t.Fatalf("call_device_tool: %v", err)
@@ -71,7 +72,7 @@ func TestControllerServerDeviceRestart(t *testing.T) {
 	if text := resultText(res); !res.IsError || !strings.Contains(text, "r2") || !strings.Contains(text, "not connected") {
 		t.Errorf("call_device_tool on r2 down: isError %v, %q; want an error naming r2, not connected", res.IsError, text)
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: controller.ToolAsk, Arguments: map[string]any{"intent": "what is wrong with the network?"}})
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: serve.ToolAsk, Arguments: map[string]any{"intent": "what is wrong with the network?"}})
 	if err != nil || res.IsError {
 		t.Fatalf("ask with r2 down: %v %+v", err, res)
 	}

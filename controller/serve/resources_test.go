@@ -1,4 +1,4 @@
-package controller_test
+package serve_test
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
 )
 
 // TestControllerResources reads the controller server's resources as a
@@ -23,7 +24,7 @@ func TestControllerResources(t *testing.T) {
 	if _, err := store.Save(rep); err != nil {
 		t.Fatal(err)
 	}
-	srv := controller.NewServer(l.ctl, store, "test")
+	srv := serve.New(l.ctl, store, "test")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
@@ -43,7 +44,7 @@ func TestControllerResources(t *testing.T) {
 		got = append(got, tm.URITemplate)
 	}
 	slices.Sort(got)
-	if !slices.Equal(got, []string{controller.DeviceResourceTemplate, controller.D2DReportResourceTemplate, controller.ReportResourceTemplate}) {
+	if !slices.Equal(got, []string{serve.DeviceResourceTemplate, serve.D2DReportResourceTemplate, serve.ReportResourceTemplate}) {
 		t.Errorf("templates %v", got)
 	}
 
@@ -73,20 +74,20 @@ func TestControllerResources(t *testing.T) {
 				t.Fatal(err)
 			}
 			c := res.Contents[0]
-			etag, _ := c.Meta[controller.MetaContentID].(string)
+			etag, _ := c.Meta[serve.MetaContentID].(string)
 			if !strings.Contains(c.Text, tc.want) || c.MIMEType != "application/json" || !strings.HasPrefix(etag, `"sha256:`) {
 				t.Fatalf("read %s: %s %v %.300s", tc.uri, c.MIMEType, c.Meta, c.Text)
 			}
 			// Read again with the content id: unchanged, no text.
-			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tc.uri, Meta: mcp.Meta{controller.MetaContentID: etag}})
+			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tc.uri, Meta: mcp.Meta{serve.MetaContentID: etag}})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if c := res.Contents[0]; c.Text != "" || c.Meta[controller.MetaNotModified] != true || c.Meta[controller.MetaContentID] != etag {
+			if c := res.Contents[0]; c.Text != "" || c.Meta[serve.MetaNotModified] != true || c.Meta[serve.MetaContentID] != etag {
 				t.Errorf("conditional read: %+v", c)
 			}
 			// A stale content id gets the content.
-			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tc.uri, Meta: mcp.Meta{controller.MetaContentID: `"sha256:00"`}})
+			res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: tc.uri, Meta: mcp.Meta{serve.MetaContentID: `"sha256:00"`}})
 			if err != nil || !strings.Contains(res.Contents[0].Text, tc.want) {
 				t.Errorf("read with a stale content id: %v", err)
 			}
@@ -104,7 +105,7 @@ func TestParseDeviceURI(t *testing.T) {
 		{"http://r1/ietf-interfaces:interfaces", "", ""},
 		{"mcp://r1/interfaces", "", ""},
 	} {
-		dev, path, err := controller.ParseDeviceURI(tc.uri)
+		dev, path, err := serve.ParseDeviceURI(tc.uri)
 		if dev != tc.dev || path != tc.path || (err == nil) != (tc.dev != "") {
 			t.Errorf("%s: %q %q %v", tc.uri, dev, path, err)
 		}

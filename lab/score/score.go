@@ -1,4 +1,4 @@
-package controller
+package score
 
 import (
 	"fmt"
@@ -14,23 +14,31 @@ type Truth struct {
 	Names   []string
 }
 
-// Score is a report's score against the truth, in NIKA's measures:
+// Answer is a diagnosis in NIKA's three fields, as a controller's report
+// gives them (is_anomaly, faulty_devices, root_cause_name).
+type Answer struct {
+	IsAnomaly     bool
+	FaultyDevices []string
+	RootCauseName []string
+}
+
+// Score is an answer's score against the truth, in NIKA's measures:
 // detection (is_anomaly right), localization (F1 of faulty_devices) and
 // root cause (F1 of root_cause_name). On a healthy network the F1s are 1
-// when the report names nothing, else 0.
+// when the answer names nothing, else 0.
 type Score struct {
 	Detection    bool    `json:"detection"`
 	Localization float64 `json:"localization_f1"`
 	RootCause    float64 `json:"root_cause_f1"`
 }
 
-// ScoreReport scores a report against the truth.
-func ScoreReport(r *Report, t Truth) Score {
+// Of scores an answer against the truth.
+func Of(a Answer, t Truth) Score {
 	anomaly := len(t.Names) > 0
 	return Score{
-		Detection:    r.IsAnomaly == anomaly,
-		Localization: f1(r.FaultyDevices, t.Devices),
-		RootCause:    f1(r.RootCauseName, t.Names),
+		Detection:    a.IsAnomaly == anomaly,
+		Localization: f1(a.FaultyDevices, t.Devices),
+		RootCause:    f1(a.RootCauseName, t.Names),
 	}
 }
 
@@ -61,16 +69,19 @@ func set(s []string) map[string]bool {
 	return m
 }
 
-// ScoreRow is one line of a scoring table.
-type ScoreRow struct {
-	Fault  string
-	Score  Score
-	Report *Report
+// Row is one line of a scoring table: a fault, the answer's score, the
+// answer, and what the diagnosis took (its time and its MCP calls).
+type Row struct {
+	Fault     string
+	Score     Score
+	Answer    Answer
+	ElapsedMS float64
+	Calls     int
 }
 
-// WriteScoreTable prints rows as a table with the means and the median
-// and maximum time and calls.
-func WriteScoreTable(w io.Writer, rows []ScoreRow) {
+// WriteTable prints rows as a table with the means and the median and
+// maximum time and calls.
+func WriteTable(w io.Writer, rows []Row) {
 	fmt.Fprintf(w, "%-58s %-5s %-5s %-5s %8s %6s  %s\n", "fault", "det", "loc", "rc", "time ms", "calls", "found")
 	var det, loc, rc float64
 	var times, calls []float64
@@ -80,9 +91,9 @@ func WriteScoreTable(w io.Writer, rows []ScoreRow) {
 			d = 1
 		}
 		det, loc, rc = det+d, loc+r.Score.Localization, rc+r.Score.RootCause
-		times, calls = append(times, r.Report.ElapsedMS), append(calls, float64(len(r.Report.Calls)))
-		found := strings.Join(r.Report.RootCauseName, ",") + " @ " + strings.Join(r.Report.FaultyDevices, ",")
-		fmt.Fprintf(w, "%-58s %-5.2f %-5.2f %-5.2f %8.0f %6d  %s\n", r.Fault, d, r.Score.Localization, r.Score.RootCause, r.Report.ElapsedMS, len(r.Report.Calls), found)
+		times, calls = append(times, r.ElapsedMS), append(calls, float64(r.Calls))
+		found := strings.Join(r.Answer.RootCauseName, ",") + " @ " + strings.Join(r.Answer.FaultyDevices, ",")
+		fmt.Fprintf(w, "%-58s %-5.2f %-5.2f %-5.2f %8.0f %6d  %s\n", r.Fault, d, r.Score.Localization, r.Score.RootCause, r.ElapsedMS, r.Calls, found)
 	}
 	n := float64(max(len(rows), 1))
 	fmt.Fprintf(w, "%-58s %-5.2f %-5.2f %-5.2f\n", "mean", det/n, loc/n, rc/n)

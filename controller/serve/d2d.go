@@ -1,4 +1,4 @@
-package controller
+package serve
 
 import (
 	"bytes"
@@ -34,8 +34,8 @@ const (
 	D2DReportsURI = "netmcp://d2d-reports"
 	// D2DReportResourceTemplate is one D2D report received, as submitted.
 	D2DReportResourceTemplate = "netmcp://d2d-reports/{id}"
-	// D2DSubdir is the folder of the reports directory holding them.
-	D2DSubdir = "d2d"
+	// d2dSubdir is the folder of the reports directory holding them.
+	d2dSubdir = "d2d"
 )
 
 // d2dIDRE is what a D2D report id may be (it names a file).
@@ -47,8 +47,8 @@ type d2dState struct {
 	roots *x509.CertPool
 }
 
-// SubmitReportIn is submit_report's input.
-type SubmitReportIn struct {
+// submitReportIn is submit_report's input.
+type submitReportIn struct {
 	Report json.RawMessage `json:"report" jsonschema:"the D2D roll-up report, the JSON of the agent's report resource"`
 }
 
@@ -89,12 +89,12 @@ func (s *Server) addD2D() {
 		InputSchema: &jsonschema.Schema{Type: "object", Required: []string{"report"}, Properties: map[string]*jsonschema.Schema{
 			"report": {Type: "object", Description: "the D2D roll-up report, the JSON of the agent's report resource"}}}},
 		func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			var in SubmitReportIn
+			var in submitReportIn
 			if err := json.Unmarshal(req.Params.Arguments, &in); err != nil {
 				return errorResult(fmt.Errorf("submit_report: arguments: %w", err)), nil
 			}
 			if err := s.authorizeSubmit(s.hostIdentity(ctx), in.Report); err != nil {
-				return nil, rpcError(err) // serve_policy.go
+				return nil, rpcError(err) // access.go
 			}
 			res, out, err := s.submitReport(ctx, req, in)
 			if err != nil {
@@ -109,9 +109,9 @@ func (s *Server) addD2D() {
 		Description: "A device-to-device report an agent pushed, as it was signed"}, s.readD2DReport)
 }
 
-func (s *Server) d2dDir() string { return filepath.Join(s.store.Dir, D2DSubdir) }
+func (s *Server) d2dDir() string { return filepath.Join(s.store.Dir, d2dSubdir) }
 
-func (s *Server) submitReport(ctx context.Context, req *mcp.CallToolRequest, in SubmitReportIn) (*mcp.CallToolResult, *SubmitReportOut, error) {
+func (s *Server) submitReport(ctx context.Context, req *mcp.CallToolRequest, in submitReportIn) (*mcp.CallToolResult, *SubmitReportOut, error) {
 	s.d2d.mu.Lock()
 	roots := s.d2d.roots
 	s.d2d.mu.Unlock()

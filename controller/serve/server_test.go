@@ -1,4 +1,4 @@
-package controller_test
+package serve_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
 )
 
 // TestControllerServer drives the controller's MCP server as a host
@@ -21,7 +22,7 @@ import (
 // is forwarded to the host, and ask with progress notifications.
 func TestControllerServer(t *testing.T) {
 	l := newTestLab(t, "icmp_acl_block r3:GigabitEthernet0/0/0")
-	var srv *controller.Server
+	var srv *serve.Server
 	fleet, err := client.New(l.inv, client.Options{Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		return srv.Elicit(ctx, d, p)
 	}})
@@ -34,7 +35,7 @@ func TestControllerServer(t *testing.T) {
 	if err := fleet.Connect(ctx); err != nil {
 		t.Fatal(err)
 	}
-	srv = controller.NewServer(&controller.Controller{Fleet: fleet, Hosts: l.ctl.Hosts}, controller.Store{Dir: t.TempDir()}, "test")
+	srv = serve.New(&controller.Controller{Fleet: fleet, Hosts: l.ctl.Hosts}, controller.Store{Dir: t.TempDir()}, "test")
 	ct, st := mcp.NewInMemoryTransports()
 	go srv.MCP().Run(ctx, st)
 	var mu sync.Mutex
@@ -73,7 +74,7 @@ func TestControllerServer(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("list_devices: %v %+v", err, res)
 	}
-	var devs controller.ListDevicesOut
+	var devs serve.ListDevicesOut
 	remarshal(t, res.StructuredContent, &devs)
 	if len(devs.Devices) != 5 || devs.Devices[0].Name != "r1" || devs.Devices[0].State != "connected" || !slices.Contains(devs.Devices[0].Tools, "ping") {
 		t.Fatalf("devices %+v", devs)

@@ -1,4 +1,4 @@
-package controller
+package llm
 
 import (
 	"context"
@@ -11,25 +11,25 @@ import (
 	"github.com/netmcp/netmcp/client"
 )
 
-// DefaultLLMMaxSamples bounds the sampling requests an LLMSampler answers.
-const DefaultLLMMaxSamples = 20
+// defaultMaxSamples bounds the sampling requests a Sampler answers.
+const defaultMaxSamples = 20
 
-// LLMSampleConsentFunc asks the operator whether a device's sampling
+// SampleConsentFunc asks the operator whether a device's sampling
 // request may be sent to the LLM; it returns the answer and, when refused,
 // why. A nil function refuses every request.
-type LLMSampleConsentFunc func(ctx context.Context, device string, p *mcp.CreateMessageParams) (ok bool, why string)
+type SampleConsentFunc func(ctx context.Context, device string, p *mcp.CreateMessageParams) (ok bool, why string)
 
-// LLMSampler answers the devices' sampling/createMessage requests through
+// Sampler answers the devices' sampling/createMessage requests through
 // the same chat-completions endpoint as the LLM path, each only after the
 // operator consents (Consent). Its Sample method is a client.SampleFunc
 // (client.Options.Sample). Only text messages are supported; the model's
 // max_tokens is the request's, capped by MaxTokens; at most MaxSamples
 // requests are answered per sampler.
-type LLMSampler struct {
-	LLM       *LLMClient
-	Consent   LLMSampleConsentFunc
-	MaxTokens int64 // cap per request (DefaultLLMCompletion when 0)
-	// MaxSamples bounds the requests answered (DefaultLLMMaxSamples when 0).
+type Sampler struct {
+	LLM       *Client
+	Consent   SampleConsentFunc
+	MaxTokens int64 // cap per request (DefaultCompletion when 0)
+	// MaxSamples bounds the requests answered (20 when 0).
 	MaxSamples int
 	// Progress receives one line per request (nil: silent).
 	Progress io.Writer
@@ -40,7 +40,7 @@ type LLMSampler struct {
 
 // Sample answers one device's sampling request. A refusal or a failure is
 // an error, which the device receives as the request's JSON-RPC error.
-func (s *LLMSampler) Sample(ctx context.Context, d *client.Device, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
+func (s *Sampler) Sample(ctx context.Context, d *client.Device, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 	prog := &llmProgress{w: s.Progress, redact: s.LLM.Redact}
 	name := d.Name()
 	msgs := []chatMessage{}
@@ -72,7 +72,7 @@ func (s *LLMSampler) Sample(ctx context.Context, d *client.Device, p *mcp.Create
 	s.mu.Lock()
 	limit := s.MaxSamples
 	if limit <= 0 {
-		limit = DefaultLLMMaxSamples
+		limit = defaultMaxSamples
 	}
 	if s.n >= limit {
 		s.mu.Unlock()
@@ -82,7 +82,7 @@ func (s *LLMSampler) Sample(ctx context.Context, d *client.Device, p *mcp.Create
 	s.mu.Unlock()
 	maxTok := s.MaxTokens
 	if maxTok <= 0 {
-		maxTok = DefaultLLMCompletion
+		maxTok = defaultCompletion
 	}
 	if p.MaxTokens > 0 && p.MaxTokens < maxTok {
 		maxTok = p.MaxTokens

@@ -1,4 +1,4 @@
-package controller
+package llm
 
 import (
 	"context"
@@ -13,99 +13,104 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
 )
 
-// Defaults of LLMLimits.
+// Defaults of Limits.
 const (
-	DefaultLLMMaxTurns        = 8
-	DefaultLLMMaxTokens       = 200_000
-	DefaultLLMMaxCallsPerTurn = 8
-	DefaultLLMCompletion      = 2048
-	DefaultLLMTimeout         = 5 * time.Minute
-	DefaultLLMMaxResultChars  = 16_000
+	DefaultMaxTurns        = 8
+	DefaultMaxTokens       = 200_000
+	defaultMaxCallsPerTurn = 8
+	defaultCompletion      = 2048
+	defaultTimeout         = 5 * time.Minute
+	defaultMaxResultChars  = 16_000
 )
 
-// Why an LLM run stopped (LLMRun.Stop).
+// Why an LLM run stopped (Run.Stop).
 const (
-	LLMStopAnswer = "answer"     // the model answered without tool calls
-	LLMStopTurns  = "max-turns"  // the bound on requests to the model was reached
-	LLMStopTokens = "max-tokens" // the reported tokens reached the budget
-	LLMStopTime   = "timeout"    // the run's time bound passed
-	LLMStopError  = "error"      // the endpoint failed (LLMRun.Error)
+	StopAnswer = "answer"     // the model answered without tool calls
+	StopTurns  = "max-turns"  // the bound on requests to the model was reached
+	StopTokens = "max-tokens" // the reported tokens reached the budget
+	StopTime   = "timeout"    // the run's time bound passed
+	StopError  = "error"      // the endpoint failed (Run.Error)
 )
 
-// LLMLimits bound an LLM run; zero values take the defaults.
-type LLMLimits struct {
-	// MaxTurns bounds the chat-completions requests of a run.
+// Limits bound an LLM run; zero values take the defaults.
+type Limits struct {
+	// MaxTurns bounds the chat-completions requests of a run
+	// (DefaultMaxTurns).
 	MaxTurns int
 	// MaxTokens bounds the prompt plus completion tokens the server
 	// reports, summed over the run; checked before each request. A server
-	// that reports no usage is bounded by MaxTurns and Timeout only.
+	// that reports no usage is bounded by MaxTurns and Timeout only
+	// (DefaultMaxTokens).
 	MaxTokens int64
 	// MaxCallsPerTurn bounds the tool calls executed per answer; the
-	// others are answered with an error.
+	// others are answered with an error (default 8).
 	MaxCallsPerTurn int
-	// MaxCompletionTokens is each request's max_tokens.
+	// MaxCompletionTokens is each request's max_tokens (default 2048).
 	MaxCompletionTokens int64
-	// Timeout bounds the whole run.
+	// Timeout bounds the whole run (default 5 minutes).
 	Timeout time.Duration
-	// MaxResultChars bounds each tool result given back to the model.
+	// MaxResultChars bounds each tool result given back to the model
+	// (default 16,000).
 	MaxResultChars int
 }
 
-func (l LLMLimits) withDefaults() LLMLimits {
+func (l Limits) withDefaults() Limits {
 	if l.MaxTurns <= 0 {
-		l.MaxTurns = DefaultLLMMaxTurns
+		l.MaxTurns = DefaultMaxTurns
 	}
 	if l.MaxTokens <= 0 {
-		l.MaxTokens = DefaultLLMMaxTokens
+		l.MaxTokens = DefaultMaxTokens
 	}
 	if l.MaxCallsPerTurn <= 0 {
-		l.MaxCallsPerTurn = DefaultLLMMaxCallsPerTurn
+		l.MaxCallsPerTurn = defaultMaxCallsPerTurn
 	}
 	if l.MaxCompletionTokens <= 0 {
-		l.MaxCompletionTokens = DefaultLLMCompletion
+		l.MaxCompletionTokens = defaultCompletion
 	}
 	if l.Timeout <= 0 {
-		l.Timeout = DefaultLLMTimeout
+		l.Timeout = defaultTimeout
 	}
 	if l.MaxResultChars <= 0 {
-		l.MaxResultChars = DefaultLLMMaxResultChars
+		l.MaxResultChars = defaultMaxResultChars
 	}
 	return l
 }
 
-// LLMAgent plans a free-form intent with an LLM over the controller's own
+// Agent plans a free-form intent with an LLM over the controller's own
 // tools (issue 12, point 7): the model is offered list_devices,
 // call_device_tool and ask as function tools; each call it returns is
 // checked (known tool, JSON object arguments, known device and device
 // tool, a write only with the operator's consent) and run through the
 // controller's MCP server, the result fed back, until the model answers
 // or a bound is reached. The model never reaches a device otherwise.
-type LLMAgent struct {
+type Agent struct {
 	// LLM is the chat-completions endpoint.
-	LLM *LLMClient
+	LLM *Client
 	// Controller is the fleet and the deterministic engine behind ask.
-	Controller *Controller
+	Controller *controller.Controller
 	// Consent decides the writes the model asks for (nil: all refused).
-	Consent LLMConsentFunc
+	Consent ConsentFunc
 	// Progress receives each turn and call (nil: silent); the API key is
 	// redacted from it.
 	Progress io.Writer
 	// Limits bound the run.
-	Limits LLMLimits
+	Limits Limits
 }
 
-// LLMUsage is the tokens the server reported over a run.
-type LLMUsage struct {
+// Usage is the tokens the server reported over a run.
+type Usage struct {
 	PromptTokens     int64 `json:"prompt_tokens"`
 	CompletionTokens int64 `json:"completion_tokens"`
 	// Reported is false when the server sent no usage at all.
 	Reported bool `json:"reported"`
 }
 
-// LLMRun is the report of an LLM run.
-type LLMRun struct {
+// Run is the report of an LLM run.
+type Run struct {
 	Intent        string    `json:"intent"`
 	Model         string    `json:"model"`
 	CorrelationID string    `json:"correlation_id"`
@@ -116,10 +121,10 @@ type LLMRun struct {
 	// Answer is the model's final answer ("" when a bound stopped it).
 	Answer string `json:"answer"`
 	// Summary is the controller's own account of the run.
-	Summary string    `json:"summary"`
-	Usage   LLMUsage  `json:"usage"`
-	Calls   []LLMCall `json:"calls"`
-	Error   string    `json:"error,omitempty"`
+	Summary string `json:"summary"`
+	Usage   Usage  `json:"usage"`
+	Calls   []Call `json:"calls"`
+	Error   string `json:"error,omitempty"`
 }
 
 // llmSystemPrompt tells the model its tools and their rules.
@@ -135,8 +140,8 @@ When you know the answer, reply without tool calls: the diagnosis in one sentenc
 
 // Run plans and runs one intent. The error is for a run that failed (the
 // endpoint failed, or ctx was cancelled); bounds reached are a normal
-// stop (LLMRun.Stop). The run is returned in every case.
-func (a *LLMAgent) Run(ctx context.Context, intent string) (*LLMRun, error) {
+// stop (Run.Stop). The run is returned in every case.
+func (a *Agent) Run(ctx context.Context, intent string) (*Run, error) {
 	if a.LLM == nil || a.Controller == nil || a.Controller.Fleet == nil {
 		return nil, errors.New("llm: agent needs an endpoint and a controller with a fleet")
 	}
@@ -146,7 +151,7 @@ func (a *LLMAgent) Run(ctx context.Context, intent string) (*LLMRun, error) {
 	if corr == "" {
 		corr = client.NewCorrelationID()
 	}
-	run := &LLMRun{Intent: a.LLM.Redact(intent), Model: a.LLM.Model, CorrelationID: corr, Started: start.UTC(), Calls: []LLMCall{}}
+	run := &Run{Intent: a.LLM.Redact(intent), Model: a.LLM.Model, CorrelationID: corr, Started: start.UTC(), Calls: []Call{}}
 	prog := &llmProgress{w: a.Progress, redact: a.LLM.Redact}
 	defer func() { run.ElapsedMS = time.Since(start).Milliseconds() }()
 
@@ -154,39 +159,39 @@ func (a *LLMAgent) Run(ctx context.Context, intent string) (*LLMRun, error) {
 	defer cancel()
 	tools, closeTools, err := a.connectTools(rctx, corr, prog, lim)
 	if err != nil {
-		run.Stop, run.Error = LLMStopError, a.LLM.Redact(err.Error())
+		run.Stop, run.Error = StopError, a.LLM.Redact(err.Error())
 		return run, err
 	}
 	defer closeTools()
 	defs, err := tools.defs()
 	if err != nil {
-		run.Stop, run.Error = LLMStopError, err.Error()
+		run.Stop, run.Error = StopError, err.Error()
 		return run, err
 	}
 	prog.printf("llm: intent %q, model %s, tools %s (correlation id %s)", run.Intent, a.LLM.Model, strings.Join(tools.names(), ", "), corr)
 	msgs := []chatMessage{{Role: "system", Content: llmSystemPrompt}, {Role: "user", Content: intent}}
 	for {
 		if run.Turns >= lim.MaxTurns {
-			run.Stop = LLMStopTurns
+			run.Stop = StopTurns
 			break
 		}
 		used := run.Usage.PromptTokens + run.Usage.CompletionTokens
 		if used >= lim.MaxTokens {
-			run.Stop = LLMStopTokens
+			run.Stop = StopTokens
 			break
 		}
 		run.Turns++
 		resp, err := a.LLM.chat(rctx, chatRequest{Messages: msgs, Tools: defs, MaxTokens: min(lim.MaxCompletionTokens, lim.MaxTokens-used)})
 		if err != nil {
 			if ctx.Err() != nil {
-				run.Stop, run.Error = LLMStopError, ctx.Err().Error()
+				run.Stop, run.Error = StopError, ctx.Err().Error()
 				return run, ctx.Err()
 			}
 			if rctx.Err() != nil {
-				run.Stop = LLMStopTime
+				run.Stop = StopTime
 				break
 			}
-			run.Stop, run.Error = LLMStopError, err.Error()
+			run.Stop, run.Error = StopError, err.Error()
 			run.Summary = a.summary(run, lim)
 			return run, err
 		}
@@ -198,7 +203,7 @@ func (a *LLMAgent) Run(ctx context.Context, intent string) (*LLMRun, error) {
 		msg := resp.Choices[0].Message
 		msg.Role = "assistant"
 		if len(msg.ToolCalls) == 0 {
-			run.Stop, run.Answer = LLMStopAnswer, a.LLM.Redact(strings.TrimSpace(msg.Content))
+			run.Stop, run.Answer = StopAnswer, a.LLM.Redact(strings.TrimSpace(msg.Content))
 			if resp.Choices[0].FinishReason == "length" {
 				run.Answer += " [cut by the model's token limit]"
 			}
@@ -214,10 +219,10 @@ func (a *LLMAgent) Run(ctx context.Context, intent string) (*LLMRun, error) {
 		msgs = append(msgs, msg)
 		prog.printf("llm turn %d: %d tool call(s)", run.Turns, len(msg.ToolCalls))
 		for i, tc := range msg.ToolCalls {
-			var c LLMCall
+			var c Call
 			var text string
 			if i >= lim.MaxCallsPerTurn {
-				c = LLMCall{Turn: run.Turns, ID: tc.ID, Tool: a.LLM.Redact(tc.Function.Name), Arguments: llmClip(a.LLM.Redact(tc.argumentsText()), 2000), Outcome: LLMCallInvalid,
+				c = Call{Turn: run.Turns, ID: tc.ID, Tool: a.LLM.Redact(tc.Function.Name), Arguments: llmClip(a.LLM.Redact(tc.argumentsText()), 2000), Outcome: CallInvalid,
 					Error: fmt.Sprintf("not executed: at most %d tool calls per turn", lim.MaxCallsPerTurn)}
 				text = "error: " + c.Error
 			} else {
@@ -228,7 +233,7 @@ func (a *LLMAgent) Run(ctx context.Context, intent string) (*LLMRun, error) {
 			msgs = append(msgs, chatMessage{Role: "tool", ToolCallID: tc.ID, Content: text})
 		}
 		if rctx.Err() != nil && ctx.Err() == nil {
-			run.Stop = LLMStopTime
+			run.Stop = StopTime
 			break
 		}
 	}
@@ -240,8 +245,8 @@ func (a *LLMAgent) Run(ctx context.Context, intent string) (*LLMRun, error) {
 // connectTools connects an in-memory MCP session to the controller's own
 // server: the tools the model calls are exactly those any MCP host gets.
 // Progress of ask goes to prog.
-func (a *LLMAgent) connectTools(ctx context.Context, corr string, prog *llmProgress, lim LLMLimits) (*llmTools, func(), error) {
-	srv := NewServer(a.Controller, Store{}, "llm")
+func (a *Agent) connectTools(ctx context.Context, corr string, prog *llmProgress, lim Limits) (*llmTools, func(), error) {
+	srv := serve.New(a.Controller, controller.Store{}, "llm")
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := srv.MCP().Connect(ctx, st, nil)
 	if err != nil {
@@ -275,13 +280,13 @@ func (a *LLMAgent) connectTools(ctx context.Context, corr string, prog *llmProgr
 }
 
 // summary is the controller's account of a run, whatever the model said.
-func (a *LLMAgent) summary(r *LLMRun, lim LLMLimits) string {
+func (a *Agent) summary(r *Run, lim Limits) string {
 	counts := map[string]int{}
 	for _, c := range r.Calls {
 		counts[c.Outcome]++
 	}
 	var parts []string
-	for _, o := range []string{LLMCallOK, LLMCallError, LLMCallInvalid, LLMCallRefused} {
+	for _, o := range []string{CallOK, CallError, CallInvalid, CallRefused} {
 		if counts[o] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[o], o))
 		}
@@ -296,13 +301,13 @@ func (a *LLMAgent) summary(r *LLMRun, lim LLMLimits) string {
 	}
 	var how string
 	switch r.Stop {
-	case LLMStopAnswer:
+	case StopAnswer:
 		how = fmt.Sprintf("answered after %d turn(s)", r.Turns)
-	case LLMStopTurns:
+	case StopTurns:
 		how = fmt.Sprintf("stopped at the bound of %d turns without an answer", lim.MaxTurns)
-	case LLMStopTokens:
+	case StopTokens:
 		how = fmt.Sprintf("stopped at the token budget (%d) without an answer", lim.MaxTokens)
-	case LLMStopTime:
+	case StopTime:
 		how = fmt.Sprintf("stopped at the time bound (%s) after %d turn(s) without an answer", lim.Timeout, r.Turns)
 	default:
 		how = fmt.Sprintf("failed after %d turn(s): %s", r.Turns, r.Error)
@@ -311,14 +316,14 @@ func (a *LLMAgent) summary(r *LLMRun, lim LLMLimits) string {
 }
 
 // describeLLMCall names a call for progress and text reports.
-func describeLLMCall(c LLMCall) string {
+func describeLLMCall(c Call) string {
 	if c.Device != "" || c.DeviceTool != "" {
 		return fmt.Sprintf("%s [%s] %s %s", c.Tool, c.Device, c.DeviceTool, llmClip(c.Arguments, 200))
 	}
 	return c.Tool + " " + llmClip(c.Arguments, 200)
 }
 
-func llmOutcomeText(c LLMCall) string {
+func llmOutcomeText(c Call) string {
 	if strings.HasPrefix(c.Error, c.Outcome+":") {
 		return llmClip(c.Error, 200)
 	}
@@ -330,7 +335,7 @@ func llmOutcomeText(c LLMCall) string {
 
 // WriteText writes the run for the operator: the answer, then the
 // controller's summary and every call.
-func (r *LLMRun) WriteText(w io.Writer) {
+func (r *Run) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "Intent: %s\nModel: %s (LLM-planned; correlation id %s)\n\n", r.Intent, r.Model, r.CorrelationID)
 	if r.Answer != "" {
 		fmt.Fprintf(w, "%s\n\n", r.Answer)

@@ -1,4 +1,4 @@
-package controller
+package serve
 
 import (
 	"context"
@@ -23,8 +23,8 @@ const (
 	// device's network.yang.get (operational datastore). The path may use
 	// RESTCONF keys (interface=eth0) or XPath predicates.
 	DeviceResourceTemplate = "mcp://{device}{+path}"
-	// ReportsURI lists the saved reports' ids.
-	ReportsURI = "netmcp://reports"
+	// reportsURI lists the saved reports' ids.
+	reportsURI = "netmcp://reports"
 	// ReportResourceTemplate is one saved report (an id, a unique prefix
 	// of one, or last), as the JSON of `netmcp ask --json`.
 	ReportResourceTemplate = "netmcp://reports/{id}"
@@ -42,7 +42,7 @@ func (s *Server) addResources() {
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: DeviceResourceTemplate, Name: "device-yang", MIMEType: "application/json",
 		Description: "A device's YANG data, mcp://<device>/<yang-module>:<path> (troubleshooting draft 3.1), e.g. mcp://r1/openconfig-interfaces:interfaces/interface=GigabitEthernet0/0/0; _meta content-id is its ETag"},
 		s.readDeviceResource)
-	s.srv.AddResource(&mcp.Resource{URI: ReportsURI, Name: "reports", MIMEType: "application/json",
+	s.srv.AddResource(&mcp.Resource{URI: reportsURI, Name: "reports", MIMEType: "application/json",
 		Description: "The ids of the saved reports, newest last"}, s.readReports)
 	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: ReportResourceTemplate, Name: "report", MIMEType: "application/json",
 		Description: "A saved report (an id, a unique prefix of one, or last), the JSON of netmcp ask --json"}, s.readReport)
@@ -125,7 +125,7 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 	if err := s.authorizeRead(ctx, req.Params.URI); err != nil {
 		return nil, err
 	}
-	id := strings.TrimPrefix(req.Params.URI, ReportsURI+"/")
+	id := strings.TrimPrefix(req.Params.URI, reportsURI+"/")
 	if s.store.Dir == "" || id == "" || strings.ContainsAny(id, "/\\") {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}

@@ -1,4 +1,4 @@
-package controller
+package llm
 
 import (
 	"bytes"
@@ -13,33 +13,35 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
 	"github.com/netmcp/netmcp/netproto"
 )
 
-// LLMWrite is a device tool call the model asks for that may change the
-// device: it runs only if the operator consents (LLMConsentFunc).
-type LLMWrite struct {
+// Write is a device tool call the model asks for that may change the
+// device: it runs only if the operator consents (ConsentFunc).
+type Write struct {
 	Device    string         `json:"device"`
 	Tool      string         `json:"tool"`
 	Arguments map[string]any `json:"arguments,omitempty"`
 }
 
-// LLMConsentFunc asks the operator whether a write the model asks for may
+// ConsentFunc asks the operator whether a write the model asks for may
 // run; it returns the answer and, when refused, why. A nil function
 // refuses every write.
-type LLMConsentFunc func(ctx context.Context, w LLMWrite) (ok bool, why string)
+type ConsentFunc func(ctx context.Context, w Write) (ok bool, why string)
 
-// Outcomes of an LLMCall.
+// Outcomes of a Call.
 const (
-	LLMCallOK      = "ok"      // executed; the tool answered
-	LLMCallError   = "error"   // executed; the tool or the device answered an error
-	LLMCallInvalid = "invalid" // not executed: malformed, unknown tool or device
-	LLMCallRefused = "refused" // not executed: a write without the operator's consent
+	CallOK      = "ok"      // executed; the tool answered
+	CallError   = "error"   // executed; the tool or the device answered an error
+	CallInvalid = "invalid" // not executed: malformed, unknown tool or device
+	CallRefused = "refused" // not executed: a write without the operator's consent
 )
 
-// LLMCall is one tool call the model asked for and what the controller
+// Call is one tool call the model asked for and what the controller
 // did with it. Only "ok" and "error" calls reached the controller's tools.
-type LLMCall struct {
+type Call struct {
 	Turn       int    `json:"turn"`
 	ID         string `json:"id"`
 	Tool       string `json:"tool"`
@@ -66,7 +68,7 @@ type llmTools struct {
 	cs        *mcp.ClientSession
 	fleet     *client.Fleet
 	tools     []*mcp.Tool
-	consent   LLMConsentFunc
+	consent   ConsentFunc
 	corr      string
 	redact    func(string) string
 	maxResult int
@@ -95,15 +97,15 @@ func (t *llmTools) names() []string {
 
 // exec checks and runs one call; it returns the record and the text the
 // model is given back.
-func (t *llmTools) exec(ctx context.Context, turn int, tc chatToolCall) (LLMCall, string) {
+func (t *llmTools) exec(ctx context.Context, turn int, tc chatToolCall) (Call, string) {
 	start := time.Now()
 	raw := t.redact(tc.argumentsText())
-	c := LLMCall{Turn: turn, ID: tc.ID, Tool: t.redact(tc.Function.Name), Arguments: llmClip(raw, 2000)}
+	c := Call{Turn: turn, ID: tc.ID, Tool: t.redact(tc.Function.Name), Arguments: llmClip(raw, 2000)}
 	args, err := t.check(ctx, &c, raw)
 	if err != nil {
 		c.Error = t.redact(err.Error())
 		if c.Outcome == "" {
-			c.Outcome = LLMCallInvalid
+			c.Outcome = CallInvalid
 		}
 		c.ElapsedMS = time.Since(start).Milliseconds()
 		return c, "error: " + c.Error
@@ -111,22 +113,22 @@ func (t *llmTools) exec(ctx context.Context, turn int, tc chatToolCall) (LLMCall
 	res, err := t.cs.CallTool(ctx, &mcp.CallToolParams{Name: c.Tool, Arguments: args, Meta: mcp.Meta{netproto.MetaCorrelationID: t.corr, "progressToken": "llm-" + c.ID}})
 	c.ElapsedMS = time.Since(start).Milliseconds()
 	if err != nil {
-		c.Outcome, c.Error = LLMCallError, t.redact(err.Error())
+		c.Outcome, c.Error = CallError, t.redact(err.Error())
 		return c, "error: " + c.Error
 	}
 	text := t.redact(llmResultContent(res))
 	if res.IsError {
-		c.Outcome, c.Error = LLMCallError, llmClip(text, 500)
+		c.Outcome, c.Error = CallError, llmClip(text, 500)
 		return c, "error: " + llmClip(text, t.maxResult)
 	}
-	c.Outcome, c.Result = LLMCallOK, llmClip(text, 300)
+	c.Outcome, c.Result = CallOK, llmClip(text, 300)
 	return c, llmClip(text, t.maxResult)
 }
 
 // check validates a call against the tools, the fleet and the policy and
 // returns its arguments. It fills c's device fields; a write refused sets
 // c.Outcome to refused.
-func (t *llmTools) check(ctx context.Context, c *LLMCall, raw string) (map[string]any, error) {
+func (t *llmTools) check(ctx context.Context, c *Call, raw string) (map[string]any, error) {
 	if !slices.Contains(t.names(), c.Tool) {
 		return nil, fmt.Errorf("unknown tool %q: the tools are %s", c.Tool, strings.Join(t.names(), ", "))
 	}
@@ -142,15 +144,15 @@ func (t *llmTools) check(ctx context.Context, c *LLMCall, raw string) (map[strin
 		}
 	}
 	switch c.Tool {
-	case ToolAsk:
+	case serve.ToolAsk:
 		s, ok := args["intent"].(string)
 		if !ok || strings.TrimSpace(s) == "" {
 			return nil, errors.New(`ask needs {"intent": "..."}: an intent in words or as a JSON object in a string`)
 		}
-		if _, err := ParseIntent(s); err != nil {
+		if _, err := controller.ParseIntent(s); err != nil {
 			return nil, fmt.Errorf("ask: %w", err)
 		}
-	case ToolCallDeviceTool:
+	case serve.ToolCallDeviceTool:
 		return t.checkDeviceCall(ctx, c, args)
 	}
 	return args, nil
@@ -158,7 +160,7 @@ func (t *llmTools) check(ctx context.Context, c *LLMCall, raw string) (map[strin
 
 // checkDeviceCall validates call_device_tool: a known, connected device;
 // a tool it has; arguments an object; a write only with consent.
-func (t *llmTools) checkDeviceCall(ctx context.Context, c *LLMCall, args map[string]any) (map[string]any, error) {
+func (t *llmTools) checkDeviceCall(ctx context.Context, c *Call, args map[string]any) (map[string]any, error) {
 	for k := range args {
 		if k != "device" && k != "tool" && k != "arguments" {
 			return nil, fmt.Errorf("call_device_tool: unknown field %q (want device, tool, arguments)", k)
@@ -208,10 +210,10 @@ func (t *llmTools) checkDeviceCall(ctx context.Context, c *LLMCall, args map[str
 		why := "no operator to ask"
 		ok := false
 		if t.consent != nil {
-			ok, why = t.consent(ctx, LLMWrite{Device: dev, Tool: tool, Arguments: targs})
+			ok, why = t.consent(ctx, Write{Device: dev, Tool: tool, Arguments: targs})
 		}
 		if !ok {
-			c.Outcome = LLMCallRefused
+			c.Outcome = CallRefused
 			return nil, fmt.Errorf("refused: %s on %s changes the device and the operator did not consent (%s); use read tools or propose the change in your answer", tool, dev, why)
 		}
 	}

@@ -1,4 +1,4 @@
-package controller_test
+package serve_test
 
 import (
 	"crypto/ed25519"
@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
 	"github.com/netmcp/netmcp/policy"
 )
 
@@ -37,13 +38,13 @@ func TestControllerServeOAuthMetadata(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			opts := controller.AccessOptions{Policy: pol}
+			opts := serve.AccessOptions{Policy: pol}
 			if tc.metadata {
 				if opts.Verifier, err = pol.Verifier(); err != nil {
 					t.Fatal(err)
 				}
 			}
-			srv := controller.NewServer(&controller.Controller{}, controller.Store{}, "test")
+			srv := serve.New(&controller.Controller{}, controller.Store{}, "test")
 			srv.SetAccess(opts)
 			reached := false
 			h := srv.HTTPHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { reached = true }))

@@ -1,0 +1,108 @@
+package llm_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/server"
+	"github.com/netmcp/netmcp/transport"
+)
+
+// This file is a trimmed copy of the controller's own test lab
+// (controller/lab_test.go) until the shared served-lab harness replaces
+// both.
+
+// testLab is the simulated lab with each router and each host served by
+// its own MCP server over Streamable HTTP on a loopback port, and a
+// connected fleet.
+type testLab struct {
+	fleet *client.Fleet
+	ctl   *controller.Controller
+}
+
+// newTestLab starts the default lab, healthy.
+func newTestLab(t testing.TB) *testLab {
+	t.Helper()
+	topo := sim.DefaultTopology()
+	lab, err := sim.NewLab(topo, sim.LabOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inv := &inventory.Inventory{Name: "test"}
+	var servers []*http.Server
+	var srvs []*server.Server
+	serveDevice := func(name, role string, drv device.Driver) {
+		srv, err := server.New(drv, server.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		hs := &http.Server{Handler: transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{})}
+		go func() {
+			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				t.Errorf("%s: %v", name, err)
+			}
+		}()
+		servers, srvs = append(servers, hs), append(srvs, srv)
+		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: "http://" + ln.Addr().String() + transport.Path, Device: "sim://" + name, Role: role})
+	}
+	for _, name := range lab.Routers() {
+		drv, err := lab.Device(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		serveDevice(name, "router", drv)
+	}
+	for _, name := range lab.Hosts() {
+		drv, err := lab.Host(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		serveDevice(name, controller.RoleHost, drv)
+	}
+	f, err := client.New(inv, client.Options{CallTimeout: time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := f.Connect(ctx); err != nil {
+		t.Fatal(err)
+	}
+	l := &testLab{fleet: f, ctl: &controller.Controller{Fleet: f, Hosts: controller.HostsOf(topo), Domains: controller.DomainsOf(topo)}}
+	t.Cleanup(func() {
+		f.Close()
+		for i, hs := range servers {
+			_ = hs.Close()
+			_ = srvs[i].Close()
+		}
+		lab.Close()
+	})
+	return l
+}
+
+// textOf is the text content of a tool result.
+func textOf(r *mcp.CallToolResult) string {
+	var s []string
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			s = append(s, t.Text)
+		}
+	}
+	return strings.Join(s, "\n")
+}

@@ -1,0 +1,19 @@
+// Package serve is the controller's MCP facade, what `netmcp controller
+// serve` runs: a controller's whole fleet as one MCP server for an MCP
+// host (Claude Desktop, an IDE, an agent).
+//
+// The server offers list_devices, call_device_tool (one device's own
+// tool, under that device's policy and approval gate, its elicitations
+// forwarded to the host) and ask (an intent run by the engine of package
+// controller, with progress notifications, its report saved in the
+// reports directory); the resources mcp://<device>/<module>:<path> (a
+// device's YANG data, with a content id) and the saved reports; and
+// submit_report with the D2D reports the device agents push, whose
+// signatures are checked against a CA.
+//
+// Every request is attributed to the host's identity (stdio user, bearer
+// token, client certificate, anonymous), decided by the controller's
+// policy (package policy, with device scopes) and recorded in its audit
+// log. The files: server.go (the tools), resources.go, access.go (identity,
+// policy, audit) and d2d.go.
+package serve
