@@ -40,6 +40,17 @@ node --version
 stage "go vet ./..."
 go vet ./...
 
+stage "cross-build and vet for macOS and Windows"
+# MCP hosts (Claude Desktop, VS Code) start netmcp over stdio on macOS and
+# Windows laptops: the binary must build there, with the Linux-only parts
+# (linux://, the real lab) behind build tags. go vet with GOOS set
+# type-checks the test files too, so they must compile there as well.
+for target in darwin/arm64 darwin/amd64 windows/amd64; do
+	echo "--- $target"
+	GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 go build -o /dev/null ./cmd/netmcp
+	GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 go vet ./...
+done
+
 stage "go test -count=1 ./..."
 go test -count=1 -timeout "$TEST_TIMEOUT" ./...
 

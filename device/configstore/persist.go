@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/netmcp/netmcp/internal/atomicfile"
 )
@@ -89,22 +88,35 @@ func removeFiles(dir string, doomed func(name string) bool) error {
 	return nil
 }
 
-// lockDir takes an exclusive flock on dir/lock so that two processes cannot
-// open the same state directory. The lock is released when the returned
-// file is closed or the process dies.
-func lockDir(dir string) (*os.File, error) {
+// errLocked is what tryLockFile returns when another open file (in this
+// process or another) holds the lock.
+var errLocked = errors.New("locked by another open file")
+
+// dirLock is the exclusive lock on a state directory (see lockDir).
+type dirLock struct{ f *os.File }
+
+// Close releases the lock and closes its file.
+func (l *dirLock) Close() error {
+	return errors.Join(unlockFile(l.f), l.f.Close())
+}
+
+// lockDir takes an exclusive lock on dir/lock (tryLockFile: flock on
+// Unix, LockFileEx on Windows) so that two processes cannot open the same
+// state directory. The lock is released by the returned lock's Close, or
+// when the process dies.
+func lockDir(dir string) (*dirLock, error) {
 	path := filepath.Join(dir, lockFile)
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("configstore: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := tryLockFile(f); err != nil {
 		holder := ""
 		if data, rerr := os.ReadFile(path); rerr == nil && len(data) > 0 {
 			holder = " by process " + strings.TrimSpace(string(data))
 		}
 		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
+		if errors.Is(err, errLocked) {
 			return nil, fmt.Errorf("configstore: state directory %s is in use%s", dir, holder)
 		}
 		return nil, fmt.Errorf("configstore: lock %s: %w", path, err)
@@ -113,5 +125,5 @@ func lockDir(dir string) (*os.File, error) {
 	if err := f.Truncate(0); err == nil {
 		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
-	return f, nil
+	return &dirLock{f: f}, nil
 }

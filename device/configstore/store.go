@@ -140,7 +140,7 @@ type record struct {
 type Store struct {
 	mu   sync.Mutex
 	opts Options
-	lock *os.File // flock on Dir/lock; nil in memory
+	lock *dirLock // exclusive lock on Dir/lock; nil in memory
 
 	st      *state
 	base    map[string]any

@@ -1,3 +1,5 @@
+//go:build linux
+
 package linux
 
 import (
@@ -15,9 +17,6 @@ import (
 	"github.com/netmcp/netmcp/device/configstore"
 	"github.com/netmcp/netmcp/diag"
 )
-
-// Scheme is the URL scheme of the driver.
-const Scheme = "linux"
 
 // Dialect is the CLI dialect the driver advertises.
 const Dialect = "linux"

@@ -49,18 +49,12 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	return SyncDir(dir)
 }
 
-// SyncDir fsyncs a directory so that renames and removals in it are durable.
-func SyncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
-}
+// SyncDir makes the renames and removals in a directory durable: it
+// fsyncs the directory (syncDir). On Windows, where a directory cannot be
+// flushed (FlushFileBuffers refuses its handle), it does nothing: NTFS
+// journals the rename, so a crash still leaves the old file or the new
+// one, though a rename just made may be lost with the power.
+func SyncDir(dir string) error { return syncDir(dir) }
 
 // IsTemp reports whether a file name is one of WriteFile's temporary files.
 func IsTemp(name string) bool { return strings.HasPrefix(name, TempPrefix) }

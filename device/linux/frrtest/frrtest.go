@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package frrtest starts FRR's daemons in a network namespace for tests
 // of the linux driver: as root, with FRR installed (scripts/install-deps.sh).
 // The daemons are children of the test process, waited for (PID 1 of

@@ -1,3 +1,5 @@
+//go:build linux
+
 // Package snmptest runs a real net-snmp agent (snmpd) in a network
 // namespace for tests: the namespace is linked to the test's own by a veth
 // pair with IPv6 documentation addresses (2001:db8::/32, so parallel test
