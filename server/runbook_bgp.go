@@ -7,11 +7,10 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -94,7 +93,7 @@ func (s *Server) bgpReadFor(ctx context.Context, c toolCall) any {
 		return nil
 	}
 	dst, _ := c.Arguments["destination"].(string)
-	r, err := s.diag.Diagnose(ctx, device.DiagRequest{Tool: "ping", Destination: dst, Count: 3, Interval: time.Millisecond}, nil)
+	r, err := s.diag.Diagnose(ctx, diag.Request{Tool: "ping", Destination: dst, Count: 3, IntervalMs: 1}, nil)
 	if err != nil {
 		return nil
 	}

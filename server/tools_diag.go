@@ -191,7 +191,7 @@ func (s *Server) runDiag(t diagTool) func(context.Context, *call) (any, error) {
 		runCtx, cancel := context.WithTimeout(ctx, r.TimeLimit())
 		defer cancel()
 		st := newDiagStream(ctx, ss, c.req.Params.GetProgressToken(), t, &r)
-		res, err := s.diag.Diagnose(runCtx, r.ToDevice(), st.line)
+		res, err := s.diag.Diagnose(runCtx, r, st.line)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

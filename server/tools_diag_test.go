@@ -22,10 +22,10 @@ import (
 	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/device"
 	_ "github.com/netmcp/netmcp/device/linux" // linux://
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
-	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/server/servertest"
@@ -55,7 +55,7 @@ func observe(drv device.Driver) *observed {
 	return &observed{Driver: drv, dg: drv.(device.Diagnoser), returned: make(chan time.Time, 16)}
 }
 
-func (o *observed) Diagnose(ctx context.Context, req device.DiagRequest, onLine func(string)) (device.DiagResult, error) {
+func (o *observed) Diagnose(ctx context.Context, req diag.Request, onLine func(string)) (device.DiagResult, error) {
 	o.calls.Add(1)
 	res, err := o.dg.Diagnose(ctx, req, onLine)
 	o.returned <- time.Now()
