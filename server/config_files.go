@@ -214,7 +214,7 @@ func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
 	return filePushResult{Name: in.Name, Status: "written", SHA256: got, Size: len(data)}, nil
 }
 
-// writeFile replaces a configuration file through the Gate. The driver
+// writeFile replaces a configuration file through the Approver. The driver
 // checks the syntax before it changes anything (MCP-NET 5.3).
 func (s *Server) writeFile(ctx context.Context, ss *mcp.ServerSession, tool string, args []byte, name string, data []byte) error {
 	summary := fmt.Sprintf("replace %s with %d bytes (sha256 %s)", name, len(data), sha256Hex(data))

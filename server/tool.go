@@ -22,7 +22,7 @@ type toolDef struct {
 	description string
 	input       *jsonschema.Schema // the arguments; shared, never modified
 	output      *jsonschema.Schema // structuredContent; shared, never modified
-	write       bool               // changes device state: ReadOnly and Gate apply
+	write       bool               // changes device state: ReadOnly and the Approver apply
 	// missing returns why the device cannot serve the tool, or "".
 	missing func() string
 	// missingCode is the error code of a call when missing says why the
