@@ -99,7 +99,7 @@ func (c Consent) SignJWT(keyID string, key ed25519.PrivateKey) (string, error) {
 }
 
 // parseConsent reads either form and checks its signature.
-func (g *Gate) parseConsent(raw json.RawMessage) (Consent, error) {
+func (g *Authority) parseConsent(raw json.RawMessage) (Consent, error) {
 	var s string
 	if json.Unmarshal(raw, &s) == nil {
 		return g.parseConsentJWT(s)
@@ -126,7 +126,7 @@ func (g *Gate) parseConsent(raw json.RawMessage) (Consent, error) {
 	return c, nil
 }
 
-func (g *Gate) parseConsentJWT(s string) (Consent, error) {
+func (g *Authority) parseConsentJWT(s string) (Consent, error) {
 	var claims consentClaims
 	var kid string
 	_, err := jwt.ParseWithClaims(s, &claims, func(t *jwt.Token) (any, error) {
@@ -165,7 +165,7 @@ func (g *Gate) parseConsentJWT(s string) (Consent, error) {
 // within its expiry and age, with an impact window covering the call's
 // rollback window, and never used before (on this server, before or after
 // a restart when Options.StateDir is set).
-func (g *Gate) verifyConsent(req Request, hash string, raw json.RawMessage) (string, error) {
+func (g *Authority) verifyConsent(req Request, hash string, raw json.RawMessage) (string, error) {
 	c, err := g.parseConsent(raw)
 	if err != nil {
 		return "", err
@@ -215,7 +215,7 @@ const clockSkew = 30 * time.Second
 
 // isDevice reports whether name is this device: the request's device or
 // one of Options.DeviceIDs.
-func (g *Gate) isDevice(req Request, name string) bool {
+func (g *Authority) isDevice(req Request, name string) bool {
 	if req.Device != "" && name == req.Device {
 		return true
 	}
@@ -228,7 +228,7 @@ func (g *Gate) isDevice(req Request, name string) bool {
 }
 
 // deviceList names this device's identities for messages.
-func (g *Gate) deviceList(req Request) string {
+func (g *Authority) deviceList(req Request) string {
 	var names []string
 	if req.Device != "" {
 		names = append(names, fmt.Sprintf("%q", req.Device))

@@ -11,7 +11,7 @@ import (
 
 // A client without elicitation: the first call gets a token, the identical
 // second call carrying it passes, and the token cannot be used again.
-func ExampleGate_Approve() {
+func ExampleAuthority_Approve() {
 	g := approval.New(approval.Options{})
 	ctx := context.Background()
 	req := approval.Request{Session: "s1", Tool: "network.commit",

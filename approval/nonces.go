@@ -77,7 +77,7 @@ func saveNonces(dir string, nonces map[string]time.Time) error {
 // useNonce records nonce as used until forget, or refuses it as a replay.
 // With a state directory the nonce is durable before the consent is
 // accepted; if it cannot be written the consent is refused.
-func (g *Gate) useNonce(nonce string, forget, now time.Time) error {
+func (g *Authority) useNonce(nonce string, forget, now time.Time) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.nonceErr != nil {

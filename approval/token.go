@@ -31,7 +31,7 @@ func poolOf(req Request) string {
 // full pool loses its own oldest token, never another identity's. When the
 // whole gate holds Options.MaxPending tokens, a new one is refused
 // (retryable) instead of evicting anybody's.
-func (g *Gate) issue(req Request, hash string) (string, time.Time, error) {
+func (g *Authority) issue(req Request, hash string) (string, time.Time, error) {
 	var b [18]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		panic("approval: no randomness: " + err.Error()) // crypto/rand never fails on Linux
@@ -66,7 +66,7 @@ func (g *Gate) issue(req Request, hash string) (string, time.Time, error) {
 }
 
 // dropLocked forgets token tok.
-func (g *Gate) dropLocked(tok string) {
+func (g *Authority) dropLocked(tok string) {
 	t, ok := g.tokens[tok]
 	if !ok {
 		return
@@ -79,7 +79,7 @@ func (g *Gate) dropLocked(tok string) {
 
 // redeem checks and consumes a token. A token that does not match the call
 // is refused and stays valid for the call it was issued for.
-func (g *Gate) redeem(req Request, hash, tok string) error {
+func (g *Authority) redeem(req Request, hash, tok string) error {
 	now := g.opts.Now()
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -107,7 +107,7 @@ func (g *Gate) redeem(req Request, hash, tok string) error {
 	return nil
 }
 
-func (g *Gate) purgeLocked(now time.Time) {
+func (g *Authority) purgeLocked(now time.Time) {
 	for k, t := range g.tokens {
 		if !now.Before(t.expires) {
 			g.dropLocked(k)

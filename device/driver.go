@@ -3,6 +3,8 @@ package device
 import (
 	"context"
 	"time"
+
+	"github.com/netmcp/netmcp/diag"
 )
 
 // Driver is one network device.
@@ -87,8 +89,9 @@ type Telemetry interface {
 // device and a real one go through the same parser.
 type Diagnoser interface {
 	// Diagnose runs req, calling onLine (if non-nil) with each output line
-	// as it is produced, and returns the whole output and exit code.
-	Diagnose(ctx context.Context, req DiagRequest, onLine func(string)) (DiagResult, error)
+	// as it is produced, and returns the whole output and exit code. The
+	// MCP layer validates req (diag.Request.Validate) before it gets here.
+	Diagnose(ctx context.Context, req diag.Request, onLine func(string)) (DiagResult, error)
 }
 
 // Owner identifies who acts on the device: the MCP session and the user.
@@ -257,29 +260,6 @@ type Event struct {
 	Name string    `json:"name,omitempty"`
 	Time time.Time `json:"time"`
 	Log  *LogEntry `json:"log,omitempty"`
-}
-
-// DiagRequest is a validated diagnostic request. Package diag validates
-// user input before a DiagRequest is built; drivers may trust its fields.
-type DiagRequest struct {
-	Tool         string        `json:"tool"` // "ping", "traceroute", "tracepath", "dig"
-	Destination  string        `json:"destination"`
-	Source       string        `json:"source,omitempty"`
-	VRF          string        `json:"vrf,omitempty"`
-	Count        int           `json:"count,omitempty"`
-	Interval     time.Duration `json:"interval,omitempty"`
-	Timeout      time.Duration `json:"timeout,omitempty"`
-	PacketSize   int           `json:"packetSize,omitempty"`
-	DontFragment bool          `json:"dontFragment,omitempty"`
-	MaxHops      int           `json:"maxHops,omitempty"`
-	TTL          int           `json:"ttl,omitempty"`  // ping's time to live (0: 64); MaxHops is traceroute's
-	IPv4         bool          `json:"ipv4,omitempty"` // force IPv4 (a host name may resolve to both)
-	IPv6         bool          `json:"ipv6,omitempty"`
-	// Resolve asks traceroute/tracepath to print host names; by default
-	// addresses are printed numerically.
-	Resolve   bool   `json:"resolve,omitempty"`
-	QueryType string `json:"queryType,omitempty"` // dig: A, AAAA, MX, ...
-	Server    string `json:"server,omitempty"`    // dig: @server
 }
 
 // DiagResult is the raw outcome of a diagnostic run.

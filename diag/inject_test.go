@@ -96,10 +96,6 @@ func TestValidAndArgv(t *testing.T) {
 		if got := strings.Join(r.Argv(), " "); got != tc.want {
 			t.Errorf("argv = %q, want %q", got, tc.want)
 		}
-		d := r.ToDevice()
-		if d.Tool != r.Tool || d.Destination != r.Destination || d.Count != r.Count || d.TTL != r.TTL || d.MaxHops != r.MaxHops {
-			t.Errorf("ToDevice = %+v", d)
-		}
 		if InputSchema(r.Tool) == nil || OutputSchema(r.Tool) == nil {
 			t.Errorf("no schema for %s", r.Tool)
 		}

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
-	"github.com/netmcp/netmcp/device"
 )
 
 // ErrInvalidRequest is wrapped by every validation error.
@@ -26,9 +24,10 @@ const (
 	maxNameLen    = 253
 )
 
-// Request is a validated diagnostic request, shared by the local runner and
-// the MCP layer (which turns it into a device.DiagRequest for drivers).
-// Zero values select the defaults.
+// Request is a diagnostic request: the arguments of the MCP tools, what
+// the local runner runs, and what a device driver's Diagnose receives.
+// Validate checks it and fills in the defaults; a driver may trust a
+// validated request's fields. Zero values select the defaults.
 type Request struct {
 	// Tool is "ping", "traceroute", "tracepath", "dig" or "mtr".
 	Tool string `json:"tool"`
@@ -216,26 +215,14 @@ func isWord(s string, max int) bool {
 	return s[0] != '-'
 }
 
-// ToDevice converts a validated request for a device driver's Diagnose.
-func (r *Request) ToDevice() device.DiagRequest {
-	return device.DiagRequest{
-		Tool:         r.Tool,
-		Destination:  r.Destination,
-		Source:       r.Source,
-		VRF:          r.VRF,
-		Count:        r.Count,
-		Interval:     time.Duration(r.IntervalMs) * time.Millisecond,
-		Timeout:      time.Duration(r.Timeout) * time.Second,
-		PacketSize:   r.PacketSize,
-		DontFragment: r.DontFragment,
-		MaxHops:      r.MaxHops,
-		TTL:          r.TTL,
-		IPv4:         r.IPv4,
-		IPv6:         r.IPv6,
-		Resolve:      r.Resolve,
-		QueryType:    r.QueryType,
-		Server:       r.Server,
-	}
+// Interval is the time between ping probes (IntervalMs; 0 when unset).
+func (r *Request) Interval() time.Duration {
+	return time.Duration(r.IntervalMs) * time.Millisecond
+}
+
+// ReplyTimeout is the time to wait for each reply (Timeout; 0 when unset).
+func (r *Request) ReplyTimeout() time.Duration {
+	return time.Duration(r.Timeout) * time.Second
 }
 
 // TimeLimit is the longest the request may run: the probes' worst case

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/netmcp/netmcp/yang"
 )
 
 // Mask replaces every secret.
@@ -44,15 +46,10 @@ type Options struct {
 	Secrets []string
 }
 
-// DefaultLeaves are leaf names (local names, any module) holding secrets.
-var DefaultLeaves = []string{
-	"password", "password-hashed", "encrypted-password", "cleartext-password",
-	"secret", "secret-key", "shared-secret", "shared-key",
-	"key", "key-string", "keystring", "auth-key", "priv-key", "private-key", "cleartext-private-key",
-	"authentication-key", "md5-key", "pre-shared-key", "psk", "passphrase",
-	"community", "community-name", "community-string", "auth-password", "priv-password",
-	"token", "access-token", "bearer-token",
-}
+// DefaultLeaves are leaf names (local names, any module) holding secrets:
+// the YANG trees' own list (yang.SecretLeaves), so that what yang never
+// shows in a diff and what a Redactor masks are the same leaves.
+var DefaultLeaves = yang.SecretLeaves
 
 // DefaultPaths are schema paths holding secrets whose leaf names do not
 // say so (the SNMP community string of ietf-snmp is "text-name").

@@ -119,13 +119,13 @@ func TestChangeCheckedBeforeApproval(t *testing.T) {
 func TestConsentNotReplayable(t *testing.T) {
 	pub, priv, _ := ed25519.GenerateKey(nil)
 	stateDir := t.TempDir()
-	gate := func() server.Gate {
+	gate := func() server.Approver {
 		g, err := approval.Open(approval.Options{StateDir: stateDir,
 			TrustedKeys: map[string]ed25519.PublicKey{"alice": pub}})
 		if err != nil {
 			t.Fatal(err)
 		}
-		return server.NewApprovalGate(g, nil)
+		return server.NewMCPApprover(g, nil)
 	}
 	edit := loopEdit("consented")
 	sign := func(device, nonce string) string {
@@ -139,7 +139,7 @@ func TestConsentNotReplayable(t *testing.T) {
 	}
 	withConsent := sign("r1", "n-1")
 
-	e := newSim(t, "", server.Options{Gate: gate()})
+	e := newSim(t, "", server.Options{Approver: gate()})
 	first := e.dial(t, nil)
 	mustOK(t, first, netproto.ToolYangEdit, withConsent)
 	first.Close() // releases the candidate lock, asynchronously
@@ -149,7 +149,7 @@ func TestConsentNotReplayable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	restarted, err := server.New(r1, server.Options{Gate: gate(), User: "tester"})
+	restarted, err := server.New(r1, server.Options{Approver: gate(), User: "tester"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestConsentNotReplayable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := server.New(r2, server.Options{Gate: gate(), User: "tester"})
+	other, err := server.New(r2, server.Options{Approver: gate(), User: "tester"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func (s *Server) mayNeedApproval(tool string, write bool) bool {
 	if write {
 		return true
 	}
-	p, ok := s.opts.Gate.(ToolPolicy)
+	p, ok := s.opts.Approver.(ToolPolicy)
 	return ok && p.Needs(tool, false)
 }
 

@@ -16,13 +16,13 @@ import (
 // refusals are JSON-RPC errors since it has no tool result.
 const MethodResourcesWrite = "resources/write"
 
-// approve is the path of a state-changing call to the Gate, with the
+// approve is the path of a state-changing call to the Approver, with the
 // summary the operator reviews. args are the arguments as received.
 func (s *Server) approve(ctx context.Context, ss *mcp.ServerSession, tool string, args json.RawMessage, summary string) error {
 	return s.approveRequest(ctx, ApprovalRequest{MCPSession: ss, Tool: tool, Arguments: args, Summary: summary, Write: true})
 }
 
-// approveRequest sends req to the Gate after filling in the session and
+// approveRequest sends req to the Approver after filling in the session and
 // user. A read-only server refuses every write (-32083) without asking. An
 // *approval.ApprovalRequired is returned as is for a tool (the tool layer
 // turns it into an "approval-required" result) and as a -32083 error with
@@ -43,7 +43,7 @@ func (s *Server) approveRequest(ctx context.Context, req ApprovalRequest) error 
 		req.User, req.Role = id.String(), strings.Join(id.Roles, ",")
 	}
 	req.Device = s.info.Name
-	err := s.opts.Gate.Approve(ctx, req)
+	err := s.opts.Approver.Approve(ctx, req)
 	if err == nil {
 		return nil
 	}
@@ -70,10 +70,10 @@ func (c *call) rawArgs() json.RawMessage {
 	return c.req.Params.Arguments
 }
 
-// approveRead passes a read-only tool's call through the Gate when its
+// approveRead passes a read-only tool's call through the Approver when its
 // policy says the tool needs approval (mode "always").
 func (s *Server) approveRead(ctx context.Context, c *call) error {
-	p, ok := s.opts.Gate.(ToolPolicy)
+	p, ok := s.opts.Approver.(ToolPolicy)
 	if !ok || !p.Needs(c.tool, false) {
 		return nil
 	}

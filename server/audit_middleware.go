@@ -221,15 +221,15 @@ func (sec *Security) recordEvent(session, identity, method, tool string, details
 	}
 }
 
-// auditGate records every decision of the approval gate: approved,
+// auditApprover records every decision of the approval gate: approved,
 // approval required (a token was issued) or refused.
-type auditGate struct {
-	inner Gate
+type auditApprover struct {
+	inner Approver
 	sec   *Security
 }
 
-// Approve implements Gate.
-func (g *auditGate) Approve(ctx context.Context, req ApprovalRequest) error {
+// Approve implements Approver.
+func (g *auditApprover) Approve(ctx context.Context, req ApprovalRequest) error {
 	err := g.inner.Approve(ctx, req)
 	decision := "approved"
 	var ar *approval.ApprovalRequired
@@ -252,8 +252,8 @@ func (g *auditGate) Approve(ctx context.Context, req ApprovalRequest) error {
 	return err
 }
 
-// Needs implements ToolPolicy when the wrapped gate does.
-func (g *auditGate) Needs(tool string, write bool) bool {
+// Needs implements ToolPolicy when the wrapped Approver does.
+func (g *auditApprover) Needs(tool string, write bool) bool {
 	if p, ok := g.inner.(ToolPolicy); ok {
 		return p.Needs(tool, write)
 	}

@@ -112,7 +112,7 @@ func (s *Server) Secure(opts SecurityOptions) (*Security, error) {
 		sec.local.Roles = []string{opts.StdioRole}
 	}
 	sec.learnDeviceSecrets()
-	s.opts.Gate = &auditGate{inner: s.opts.Gate, sec: sec}
+	s.opts.Approver = &auditApprover{inner: s.opts.Approver, sec: sec}
 	s.mcp.AddReceivingMiddleware(sec.middleware)
 	s.mcp.AddSendingMiddleware(sec.sendingMiddleware)
 	return sec, nil

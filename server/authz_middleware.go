@@ -168,6 +168,11 @@ func maskerFrom(ctx context.Context) *secretMasker {
 	return nil
 }
 
+// treeResult is implemented by tool results that are generic JSON trees
+// held in a struct (network.yang.get's data): jsonTree gives them as one,
+// which the masker reads whole.
+type treeResult interface{ jsonTree() any }
+
 // maskedToolResult returns the result of a tool whose output is out, masked
 // before it is encoded when the caller may not read secrets and out is a
 // JSON tree (the masking of the encoded result would decode it again), and
@@ -177,6 +182,9 @@ func maskedToolResult(ctx context.Context, out any) (res *mcp.CallToolResult, ok
 	c, _ := ctx.Value(maskerKey{}).(*callMask)
 	if c == nil {
 		return nil, false, nil
+	}
+	if t, ok := out.(treeResult); ok {
+		out = t.jsonTree()
 	}
 	masked, _, whole := c.m.tree(out)
 	if !whole {

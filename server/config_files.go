@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -22,27 +23,63 @@ const (
 	uploadTTL = 10 * time.Minute
 )
 
+// filePullArgs are the arguments of network.file.pull.
+type filePullArgs struct {
+	Name   string `json:"name"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first byte to return"`
+	Length int    `json:"length,omitempty" jsonschema:"most bytes to return (default and maximum 262144)"`
+}
+
+// filePullResult is the result of network.file.pull: a chunk of the file
+// (the whole file when it is small). Its fields are in the order of their
+// JSON names.
+type filePullResult struct {
+	ChunkSHA256 string `json:"chunkSha256"`
+	Content     string `json:"content"`
+	EOF         bool   `json:"eof"`
+	Length      int    `json:"length"`
+	Name        string `json:"name"`
+	NextOffset  int    `json:"nextOffset,omitempty" jsonschema:"offset of the next chunk; absent at the end"`
+	Offset      int    `json:"offset"`
+	SHA256      string `json:"sha256" jsonschema:"SHA-256 of the whole file"`
+	Size        int    `json:"size" jsonschema:"size of the whole file"`
+}
+
+// filePushArgs are the arguments of network.file.push.
+type filePushArgs struct {
+	Name    string `json:"name"`
+	Content string `json:"content" jsonschema:"the file, or one chunk of at most 262144 bytes"`
+	SHA256  string `json:"sha256,omitempty" jsonschema:"SHA-256 of the whole file; required on the last (or only) chunk of a push"`
+	Offset  int    `json:"offset,omitempty" jsonschema:"position of this chunk; must equal the bytes received so far"`
+	More    bool   `json:"more,omitempty" jsonschema:"true: more chunks follow; nothing is written until the last one"`
+}
+
+// filePushResult is the result of network.file.push: the file written, or
+// the chunks staged so far (with the offset of the next chunk). Its fields
+// are in the order of their JSON names.
+type filePushResult struct {
+	Name       string `json:"name"`
+	NextOffset *int   `json:"nextOffset,omitempty"`
+	SHA256     string `json:"sha256"`
+	Size       int    `json:"size"`
+	Status     string `json:"status"`
+}
+
 // Schemas of the file tools (chunked transfer, see docs/configuration.md).
-const (
-	filePullInput = `{"type":"object","properties":{
-"name":{"enum":["running-config","startup-config","candidate-config"]},
-"offset":{"type":"integer","minimum":0,"default":0,"description":"first byte to return"},
-"length":{"type":"integer","minimum":1,"maximum":262144,"description":"most bytes to return (default and maximum 262144)"}},
-"required":["name"],"additionalProperties":false}`
-	filePullOutput = `{"type":"object","properties":{"name":{"type":"string"},"content":{"type":"string"},
-"sha256":{"type":"string","description":"SHA-256 of the whole file"},"size":{"type":"integer","description":"size of the whole file"},
-"offset":{"type":"integer"},"length":{"type":"integer"},"chunkSha256":{"type":"string"},
-"nextOffset":{"type":"integer","description":"offset of the next chunk; absent at the end"},"eof":{"type":"boolean"}},
-"required":["name","content","sha256","size"]}`
-	filePushInput = `{"type":"object","properties":{
-"name":{"enum":["candidate-config","startup-config"]},
-"content":{"type":"string","description":"the file, or one chunk of at most 262144 bytes"},
-"sha256":{"type":"string","pattern":"^[0-9a-fA-F]{64}$","description":"SHA-256 of the whole file; required on the last (or only) chunk of a push"},
-"offset":{"type":"integer","minimum":0,"default":0,"description":"position of this chunk; must equal the bytes received so far"},
-"more":{"type":"boolean","default":false,"description":"true: more chunks follow; nothing is written until the last one"}},
-"required":["name","content"],"additionalProperties":false}`
-	filePushOutput = `{"type":"object","properties":{"name":{"type":"string"},"status":{"type":"string"},"sha256":{"type":"string"},
-"size":{"type":"integer"},"nextOffset":{"type":"integer"}},"required":["name","status","sha256","size"]}`
+var (
+	filePullInput = inputSchema[filePullArgs](&jsonschema.Schema{Properties: props{
+		"name":   {Enum: []any{"running-config", "startup-config", "candidate-config"}},
+		"offset": {Minimum: ptr(0.0), Default: jsonValue(0)},
+		"length": {Minimum: ptr(1.0), Maximum: ptr(float64(MaxFileChunk))},
+	}})
+	filePullOutput = outputSchema[filePullResult](&jsonschema.Schema{Required: []string{"name", "content", "sha256", "size"}})
+	filePushInput  = inputSchema[filePushArgs](&jsonschema.Schema{Properties: props{
+		"name":   {Enum: []any{"candidate-config", "startup-config"}},
+		"sha256": {Pattern: "^[0-9a-fA-F]{64}$"},
+		"offset": {Minimum: ptr(0.0), Default: jsonValue(0)},
+		"more":   {Default: jsonValue(false)},
+	}})
+	filePushOutput = outputSchema[filePushResult](nil)
 )
 
 func sha256Hex(b []byte) string {
@@ -57,11 +94,7 @@ func sha256Hex(b []byte) string {
 // would miss a secret split across two chunks, and the hash or size of the
 // unmasked file would let a caller check guesses offline.
 func (s *Server) filePull(ctx context.Context, c *call) (any, error) {
-	var in struct {
-		Name   string `json:"name"`
-		Offset int    `json:"offset"`
-		Length int    `json:"length"`
-	}
+	var in filePullArgs
 	if err := c.bind(&in); err != nil {
 		return nil, err
 	}
@@ -81,10 +114,10 @@ func (s *Server) filePull(ctx context.Context, c *call) (any, error) {
 	}
 	end := min(in.Offset+n, len(b))
 	chunk := b[in.Offset:end]
-	out := map[string]any{"name": in.Name, "content": string(chunk), "sha256": sha256Hex(b), "size": len(b),
-		"offset": in.Offset, "length": len(chunk), "chunkSha256": sha256Hex(chunk), "eof": end == len(b)}
+	out := filePullResult{Name: in.Name, Content: string(chunk), SHA256: sha256Hex(b), Size: len(b),
+		Offset: in.Offset, Length: len(chunk), ChunkSHA256: sha256Hex(chunk), EOF: end == len(b)}
 	if end < len(b) {
-		out["nextOffset"] = end
+		out.NextOffset = end // > 0: a chunk has at least one byte
 	}
 	return out, nil
 }
@@ -108,13 +141,7 @@ func uploadKey(session, name string) string { return session + "\x00" + name }
 // the last one (with the sha256 of the whole file) is checked, approved
 // and written. The driver validates the syntax before anything changes.
 func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
-	var in struct {
-		Name    string `json:"name"`
-		Content string `json:"content"`
-		SHA256  string `json:"sha256"`
-		Offset  int    `json:"offset"`
-		More    bool   `json:"more"`
-	}
+	var in filePushArgs
 	if err := c.bind(&in); err != nil {
 		return nil, err
 	}
@@ -160,7 +187,7 @@ func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
 	if in.More {
 		s.uploads.m[key] = &upload{data: data, updated: now}
 		s.uploads.mu.Unlock()
-		return map[string]any{"name": in.Name, "status": "staged", "sha256": sha256Hex(data), "size": len(data), "nextOffset": len(data)}, nil
+		return filePushResult{Name: in.Name, Status: "staged", SHA256: sha256Hex(data), Size: len(data), NextOffset: ptr(len(data))}, nil
 	}
 	delete(s.uploads.m, key)
 	s.uploads.mu.Unlock()
@@ -184,10 +211,10 @@ func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
 		}
 		return nil, err
 	}
-	return map[string]any{"name": in.Name, "status": "written", "sha256": got, "size": len(data)}, nil
+	return filePushResult{Name: in.Name, Status: "written", SHA256: got, Size: len(data)}, nil
 }
 
-// writeFile replaces a configuration file through the Gate. The driver
+// writeFile replaces a configuration file through the Approver. The driver
 // checks the syntax before it changes anything (MCP-NET 5.3).
 func (s *Server) writeFile(ctx context.Context, ss *mcp.ServerSession, tool string, args []byte, name string, data []byte) error {
 	summary := fmt.Sprintf("replace %s with %d bytes (sha256 %s)", name, len(data), sha256Hex(data))

@@ -230,8 +230,8 @@ func TestApprovalTokenExpires(t *testing.T) {
 	now := time.Now()
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	gate := server.NewApprovalGate(approval.New(approval.Options{TokenTTL: time.Minute, Now: clock}), nil)
-	e := newSim(t, "", server.Options{Gate: gate})
+	gate := server.NewMCPApprover(approval.New(approval.Options{TokenTTL: time.Minute, Now: clock}), nil)
+	e := newSim(t, "", server.Options{Approver: gate})
 	cs := e.dial(t, nil)
 	ar := needApproval(t, cs, netproto.ToolYangEdit, loopEdit("late"))
 	mu.Lock()
@@ -289,7 +289,7 @@ func TestApprovalSignedConsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := newSim(t, "", server.Options{Gate: server.NewApprovalGate(approval.New(opts), nil)})
+	e := newSim(t, "", server.Options{Approver: server.NewMCPApprover(approval.New(opts), nil)})
 	cs := e.dial(t, nil)
 	sign := func(args string, window int, nonce string, jwt bool) json.RawMessage {
 		c := approval.Consent{Tool: netproto.ToolYangEdit, Parameters: json.RawMessage(args), ImpactWindow: window,
@@ -350,7 +350,7 @@ func TestApprovalPolicyFile(t *testing.T) {
 		}
 	}
 	opts, _ := parseApprovalPolicy([]byte("approval: {default: writes, tools: {network.commit: never}}"))
-	e := newSim(t, "", server.Options{Gate: server.NewApprovalGate(approval.New(opts), nil)})
+	e := newSim(t, "", server.Options{Approver: server.NewMCPApprover(approval.New(opts), nil)})
 	cs := e.dial(t, nil)
 	needApproval(t, cs, netproto.ToolYangEdit, loopEdit("x"))
 	if out := mustOK(t, cs, netproto.ToolCommit, `{}`); out["status"] != "no-changes" {
@@ -378,7 +378,7 @@ func TestReadOnlyRefusesEveryWrite(t *testing.T) {
 
 // yang.edit validation: codes with paths; all or nothing; maxBulkEdit.
 func TestYangEditValidation(t *testing.T) {
-	e := newSim(t, "", server.Options{Gate: server.AllowAll})
+	e := newSim(t, "", server.Options{Approver: server.AllowAll})
 	cs := e.dial(t, nil)
 	tests := []struct {
 		name  string
@@ -424,7 +424,7 @@ func TestYangEditValidation(t *testing.T) {
 
 // dryRun is the diff before a commit: unified diff and changed paths.
 func TestCommitDryRunDiff(t *testing.T) {
-	e := newSim(t, "", server.Options{Gate: server.AllowAll})
+	e := newSim(t, "", server.Options{Approver: server.AllowAll})
 	cs := e.dial(t, nil)
 	mustOK(t, cs, netproto.ToolYangEdit, loopEdit("dry"))
 	out := mustOK(t, cs, netproto.ToolCommit, `{"dryRun":true}`)
@@ -443,7 +443,7 @@ func TestCommitDryRunDiff(t *testing.T) {
 // is -32086; cancel rolls back at once.
 func TestConfirmedCommitTimeout(t *testing.T) {
 	dir := t.TempDir()
-	e := newSim(t, dir, server.Options{Gate: server.AllowAll})
+	e := newSim(t, dir, server.Options{Approver: server.AllowAll})
 	cs := e.dial(t, nil)
 	mustOK(t, cs, netproto.ToolYangEdit, loopEdit("timed"))
 	out := mustOK(t, cs, netproto.ToolCommit, `{"confirmed":1}`)
@@ -496,7 +496,7 @@ func history(t testing.TB, cs *mcp.ClientSession) []device.CommitInfo {
 // Rollback to the previous commit and to an id; -32085 and -32087.
 func TestRollback(t *testing.T) {
 	dir := t.TempDir()
-	e := newSim(t, dir, server.Options{Gate: server.AllowAll})
+	e := newSim(t, dir, server.Options{Approver: server.AllowAll})
 	cs := e.dial(t, nil)
 	var ids []string
 	for _, d := range []string{"one", "two", "three"} {
@@ -548,7 +548,7 @@ func TestRollback(t *testing.T) {
 // Two sessions on one server: the candidate lock names its holder and is
 // released when the holder's session ends.
 func TestTwoEditors(t *testing.T) {
-	e := newSim(t, "", server.Options{Gate: server.AllowAll})
+	e := newSim(t, "", server.Options{Approver: server.AllowAll})
 	a, b := e.dial(t, nil), e.dial(t, nil)
 	mustOK(t, a, netproto.ToolYangEdit, loopEdit("alice"))
 	for _, c := range []struct{ tool, args string }{
@@ -625,7 +625,7 @@ func TestConfigureAndResourcesWrite(t *testing.T) {
 
 // Chunked file transfer with whole-file SHA-256.
 func TestFileChunks(t *testing.T) {
-	e := newSim(t, "", server.Options{Gate: server.AllowAll})
+	e := newSim(t, "", server.Options{Approver: server.AllowAll})
 	cs := e.dial(t, nil)
 	var got strings.Builder
 	off, sum := 0, ""
@@ -728,14 +728,14 @@ func TestAddVLANPromptCommitGated(t *testing.T) {
 // History and the state directory survive a restart.
 func TestHistorySurvivesRestart(t *testing.T) {
 	dir := t.TempDir()
-	e := newSim(t, dir, server.Options{Gate: server.AllowAll})
+	e := newSim(t, dir, server.Options{Approver: server.AllowAll})
 	cs := e.dial(t, nil)
 	mustOK(t, cs, netproto.ToolYangEdit, loopEdit("kept"))
 	id := mustOK(t, cs, netproto.ToolCommit, `{"comment":"keep me"}`)["commit-id"].(string)
 	cs.Close()
 	e.srv.Close()
 	e.lab.Close()
-	e2 := newSim(t, dir, server.Options{Gate: server.AllowAll})
+	e2 := newSim(t, dir, server.Options{Approver: server.AllowAll})
 	cs2 := e2.dial(t, nil)
 	h := history(t, cs2)
 	if len(h) != 1 || h[0].ID != id || h[0].Comment != "keep me" || h[0].User != "tester" || h[0].Time.IsZero() {
@@ -749,7 +749,7 @@ func TestHistorySurvivesRestart(t *testing.T) {
 // BenchmarkCommitStateDir measures an edit plus a commit through an MCP
 // session with the state directory on disk (fsync'ed).
 func BenchmarkCommitStateDir(b *testing.B) {
-	e := newSim(b, b.TempDir(), server.Options{Gate: server.AllowAll})
+	e := newSim(b, b.TempDir(), server.Options{Approver: server.AllowAll})
 	cs := e.dial(b, nil)
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {

@@ -9,7 +9,7 @@
 // files, telemetry, diagnostics) are discovered with type assertions, and
 // tools a driver cannot serve are listed with _meta {"available": false}.
 //
-// Every state-changing call passes through one Gate (gate.go). Where MCP
-// and the draft disagree on the wire, MCP wins; docs/mcp-mapping.md lists
-// every such mapping.
+// Every state-changing call passes through one Approver (approver.go).
+// Where MCP and the draft disagree on the wire, MCP wins;
+// docs/mcp-mapping.md lists every such mapping.
 package server

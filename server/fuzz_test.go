@@ -31,7 +31,7 @@ func FuzzResourceURI(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	srv, err := New(r1, Options{Gate: AllowAll})
+	srv, err := New(r1, Options{Approver: AllowAll})
 	if err != nil {
 		f.Fatal(err)
 	}

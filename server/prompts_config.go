@@ -12,6 +12,7 @@ import (
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/internal/lazyre"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // pathVLANID is the schema path of a VLAN id (MCP-NET 7.2).
@@ -113,11 +114,10 @@ func (s *Server) auditPrompt(ctx context.Context, _ *mcp.GetPromptRequest, args 
 		checked = append(checked, "interface descriptions", "unused ACLs")
 		ifs, err := s.drv.Get(ctx, device.Running, pathInterfaces)
 		if err == nil {
-			for _, i := range listUnder(ifs, "openconfig-interfaces:interfaces", "interface") {
-				m, _ := i.(map[string]any)
-				cfg, _ := m["config"].(map[string]any)
-				if strings.TrimSpace(str(cfg["description"])) == "" {
-					fs = append(fs, finding{"interface-description", "low", str(m["name"]), "interface has no description"})
+			for _, i := range yang.Entries(ifs, "openconfig-interfaces:interfaces", "interface") {
+				m := yang.Object(i)
+				if strings.TrimSpace(yang.String(yang.Member(m, "config", "description"))) == "" {
+					fs = append(fs, finding{"interface-description", "low", yang.String(m["name"]), "interface has no description"})
 				}
 			}
 		}
@@ -151,10 +151,10 @@ func (s *Server) auditPrompt(ctx context.Context, _ *mcp.GetPromptRequest, args 
 		checked = append(checked, "enabled interfaces that are down")
 		ifs, err := s.drv.Get(ctx, device.Operational, pathInterfaces)
 		if err == nil {
-			for _, i := range listUnder(ifs, "openconfig-interfaces:interfaces", "interface") {
-				m, _ := i.(map[string]any)
+			for _, i := range yang.Entries(ifs, "openconfig-interfaces:interfaces", "interface") {
+				m := yang.Object(i)
 				if admin, oper := ifStatus(m); admin == "UP" && oper != "" && oper != "UP" {
-					fs = append(fs, finding{"interface-down", "medium", str(m["name"]), "interface is enabled but oper-status is " + oper})
+					fs = append(fs, finding{"interface-down", "medium", yang.String(m["name"]), "interface is enabled but oper-status is " + oper})
 				}
 			}
 		}
@@ -181,10 +181,8 @@ func unusedACLs(acl any) []finding {
 	m := aclRoot(acl)
 	used := boundACLSets(m, func(any) bool { return true })
 	var out []finding
-	sets, _ := m["acl-sets"].(map[string]any)
-	for _, set := range listUnder(sets, "acl-sets", "acl-set") {
-		sm, _ := set.(map[string]any)
-		if n := str(sm["name"]); !used[n] {
+	for _, set := range yang.Entries(m["acl-sets"], "acl-sets", "acl-set") {
+		if n := yang.String(yang.Member(set, "name")); !used[n] {
 			out = append(out, finding{"unused-acl", "low", n, "ACL is defined but applied to no interface"})
 		}
 	}

@@ -75,12 +75,12 @@ func mustMarshal(v any) []byte { b, _ := json.Marshal(v); return b }
 // client that can answer form elicitations.
 const newProtocolMeta = `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"},"io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}}}`
 
-// TestGateUsesNegotiatedVersion: a client that asks for 2026-07-28 in
+// TestApproverUsesNegotiatedVersion: a client that asks for 2026-07-28 in
 // initialize negotiates 2025-11-25 and must not receive the 2026-07-28
 // input-required result (before, the gate read the requested version); it
 // gets the approval token instead. A 2026-07-28 request still gets the
 // input-required result.
-func TestGateUsesNegotiatedVersion(t *testing.T) {
+func TestApproverUsesNegotiatedVersion(t *testing.T) {
 	r := newRawSession(t)
 	res := r.call(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2026-07-28","capabilities":{"elicitation":{"form":{}}},"clientInfo":{"name":"c","version":"1"}}}`, 1)
 	var init struct {

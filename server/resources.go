@@ -14,6 +14,7 @@ import (
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/transport"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // Meta keys of resource results.
@@ -273,7 +274,10 @@ func (s *Server) readInterfaces(ctx context.Context, uri, cur string) (*readResu
 	if err != nil {
 		return nil, rpc(err)
 	}
-	items := listUnder(data, "openconfig-interfaces:interfaces", "interface")
+	items := yang.Entries(data, "openconfig-interfaces:interfaces", "interface")
+	if items == nil {
+		items = []any{}
+	}
 	return s.paged(uri, items, cur, func(pg []any) any {
 		return map[string]any{"openconfig-interfaces:interfaces": map[string]any{"interface": pg}}
 	})
@@ -289,9 +293,9 @@ func (s *Server) readRoutes(ctx context.Context, uri, cur string) (*readResult, 
 		return nil, rpc(err)
 	}
 	var items []any
-	for _, r := range listUnder(data, "ietf-routing:ribs", "rib") {
-		if m, ok := r.(map[string]any); ok && m["name"] == rib {
-			items = listUnder(m["routes"], "routes", "route")
+	for _, r := range yang.Entries(data, "ietf-routing:ribs", "rib") {
+		if m := yang.Object(r); m != nil && m["name"] == rib {
+			items = yang.Entries(m["routes"], "routes", "route")
 		}
 	}
 	if items == nil {
@@ -300,30 +304,6 @@ func (s *Server) readRoutes(ctx context.Context, uri, cur string) (*readResult, 
 	return s.paged(uri, items, cur, func(pg []any) any {
 		return map[string]any{"ietf-routing:routes": map[string]any{"route": pg}}
 	})
-}
-
-// listUnder finds the list member in a subtree that may or may not be
-// wrapped in its container (qualified or not): {"c": {"list": [...]}},
-// {"list": [...]} or [...].
-func listUnder(v any, container, list string) []any {
-	switch t := v.(type) {
-	case []any:
-		return t
-	case map[string]any:
-		if l, ok := t[list].([]any); ok {
-			return l
-		}
-		local := container
-		if i := strings.Index(container, ":"); i >= 0 {
-			local = container[i+1:]
-		}
-		for k, c := range t {
-			if k == container || k == local || strings.HasSuffix(k, ":"+local) {
-				return listUnder(c, container, list)
-			}
-		}
-	}
-	return []any{}
 }
 
 func (s *Server) readSyslog(ctx context.Context, uri string) (*readResult, error) {

@@ -17,6 +17,7 @@ import (
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/internal/lazyre"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // runbook is the state of one ping-failure diagnosis between prompts/get calls.
@@ -393,15 +394,15 @@ func lookupRoute(ribs any, vrf string, dst netip.Addr, active bool) (route, bool
 		want = vrf + "-ipv" + map[bool]string{true: "6", false: "4"}[dst.Is6()]
 	}
 	best, bestLen := route{}, -1
-	for _, r := range listUnder(ribs, "ietf-routing:ribs", "rib") {
-		m, _ := r.(map[string]any)
+	for _, r := range yang.Entries(ribs, "ietf-routing:ribs", "rib") {
+		m := yang.Object(r)
 		if m["name"] != want {
 			continue
 		}
-		routes := listUnder(m["routes"], "routes", "route")
+		routes := yang.Entries(m["routes"], "routes", "route")
 		marked := false
 		for _, e := range routes {
-			if rt, _ := e.(map[string]any); rt != nil {
+			if rt := yang.Object(e); rt != nil {
 				if _, ok := rt["active"]; ok {
 					marked = true
 					break
@@ -409,13 +410,13 @@ func lookupRoute(ribs any, vrf string, dst netip.Addr, active bool) (route, bool
 			}
 		}
 		for _, e := range routes {
-			rt, _ := e.(map[string]any)
+			rt := yang.Object(e)
 			p, err := netip.ParsePrefix(fmt.Sprint(rt["destination-prefix"]))
 			if err != nil || !p.Contains(dst) || p.Bits() <= bestLen || routeActive(rt, marked) != active {
 				continue
 			}
-			nh, _ := rt["next-hop"].(map[string]any)
-			best = route{prefix: p.String(), nextHop: str(nh["next-hop-address"]), outIf: str(nh["outgoing-interface"]), special: str(nh["special-next-hop"])}
+			nh := yang.Object(rt["next-hop"])
+			best = route{prefix: p.String(), nextHop: yang.String(nh["next-hop-address"]), outIf: yang.String(nh["outgoing-interface"]), special: yang.String(nh["special-next-hop"])}
 			bestLen = p.Bits()
 		}
 	}
@@ -434,25 +435,21 @@ func routeActive(rt map[string]any, marked bool) bool {
 // interfaceForAddress finds the interface whose IPv4 or IPv6 subnet holds
 // addr in an openconfig-interfaces tree, and returns its name and entry.
 func interfaceForAddress(ifs any, addr netip.Addr) (string, any, bool) {
-	for _, i := range listUnder(ifs, "openconfig-interfaces:interfaces", "interface") {
-		im, _ := i.(map[string]any)
-		subs, _ := im["subinterfaces"].(map[string]any)
-		for _, sub := range listUnder(subs, "subinterfaces", "subinterface") {
-			sm, _ := sub.(map[string]any)
-			cfg, _ := sm["config"].(map[string]any)
+	for _, i := range yang.Entries(ifs, "openconfig-interfaces:interfaces", "interface") {
+		im := yang.Object(i)
+		for _, sub := range yang.Entries(im["subinterfaces"], "subinterfaces", "subinterface") {
+			sm := yang.Object(sub)
+			cfg := yang.Object(sm["config"])
 			for _, fam := range []any{sm["ipv4"], sm["ipv6"], sm["openconfig-if-ip:ipv4"], sm["openconfig-if-ip:ipv6"], cfg["ipv4"]} {
-				fm, _ := fam.(map[string]any)
-				addrs, _ := fm["addresses"].(map[string]any)
-				for _, a := range listUnder(addrs, "addresses", "address") {
-					am, _ := a.(map[string]any)
-					ac, _ := am["config"].(map[string]any)
-					ip, err := netip.ParseAddr(str(ac["ip"]))
+				for _, a := range yang.Entries(yang.Member(fam, "addresses"), "addresses", "address") {
+					ac := yang.Object(yang.Member(a, "config"))
+					ip, err := netip.ParseAddr(yang.String(ac["ip"]))
 					length, ok := ac["prefix-length"].(float64)
 					if err != nil || !ok {
 						continue
 					}
 					if p, err := ip.Prefix(int(length)); err == nil && p.Contains(addr) {
-						return str(im["name"]), im, true
+						return yang.String(im["name"]), im, true
 					}
 				}
 			}
@@ -461,27 +458,20 @@ func interfaceForAddress(ifs any, addr netip.Addr) (string, any, bool) {
 	return "", nil, false
 }
 
-func str(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return ""
-}
-
 // ifStatus reads admin-status and oper-status from an interface entry.
 func ifStatus(v any) (admin, oper string) {
 	if l, ok := v.([]any); ok && len(l) > 0 {
 		v = l[0]
 	}
-	m, _ := v.(map[string]any)
+	m := yang.Object(v)
 	if in, ok := m["openconfig-interfaces:interface"]; ok {
 		return ifStatus(in)
 	}
-	if l := listUnder(m, "openconfig-interfaces:interfaces", "interface"); len(l) > 0 && m["state"] == nil {
+	if l := yang.Entries(m, "openconfig-interfaces:interfaces", "interface"); len(l) > 0 && m["state"] == nil {
 		return ifStatus(l[0])
 	}
-	st, _ := m["state"].(map[string]any)
-	return strings.ToUpper(str(st["admin-status"])), strings.ToUpper(str(st["oper-status"]))
+	st := yang.Object(m["state"])
+	return strings.ToUpper(yang.String(st["admin-status"])), strings.ToUpper(yang.String(st["oper-status"]))
 }
 
 // droppingACL finds an ACL bound to ifname whose DROP/REJECT entry matches
@@ -489,25 +479,20 @@ func ifStatus(v any) (admin, oper string) {
 func droppingACL(acl any, ifname string, src, dst netip.Addr) (string, any, bool) {
 	m := aclRoot(acl)
 	bound := boundACLSets(m, func(id any) bool { return id == ifname })
-	sets, _ := m["acl-sets"].(map[string]any)
-	for _, set := range listUnder(sets, "acl-sets", "acl-set") {
-		sm, _ := set.(map[string]any)
-		name := str(sm["name"])
+	for _, set := range yang.Entries(m["acl-sets"], "acl-sets", "acl-set") {
+		sm := yang.Object(set)
+		name := yang.String(sm["name"])
 		if !bound[name] {
 			continue
 		}
-		entries, _ := sm["acl-entries"].(map[string]any)
-		for _, e := range listUnder(entries, "acl-entries", "acl-entry") {
-			em, _ := e.(map[string]any)
-			act, _ := em["actions"].(map[string]any)
-			ac, _ := act["config"].(map[string]any)
-			if a := str(ac["forwarding-action"]); a != "DROP" && a != "REJECT" && !strings.HasSuffix(a, ":DROP") && !strings.HasSuffix(a, ":REJECT") {
+		for _, e := range yang.Entries(sm["acl-entries"], "acl-entries", "acl-entry") {
+			em := yang.Object(e)
+			if a := yang.String(yang.Member(em, "actions", "config", "forwarding-action")); a != "DROP" && a != "REJECT" && !strings.HasSuffix(a, ":DROP") && !strings.HasSuffix(a, ":REJECT") {
 				continue
 			}
-			ip, _ := em["ipv4"].(map[string]any)
-			ic, _ := ip["config"].(map[string]any)
-			if matchPrefix(str(ic["source-address"]), src) && matchPrefix(str(ic["destination-address"]), dst) ||
-				matchPrefix(str(ic["source-address"]), dst) && matchPrefix(str(ic["destination-address"]), src) {
+			ic := yang.Object(yang.Member(em, "ipv4", "config"))
+			from, to := yang.String(ic["source-address"]), yang.String(ic["destination-address"])
+			if matchPrefix(from, src) && matchPrefix(to, dst) || matchPrefix(from, dst) && matchPrefix(to, src) {
 				return name, em["sequence-id"], true
 			}
 		}
@@ -518,9 +503,9 @@ func droppingACL(acl any, ifname string, src, dst netip.Addr) (string, any, bool
 // aclRoot returns the contents of an openconfig-acl tree, given with or
 // without its "openconfig-acl:acl" container.
 func aclRoot(acl any) map[string]any {
-	m, _ := acl.(map[string]any)
+	m := yang.Object(acl)
 	if in, ok := m["openconfig-acl:acl"]; ok {
-		m, _ = in.(map[string]any)
+		m = yang.Object(in)
 	}
 	return m
 }
@@ -529,17 +514,14 @@ func aclRoot(acl any) map[string]any {
 // to the interfaces of an openconfig-acl tree whose id use accepts.
 func boundACLSets(m map[string]any, use func(id any) bool) map[string]bool {
 	bound := map[string]bool{}
-	ifs, _ := m["interfaces"].(map[string]any)
-	for _, i := range listUnder(ifs, "interfaces", "interface") {
-		im, _ := i.(map[string]any)
+	for _, i := range yang.Entries(m["interfaces"], "interfaces", "interface") {
+		im := yang.Object(i)
 		if !use(im["id"]) {
 			continue
 		}
 		for _, dir := range []string{"ingress-acl-sets", "egress-acl-sets"} {
-			d, _ := im[dir].(map[string]any)
-			for _, set := range listUnder(d, dir, strings.TrimSuffix(dir, "s")) {
-				sm, _ := set.(map[string]any)
-				bound[str(sm["set-name"])] = true
+			for _, set := range yang.Entries(im[dir], dir, strings.TrimSuffix(dir, "s")) {
+				bound[yang.String(yang.Member(set, "set-name"))] = true
 			}
 		}
 	}

@@ -7,12 +7,12 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // This file is network.troubleshoot.bgp-down: a runbook, like ping-fail,
@@ -94,7 +94,7 @@ func (s *Server) bgpReadFor(ctx context.Context, c toolCall) any {
 		return nil
 	}
 	dst, _ := c.Arguments["destination"].(string)
-	r, err := s.diag.Diagnose(ctx, device.DiagRequest{Tool: "ping", Destination: dst, Count: 3, Interval: time.Millisecond}, nil)
+	r, err := s.diag.Diagnose(ctx, diag.Request{Tool: "ping", Destination: dst, Count: 3, IntervalMs: 1}, nil)
 	if err != nil {
 		return nil
 	}
@@ -109,20 +109,18 @@ func (s *Server) bgpAdvance(rb *bgpRunbook, out []any) (*mcp.GetPromptResult, er
 		if n == nil {
 			return s.bgpComplete(rb, fmt.Sprintf("no BGP neighbor %s is configured on this device", rb.peer))
 		}
-		cfg, _ := n["config"].(map[string]any)
-		st, _ := n["state"].(map[string]any)
+		cfg, st := yang.Object(n["config"]), yang.Object(n["state"])
 		if e, ok := cfg["enabled"].(bool); ok && !e {
 			return s.bgpComplete(rb, fmt.Sprintf("neighbor %s is administratively shut down (config enabled=false)", rb.peer))
 		}
 		peerAS := fmt.Sprint(cmp.Or(cfg["peer-as"], st["peer-as"]))
-		state := strings.ToUpper(str(st["session-state"]))
-		lastErr := str(st["netmcp-last-error"])
-		msgs, _ := st["messages"].(map[string]any)
-		note, _ := msgs["received"].(map[string]any)
-		if sent, ok := msgs["sent"].(map[string]any); ok {
+		state := strings.ToUpper(yang.String(st["session-state"]))
+		lastErr := yang.String(st["netmcp-last-error"])
+		note := yang.Member(st, "messages", "received")
+		if sent := yang.Object(yang.Member(st, "messages", "sent")); sent != nil {
 			note = sent // this device sent the NOTIFICATION (it expects another AS)
 		}
-		sub := str(note["last-notification-error-subcode"])
+		sub := yang.String(yang.Member(note, "last-notification-error-subcode"))
 		if state == "" {
 			rb.findings = append(rb.findings, fmt.Sprintf("Neighbor %s (remote AS %s) is configured; the device reports no session state.", rb.peer, peerAS))
 		} else {
@@ -134,7 +132,7 @@ func (s *Server) bgpAdvance(rb *bgpRunbook, out []any) (*mcp.GetPromptResult, er
 		if state == "ESTABLISHED" {
 			return s.bgpComplete(rb, fmt.Sprintf("no fault found on this device: the session with %s is Established", rb.peer))
 		}
-		if la, err := netip.ParseAddr(str(at2(n, "transport", "state", "local-address"))); err == nil {
+		if la, err := netip.ParseAddr(yang.String(yang.Member(n, "transport", "state", "local-address"))); err == nil {
 			rb.local = la
 		}
 		rb.step = 2
@@ -196,15 +194,6 @@ func errLabel(e string) string {
 	return " (last error: " + e + ")"
 }
 
-// at2 walks object members.
-func at2(v any, keys ...string) any {
-	for _, k := range keys {
-		m, _ := v.(map[string]any)
-		v = m[k]
-	}
-	return v
-}
-
 // neighborEntry finds the neighbour entry in a yang.get result (the entry,
 // a one-element list, or the list wrapped in its containers).
 func neighborEntry(v any) map[string]any {
@@ -261,12 +250,10 @@ type aclDrop struct {
 // receives. Entries are evaluated in sequence order, as the routers do.
 func bgpDroppingACL(acl any, ifname string, local, peer netip.Addr) (aclDrop, bool) {
 	m := aclRoot(acl)
-	ifs, _ := m["interfaces"].(map[string]any)
-	sets, _ := m["acl-sets"].(map[string]any)
 	byName := map[string]map[string]any{}
-	for _, set := range listUnder(sets, "acl-sets", "acl-set") {
-		sm, _ := set.(map[string]any)
-		byName[str(sm["name"])] = sm
+	for _, set := range yang.Entries(m["acl-sets"], "acl-sets", "acl-set") {
+		sm := yang.Object(set)
+		byName[yang.String(sm["name"])] = sm
 	}
 	type pkt struct {
 		src, dst     netip.Addr
@@ -275,16 +262,14 @@ func bgpDroppingACL(acl any, ifname string, local, peer netip.Addr) (aclDrop, bo
 	}
 	out := []pkt{{local, peer, 0, bgpPort, "outbound, toward the peer's port 179"}, {local, peer, bgpPort, 0, "outbound, from this device's port 179"}}
 	in := []pkt{{peer, local, 0, bgpPort, "inbound, toward this device's port 179"}, {peer, local, bgpPort, 0, "inbound, from the peer's port 179"}}
-	for _, i := range listUnder(ifs, "interfaces", "interface") {
-		im, _ := i.(map[string]any)
-		if str(im["id"]) != ifname {
+	for _, i := range yang.Entries(m["interfaces"], "interfaces", "interface") {
+		im := yang.Object(i)
+		if yang.String(im["id"]) != ifname {
 			continue
 		}
 		for _, dir := range []string{"ingress", "egress"} {
-			d, _ := im[dir+"-acl-sets"].(map[string]any)
-			for _, set := range listUnder(d, dir+"-acl-sets", dir+"-acl-set") {
-				sm, _ := set.(map[string]any)
-				name := str(sm["set-name"])
+			for _, set := range yang.Entries(im[dir+"-acl-sets"], dir+"-acl-sets", dir+"-acl-set") {
+				name := yang.String(yang.Member(set, "set-name"))
 				pkts := in
 				if dir == "egress" {
 					pkts = out
@@ -304,32 +289,31 @@ func bgpDroppingACL(acl any, ifname string, local, peer netip.Addr) (aclDrop, bo
 // firstMatch returns the first entry (by sequence-id) of an ACL set that
 // matches a TCP packet, and whether it drops it.
 func firstMatch(set map[string]any, src, dst netip.Addr, sport, dport int) (any, bool, bool) {
-	entries, _ := set["acl-entries"].(map[string]any)
-	l := slices.Clone(listUnder(entries, "acl-entries", "acl-entry"))
+	l := slices.Clone(yang.Entries(set["acl-entries"], "acl-entries", "acl-entry"))
 	slices.SortStableFunc(l, func(a, b any) int {
-		x, _ := a.(map[string]any)["sequence-id"].(float64)
-		y, _ := b.(map[string]any)["sequence-id"].(float64)
+		x, _ := yang.Member(a, "sequence-id").(float64)
+		y, _ := yang.Member(b, "sequence-id").(float64)
 		return cmp.Compare(x, y)
 	})
 	for _, e := range l {
-		em, _ := e.(map[string]any)
+		em := yang.Object(e)
 		var ic map[string]any
 		for _, fam := range []string{"ipv4", "ipv6"} {
-			if f, ok := em[fam].(map[string]any); ok {
-				ic, _ = f["config"].(map[string]any)
+			if f := yang.Object(em[fam]); f != nil {
+				ic = yang.Object(f["config"])
 			}
 		}
-		if p := str(ic["protocol"]); p != "" && !strings.HasSuffix(p, "IP_TCP") && p != "6" {
+		if p := yang.String(ic["protocol"]); p != "" && !strings.HasSuffix(p, "IP_TCP") && p != "6" {
 			continue
 		}
-		if !matchPrefix(str(ic["source-address"]), src) || !matchPrefix(str(ic["destination-address"]), dst) {
+		if !matchPrefix(yang.String(ic["source-address"]), src) || !matchPrefix(yang.String(ic["destination-address"]), dst) {
 			continue
 		}
-		tc, _ := at2(em, "transport", "config").(map[string]any)
+		tc := yang.Object(yang.Member(em, "transport", "config"))
 		if !portMatch(tc["source-port"], sport) || !portMatch(tc["destination-port"], dport) {
 			continue
 		}
-		a := str(at2(em, "actions", "config", "forwarding-action"))
+		a := yang.String(yang.Member(em, "actions", "config", "forwarding-action"))
 		return em["sequence-id"], strings.HasSuffix(a, "DROP") || strings.HasSuffix(a, "REJECT"), true
 	}
 	return nil, false, false

@@ -43,10 +43,10 @@ type Options struct {
 	PageSize int
 	// ReadOnly refuses every state-changing call with -32083.
 	ReadOnly bool
-	// Gate approves state-changing calls. Nil means
-	// NewApprovalGate(approval.New(approval.Options{})): every write needs
+	// Approver approves state-changing calls. Nil means
+	// NewMCPApprover(approval.New(approval.Options{})): every write needs
 	// approval (elicitation, confirmation token or signed consent).
-	Gate Gate
+	Approver Approver
 	// User names the user behind every session (e.g. the OS user of a
 	// stdio server); it is recorded with commits and lock holders.
 	User string
@@ -133,8 +133,8 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if opts.Gate == nil {
-		opts.Gate = NewApprovalGate(approval.New(approval.Options{}), log)
+	if opts.Approver == nil {
+		opts.Approver = NewMCPApprover(approval.New(approval.Options{}), log)
 	}
 	info := drv.Info()
 	if opts.Name == "" {

@@ -36,11 +36,11 @@ func connect(t testing.TB, drv device.Driver, opts server.Options, copts *mcp.Cl
 }
 
 // newServer builds the server of drv. These tests exercise the tools, not
-// the approval gate (see config_test.go): a nil Gate lets every call through.
+// the approval gate (see config_test.go): a nil Approver lets every call through.
 func newServer(t testing.TB, drv device.Driver, opts server.Options) *server.Server {
 	t.Helper()
-	if opts.Gate == nil {
-		opts.Gate = server.AllowAll
+	if opts.Approver == nil {
+		opts.Approver = server.AllowAll
 	}
 	s, err := server.New(drv, opts)
 	if err != nil {
@@ -212,7 +212,7 @@ func TestErrorUnwrapped72(t *testing.T) {
 	}
 }
 
-func TestReadOnlyAndGate(t *testing.T) {
+func TestReadOnlyAndApprover(t *testing.T) {
 	cs, _ := connect(t, simR1(t), server.Options{ReadOnly: true}, nil)
 	for _, tc := range []struct {
 		tool string
@@ -229,11 +229,11 @@ func TestReadOnlyAndGate(t *testing.T) {
 		}
 	}
 	var seen []server.ApprovalRequest
-	gate := server.GateFunc(func(_ context.Context, r server.ApprovalRequest) error {
+	gate := server.ApproverFunc(func(_ context.Context, r server.ApprovalRequest) error {
 		seen = append(seen, r)
 		return netproto.Errorf(netproto.CodeAccessDenied, "operator declined")
 	})
-	cs2, _ := connect(t, simR1(t), server.Options{Gate: gate}, nil)
+	cs2, _ := connect(t, simR1(t), server.Options{Approver: gate}, nil)
 	if _, err := call(t, cs2, netproto.ToolCommit, map[string]any{"confirmed": 60}); rpcCode(err) != netproto.CodeAccessDenied {
 		t.Fatalf("declined commit: %v", err)
 	}

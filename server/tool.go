@@ -20,9 +20,9 @@ type toolDef struct {
 	name        string // the draft's name
 	title       string
 	description string
-	input       string // JSON Schema of the arguments
-	output      string // JSON Schema of structuredContent
-	write       bool   // changes device state: ReadOnly and Gate apply
+	input       *jsonschema.Schema // the arguments; shared, never modified
+	output      *jsonschema.Schema // structuredContent; shared, never modified
+	write       bool               // changes device state: ReadOnly and the Approver apply
 	// missing returns why the device cannot serve the tool, or "".
 	missing func() string
 	// missingCode is the error code of a call when missing says why the
@@ -51,6 +51,7 @@ func (c *call) bind(v any) error {
 // than their JSON (network.cli.exec: the command's output itself).
 type textResult interface{ Text() string }
 
+// mustSchema decodes the JSON Schema src of name; it panics on an error.
 func mustSchema(name, src string) *jsonschema.Schema {
 	var s jsonschema.Schema
 	if err := json.Unmarshal([]byte(src), &s); err != nil {
@@ -59,29 +60,36 @@ func mustSchema(name, src string) *jsonschema.Schema {
 	return &s
 }
 
-// compiledSchemas are the decoded and resolved schemas of a tool, shared by
-// every Server of the process (a lab serves hundreds of devices, each its
-// own Server with the same tools): decoding and resolving them cost about
-// 10 ms of CPU per Server. Schemas are never modified once compiled.
+// compiledSchemas are the schemas of a tool as served and its resolved
+// input schema, shared by every Server of the process (a lab serves
+// hundreds of devices, each its own Server with the same tools):
+// resolving them costs about 10 ms of CPU per Server. Schemas are never
+// modified once compiled.
 type compiledSchemas struct {
 	in, out  *jsonschema.Schema
 	resolved *jsonschema.Resolved
 }
 
-// schemaCache maps a tool's name, schemas and approval form to its
-// compiledSchemas.
+// schemaKey identifies a tool's schemas (made once per process) and their
+// approval form.
+type schemaKey struct {
+	in, out  *jsonschema.Schema
+	approval bool
+}
+
+// schemaCache maps a schemaKey to its compiledSchemas.
 var schemaCache sync.Map
 
 // compileSchemas returns d's schemas, with the approval arguments and
 // result when approval applies, compiled once per process.
 func compileSchemas(d toolDef, approval bool) (*compiledSchemas, error) {
-	key := fmt.Sprintf("%s\x00%s\x00%s\x00%v", d.name, d.input, d.output, approval)
+	key := schemaKey{d.input, d.output, approval}
 	if c, ok := schemaCache.Load(key); ok {
 		return c.(*compiledSchemas), nil
 	}
-	in := mustSchema(d.name, d.input)
-	out := mustSchema(d.name, d.output)
+	in, out := d.input, d.output
 	if approval {
+		in = in.CloneSchemas()
 		addEvidenceArgs(in)
 		out = withApprovalOutput(out)
 	}

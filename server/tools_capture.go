@@ -20,7 +20,7 @@ import (
 // from these fields. capture reads (viewers may run it); clear-counters
 // changes device state: an operator's call, through the approval gate.
 
-const captureInput = `{"type":"object","properties":{
+var captureInput = mustSchema(netproto.ToolCapture, `{"type":"object","properties":{
 "interface":{"type":"string","minLength":1,"maxLength":64,"description":"the interface to capture on, e.g. \"GigabitEthernet0/0/0/0\""},
 "protocol":{"type":"string","enum":["icmp","icmpv6","tcp","udp","arp","ospf","lldp"],"description":"only this protocol (default: all)"},
 "host":{"type":"string","maxLength":64,"description":"only packets from or to this IP address"},
@@ -31,9 +31,9 @@ const captureInput = `{"type":"object","properties":{
 "durationSeconds":{"type":"number","exclusiveMinimum":0,"maximum":600,"default":5,"description":"how long to capture (a simulated device answers at once with the packets of that window)"},
 "maxPackets":{"type":"integer","minimum":1,"maximum":10000,"default":100,"description":"stop after this many packets"},
 "pcap":{"type":"boolean","default":true,"description":"include the capture as a base64 libpcap file"}
-},"required":["interface"],"additionalProperties":false}`
+},"required":["interface"],"additionalProperties":false}`)
 
-const captureOutput = `{"type":"object","properties":{
+var captureOutput = mustSchema(netproto.ToolCapture, `{"type":"object","properties":{
 "interface":{"type":"string"},
 "count":{"type":"integer"},
 "truncated":{"type":"boolean"},
@@ -43,15 +43,15 @@ const captureOutput = `{"type":"object","properties":{
 "flags":{"type":"string"},"length":{"type":"integer"},"info":{"type":"string"}}}},
 "summary":{"type":"string","description":"one line per packet, as tcpdump -n prints them"},
 "pcap":{"type":"string","contentEncoding":"base64","description":"the capture as a libpcap file (LINKTYPE_ETHERNET)"}
-},"required":["interface","count","packets","summary"]}`
+},"required":["interface","count","packets","summary"]}`)
 
-const clearCountersInput = `{"type":"object","properties":{
+var clearCountersInput = mustSchema(netproto.ToolClearCounters, `{"type":"object","properties":{
 "interface":{"type":"string","minLength":1,"maxLength":64,"description":"the interface whose counters to reset (default: every interface)"}
-},"additionalProperties":false}`
+},"additionalProperties":false}`)
 
-const clearCountersOutput = `{"type":"object","properties":{
+var clearCountersOutput = mustSchema(netproto.ToolClearCounters, `{"type":"object","properties":{
 "status":{"type":"string"},"interface":{"type":"string"}
-},"required":["status","interface"]}`
+},"required":["status","interface"]}`)
 
 // captureGrace is how long a capture may run past its duration (starting
 // the capture program, flushing and decoding) before it is cancelled.

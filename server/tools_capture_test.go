@@ -75,7 +75,7 @@ func bgpBlockedLab(t *testing.T) (*sim.Lab, *labClock) {
 // the given role; every write is approved.
 func session(t *testing.T, lab *sim.Lab, role string) *mcp.ClientSession {
 	t.Helper()
-	s, err := server.New(labDevice(t, lab, "r2"), server.Options{Gate: &recordGate{}})
+	s, err := server.New(labDevice(t, lab, "r2"), server.Options{Approver: &recordApprover{}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestCaptureRoles(t *testing.T) {
 // TestCaptureUnavailable: a driver without capture or counter clearing
 // lists both tools as unavailable, with the reason, and refuses calls.
 func TestCaptureUnavailable(t *testing.T) {
-	s, err := server.New(servertest.New(), server.Options{Gate: &recordGate{}})
+	s, err := server.New(servertest.New(), server.Options{Approver: &recordApprover{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,9 @@ import (
 	"fmt"
 	"maps"
 	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
@@ -52,21 +55,32 @@ func (s *Server) addDiagTools() error {
 		return ""
 	}
 	for _, t := range diagTools {
-		in, err := json.Marshal(DiagInputSchema(t.name))
-		if err != nil {
-			return fmt.Errorf("server: input schema of %s: %w", t.name, err)
-		}
-		out, err := json.Marshal(DiagOutputSchema(t.name))
-		if err != nil {
-			return fmt.Errorf("server: output schema of %s: %w", t.name, err)
-		}
+		sch := diagSchemas()[t.name]
 		if err := s.addTool(toolDef{name: t.name, title: t.title, description: t.description,
-			input: string(in), output: string(out), missing: noDiag, run: s.runDiag(t)}); err != nil {
+			input: sch[0], output: sch[1], missing: noDiag, run: s.runDiag(t)}); err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// diagSchemas are the input and output schemas of each diagnostic tool, by
+// name, made on first use.
+var diagSchemas = sync.OnceValue(func() map[string][2]*jsonschema.Schema {
+	m := map[string][2]*jsonschema.Schema{}
+	for _, t := range diagTools {
+		in, err := json.Marshal(DiagInputSchema(t.name))
+		if err != nil {
+			panic(fmt.Sprintf("server: input schema of %s: %v", t.name, err))
+		}
+		out, err := json.Marshal(DiagOutputSchema(t.name))
+		if err != nil {
+			panic(fmt.Sprintf("server: output schema of %s: %v", t.name, err))
+		}
+		m[t.name] = [2]*jsonschema.Schema{mustSchema(t.name, string(in)), mustSchema(t.name, string(out))}
+	}
+	return m
+})
 
 // diagFor returns the diag tool behind an MCP tool name ("dns_lookup" -> "dig").
 func diagFor(name string) string {
@@ -177,7 +191,7 @@ func (s *Server) runDiag(t diagTool) func(context.Context, *call) (any, error) {
 		runCtx, cancel := context.WithTimeout(ctx, r.TimeLimit())
 		defer cancel()
 		st := newDiagStream(ctx, ss, c.req.Params.GetProgressToken(), t, &r)
-		res, err := s.diag.Diagnose(runCtx, r.ToDevice(), st.line)
+		res, err := s.diag.Diagnose(runCtx, r, st.line)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()

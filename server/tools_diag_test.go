@@ -22,10 +22,10 @@ import (
 	"github.com/netmcp/netmcp/approval"
 	"github.com/netmcp/netmcp/device"
 	_ "github.com/netmcp/netmcp/device/linux" // linux://
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
-	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/server/servertest"
@@ -55,7 +55,7 @@ func observe(drv device.Driver) *observed {
 	return &observed{Driver: drv, dg: drv.(device.Diagnoser), returned: make(chan time.Time, 16)}
 }
 
-func (o *observed) Diagnose(ctx context.Context, req device.DiagRequest, onLine func(string)) (device.DiagResult, error) {
+func (o *observed) Diagnose(ctx context.Context, req diag.Request, onLine func(string)) (device.DiagResult, error) {
 	o.calls.Add(1)
 	res, err := o.dg.Diagnose(ctx, req, onLine)
 	o.returned <- time.Now()
@@ -698,16 +698,16 @@ func TestToolFailure(t *testing.T) {
 	}
 }
 
-// recordGate asks for every tool and records what it was shown.
-type recordGate struct {
+// recordApprover asks for every tool and records what it was shown.
+type recordApprover struct {
 	mu     sync.Mutex
 	reqs   []server.ApprovalRequest
 	refuse bool
 }
 
-func (g *recordGate) Needs(string, bool) bool { return true }
+func (g *recordApprover) Needs(string, bool) bool { return true }
 
-func (g *recordGate) Approve(_ context.Context, req server.ApprovalRequest) error {
+func (g *recordApprover) Approve(_ context.Context, req server.ApprovalRequest) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.reqs = append(g.reqs, req)
@@ -725,9 +725,9 @@ func TestDiagApproval(t *testing.T) {
 	args := map[string]any{"destination": h3, "count": 1}
 
 	// The gate sees a read-only call and can refuse it; nothing runs.
-	g := &recordGate{refuse: true}
+	g := &recordApprover{refuse: true}
 	obs := observe(labDevice(t, lab, "r1"))
-	c := dial(t, obs, server.Options{Gate: g}, "memory", protoOld)
+	c := dial(t, obs, server.Options{Approver: g}, "memory", protoOld)
 	if _, err := c.call(context.Background(), "ping", args, nil); rpcCode(err) != netproto.CodeAccessDenied {
 		t.Fatalf("refused by the gate: %v, want -32083", err)
 	}
@@ -752,8 +752,8 @@ func TestDiagApproval(t *testing.T) {
 	} {
 		var asked atomic.Int32
 		obs := observe(labDevice(t, lab, "r1"))
-		gate := server.NewApprovalGate(approval.New(approval.Options{Default: tc.mode}), nil)
-		s, err := server.New(obs, server.Options{Gate: gate})
+		gate := server.NewMCPApprover(approval.New(approval.Options{Default: tc.mode}), nil)
+		s, err := server.New(obs, server.Options{Approver: gate})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/clipipe"
 	"github.com/netmcp/netmcp/netproto"
@@ -35,46 +37,38 @@ func (s *Server) addTools() error {
 	defs := []toolDef{
 		{name: netproto.ToolCLIExec, title: "Run a show command",
 			description: "Execute one operational (show/display) CLI command and return its output.",
-			input:       `{"type":"object","properties":{"cmd":{"type":"string","minLength":1,"maxLength":1024,"description":"the show/display command, e.g. \"show ip arp vrf mgmt 10.0.0.5\""}},"required":["cmd"],"additionalProperties":false}`,
-			output:      `{"type":"object","properties":{"stdout":{"type":"string"}},"required":["stdout"]}`,
-			run:         s.cliExec},
+			input:       cliExecInput, output: cliExecOutput,
+			run: s.cliExec},
 		{name: netproto.ToolCLIConfigure, title: "Configure with CLI lines", write: true, missing: noConfig,
 			description: "Enter configuration mode and apply CLI configuration lines to the candidate (all or nothing). Commit with network.commit.",
-			input:       `{"type":"object","properties":{"commands":{"type":"array","items":{"type":"string","maxLength":4096},"minItems":1,"maxItems":20000,"description":"configuration lines in the device's dialect"},"lines":{"type":"string","minLength":1,"maxLength":4194304,"description":"the same, as one newline-separated text"}},"additionalProperties":false}`,
-			output:      `{"type":"object","properties":{"status":{"type":"string"},"target":{"type":"string"},"lines":{"type":"integer"},"changes":{"type":"array"},"diff":{"type":"string"}},"required":["status","target"]}`,
-			run:         s.cliConfigure},
+			input:       cliConfigureInput, output: cliConfigureOutput,
+			run: s.cliConfigure},
 		{name: netproto.ToolYangGet, title: "Read a YANG data node", missing: noYang,
 			description: "Retrieve the RFC 7951 JSON of a YANG instance path from a datastore.",
-			input:       `{"type":"object","properties":{"path":{"type":"string","minLength":1,"maxLength":4096,"description":"YANG instance path, e.g. /openconfig-interfaces:interfaces/interface[name='Gi0/0/0/0']"},"datastore":{"enum":["running","candidate","operational"],"default":"operational"}},"required":["path"],"additionalProperties":false}`,
-			output:      `{"type":"object","properties":{"data":{"description":"the RFC 7951 JSON of the node: any JSON value"}},"required":["data"]}`,
-			run:         s.yangGet},
+			input:       yangGetInput, output: yangGetOutput,
+			run: s.yangGet},
 		{name: netproto.ToolYangEdit, title: "Edit the candidate datastore", write: true,
 			missing:     func() string { return cmp.Or(noConfig(), noYang()) },
 			description: "Apply YANG edits to the candidate datastore, all or nothing. Commit with network.commit.",
-			input:       `{"type":"object","properties":{"target":{"const":"candidate","default":"candidate"},"edit":{"type":"array","minItems":1,"items":{"type":"object","properties":{"path":{"type":"string","minLength":1,"maxLength":4096},"value":{"description":"the node's new content, RFC 7951 JSON (any JSON value); not used by delete and remove"},"operation":{"enum":["merge","replace","create","delete","remove"],"default":"merge"}},"required":["path"],"additionalProperties":false}}},"required":["edit"],"additionalProperties":false}`,
-			output:      `{"type":"object","properties":{"commit-id":{"type":"string"},"changes":{"type":"array"},"diff":{"type":"string"}},"required":["commit-id"]}`,
-			run:         s.yangEdit},
+			input:       yangEditInput, output: yangEditOutput,
+			run: s.yangEdit},
 		{name: netproto.ToolCommit, title: "Commit the candidate", write: true, missing: noConfig,
 			description: "Commit the candidate to running. {\"confirmed\":N} arms an N-second automatic rollback unless {\"confirm\":true} follows; {\"cancel\":true} rolls a pending confirmed commit back; {\"dryRun\":true} only validates and diffs.",
-			input:       `{"type":"object","properties":{"confirmed":{"type":["integer","boolean"],"minimum":1,"maximum":86400,"description":"seconds of the rollback window (true: the device default)"},"confirm":{"type":"boolean"},"cancel":{"type":"boolean"},"dryRun":{"type":"boolean"},"comment":{"type":"string","maxLength":256}},"additionalProperties":false}`,
-			output:      commitOutput,
-			run:         s.commit},
+			input:       commitInput, output: commitOutput,
+			run: s.commit},
 		{name: netproto.ToolRollback, title: "Roll back to a previous commit", write: true, missing: noConfig,
 			missingCode: netproto.CodeRollbackNotSupported,
 			description: "Make running the configuration of an earlier commit (default: the one before the last), as a new commit.",
-			input:       `{"type":"object","properties":{"commit-id":{"type":"string"}},"additionalProperties":false}`,
-			output:      commitOutput,
-			run:         s.rollback},
+			input:       rollbackInput, output: commitOutput,
+			run: s.rollback},
 		{name: netproto.ToolFilePull, title: "Back up a configuration file", missing: noFiles,
 			description: "Return a configuration file (or one chunk of it: offset, length; follow nextOffset) with the SHA-256 of the whole file.",
-			input:       filePullInput,
-			output:      filePullOutput,
-			run:         s.filePull},
+			input:       filePullInput, output: filePullOutput,
+			run: s.filePull},
 		{name: netproto.ToolFilePush, title: "Restore a configuration file", write: true, missing: noFiles,
 			description: "Replace the candidate or startup configuration with the given text after checking its syntax (and its SHA-256 when given). Large files go in chunks: offset and more=true, the last chunk with the sha256 of the whole file.",
-			input:       filePushInput,
-			output:      filePushOutput,
-			run:         s.filePush},
+			input:       filePushInput, output: filePushOutput,
+			run: s.filePush},
 	}
 	for _, d := range defs {
 		if err := s.addTool(d); err != nil {
@@ -84,18 +78,120 @@ func (s *Server) addTools() error {
 	return nil
 }
 
-const commitOutput = `{"type":"object","properties":{"status":{"type":"string"},"commit-id":{"type":"string"},"rollbackTimeout":{"type":"integer"},"deadline":{"type":"string"},"diff":{"type":"object"}},"required":["status"]}`
+// props are the refinements of an object schema's properties.
+type props = map[string]*jsonschema.Schema
 
-type execOut struct {
+// The arguments and results of the MCP-NET tools, and their schemas (see
+// inputSchema and outputSchema). A result's fields are in the order of
+// their JSON names, so that its JSON text is the same as a map's.
+
+// cliExecArgs are the arguments of network.cli.exec.
+type cliExecArgs struct {
+	Cmd string `json:"cmd" jsonschema:"the show/display command, e.g. \"show ip arp vrf mgmt 10.0.0.5\""`
+}
+
+// cliExecResult is the result of network.cli.exec.
+type cliExecResult struct {
 	Stdout string `json:"stdout"`
 }
 
-func (o execOut) Text() string { return o.Stdout }
+// Text is the command's output itself.
+func (o cliExecResult) Text() string { return o.Stdout }
+
+// cliConfigureArgs are the arguments of network.cli.configure: commands,
+// or else lines.
+type cliConfigureArgs struct {
+	Commands []string `json:"commands,omitempty" jsonschema:"configuration lines in the device's dialect"`
+	Lines    string   `json:"lines,omitempty" jsonschema:"the same, as one newline-separated text"`
+}
+
+// cliConfigureResult is the result of network.cli.configure.
+type cliConfigureResult struct {
+	Changes []device.Change `json:"changes"`
+	Diff    string          `json:"diff"`
+	Lines   int             `json:"lines"`
+	Status  string          `json:"status"`
+	Target  string          `json:"target"`
+}
+
+// yangGetArgs are the arguments of network.yang.get.
+type yangGetArgs struct {
+	Path      string `json:"path" jsonschema:"YANG instance path, e.g. /openconfig-interfaces:interfaces/interface[name='Gi0/0/0/0']"`
+	Datastore string `json:"datastore,omitempty"`
+}
+
+// yangGetResult is the result of network.yang.get.
+type yangGetResult struct {
+	Data any `json:"data" jsonschema:"the RFC 7951 JSON of the node: any JSON value"`
+}
+
+// jsonTree returns the result as a generic JSON tree, which a caller's
+// masker reads whole before it is encoded (see maskedToolResult).
+func (r yangGetResult) jsonTree() any { return map[string]any{"data": r.Data} }
+
+// yangEditArgs are the arguments of network.yang.edit.
+type yangEditArgs struct {
+	Target string        `json:"target,omitempty"`
+	Edit   []device.Edit `json:"edit"`
+}
+
+// yangEditResult is the result of network.yang.edit.
+type yangEditResult struct {
+	Changes  []device.Change `json:"changes"`
+	CommitID string          `json:"commit-id"`
+	Diff     string          `json:"diff"`
+}
+
+// commitArgs are the arguments of network.commit.
+type commitArgs struct {
+	Confirmed any    `json:"confirmed,omitempty" jsonschema:"seconds of the rollback window (true: the device default)"`
+	Confirm   bool   `json:"confirm,omitempty"`
+	Cancel    bool   `json:"cancel,omitempty"`
+	DryRun    bool   `json:"dryRun,omitempty"`
+	Comment   string `json:"comment,omitempty"`
+}
+
+// rollbackArgs are the arguments of network.rollback.
+type rollbackArgs struct {
+	ID string `json:"commit-id,omitempty"`
+}
+
+// Schemas of the MCP-NET tools.
+var (
+	cliExecInput = inputSchema[cliExecArgs](&jsonschema.Schema{Properties: props{
+		"cmd": {MinLength: ptr(1), MaxLength: ptr(1024)},
+	}})
+	cliExecOutput     = outputSchema[cliExecResult](nil)
+	cliConfigureInput = inputSchema[cliConfigureArgs](&jsonschema.Schema{Properties: props{
+		"commands": {MinItems: ptr(1), MaxItems: ptr(20000), Items: &jsonschema.Schema{MaxLength: ptr(4096)}},
+		"lines":    {MinLength: ptr(1), MaxLength: ptr(4 << 20)},
+	}})
+	cliConfigureOutput = outputSchema[cliConfigureResult](&jsonschema.Schema{Required: []string{"status", "target"}})
+	yangGetInput       = inputSchema[yangGetArgs](&jsonschema.Schema{Properties: props{
+		"path":      {MinLength: ptr(1), MaxLength: ptr(4096)},
+		"datastore": {Enum: []any{"running", "candidate", "operational"}, Default: jsonValue("operational")},
+	}})
+	yangGetOutput = outputSchema[yangGetResult](nil)
+	yangEditInput = inputSchema[yangEditArgs](&jsonschema.Schema{Properties: props{
+		"target": {Const: constValue("candidate"), Default: jsonValue("candidate")},
+		"edit": {MinItems: ptr(1), Items: &jsonschema.Schema{Properties: props{
+			"path":      {MinLength: ptr(1), MaxLength: ptr(4096)},
+			"value":     {Description: "the node's new content, RFC 7951 JSON (any JSON value); not used by delete and remove"},
+			"operation": {Enum: []any{"merge", "replace", "create", "delete", "remove"}, Default: jsonValue("merge")},
+		}}},
+	}})
+	yangEditOutput = outputSchema[yangEditResult](&jsonschema.Schema{Required: []string{"commit-id"}})
+	commitInput    = inputSchema[commitArgs](&jsonschema.Schema{Properties: props{
+		"confirmed": {Types: []string{"integer", "boolean"}, Minimum: ptr(1.0), Maximum: ptr(86400.0)},
+		"comment":   {MaxLength: ptr(256)},
+	}})
+	// commitOutput is the result of network.commit and network.rollback.
+	commitOutput  = outputSchema[device.CommitResult](nil)
+	rollbackInput = inputSchema[rollbackArgs](nil)
+)
 
 func (s *Server) cliExec(ctx context.Context, c *call) (any, error) {
-	var in struct {
-		Cmd string `json:"cmd"`
-	}
+	var in cliExecArgs
 	if err := c.bind(&in); err != nil {
 		return nil, err
 	}
@@ -116,14 +212,11 @@ func (s *Server) cliExec(ctx context.Context, c *call) (any, error) {
 	if m := maskerFrom(ctx); m != nil {
 		out = m.config(out)
 	}
-	return execOut{Stdout: filter.Apply(out)}, nil
+	return cliExecResult{Stdout: filter.Apply(out)}, nil
 }
 
 func (s *Server) cliConfigure(ctx context.Context, c *call) (any, error) {
-	var in struct {
-		Commands []string `json:"commands"`
-		Lines    string   `json:"lines"`
-	}
+	var in cliConfigureArgs
 	if err := c.bind(&in); err != nil {
 		return nil, err
 	}
@@ -150,8 +243,8 @@ func (s *Server) cliConfigure(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"status": "applied", "target": "candidate", "lines": len(lines),
-		"changes": nonNil(d.Changes), "diff": d.Unified}, nil
+	return cliConfigureResult{Status: "applied", Target: "candidate", Lines: len(lines),
+		Changes: nonNil(d.Changes), Diff: d.Unified}, nil
 }
 
 // cliLines returns the configuration lines of network.cli.configure:
@@ -171,10 +264,7 @@ func nonNil(c []device.Change) []device.Change {
 }
 
 func (s *Server) yangGet(ctx context.Context, c *call) (any, error) {
-	var in struct {
-		Path      string `json:"path"`
-		Datastore string `json:"datastore"`
-	}
+	var in yangGetArgs
 	if err := c.bind(&in); err != nil {
 		return nil, err
 	}
@@ -187,14 +277,11 @@ func (s *Server) yangGet(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"data": data}, nil
+	return yangGetResult{Data: data}, nil
 }
 
 func (s *Server) yangEdit(ctx context.Context, c *call) (any, error) {
-	var in struct {
-		Target string        `json:"target"`
-		Edit   []device.Edit `json:"edit"`
-	}
+	var in yangEditArgs
 	if err := c.bind(&in); err != nil {
 		return nil, err
 	}
@@ -225,7 +312,7 @@ func (s *Server) yangEdit(ctx context.Context, c *call) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"commit-id": s.nextEditID(), "changes": nonNil(d.Changes), "diff": d.Unified}, nil
+	return yangEditResult{CommitID: s.nextEditID(), Changes: nonNil(d.Changes), Diff: d.Unified}, nil
 }
 
 // nextEditID names a candidate change in the draft's commit-id format
@@ -243,13 +330,7 @@ func (s *Server) nextEditID() string {
 }
 
 func (s *Server) commit(ctx context.Context, c *call) (any, error) {
-	var in struct {
-		Confirmed any    `json:"confirmed"`
-		Confirm   bool   `json:"confirm"`
-		Cancel    bool   `json:"cancel"`
-		DryRun    bool   `json:"dryRun"`
-		Comment   string `json:"comment"`
-	}
+	var in commitArgs
 	if err := c.bind(&in); err != nil {
 		return nil, err
 	}
@@ -348,9 +429,7 @@ func (s *Server) rollbackWindow() int {
 }
 
 func (s *Server) rollback(ctx context.Context, c *call) (any, error) {
-	var in struct {
-		ID string `json:"commit-id"`
-	}
+	var in rollbackArgs
 	if err := c.bind(&in); err != nil {
 		return nil, err
 	}

@@ -114,7 +114,7 @@ func bgpNeighborConfig() []option {
 		leaf("peer-as", tUint32),
 		leaf("description", tString),
 		leaf("enabled", tBool),
-		// auth-password is a secret by its name (redact.DefaultLeaves).
+		// auth-password is a secret by its name (SecretLeaves).
 		leaf("auth-password", tString),
 		leaf("netmcp-next-hop-self", tBool),
 	}

@@ -7,17 +7,25 @@ import (
 	"encoding/hex"
 	"strings"
 	"sync"
-
-	"github.com/netmcp/netmcp/redact"
 )
 
-// secretMembers are the leaves whose values are secrets, by local name:
-// redact's list, which the server's masking uses too (user passwords, SNMP
-// community strings, keys, ...). Diff, UnifiedDiff and Redact never show
-// their values.
+// SecretLeaves are the local names (any module) of the leaves whose values
+// are secrets: user passwords, keys, SNMP community strings, tokens. Diff,
+// UnifiedDiff and Redact never show their values, and package redact masks
+// them by default.
+var SecretLeaves = []string{
+	"password", "password-hashed", "encrypted-password", "cleartext-password",
+	"secret", "secret-key", "shared-secret", "shared-key",
+	"key", "key-string", "keystring", "auth-key", "priv-key", "private-key", "cleartext-private-key",
+	"authentication-key", "md5-key", "pre-shared-key", "psk", "passphrase",
+	"community", "community-name", "community-string", "auth-password", "priv-password",
+	"token", "access-token", "bearer-token",
+}
+
+// secretMembers is SecretLeaves as a set, made on first use.
 var secretMembers = sync.OnceValue(func() map[string]bool {
-	set := make(map[string]bool, len(redact.DefaultLeaves))
-	for _, name := range redact.DefaultLeaves {
+	set := make(map[string]bool, len(SecretLeaves))
+	for _, name := range SecretLeaves {
 		set[name] = true
 	}
 	return set

@@ -186,7 +186,7 @@ func mitigationWriterFor(ctx context.Context, drv device.Driver, id, stateDir st
 	if err != nil {
 		return nil, err
 	}
-	srv, err := server.New(drv, server.Options{Version: version, Logger: logger, Gate: server.NewApprovalGate(ag, logger), User: "d2d-agent"})
+	srv, err := server.New(drv, server.Options{Version: version, Logger: logger, Approver: server.NewMCPApprover(ag, logger), User: "d2d-agent"})
 	if err != nil {
 		return nil, err
 	}

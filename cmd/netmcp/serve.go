@@ -93,7 +93,7 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	if err != nil {
 		return withExit(2, err)
 	}
-	gate := server.NewApprovalGate(ag, logger)
+	gate := server.NewMCPApprover(ag, logger)
 	drv, err := device.Open(ctx, f.device, device.Options{StateDir: stateDir, Params: params})
 	if err != nil {
 		return withExit(2, err)
@@ -101,7 +101,7 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	defer drv.Close()
 	logger.Info("serving", "device", f.device, "stateDir", stateDir)
 	srv, err := server.New(drv, server.Options{Version: version, CompatNames: f.compatNames, ReadOnly: f.readOnly,
-		PageSize: f.pageSize, Logger: logger, Gate: gate, User: osUser(),
+		PageSize: f.pageSize, Logger: logger, Approver: gate, User: osUser(),
 		MaxSessions: f.sec.maxSessions, MaxSessionsPerIdentity: f.sec.maxSessionsPerIdentity})
 	if err != nil {
 		return err

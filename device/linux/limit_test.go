@@ -7,7 +7,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/diag"
 )
 
@@ -31,7 +30,7 @@ func TestHostLimitShared(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	req := device.DiagRequest{Tool: "ping", Destination: "127.0.0.1", Count: 1}
+	req := diag.Request{Tool: "ping", Destination: "127.0.0.1", Count: 1}
 	if _, err := host.Diagnose(context.Background(), req, nil); !errors.Is(err, diag.ErrBusy) {
 		t.Fatalf("with every host slot held by another namespace, Diagnose = %v, want ErrBusy", err)
 	}

@@ -70,7 +70,7 @@ func TestNamespacePing(t *testing.T) {
 		t.Fatal(err)
 	}
 	var lines []string
-	res, err := dg.Diagnose(context.Background(), req.ToDevice(), func(l string) { lines = append(lines, l) })
+	res, err := dg.Diagnose(context.Background(), req, func(l string) { lines = append(lines, l) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +88,7 @@ func TestNamespacePing(t *testing.T) {
 	// Unreachable from a: the peer's address range only.
 	req = diag.Request{Tool: "ping", Destination: "192.0.2.99", Count: 1}
 	_ = req.Validate()
-	res, err = dg.Diagnose(context.Background(), req.ToDevice(), nil)
+	res, err = dg.Diagnose(context.Background(), req, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestNamespaceCancel(t *testing.T) {
 	first := make(chan struct{}, 1)
 	done := make(chan error, 1)
 	go func() {
-		_, err := drv.Diagnose(ctx, req.ToDevice(), func(string) {
+		_, err := drv.Diagnose(ctx, req, func(string) {
 			select {
 			case first <- struct{}{}:
 			default:
@@ -188,12 +188,12 @@ func TestRefusals(t *testing.T) {
 	if !errors.As(err, &ne) || ne.Code != netproto.CodeConfigIncompatible {
 		t.Fatalf("Get = %v, want -32084", err)
 	}
-	_, err = drv.Diagnose(context.Background(), device.DiagRequest{Tool: "ping", Destination: "127.0.0.1", VRF: "mgmt"}, nil)
+	_, err = drv.Diagnose(context.Background(), diag.Request{Tool: "ping", Destination: "127.0.0.1", VRF: "mgmt"}, nil)
 	if !errors.As(err, &ne) || ne.Code != netproto.CodeConfigIncompatible {
 		t.Fatalf("VRF = %v, want -32084", err)
 	}
 	// A request that bypassed validation is validated again by diag.Run.
-	_, err = drv.Diagnose(context.Background(), device.DiagRequest{Tool: "ping", Destination: "-f"}, nil)
+	_, err = drv.Diagnose(context.Background(), diag.Request{Tool: "ping", Destination: "-f"}, nil)
 	if !errors.Is(err, diag.ErrInvalidRequest) {
 		t.Fatalf("Diagnose(-f) = %v, want ErrInvalidRequest", err)
 	}
@@ -237,7 +237,7 @@ func TestHostLoopbackPing(t *testing.T) {
 		t.Skip("needs ping (apt-get install iputils-ping)")
 	}
 	drv, _ := linux.Open("")
-	res, err := drv.Diagnose(context.Background(), device.DiagRequest{Tool: "ping", Destination: "127.0.0.1", Count: 1}, nil)
+	res, err := drv.Diagnose(context.Background(), diag.Request{Tool: "ping", Destination: "127.0.0.1", Count: 1}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,7 +23,7 @@ import (
 // over an in-memory transport.
 func serve(tb testing.TB, drv device.Driver) *mcp.ClientSession {
 	tb.Helper()
-	s, err := server.New(drv, server.Options{Gate: server.AllowAll})
+	s, err := server.New(drv, server.Options{Approver: server.AllowAll})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -9,8 +9,9 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/device"
-	"github.com/netmcp/netmcp/lab/sim/netsim"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/internal/lazyre"
+	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -37,8 +38,8 @@ const (
 // probes' round trip, or after the tool's wait when a probe gets no
 // answer (see traceWaits). A cancelled ctx stops the run at once with the
 // output so far.
-func (d *Driver) Diagnose(ctx context.Context, req device.DiagRequest, onLine func(string)) (device.DiagResult, error) {
-	interval := req.Interval
+func (d *Driver) Diagnose(ctx context.Context, req diag.Request, onLine func(string)) (device.DiagResult, error) {
+	interval := req.Interval()
 	if interval <= 0 {
 		interval = defaultProbeInterval
 	}
@@ -92,10 +93,10 @@ func (d *Driver) Diagnose(ctx context.Context, req device.DiagRequest, onLine fu
 
 // trace emits a traceroute or tracepath text line by line, each hop after
 // the time the model says it takes, and returns the tool's result.
-func (em *emitter) trace(out netsim.TraceOutcome, req device.DiagRequest, text string) (device.DiagResult, error) {
+func (em *emitter) trace(out netsim.TraceOutcome, req diag.Request, text string) (device.DiagResult, error) {
 	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
 	em.line(lines[0])
-	waits := traceWaits(out, req.Tool, cmp.Or(req.Timeout, defaultTraceWait))
+	waits := traceWaits(out, req.Tool, cmp.Or(req.ReplyTimeout(), defaultTraceWait))
 	for i, l := range lines[1:] {
 		var w time.Duration
 		if i < len(waits) {

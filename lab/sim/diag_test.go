@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 )
 
 // TestDiagnose checks each tool's text, exit code and streaming.
@@ -14,43 +14,43 @@ func TestDiagnose(t *testing.T) {
 	lab, _ := newTestLab(t)
 	r1 := mustDevice(t, lab, "r1")
 	tests := []struct {
-		req  device.DiagRequest
+		req  diag.Request
 		code int
 		want []string
 	}{
-		{device.DiagRequest{Tool: "ping", Destination: "10.3.0.10", Count: 3}, 0,
+		{diag.Request{Tool: "ping", Destination: "10.3.0.10", Count: 3}, 0,
 			[]string{"PING 10.3.0.10 (10.3.0.10) 56(84) bytes of data.", "icmp_seq=3", "3 packets transmitted, 3 received, 0% packet loss"}},
-		{device.DiagRequest{Tool: "ping", Destination: "r3.lab.example", Count: 1}, 0, []string{"PING 10.255.0.3"}},
-		{device.DiagRequest{Tool: "ping", Destination: "10.0.0.5", VRF: "mgmt", Source: "192.168.1.1", Count: 2}, 0, []string{"from 192.168.1.1"}},
-		{device.DiagRequest{Tool: "ping", Destination: "10.0.0.5", Count: 2}, 2, []string{"unreachable"}},
-		{device.DiagRequest{Tool: "ping", Destination: "nosuchhost", Count: 1}, 2, []string{"Name or service not known"}},
+		{diag.Request{Tool: "ping", Destination: "r3.lab.example", Count: 1}, 0, []string{"PING 10.255.0.3"}},
+		{diag.Request{Tool: "ping", Destination: "10.0.0.5", VRF: "mgmt", Source: "192.168.1.1", Count: 2}, 0, []string{"from 192.168.1.1"}},
+		{diag.Request{Tool: "ping", Destination: "10.0.0.5", Count: 2}, 2, []string{"unreachable"}},
+		{diag.Request{Tool: "ping", Destination: "nosuchhost", Count: 1}, 2, []string{"Name or service not known"}},
 		// Not a lab device's name: resolved by h3's DNS service (a CNAME to h3).
-		{device.DiagRequest{Tool: "ping", Destination: "www.lab.example", Count: 1}, 0, []string{"PING 10.3.0.10"}},
-		{device.DiagRequest{Tool: "traceroute", Destination: "10.3.0.10"}, 0,
+		{diag.Request{Tool: "ping", Destination: "www.lab.example", Count: 1}, 0, []string{"PING 10.3.0.10"}},
+		{diag.Request{Tool: "traceroute", Destination: "10.3.0.10"}, 0,
 			[]string{"traceroute to 10.3.0.10 (10.3.0.10), 30 hops max", " 1  10.0.12.2 (10.0.12.2)", " 3  10.3.0.10 (10.3.0.10)"}},
-		{device.DiagRequest{Tool: "tracepath", Destination: "10.3.0.10"}, 0, []string{"pmtu 1500", "reached"}},
-		{device.DiagRequest{Tool: "dig", Destination: "r3.lab.example"}, 0,
+		{diag.Request{Tool: "tracepath", Destination: "10.3.0.10"}, 0, []string{"pmtu 1500", "reached"}},
+		{diag.Request{Tool: "dig", Destination: "r3.lab.example"}, 0,
 			[]string{"status: NOERROR", "r3.lab.example.\t\t300\tIN\tA\t10.255.0.3", ";; SERVER: 10.3.0.10#53(10.3.0.10)"}},
-		{device.DiagRequest{Tool: "dig", Destination: "h3.lab.example", QueryType: "AAAA", Server: "10.3.0.10"}, 0,
+		{diag.Request{Tool: "dig", Destination: "h3.lab.example", QueryType: "AAAA", Server: "10.3.0.10"}, 0,
 			[]string{"@10.3.0.10", "IN\tAAAA\t2001:db8:3::10"}},
 		// The zone has no AAAA for r2: an empty authoritative answer.
-		{device.DiagRequest{Tool: "dig", Destination: "r2.lab.example", QueryType: "AAAA"}, 0,
+		{diag.Request{Tool: "dig", Destination: "r2.lab.example", QueryType: "AAAA"}, 0,
 			[]string{"status: NOERROR", "ANSWER: 0, AUTHORITY: 1", "AUTHORITY SECTION"}},
-		{device.DiagRequest{Tool: "dig", Destination: "nope.lab.example"}, 0, []string{"status: NXDOMAIN", "AUTHORITY SECTION"}},
-		{device.DiagRequest{Tool: "dig", Destination: "example.com"}, 0, []string{"status: REFUSED", "flags: qr rd;"}},
+		{diag.Request{Tool: "dig", Destination: "nope.lab.example"}, 0, []string{"status: NXDOMAIN", "AUTHORITY SECTION"}},
+		{diag.Request{Tool: "dig", Destination: "example.com"}, 0, []string{"status: REFUSED", "flags: qr rd;"}},
 		// 172.16.0.0/12 is a discard route on r1: the query is dropped.
-		{device.DiagRequest{Tool: "dig", Destination: "r1.lab.example", Server: "172.16.0.53"}, 9,
+		{diag.Request{Tool: "dig", Destination: "r1.lab.example", Server: "172.16.0.53"}, 9,
 			[]string{";; connection timed out; no servers could be reached"}},
 		// No route to 192.0.2.53: the query is never sent.
-		{device.DiagRequest{Tool: "dig", Destination: "r1.lab.example", Server: "192.0.2.53"}, 9,
+		{diag.Request{Tool: "dig", Destination: "r1.lab.example", Server: "192.0.2.53"}, 9,
 			[]string{";; UDP setup with 192.0.2.53#53(192.0.2.53) for r1.lab.example failed: network unreachable.", ";; no servers could be reached"}},
 		// r2 runs no DNS service: port unreachable.
-		{device.DiagRequest{Tool: "dig", Destination: "r1.lab.example", Server: "10.255.0.2"}, 9,
+		{diag.Request{Tool: "dig", Destination: "r1.lab.example", Server: "10.255.0.2"}, 9,
 			[]string{";; communications error to 10.255.0.2#53: connection refused", ";; no servers could be reached"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.req.Tool+" "+tc.req.Destination, func(t *testing.T) {
-			tc.req.Interval = time.Millisecond
+			tc.req.IntervalMs = 1
 			var lines []string
 			r, err := r1.Diagnose(context.Background(), tc.req, func(l string) { lines = append(lines, l) })
 			if err != nil {
@@ -81,7 +81,7 @@ func TestDiagnosePacingAndCancel(t *testing.T) {
 	defer lab.Close()
 	r1 := mustDevice(t, lab, "r1")
 	start := time.Now()
-	_, err = r1.Diagnose(context.Background(), device.DiagRequest{Tool: "ping", Destination: "10.255.0.2", Count: 4, Interval: 30 * time.Millisecond}, nil)
+	_, err = r1.Diagnose(context.Background(), diag.Request{Tool: "ping", Destination: "10.255.0.2", Count: 4, IntervalMs: 30}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestDiagnosePacingAndCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var n int
 	start = time.Now()
-	r, err := r1.Diagnose(ctx, device.DiagRequest{Tool: "ping", Destination: "10.255.0.2", Count: 100, Interval: 20 * time.Millisecond}, func(string) {
+	r, err := r1.Diagnose(ctx, diag.Request{Tool: "ping", Destination: "10.255.0.2", Count: 100, IntervalMs: 20}, func(string) {
 		if n++; n == 3 {
 			cancel()
 		}
@@ -111,7 +111,7 @@ func TestDiagnoseSimulatedTime(t *testing.T) {
 	r1 := mustDevice(t, lab, "r1")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := r1.Diagnose(ctx, device.DiagRequest{Tool: "ping", Destination: "10.255.0.2", Count: 5, Interval: time.Hour}, nil)
+	r, err := r1.Diagnose(ctx, diag.Request{Tool: "ping", Destination: "10.255.0.2", Count: 5, IntervalMs: 3600000}, nil)
 	if err != nil || r.ExitCode != 0 {
 		t.Fatalf("%v\n%s", err, r.Output)
 	}

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
@@ -52,7 +52,7 @@ func deviceAddress(d topology.Device, v6 bool) (netip.Addr, bool) {
 
 // dig runs dig on the router: the query goes to @server, else to the
 // device's resolvers (its dns-servers), through the network model.
-func (d *Driver) dig(req device.DiagRequest) (string, int) {
+func (d *Driver) dig(req diag.Request) (string, int) {
 	return runDig(d.lab.net, d.name, req, d.config().dev.DNSServers, d.lab.opts.Now())
 }
 
@@ -62,7 +62,7 @@ const digTries = 3
 // runDig is dig 9.18 run on device from: each server (@server, else the
 // resolv.conf servers, else 127.0.0.1 as dig falls back to) is tried
 // digTries times until one answers; the model decides every outcome.
-func runDig(n *netsim.Network, from string, req device.DiagRequest, resolvConf []string, now time.Time) (string, int) {
+func runDig(n *netsim.Network, from string, req diag.Request, resolvConf []string, now time.Time) (string, int) {
 	qtype := strings.ToUpper(cmp.Or(req.QueryType, "A"))
 	qname := strings.TrimSuffix(req.Destination, ".") + "."
 	var servers []netip.Addr
@@ -123,7 +123,7 @@ func digAddr(a netip.Addr) string { return a.Unmap().String() }
 
 // digBanner is dig's first lines: the command echo, the server count when
 // @server is given, the global options.
-func digBanner(req device.DiagRequest) string {
+func digBanner(req diag.Request) string {
 	cmd := "; <<>> DiG " + digVersion + " <<>> "
 	if req.Server != "" {
 		cmd += "@" + req.Server + " "
@@ -140,7 +140,7 @@ func digBanner(req device.DiagRequest) string {
 }
 
 // renderDigAnswer prints a response as dig 9.18 does.
-func renderDigAnswer(req device.DiagRequest, qname, qtype string, o netsim.DNSOutcome, errs []string, now time.Time) string {
+func renderDigAnswer(req diag.Request, qname, qtype string, o netsim.DNSOutcome, errs []string, now time.Time) string {
 	var b strings.Builder
 	for _, e := range errs {
 		b.WriteString(e + "\n")

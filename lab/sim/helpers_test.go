@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -58,7 +59,7 @@ var alice = device.Owner{Session: "s1", User: "alice"}
 // ping runs a quick ping through Diagnose and returns the output and exit code.
 func ping(t *testing.T, d *Driver, dst, vrf string, count int) (string, int) {
 	t.Helper()
-	r, err := d.Diagnose(context.Background(), device.DiagRequest{Tool: "ping", Destination: dst, VRF: vrf, Count: count, Interval: time.Millisecond}, nil)
+	r, err := d.Diagnose(context.Background(), diag.Request{Tool: "ping", Destination: dst, VRF: vrf, Count: count, IntervalMs: 1}, nil)
 	if err != nil {
 		t.Fatalf("ping %s from %s: %v", dst, d.Name(), err)
 	}

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/netproto"
 )
@@ -547,8 +547,8 @@ func resolvConf(dev topology.Device) string {
 
 // hostDiagRequest parses ping, traceroute, tracepath and dig arguments
 // (the options HostCommands lists) into a diagnostic request.
-func hostDiagRequest(w []string) (device.DiagRequest, error) {
-	req := device.DiagRequest{Tool: w[0]}
+func hostDiagRequest(w []string) (diag.Request, error) {
+	req := diag.Request{Tool: w[0]}
 	var rest []string
 	for i := 1; i < len(w); i++ {
 		a := w[i]
@@ -576,21 +576,21 @@ func hostDiagRequest(w []string) (device.DiagRequest, error) {
 }
 
 // hostNumbers are the numeric options of each tool and the field each sets.
-var hostNumbers = map[string]map[string]func(r *device.DiagRequest) *int{
+var hostNumbers = map[string]map[string]func(r *diag.Request) *int{
 	"ping": {
-		"-c": func(r *device.DiagRequest) *int { return &r.Count },
-		"-s": func(r *device.DiagRequest) *int { return &r.PacketSize },
-		"-t": func(r *device.DiagRequest) *int { return &r.TTL },
+		"-c": func(r *diag.Request) *int { return &r.Count },
+		"-s": func(r *diag.Request) *int { return &r.PacketSize },
+		"-t": func(r *diag.Request) *int { return &r.TTL },
 	},
 	"traceroute": {
-		"-m": func(r *device.DiagRequest) *int { return &r.MaxHops },
-		"-q": func(r *device.DiagRequest) *int { return &r.Count },
+		"-m": func(r *diag.Request) *int { return &r.MaxHops },
+		"-q": func(r *diag.Request) *int { return &r.Count },
 	},
 }
 
 // hostOption applies the option w[i] of req's tool and returns how many
 // values after it it used.
-func hostOption(req *device.DiagRequest, w []string, i int) (int, error) {
+func hostOption(req *diag.Request, w []string, i int) (int, error) {
 	a := w[i]
 	switch {
 	case a == "-4":

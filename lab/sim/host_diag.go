@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/netproto"
@@ -16,12 +17,12 @@ import (
 // resolved as the host's resolver library would: through the DNS
 // servers of its resolv.conf, in the model (so host_incorrect_dns or a
 // stopped DNS service break `ping NAME` as they do on a real host).
-func (h *HostDriver) Diagnose(ctx context.Context, req device.DiagRequest, onLine func(string)) (device.DiagResult, error) {
+func (h *HostDriver) Diagnose(ctx context.Context, req diag.Request, onLine func(string)) (device.DiagResult, error) {
 	dev, err := h.config()
 	if err != nil {
 		return device.DiagResult{}, err
 	}
-	interval := req.Interval
+	interval := req.Interval()
 	if interval <= 0 {
 		interval = defaultProbeInterval
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/netproto"
 )
@@ -211,7 +212,7 @@ func TestHostCrashDriver(t *testing.T) {
 	if !errors.As(err, &perr) || perr.Code != netproto.CodeUnreachable {
 		t.Fatalf("exec on a crashed host: %v", err)
 	}
-	if _, err := h3.Diagnose(context.Background(), device.DiagRequest{Tool: "ping", Destination: "10.3.0.1"}, nil); err == nil {
+	if _, err := h3.Diagnose(context.Background(), diag.Request{Tool: "ping", Destination: "10.3.0.1"}, nil); err == nil {
 		t.Error("a crashed host ran ping")
 	}
 	st, _ := lab.Network().InterfaceState("r3", "GigabitEthernet0/0/1")

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
@@ -36,8 +37,8 @@ func TestReachabilityUnderFaults(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			r, err := r1.Diagnose(context.Background(), device.DiagRequest{Tool: "ping", Destination: "10.3.0.10", Count: 3,
-				PacketSize: tc.size, DontFragment: tc.df, Interval: 1}, nil)
+			r, err := r1.Diagnose(context.Background(), diag.Request{Tool: "ping", Destination: "10.3.0.10", Count: 3,
+				PacketSize: tc.size, DontFragment: tc.df, IntervalMs: 1}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 )
 
 // TestOpenURL opens devices by URL: two devices of one process share one lab.
@@ -25,7 +26,7 @@ func TestOpenURL(t *testing.T) {
 	if _, err := r3.(device.Configurer).Commit(ctx, alice, device.CommitOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	r, err := r1.(device.Diagnoser).Diagnose(ctx, device.DiagRequest{Tool: "ping", Destination: "10.3.0.10", Count: 1, Interval: 1}, nil)
+	r, err := r1.(device.Diagnoser).Diagnose(ctx, diag.Request{Tool: "ping", Destination: "10.3.0.10", Count: 1, IntervalMs: 1}, nil)
 	if err != nil || r.ExitCode == 0 {
 		t.Errorf("r1 still reaches h3 after r3 shut its LAN port: %v\n%s", err, r.Output)
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
 )
@@ -27,10 +28,10 @@ func newGeneratedLab(t testing.TB, topo topology.Topology, err error) *Lab {
 }
 
 // diagnose runs a diagnostic on a device with a short pace.
-func diagnose(t *testing.T, d *Driver, req device.DiagRequest) device.DiagResult {
+func diagnose(t *testing.T, d *Driver, req diag.Request) device.DiagResult {
 	t.Helper()
-	if req.Interval == 0 {
-		req.Interval = time.Millisecond
+	if req.IntervalMs == 0 {
+		req.IntervalMs = 1
 	}
 	r, err := d.Diagnose(context.Background(), req, nil)
 	if err != nil {
@@ -50,18 +51,18 @@ func TestChainPingTTL(t *testing.T) {
 	r50 := GeneratedLoopback(50)
 	tests := []struct {
 		name string
-		req  device.DiagRequest
+		req  diag.Request
 		code int
 		want string
 	}{
-		{"default TTL 64 reaches r50", device.DiagRequest{Tool: "ping", Destination: r50, Count: 1}, 0, "ttl=207"},
-		{"traceroute's max hops is not ping's TTL", device.DiagRequest{Tool: "ping", Destination: r50, Count: 1, MaxHops: 30}, 0, "ttl=207"},
-		{"by name", device.DiagRequest{Tool: "ping", Destination: "r50.lab.example", Count: 1}, 0, "1 received"},
-		{"TTL 49 is just enough", device.DiagRequest{Tool: "ping", Destination: r50, Count: 1, TTL: 49}, 0, "1 received"},
-		{"TTL 48 expires on r49", device.DiagRequest{Tool: "ping", Destination: r50, Count: 1, TTL: 48}, 1, "Time to live exceeded"},
-		{"TTL 10 expires on r11", device.DiagRequest{Tool: "ping", Destination: r50, Count: 1, TTL: 10}, 1, "From 10.0.0.38 icmp_seq=1 Time to live exceeded"},
-		{"traceroute goes 49 hops", device.DiagRequest{Tool: "traceroute", Destination: r50, MaxHops: 64}, 0, "49  " + r50},
-		{"traceroute stops at max hops", device.DiagRequest{Tool: "traceroute", Destination: r50, MaxHops: 30}, 0, "30 hops max"},
+		{"default TTL 64 reaches r50", diag.Request{Tool: "ping", Destination: r50, Count: 1}, 0, "ttl=207"},
+		{"traceroute's max hops is not ping's TTL", diag.Request{Tool: "ping", Destination: r50, Count: 1, MaxHops: 30}, 0, "ttl=207"},
+		{"by name", diag.Request{Tool: "ping", Destination: "r50.lab.example", Count: 1}, 0, "1 received"},
+		{"TTL 49 is just enough", diag.Request{Tool: "ping", Destination: r50, Count: 1, TTL: 49}, 0, "1 received"},
+		{"TTL 48 expires on r49", diag.Request{Tool: "ping", Destination: r50, Count: 1, TTL: 48}, 1, "Time to live exceeded"},
+		{"TTL 10 expires on r11", diag.Request{Tool: "ping", Destination: r50, Count: 1, TTL: 10}, 1, "From 10.0.0.38 icmp_seq=1 Time to live exceeded"},
+		{"traceroute goes 49 hops", diag.Request{Tool: "traceroute", Destination: r50, MaxHops: 64}, 0, "49  " + r50},
+		{"traceroute stops at max hops", diag.Request{Tool: "traceroute", Destination: r50, MaxHops: 30}, 0, "30 hops max"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -97,16 +98,16 @@ func TestGridOf1024(t *testing.T) {
 	}
 	r1 := mustDevice(t, lab, "r1")
 	far := GeneratedLoopback(1024)
-	r := diagnose(t, r1, device.DiagRequest{Tool: "ping", Destination: far, Count: 2, MaxHops: 30})
+	r := diagnose(t, r1, diag.Request{Tool: "ping", Destination: far, Count: 2, MaxHops: 30})
 	// The reply leaves r1024 with TTL 255 and crosses 61 routers.
 	if r.ExitCode != 0 || !strings.Contains(r.Output, "ttl=194") || !strings.Contains(r.Output, "2 received") {
 		t.Fatalf("ping r1 -> r1024:\n%s", r.Output)
 	}
-	back := diagnose(t, mustDevice(t, lab, "r1024"), device.DiagRequest{Tool: "ping", Destination: GeneratedLoopback(1), Count: 1})
+	back := diagnose(t, mustDevice(t, lab, "r1024"), diag.Request{Tool: "ping", Destination: GeneratedLoopback(1), Count: 1})
 	if back.ExitCode != 0 {
 		t.Fatalf("ping r1024 -> r1:\n%s", back.Output)
 	}
-	tr := diagnose(t, r1, device.DiagRequest{Tool: "traceroute", Destination: far, MaxHops: 64})
+	tr := diagnose(t, r1, diag.Request{Tool: "traceroute", Destination: far, MaxHops: 64})
 	if tr.ExitCode != 0 || !strings.Contains(tr.Output, "\n62  "+far+" ") || strings.Contains(tr.Output, "\n63 ") {
 		t.Fatalf("traceroute r1 -> r1024 is not 62 hops:\n%s", tr.Output)
 	}
@@ -134,7 +135,7 @@ func TestOneRebuildPerChange(t *testing.T) {
 		t.Errorf("a commit on r2 made %d rebuilds in all, want 2", got)
 	}
 	r1 := mustDevice(t, lab, "r1")
-	if r := diagnose(t, r1, device.DiagRequest{Tool: "ping", Destination: GeneratedLoopback(20), Count: 1}); r.ExitCode == 0 {
+	if r := diagnose(t, r1, diag.Request{Tool: "ping", Destination: GeneratedLoopback(20), Count: 1}); r.ExitCode == 0 {
 		t.Errorf("r1 still reaches r20 with r2's link to r3 shut:\n%s", r.Output)
 	}
 	st, err := n.InterfaceState("r3", "GigabitEthernet0/0/0/0")
@@ -179,7 +180,7 @@ func TestTraceroutePacedByModel(t *testing.T) {
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		var lines []string
 		start := time.Now()
-		r, err := r1.Diagnose(ctx, device.DiagRequest{Tool: tool, Destination: GeneratedLoopback(6), Interval: time.Hour},
+		r, err := r1.Diagnose(ctx, diag.Request{Tool: tool, Destination: GeneratedLoopback(6), IntervalMs: 3600000},
 			func(l string) { lines = append(lines, l) })
 		elapsed := time.Since(start)
 		cancel()

@@ -12,37 +12,39 @@ import (
 	"github.com/netmcp/netmcp/netproto"
 )
 
-// ApprovalGate is the server's Gate over an *approval.Gate: the evidence
-// comes from the call's arguments (approvalToken, consent) and, when the
-// client declared the elicitation capability, from the operator through
-// elicitation/create on the calling session. It implements ToolPolicy.
-type ApprovalGate struct {
-	g    *approval.Gate
+// MCPApprover is the Approver that obtains approval through MCP itself and
+// lets an *approval.Authority decide: the evidence comes from the call's
+// arguments (approvalToken, consent) and, when the client declared the
+// elicitation capability, from the operator through elicitation/create on
+// the calling session (or, under 2026-07-28, an input-required result). It
+// implements ToolPolicy.
+type MCPApprover struct {
+	g    *approval.Authority
 	log  *slog.Logger
 	mrtr *mrtrApprover
 }
 
 var (
-	_ Gate       = (*ApprovalGate)(nil)
-	_ ToolPolicy = (*ApprovalGate)(nil)
+	_ Approver   = (*MCPApprover)(nil)
+	_ ToolPolicy = (*MCPApprover)(nil)
 )
 
-// NewApprovalGate returns the Gate over g. Decisions are logged to log
-// (nil discards them).
-func NewApprovalGate(g *approval.Gate, log *slog.Logger) *ApprovalGate {
+// NewMCPApprover returns the Approver whose decisions g makes. Decisions
+// are logged to log (nil discards them).
+func NewMCPApprover(g *approval.Authority, log *slog.Logger) *MCPApprover {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &ApprovalGate{g: g, log: log, mrtr: newMRTRApprover()}
+	return &MCPApprover{g: g, log: log, mrtr: newMRTRApprover()}
 }
 
 // Needs implements ToolPolicy.
-func (a *ApprovalGate) Needs(tool string, write bool) bool { return a.g.Needs(tool, write) }
+func (a *MCPApprover) Needs(tool string, write bool) bool { return a.g.Needs(tool, write) }
 
-// Approve implements Gate. It returns nil, an *approval.ApprovalRequired
+// Approve implements Approver. It returns nil, an *approval.ApprovalRequired
 // (repeat the call with the token), or a -32083 *netproto.Error saying why
 // the approval was refused.
-func (a *ApprovalGate) Approve(ctx context.Context, req ApprovalRequest) error {
+func (a *MCPApprover) Approve(ctx context.Context, req ApprovalRequest) error {
 	ev, err := approval.EvidenceFromArguments(req.Arguments)
 	if err != nil {
 		return netproto.Errorf(netproto.CodeAccessDenied, "%v", err)

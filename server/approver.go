@@ -7,20 +7,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Gate approves or refuses a call. Every state-changing call
+// Approver approves or refuses a call. Every state-changing call
 // (network.cli.configure, network.yang.edit, network.commit,
 // network.rollback, network.file.push, resources/write) passes through
-// Server.approve and so through exactly one Gate; a read-only tool passes
-// through it too when the Gate also implements ToolPolicy and says the tool
-// needs approval. A non-nil error refuses the call: an
+// Server.approve and so through exactly one Approver; a read-only tool
+// passes through it too when the Approver also implements ToolPolicy and
+// says the tool needs approval. A non-nil error refuses the call: an
 // *approval.ApprovalRequired becomes an "approval-required" tool result (or
 // a -32083 error for resources/write, see docs/configuration.md), a
 // *netproto.Error its JSON-RPC error, an *jsonrpc.Error passes unchanged.
-type Gate interface {
+type Approver interface {
 	Approve(ctx context.Context, req ApprovalRequest) error
 }
 
-// ToolPolicy is implemented by Gates that decide per tool. The server asks
+// ToolPolicy is implemented by Approvers that decide per tool. The server asks
 // it which read-only tools need approval and which tools accept the
 // approval arguments (approvalToken, consent) in their input schema.
 type ToolPolicy interface {
@@ -29,7 +29,7 @@ type ToolPolicy interface {
 	Needs(tool string, write bool) bool
 }
 
-// ApprovalRequest describes one call waiting at the gate.
+// ApprovalRequest describes one call waiting for its approval.
 type ApprovalRequest struct {
 	// Session identifies the MCP session asking.
 	Session string
@@ -60,20 +60,20 @@ type ApprovalRequest struct {
 	// Summary shows. An approval given for one Binding is refused for
 	// another (see approval.Request.Binding).
 	Binding string
-	// MCPSession is the session itself, for gates that ask the operator
+	// MCPSession is the session itself, for Approvers that ask the operator
 	// through MCP elicitation. It may be nil (e.g. in unit tests).
 	MCPSession *mcp.ServerSession
 }
 
-// GateFunc adapts a function to the Gate interface.
-type GateFunc func(ctx context.Context, req ApprovalRequest) error
+// ApproverFunc adapts a function to the Approver interface.
+type ApproverFunc func(ctx context.Context, req ApprovalRequest) error
 
-// Approve implements Gate.
-func (f GateFunc) Approve(ctx context.Context, req ApprovalRequest) error { return f(ctx, req) }
+// Approve implements Approver.
+func (f ApproverFunc) Approve(ctx context.Context, req ApprovalRequest) error { return f(ctx, req) }
 
 // AllowAll approves every call without asking anyone. It exists for tests
 // of other layers and for deployments that enforce approval elsewhere; it
-// must be chosen explicitly (Options.Gate). New's default is
-// NewApprovalGate(approval.New(approval.Options{})): every write needs
+// must be chosen explicitly (Options.Approver). New's default is
+// NewMCPApprover(approval.New(approval.Options{})): every write needs
 // approval.
-var AllowAll Gate = GateFunc(func(context.Context, ApprovalRequest) error { return nil })
+var AllowAll Approver = ApproverFunc(func(context.Context, ApprovalRequest) error { return nil })

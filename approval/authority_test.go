@@ -21,7 +21,7 @@ func (c *fakeClock) now() time.Time { return c.t }
 
 var t0 = time.Date(2026, 11, 21, 8, 0, 0, 0, time.UTC)
 
-func newGate(t *testing.T, modes map[string]Mode) (*Gate, *fakeClock, ed25519.PrivateKey) {
+func newAuthority(t *testing.T, modes map[string]Mode) (*Authority, *fakeClock, ed25519.PrivateKey) {
 	t.Helper()
 	pub, priv, err := ed25519.GenerateKey(nil)
 	if err != nil {
@@ -49,7 +49,7 @@ func wantDenied(t *testing.T, err error, substr string) {
 }
 
 func TestModes(t *testing.T) {
-	g, _, _ := newGate(t, map[string]Mode{"ping": Always, netproto.ToolRollback: Never})
+	g, _, _ := newAuthority(t, map[string]Mode{"ping": Always, netproto.ToolRollback: Never})
 	tests := []struct {
 		tool  string
 		write bool
@@ -77,7 +77,7 @@ func TestModes(t *testing.T) {
 
 func TestTokenTwoPhase(t *testing.T) {
 	ctx := context.Background()
-	g, clk, _ := newGate(t, nil)
+	g, clk, _ := newAuthority(t, nil)
 	args := `{"confirmed":120}`
 	_, err := g.Approve(ctx, commitReq("s1", args), Evidence{})
 	var ar *ApprovalRequired
@@ -137,7 +137,7 @@ func (f *fakeElicitor) Elicit(_ context.Context, msg string, schema map[string]a
 }
 
 func TestElicitation(t *testing.T) {
-	g, _, _ := newGate(t, nil)
+	g, _, _ := newAuthority(t, nil)
 	req := commitReq("s1", `{"confirmed":120}`)
 	req.Summary = "+ interface Loopback100"
 	tests := []struct {
@@ -200,7 +200,7 @@ func TestSignedConsent(t *testing.T) {
 		{"expired JWT", func(c *Consent) { c.Nonce = "n-15"; c.Expires = t0.Add(-time.Second) }, "jwt", "expired"},
 		{"certificate identity", func(c *Consent) { c.Nonce = "n-16"; c.Device = "r1.lab.example" }, "obj", ""},
 	}
-	g, _, priv := newGate(t, nil)
+	g, _, priv := newAuthority(t, nil)
 	g.opts.DeviceIDs = []string{"r1.lab.example"}
 	for _, tt := range tests {
 		c := base
@@ -257,7 +257,7 @@ func TestArgumentsHashIgnoresOrderAndEvidence(t *testing.T) {
 // another binding it is refused and spent.
 func TestTokenBoundToBinding(t *testing.T) {
 	ctx := context.Background()
-	g, _, _ := newGate(t, nil)
+	g, _, _ := newAuthority(t, nil)
 	req := commitReq("s1", `{}`)
 	req.Binding = "candidate-A"
 	_, err := g.Approve(ctx, req, Evidence{})

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// Options configure a Gate.
+// Options configure an Authority.
 type Options struct {
 	// Modes chooses per tool; tools not listed use Default.
 	Modes map[string]Mode
@@ -19,7 +19,7 @@ type Options struct {
 	ConsentMaxAge time.Duration
 	// TrustedKeys are the approvers' Ed25519 public keys by key id.
 	TrustedKeys map[string]ed25519.PublicKey
-	// MaxPending bounds the outstanding tokens of the whole gate (default
+	// MaxPending bounds the outstanding tokens of the Authority (default
 	// 1024); when it is reached a new token is refused (retryable), no
 	// other caller's is evicted.
 	MaxPending int
@@ -46,8 +46,11 @@ type Decision struct {
 	Approver string `json:"approver,omitempty"`
 }
 
-// Gate decides whether a call may proceed. It is safe for concurrent use.
-type Gate struct {
+// Authority decides whether a call may proceed: whether it needs approval
+// (its tool's Mode) and whether the evidence it brings approves it (a
+// signed consent, a confirmation token it issued, an elicited answer).
+// It is safe for concurrent use.
+type Authority struct {
 	opts Options
 
 	mu       sync.Mutex
@@ -57,18 +60,18 @@ type Gate struct {
 	nonceErr error                // the used nonces could not be loaded: refuse consents
 }
 
-// Open returns a Gate, loading the used consent nonces of
+// Open returns an Authority, loading the used consent nonces of
 // Options.StateDir. An unreadable nonce file is an error.
-func Open(opts Options) (*Gate, error) {
+func Open(opts Options) (*Authority, error) {
 	g := New(opts)
 	return g, g.nonceErr
 }
 
-// New returns a Gate. With Options.StateDir it loads the used consent
-// nonces from there; if they cannot be read, the gate refuses every signed
-// consent (with that reason) rather than risk a replay. Use Open to see
-// the error at once.
-func New(opts Options) *Gate {
+// New returns an Authority. With Options.StateDir it loads the used
+// consent nonces from there; if they cannot be read, the Authority refuses
+// every signed consent (with that reason) rather than risk a replay. Use
+// Open to see the error at once.
+func New(opts Options) *Authority {
 	if opts.Default == "" {
 		opts.Default = Writes
 	}
@@ -87,7 +90,7 @@ func New(opts Options) *Gate {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	g := &Gate{opts: opts, tokens: map[string]pendingToken{}, pools: map[string]int{}, nonces: map[string]time.Time{}}
+	g := &Authority{opts: opts, tokens: map[string]pendingToken{}, pools: map[string]int{}, nonces: map[string]time.Time{}}
 	if n, err := loadNonces(opts.StateDir, opts.Now()); err != nil {
 		g.nonceErr = err
 	} else {
@@ -97,7 +100,7 @@ func New(opts Options) *Gate {
 }
 
 // Mode returns the mode that applies to tool.
-func (g *Gate) Mode(tool string) Mode {
+func (g *Authority) Mode(tool string) Mode {
 	if m, ok := g.opts.Modes[tool]; ok {
 		return m
 	}
@@ -105,13 +108,13 @@ func (g *Gate) Mode(tool string) Mode {
 }
 
 // Needs reports whether a call of tool needs approval.
-func (g *Gate) Needs(tool string, write bool) bool { return g.Mode(tool).Needs(write) }
+func (g *Authority) Needs(tool string, write bool) bool { return g.Mode(tool).Needs(write) }
 
 // Approve lets the call through (nil error) or refuses it. A refusal is
 // either *ApprovalRequired (repeat the call with the token) or a
 // *netproto.Error with code -32083 saying why the approval was refused.
 // Evidence is checked in this order: signed consent, token, elicitation.
-func (g *Gate) Approve(ctx context.Context, req Request, ev Evidence) (Decision, error) {
+func (g *Authority) Approve(ctx context.Context, req Request, ev Evidence) (Decision, error) {
 	if !g.Needs(req.Tool, req.Write) {
 		return Decision{Method: "not-required"}, nil
 	}
