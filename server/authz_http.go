@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"strconv"
 
+	"github.com/netmcp/netmcp/internal/peercred"
 	"github.com/netmcp/netmcp/policy"
 )
 
@@ -78,6 +80,13 @@ func (sec *Security) authenticateHTTP(r *http.Request) (policy.Identity, int, st
 	id = sec.pol.Resolve("", policy.SourceAnonymous, nil)
 	if isLoopbackAddr(r.RemoteAddr) {
 		id = sec.withLocalRole(id)
+		// Local callers are told apart by the account they run as,
+		// where the OS says (peercred): each user then has the
+		// per-identity bounds (sessions, rate) to itself, instead of one
+		// local process holding every session of a shared identity.
+		if uid, ok := peercred.UID(r.Context()); ok {
+			id.Subject = "uid:" + strconv.FormatUint(uint64(uid), 10)
+		}
 	}
 	return id, 0, ""
 }

@@ -81,6 +81,8 @@ type envConfig struct {
 	noJWT  bool
 	tls    *tls.Config
 	modify func(*server.SecurityOptions)
+	// server, when set, changes the server's options (limits).
+	server func(*server.Options)
 	fsync  audit.SyncPolicy
 	sinks  []audit.Sink // audit exports (a syslog collector)
 }
@@ -102,7 +104,11 @@ func newSecEnv(t testing.TB, cfg envConfig) *secEnv {
 	logs := &syncBuffer{}
 	red := redact.New(redact.Options{})
 	logger := slog.New(server.RedactingLogHandler(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}), red, ""))
-	srv, err := server.New(drv, server.Options{Logger: logger, User: "tester"})
+	sopts := server.Options{Logger: logger, User: "tester"}
+	if cfg.server != nil {
+		cfg.server(&sopts)
+	}
+	srv, err := server.New(drv, sopts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +142,10 @@ func newSecEnv(t testing.TB, cfg envConfig) *secEnv {
 	if cfg.tls != nil {
 		ln, scheme = transport.TLSListener(ln, cfg.tls), "https"
 	}
-	hs := &http.Server{Handler: h, ErrorLog: slog.NewLogLogger(logger.Handler(), slog.LevelDebug)}
+	// The production server (its connection context tells local users
+	// apart), not a bare http.Server.
+	hs := transport.NewHTTPServer(h, transport.ServerTimeouts{})
+	hs.ErrorLog = slog.NewLogLogger(logger.Handler(), slog.LevelDebug)
 	go hs.Serve(ln)
 	t.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

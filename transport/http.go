@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/internal/peercred"
 )
 
 // Path is the URL path of the MCP endpoint.
@@ -111,6 +113,8 @@ type ServerTimeouts struct {
 // cut a server-sent-event stream (the GET stream, a POST answered with
 // SSE) and any tool call that runs longer than the timeout; ReadTimeout
 // would also cancel a running handler's context once it elapsed.
+// Each request's context also carries its connection for peercred.UID,
+// which tells local callers apart by their user.
 // Serve it on a listener made by GuardListener to also bound connections
 // per source and survive failing Accepts.
 func NewHTTPServer(h http.Handler, t ServerTimeouts) *http.Server {
@@ -118,6 +122,7 @@ func NewHTTPServer(h http.Handler, t ServerTimeouts) *http.Server {
 		Handler:           h,
 		ReadHeaderTimeout: cmp.Or(t.ReadHeader, DefaultReadHeaderTimeout),
 		IdleTimeout:       cmp.Or(t.Idle, DefaultIdleTimeout),
+		ConnContext:       peercred.WithConn,
 	}
 }
 
