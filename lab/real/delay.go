@@ -122,8 +122,14 @@ func startDelayer(ns netns.NsHandle, ifname, table string, num uint16, delay, ji
 		if ctx.Err() != nil {
 			return 1 // stop's cancel interrupts the receive
 		}
+		// A timeout, a full buffer and ENOENT are not the consumer's
+		// death: ENOENT is the kernel's answer to a verdict for a packet
+		// it no longer holds (its queue entry went with a rule or a
+		// device changed while the packet waited here), which a loaded
+		// machine's late release makes happen; the packet is gone
+		// either way.
 		var oe *netlink.OpError
-		if errors.As(err, &oe) && (oe.Timeout() || errors.Is(oe.Err, unix.ENOBUFS)) {
+		if errors.As(err, &oe) && (oe.Timeout() || errors.Is(oe.Err, unix.ENOBUFS) || errors.Is(oe.Err, unix.ENOENT)) {
 			return 0
 		}
 		d.fail(fmt.Errorf("link_high_latency: NFQUEUE %d: %w", num, err))
