@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/netmcp/netmcp/lab/gen"
+	"github.com/netmcp/netmcp/lab/score"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
 )
@@ -117,7 +118,7 @@ func TestTruth(t *testing.T) {
 			if spec.Targets[0] == topology.TargetLink {
 				want = 2
 			}
-			got := faultDevices(topo, f)
+			got := score.FaultDevices(topo, f)
 			if len(got) != want || !slices.Contains(got, dev) {
 				t.Errorf("%s: %s concerns %v, want %d device(s) with %s", c.ID, f, got, want, dev)
 			}
@@ -167,8 +168,14 @@ func TestTruthOf(t *testing.T) {
 			}
 			fs = append(fs, f)
 		}
-		if got := TruthOf(topo, fs); !reflect.DeepEqual(got, tc.want) {
+		got := TruthOf(topo, fs)
+		if !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%q: %+v, want %+v", tc.faults, got, tc.want)
+		}
+		// The truth scores itself perfectly as an answer.
+		a := score.Answer{IsAnomaly: got.IsAnomaly, FaultyDevices: got.FaultyDevices, RootCauseName: got.RootCauseName}
+		if s := score.Of(a, got.Score()); !s.Detection || s.Localization != 1 || s.RootCause != 1 {
+			t.Errorf("%q: the truth scores %+v against itself", tc.faults, s)
 		}
 	}
 }
@@ -314,7 +321,7 @@ func TestCoverage(t *testing.T) {
 				seen["shared LAN"]++
 			}
 			if spec, _ := topology.LookupFault(f.Name); spec.Targets[0] == topology.TargetLink {
-				for _, fd := range faultDevices(topo, f) {
+				for _, fd := range score.FaultDevices(topo, f) {
 					if v.devs[fd].Kind == topology.KindHost {
 						seen["router-host link"]++
 					}

@@ -3,15 +3,17 @@ package suite
 import (
 	"slices"
 
+	"github.com/netmcp/netmcp/lab/score"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // TruthOf is the ground truth of faults injected together on topo (none:
-// a healthy network), by the conventions of the package comment.
+// a healthy network), by the conventions of the package comment: each
+// fault's devices are score.FaultDevices.
 func TruthOf(topo topology.Topology, faults []topology.Fault) Truth {
 	t := Truth{IsAnomaly: len(faults) > 0, FaultyDevices: []string{}, RootCauseName: []string{}}
 	for _, f := range faults {
-		t.FaultyDevices = append(t.FaultyDevices, faultDevices(topo, f)...)
+		t.FaultyDevices = append(t.FaultyDevices, score.FaultDevices(topo, f)...)
 		t.RootCauseName = append(t.RootCauseName, f.Name)
 	}
 	slices.Sort(t.FaultyDevices)
@@ -21,28 +23,8 @@ func TruthOf(topo topology.Topology, faults []topology.Fault) Truth {
 	return t
 }
 
-// faultDevices returns the devices a named fault concerns: both ends of
-// the link for a fault whose usual target is a link, the target's device
-// otherwise (for a conflict, the host that took the address).
-func faultDevices(topo topology.Topology, f topology.Fault) []string {
-	dev, _, isEnd := topology.SplitEnd(f.Target)
-	if !isEnd {
-		return []string{f.Target}
-	}
-	spec, _ := topology.LookupFault(f.Name)
-	if len(spec.Targets) == 0 || spec.Targets[0] != topology.TargetLink {
-		return []string{dev}
-	}
-	out := []string{dev}
-	for _, l := range topo.Links {
-		switch f.Target {
-		case l.A:
-			d, _, _ := topology.SplitEnd(l.B)
-			out = append(out, d)
-		case l.B:
-			d, _, _ := topology.SplitEnd(l.A)
-			out = append(out, d)
-		}
-	}
-	return out
+// Score is the truth as package score takes it, to score an answer
+// (score.Of).
+func (t Truth) Score() score.Truth {
+	return score.Truth{Devices: slices.Clone(t.FaultyDevices), Names: slices.Clone(t.RootCauseName)}
 }
