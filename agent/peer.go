@@ -70,10 +70,10 @@ func (a *Agent) Connect(ctx context.Context, name string) (*Peer, error) {
 		a.mu.Unlock()
 		return p, nil
 	}
-	why, bad := a.untrusted[name]
+	m, bad := a.untrustedLocked(name)
 	a.mu.Unlock()
 	if bad {
-		return nil, fmt.Errorf("agent: %s is untrusted: %s", name, why)
+		return nil, fmt.Errorf("agent: %s is untrusted: %s", name, m.why)
 	}
 	n, ok := a.member(name)
 	if !ok {
@@ -101,8 +101,7 @@ func (a *Agent) dial(ctx context.Context, n discover.Neighbor) (*Peer, error) {
 		return nil, fmt.Errorf("agent: no address for %s", n.Name)
 	}
 	endpoint := "https://" + net.JoinHostPort(host, strconv.Itoa(int(n.Advert.Port))) + "/mcp"
-	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: a.clientTLS(n.Name, n.Advert.Thumbprint),
-		TLSHandshakeTimeout: 10 * time.Second, ForceAttemptHTTP2: false, DialContext: a.cfg.Dial}}
+	hc := &http.Client{Transport: &http.Transport{DialTLSContext: a.dialTLS(n.Name, n.Advert.Thumbprint), ForceAttemptHTTP2: false}}
 	offer := Offer{Capabilities: a.cfg.Offer, Binding: &a.binding}
 	c := mcp.NewClient(&mcp.Implementation{Name: "netmcp-agent", Title: a.name, Version: "1"},
 		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: offer.asExperimental()}})

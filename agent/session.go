@@ -48,7 +48,10 @@ func (a *Agent) sessionServer(r *http.Request) *mcp.Server {
 	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
 		return nil
 	}
-	p, err := a.checkPeer(r.TLS.PeerCertificates)
+	p, err := a.verifyPeer(r.TLS.PeerCertificates)
+	if err == nil {
+		err = a.judgePin(p)
+	}
 	if err != nil {
 		a.log.Warn("d2d session refused", "err", err)
 		return nil
