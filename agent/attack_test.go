@@ -6,15 +6,99 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/tls"
+	"crypto/x509"
+	"encoding/hex"
+	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/serve"
+	"github.com/netmcp/netmcp/d2d/report"
+	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/pki"
 )
+
+// caVerifier checks bindings against the domain's CA now, as `netmcp
+// report verify` does.
+func caVerifier(d *testDomain) report.BindingVerifier {
+	roots := x509.NewCertPool()
+	roots.AppendCertsFromPEM(d.ca.CertPEM)
+	return report.CAVerifier(roots, time.Now())
+}
+
+func cloneReport(r report.Report) report.Report {
+	var c report.Report
+	b, _ := json.Marshal(r)
+	if err := json.Unmarshal(b, &c); err != nil {
+		panic(err)
+	}
+	return c
+}
+
+// TestAttestSignsOnlyWhatItChecked: r1 writes a report naming r2 its
+// creator and asks r2, over their D2D session, to attest it, with a
+// genuine result r2 issued to r1. Whatever r1 sends, it gets no signature
+// of r2 under which the report verifies as r2's.
+func TestAttestSignsOnlyWhatItChecked(t *testing.T) {
+	d := newDomain(t, domainOpts{})
+	ctx := context.Background()
+	r1 := d.agents["r1"]
+	r1.Discover(ctx)
+	res, err := r1.Call(ctx, "r2", netproto.ToolYangGet, map[string]any{"path": countersPath})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := r1.Connect(ctx, "r2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := report.Finding{Rule: "egress-discards", Device: "r3", Interface: "GigabitEthernet0/0/0/0", Direction: "r3->r2",
+		Cause: "egress-filter", Statement: "r3 discarded every packet toward r2", Evidence: []int{}}
+	forged := report.Report{Version: report.Version, ID: "forged", URI: report.URIPrefix + "forged", Creator: "r2", Created: time.Now().UTC().Format(time.RFC3339Nano),
+		Intent: pathIntent, Path: []string{"r1", "r2", "r3"}, Hypothesis: &f, Findings: []report.Finding{f}, Evidence: []sign.Result{},
+		Participants: map[string]sign.Binding{"r2": p.Binding}}
+	digest, err := forged.Digest()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _ := resultHash(res)
+	item := map[string]any{"nonce": res.Nonce, "hash": hex.EncodeToString(h[:])}
+	for _, args := range []map[string]any{
+		{"digest": hex.EncodeToString(digest), "evidence": []any{item}},
+		{"report": forged},
+		{"report": forged, "digest": hex.EncodeToString(digest), "evidence": []any{item}},
+	} {
+		out, err := p.Session().CallTool(ctx, &mcp.CallToolParams{Name: ToolAttest, Arguments: args})
+		if err != nil || out.IsError {
+			t.Logf("refused: %v %v", err, out)
+			continue
+		}
+		var got struct{ Sig string }
+		b, _ := json.Marshal(out.StructuredContent)
+		json.Unmarshal(b, &got)
+		withSig := cloneReport(forged)
+		withSig.Signatures = map[string]string{"r2": got.Sig}
+		if _, err := report.Verify(withSig, caVerifier(d)); err == nil {
+			t.Fatalf("r1 obtained r2's signature as the creator of a report r1 wrote (asked with %v)", keysOf(args))
+		}
+	}
+}
+
+func keysOf(m map[string]any) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
 
 // otherCert is another certificate of the CA for name (valid, not the
 // one name's agent uses or advertises), DER, and its key.
@@ -130,4 +214,180 @@ func TestUntrustedMarkExpires(t *testing.T) {
 	if why, bad := r3.Untrusted()["r2"]; bad {
 		t.Fatalf("r2 still untrusted six minutes later: %s", why)
 	}
+}
+
+// TestExpiredCertificateReport: r1's certificate expired an hour ago; its
+// agent dates its report back to when it was valid. The controller
+// refuses the report at receipt, and it does not verify now.
+func TestExpiredCertificateReport(t *testing.T) {
+	now := time.Now()
+	d := newDomain(t, domainOpts{certWindow: map[string][2]time.Time{"r1": {now.Add(-3 * time.Hour), now.Add(-time.Hour)}}})
+	r1 := d.agents["r1"]
+	r1.cfg.Now = func() time.Time { return time.Now().Add(-90 * time.Minute) }
+	rep, err := r1.Ask(context.Background(), pathIntent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Verify(rep, caVerifier(d)); err == nil {
+		t.Error("a report signed with an expired certificate verifies now")
+	}
+	srv := serve.New(&controller.Controller{}, controller.Store{Dir: t.TempDir()}, "test")
+	if err := srv.EnableD2D(d.ca.CertPEM); err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil))
+	defer hs.Close()
+	pusher := &ReportPusher{Endpoint: hs.URL, Dir: t.TempDir()}
+	if err := pusher.Enqueue(rep); err != nil {
+		t.Fatal(err)
+	}
+	res, err := pusher.Flush(context.Background())
+	t.Logf("push: %+v %v; now %s created %s", res, err, time.Now().UTC(), rep.Created)
+	if ids, _ := srv.D2DReports(); len(ids) != 0 {
+		t.Fatalf("the controller accepted a report signed with an expired certificate: %v", ids)
+	}
+}
+
+// TestReportNeedsEveryParticipant: a report without one participant's
+// countersignature does not verify; nor does one whose result of r2 was
+// replaced by r2's result of the same call in an earlier run and signed
+// again by the creator; r2 will not countersign that one either.
+func TestReportNeedsEveryParticipant(t *testing.T) {
+	d := newDomain(t, domainOpts{})
+	ctx := context.Background()
+	r1 := d.agents["r1"]
+	first := askVerified(t, d, "r1")
+	second := askVerified(t, d, "r1")
+
+	noR2 := cloneReport(second)
+	delete(noR2.Signatures, "r2")
+	if _, err := report.Verify(noR2, caVerifier(d)); err == nil {
+		t.Error("a report without r2's countersignature verifies")
+	}
+
+	replayed := cloneReport(second)
+	swapped := false
+	for i, e := range replayed.Evidence {
+		if e.Signer != "r2" || e.Tool != netproto.ToolYangGet {
+			continue
+		}
+		for _, old := range first.Evidence {
+			if old.Signer == "r2" && old.Tool == e.Tool && string(old.Args) == string(e.Args) {
+				replayed.Evidence[i], swapped = old, true
+				break
+			}
+		}
+		if swapped {
+			break
+		}
+	}
+	if !swapped {
+		t.Fatal("no result of r2 to swap")
+	}
+	if err := replayed.Seal(r1.cfg.Signer, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Verify(replayed, caVerifier(d)); err == nil {
+		t.Error("a result of an earlier run, re-signed by the creator, verifies")
+	}
+	sigs, refused := r1.countersign(ctx, &replayed)
+	if sigs["r2"] != "" {
+		t.Error("r2 countersigned a report carrying its result of an earlier run")
+	}
+	t.Logf("r2: %s", refused["r2"])
+}
+
+// TestOperatorAuthoredReport: an operator's (client-only) certificate
+// authors a report blaming r2 with a proposal for it. r2's agent does not
+// take it as a device's report, nor does the controller.
+func TestOperatorAuthoredReport(t *testing.T) {
+	topo := withEgressACL("r2", "GigabitEthernet0/0/0/1")
+	d := newDomain(t, domainOpts{topo: &topo, writer: true})
+	ctx := context.Background()
+	genuine := askVerified(t, d, "r1")
+	certPEM, keyPEM, err := d.ca.Issue("alice", pki.KindClient, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ck, _ := sign.ParseCertKey(keyPEM)
+	alice, _ := sign.NewEphemeralSigner("alice")
+	b, err := alice.Bind(certPEM, ck)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := *genuine.Hypothesis
+	h.Evidence = []int{}
+	p := genuine.Proposals[0]
+	p.Evidence = []int{}
+	rep := report.Report{Version: report.Version, ID: "by-alice", URI: report.URIPrefix + "by-alice", Creator: "alice", Created: time.Now().UTC().Format(time.RFC3339Nano),
+		Intent: pathIntent, Path: []string{"r1", "r2", "r3"}, Hypothesis: &h, Findings: []report.Finding{h}, Evidence: []sign.Result{},
+		Participants: map[string]sign.Binding{"alice": b}, Proposals: []report.Proposal{p}}
+	if err := rep.Seal(alice, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := report.Verify(rep, caVerifier(d)); err == nil {
+		t.Error("a report authored with an operator certificate verifies")
+	}
+	op := d.operator("r2")
+	out, err := op.CallTool(ctx, &mcp.CallToolParams{Name: ToolMitigate, Arguments: map[string]any{"report": rep, "consent": true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !out.IsError || !strings.Contains(textOf(out), "does not verify") {
+		t.Errorf("r2 took an operator's report: %s", textOf(out))
+	}
+	if got := aclEntries(t, d, "r2", "NO-ICMP-OUT"); len(got) != 2 {
+		t.Fatalf("NO-ICMP-OUT changed: %v", got)
+	}
+}
+
+// TestParticipantWithoutCountersignature: r3 answers every call but
+// offers no ietf-d2d-attest, so it cannot countersign. The report leaves
+// r3 out: none of its results, not a participant, listed as untrusted;
+// the findings that rested on its results are no longer established; and
+// the report verifies, signed by every participant left.
+func TestParticipantWithoutCountersignature(t *testing.T) {
+	topo := withEgressACL("r2", "GigabitEthernet0/0/0/1")
+	noAttest := []string{CapPing, CapTraceroute, CapCounters, CapYangRead, CapCapture, CapNeighbors}
+	d := newDomain(t, domainOpts{topo: &topo, offer: map[string][]string{"r3": noAttest}})
+	rep := askVerified0(t, d, "r1")
+	if _, ok := rep.Participants["r3"]; ok || len(rep.Signatures) != 2 {
+		t.Fatalf("participants %v, signatures %v", keysOfBindings(rep.Participants), rep.Signatures)
+	}
+	if why := rep.Untrusted["r3"]; !strings.Contains(why, "did not countersign") {
+		t.Fatalf("r3 untrusted for %q", why)
+	}
+	for _, e := range rep.Evidence {
+		if e.Signer == "r3" {
+			t.Fatalf("a result of r3 left in the evidence: %s", e.Tool)
+		}
+	}
+	var dropped bool
+	for _, f := range rep.Findings {
+		if f.Rule == "not-countersigned" {
+			dropped = true
+			if f.Cause != "not-measured" || !strings.Contains(f.Statement, "r3 did not countersign") {
+				t.Errorf("finding %+v", f)
+			}
+		}
+	}
+	if !dropped {
+		t.Errorf("no finding said it rested on r3's results: %s", findingsJSON(rep))
+	}
+	if h := rep.Hypothesis; h != nil {
+		for _, p := range rep.Proposals {
+			if p.Device != h.Device || p.Cause != h.Cause {
+				t.Errorf("proposal %+v does not fit the hypothesis %+v", p, h)
+			}
+		}
+	}
+	t.Logf("r3: %s; hypothesis %+v", rep.Untrusted["r3"], rep.Hypothesis)
+}
+
+func keysOfBindings(m map[string]sign.Binding) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

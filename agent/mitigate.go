@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/d2d/report"
-	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/remedy"
 )
@@ -143,7 +141,7 @@ func (a *Agent) Mitigate(ctx context.Context, rep report.Report, consent string)
 	if err := a.allowed(ctx); err != nil {
 		return out, fmt.Errorf("agent: not mitigating, the path could not be verified again: %w", err)
 	}
-	if _, err := report.Verify(rep, func(b sign.Binding) (ed25519.PublicKey, error) { return b.Verify(a.roots, a.cfg.Now()) }); err != nil {
+	if _, err := report.Verify(rep, report.CAVerifier(a.roots, a.cfg.Now())); err != nil {
 		return out, fmt.Errorf("agent: report %s does not verify: %w", rep.ID, err)
 	}
 	var p *report.Proposal

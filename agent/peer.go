@@ -31,6 +31,9 @@ type Peer struct {
 	// Binding is the neighbour's certificate-bound signing key.
 	Binding sign.Binding
 	cs      *mcp.ClientSession
+	// notAfter is the end of the validity of the certificate Binding
+	// binds: the session is not used past it.
+	notAfter time.Time
 	// ctx ends when the peer is revoked or marked untrusted: its calls in
 	// flight are cancelled (notifications/cancelled) before the session
 	// closes.
@@ -67,8 +70,14 @@ func (e *NegotiationError) Error() string { return "agent: " + e.Peer + " refuse
 func (a *Agent) Connect(ctx context.Context, name string) (*Peer, error) {
 	a.mu.Lock()
 	if p := a.peers[name]; p != nil {
-		a.mu.Unlock()
-		return p, nil
+		if a.cfg.Now().Before(p.notAfter.Add(sign.MaxClockSkew)) {
+			a.mu.Unlock()
+			return p, nil
+		}
+		// Its certificate has expired since the session was negotiated:
+		// a new session is negotiated, and refused.
+		delete(a.peers, name)
+		p.close()
 	}
 	m, bad := a.untrustedLocked(name)
 	a.mu.Unlock()
@@ -158,7 +167,11 @@ func (a *Agent) negotiate(n discover.Neighbor, cs *mcp.ClientSession) (*Peer, er
 	a.bindings[n.Name] = *theirs.Binding
 	a.mu.Unlock()
 	pctx, pcancel := context.WithCancel(context.Background())
-	return &Peer{Name: n.Name, Authorised: auth, Binding: *theirs.Binding, cs: cs, ctx: pctx, cancel: pcancel}, nil
+	p := &Peer{Name: n.Name, Authorised: auth, Binding: *theirs.Binding, cs: cs, ctx: pctx, cancel: pcancel}
+	if c, err := parseCertPEM([]byte(theirs.Binding.Cert)); err == nil {
+		p.notAfter = c.NotAfter
+	}
+	return p, nil
 }
 
 func bindingThumb(b sign.Binding) [sha256.Size]byte {
