@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -98,6 +99,105 @@ func keysOf(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// recordingWriter is a write session that remembers the mitigation each
+// write belongs to, as the agent's CLI writer reads it to decide.
+type recordingWriter struct {
+	Writer
+	mu   sync.Mutex
+	seen []Mitigation
+}
+
+func (w *recordingWriter) CallTool(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	if m, ok := MitigationOf(ctx); ok {
+		w.mu.Lock()
+		w.seen = append(w.seen, m)
+		w.mu.Unlock()
+	}
+	return w.Writer.CallTool(ctx, p)
+}
+
+// TestMitigateAppliesOnlyItsOwnFix: r1, the report's creator, rewrites
+// the proposal for r2 (an edit that plants a VLAN and deletes an
+// interface description, under the label "remove entry 10") and signs it
+// again, countersigned by r2 and r3 (their results are untouched). r2
+// applies nothing of it. With the genuine edit under a false label, r2
+// applies its own fix and its write session is told of the change r2
+// computed, not of the label.
+func TestMitigateAppliesOnlyItsOwnFix(t *testing.T) {
+	topo := withEgressACL("r2", "GigabitEthernet0/0/0/1")
+	d := newDomain(t, domainOpts{topo: &topo, writer: true})
+	ctx := context.Background()
+	rep := askVerified(t, d, "r1")
+	if len(rep.Proposals) != 1 {
+		t.Fatalf("proposals %+v", rep.Proposals)
+	}
+	r1, r2 := d.agents["r1"], d.agents["r2"]
+	rw := &recordingWriter{Writer: r2.cfg.Writer}
+	r2.cfg.Writer = rw
+	reseal := func(r *report.Report) {
+		t.Helper()
+		sigs, refused := r1.countersign(ctx, r)
+		if len(refused) > 0 {
+			t.Fatalf("countersignatures refused: %v", refused)
+		}
+		if err := r.Seal(r1.cfg.Signer, sigs); err != nil {
+			t.Fatal(err)
+		}
+		verifyReport(t, d, *r)
+	}
+	vlans := func() string {
+		res, err := r2.cfg.Local.CallTool(ctx, &mcp.CallToolParams{Name: netproto.ToolYangGet,
+			Arguments: map[string]any{"path": "/openconfig-vlan:vlans", "datastore": "running"}})
+		if err != nil {
+			return err.Error() // none
+		}
+		b, _ := json.Marshal(res.StructuredContent)
+		return string(b)
+	}
+	before := vlans()
+
+	forged := cloneReport(rep)
+	forged.Proposals[0].Edit = []report.EditOp{
+		{Operation: "merge", Path: "/openconfig-vlan:vlans/vlan[vlan-id='99']", Value: json.RawMessage(`{"vlan-id":99}`)},
+		{Operation: "delete", Path: "/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/0/0']/config/description"},
+	}
+	reseal(&forged)
+	res, err := r2.Mitigate(ctx, forged, "operator:alice")
+	if err == nil || res.Committed {
+		t.Errorf("a rewritten edit was applied: %+v %v", res, err)
+	}
+	if got := vlans(); got != before || strings.Contains(got, "99") {
+		t.Errorf("VLANs changed: %s", got)
+	}
+	if got := aclEntries(t, d, "r2", "NO-ICMP-OUT"); len(got) != 2 {
+		t.Fatalf("NO-ICMP-OUT changed: %v", got)
+	}
+	t.Logf("rewritten edit: %v", err)
+
+	relabelled := cloneReport(rep)
+	relabelled.Proposals[0].Summary = "tidy the description of GigabitEthernet0/0/0/1"
+	relabelled.Proposals[0].Cause = "cosmetic"
+	relabelled.Proposals[0].Diff = ""
+	reseal(&relabelled)
+	rw.seen = nil
+	res, err = r2.Mitigate(ctx, relabelled, "operator:alice")
+	if err != nil || !res.Confirmed {
+		t.Fatalf("the genuine edit under another label: %+v %v", res, err)
+	}
+	if len(rw.seen) == 0 {
+		t.Fatal("no write told of its mitigation")
+	}
+	for _, m := range rw.seen {
+		if m.Device != "r2" || m.Proposal.Device != "r2" || m.Proposal.Cause != "egress-filter" ||
+			!strings.Contains(m.Proposal.Summary, "NO-ICMP-OUT") || !strings.Contains(m.Proposal.Diff, "10 deny icmp") {
+			t.Fatalf("the write session was told of %+v, not of the change r2 computed", m.Proposal)
+		}
+	}
+	if got := aclEntries(t, d, "r2", "NO-ICMP-OUT"); len(got) != 1 || got[0] != 20 {
+		t.Fatalf("NO-ICMP-OUT after: %v", got)
+	}
 }
 
 // otherCert is another certificate of the CA for name (valid, not the
