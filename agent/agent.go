@@ -28,6 +28,13 @@ const DefaultPort = 9514
 // DefaultCallTimeout bounds one call to a neighbour.
 const DefaultCallTimeout = 20 * time.Second
 
+// DefaultUntrustedFor is how long a neighbour stays untrusted after it
+// failed (a timeout, a result that does not verify, a certificate other
+// than the one it advertised): long enough to finish the runs under way
+// without it, short enough that whoever provoked the failure cannot keep a
+// device out of the collaboration for good.
+const DefaultUntrustedFor = 5 * time.Minute
+
 // Config configures New.
 type Config struct {
 	// CertPEM and KeyPEM are the device certificate (its identity is the
@@ -55,6 +62,9 @@ type Config struct {
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	// CallTimeout bounds each call to a neighbour (DefaultCallTimeout).
 	CallTimeout time.Duration
+	// UntrustedFor is how long a failed neighbour stays untrusted
+	// (DefaultUntrustedFor). A revocation (Revoke) does not expire.
+	UntrustedFor time.Duration
 	// Writer, when set, is a session to the device's MCP server that may
 	// change it (not read-only): its writes pass the device's approval
 	// gate. Only Mitigate uses it, to apply this device's proposal of a
@@ -97,7 +107,7 @@ type Agent struct {
 	mu        sync.Mutex
 	domain    map[string]discover.Neighbor // known agents (direct and learnt), by name
 	direct    []discover.Neighbor          // this device's own neighbours
-	untrusted map[string]string            // name -> why
+	untrusted map[string]untrustedMark     // by name
 	peers     map[string]*Peer
 	bindings  map[string]sign.Binding // neighbours' certificate-bound keys
 	reports   *report.Store
@@ -126,6 +136,9 @@ func New(ctx context.Context, cfg Config) (*Agent, error) {
 	}
 	if cfg.CallTimeout <= 0 {
 		cfg.CallTimeout = DefaultCallTimeout
+	}
+	if cfg.UntrustedFor <= 0 {
+		cfg.UntrustedFor = DefaultUntrustedFor
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -163,7 +176,7 @@ func New(ctx context.Context, cfg Config) (*Agent, error) {
 	}
 	a := &Agent{cfg: cfg, name: name, cert: cert, pair: pair, roots: roots, binding: binding,
 		verifier: sign.NewVerifier(), log: log, tools: map[string]*mcp.Tool{},
-		domain: map[string]discover.Neighbor{}, untrusted: map[string]string{}, peers: map[string]*Peer{}, bindings: map[string]sign.Binding{},
+		domain: map[string]discover.Neighbor{}, untrusted: map[string]untrustedMark{}, peers: map[string]*Peer{}, bindings: map[string]sign.Binding{},
 		reports: report.NewStore()}
 	a.verifier.Trust(name, cfg.Signer.PublicKey())
 	tl, err := cfg.Local.ListTools(ctx, nil)
@@ -240,13 +253,29 @@ func (a *Agent) member(name string) (discover.Neighbor, bool) {
 	return n, ok
 }
 
-// markUntrusted marks a peer untrusted (keeping the first reason), cancels
-// its calls in flight and closes its session.
+// untrustedMark is why a peer is untrusted, and until when (zero: for
+// the agent's life, a revocation).
+type untrustedMark struct {
+	why   string
+	until time.Time
+}
+
+// markUntrusted marks a peer untrusted for Config.UntrustedFor (keeping
+// the first reason while the mark lasts), cancels its calls in flight
+// and closes its session.
 func (a *Agent) markUntrusted(name, why string) {
+	a.mark(name, untrustedMark{why: why, until: a.cfg.Now().Add(a.cfg.UntrustedFor)})
+}
+
+func (a *Agent) mark(name string, m untrustedMark) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if _, already := a.untrusted[name]; !already {
-		a.untrusted[name] = why
+	old, already := a.untrustedLocked(name)
+	switch {
+	case !already:
+		a.untrusted[name] = m
+	case m.until.IsZero() && !old.until.IsZero():
+		a.untrusted[name] = untrustedMark{why: old.why, until: time.Time{}}
 	}
 	if p := a.peers[name]; p != nil {
 		delete(a.peers, name)
@@ -254,20 +283,34 @@ func (a *Agent) markUntrusted(name, why string) {
 	}
 }
 
-// Revoke withdraws the authorization of peer name mid-run: its calls in
-// flight are cancelled (the callee gets notifications/cancelled), its
-// session closed, and it stays untrusted.
-func (a *Agent) Revoke(name, reason string) {
-	a.markUntrusted(name, "authorization revoked: "+reason)
+// untrustedLocked returns name's mark if it has not expired (forgetting
+// it if it has); a.mu is held.
+func (a *Agent) untrustedLocked(name string) (untrustedMark, bool) {
+	m, ok := a.untrusted[name]
+	if ok && !m.until.IsZero() && !a.cfg.Now().Before(m.until) {
+		delete(a.untrusted, name)
+		return untrustedMark{}, false
+	}
+	return m, ok
 }
 
-// Untrusted returns the peers marked untrusted and why.
+// Revoke withdraws the authorization of peer name mid-run: its calls in
+// flight are cancelled (the callee gets notifications/cancelled), its
+// session closed, and it stays untrusted (a revocation does not expire).
+func (a *Agent) Revoke(name, reason string) {
+	a.mark(name, untrustedMark{why: "authorization revoked: " + reason})
+}
+
+// Untrusted returns the peers marked untrusted and why (marks that have
+// expired are gone).
 func (a *Agent) Untrusted() map[string]string {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	out := map[string]string{}
-	for k, v := range a.untrusted {
-		out[k] = v
+	for k := range a.untrusted {
+		if m, ok := a.untrustedLocked(k); ok {
+			out[k] = m.why
+		}
 	}
 	return out
 }
@@ -277,7 +320,7 @@ func (a *Agent) Untrusted() map[string]string {
 func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
 	h := mcp.NewStreamableHTTPHandler(a.sessionServer, &mcp.StreamableHTTPOptions{SessionTimeout: 10 * time.Minute})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	mux.Handle("/mcp", a.pinned(h))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: a.serverTLS(),
 		ErrorLog: slog.NewLogLogger(a.log.Handler(), slog.LevelDebug)}
 	done := make(chan struct{})

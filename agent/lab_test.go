@@ -90,6 +90,9 @@ type domainOpts struct {
 	// writer gives each agent a write session to its device (its
 	// approval gate the server's default: every write needs approval).
 	writer bool
+	// certWindow, per device, is its certificate's validity window
+	// (default: from a minute ago for an hour).
+	certWindow map[string][2]time.Time
 }
 
 func newDomain(t testing.TB, o domainOpts) *testDomain {
@@ -102,7 +105,9 @@ func newDomain(t testing.TB, o domainOpts) *testDomain {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ca, err := pki.NewCA("test-ca")
+	// The CA is valid from a day ago, so that certificates of the past
+	// (domainOpts.certWindow) chain to it.
+	ca, err := pki.NewCAWindow("test-ca", time.Now().Add(-24*time.Hour), time.Now().Add(pki.DefaultCATTL))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +166,9 @@ func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 		writer = ws
 	}
 	certPEM, keyPEM, err := d.ca.Issue(name, pki.KindServer, time.Hour)
+	if w, ok := o.certWindow[name]; ok {
+		certPEM, keyPEM, err = d.ca.IssueWindow(name, pki.KindServer, w[0], w[1])
+	}
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"context"
-	"crypto/ed25519"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -84,7 +83,9 @@ type Writer interface {
 type Mitigation struct {
 	// Device is this agent's device; Report the report's id.
 	Device, Report string
-	// Proposal is the change being applied (its diff, summary, cause).
+	// Proposal is the change being applied (its edit, diff, summary,
+	// cause) as this device computed it from its own diagnosis: its
+	// words describe the edit the write makes, not a report's labels.
 	Proposal report.Proposal
 	// Consent is who consented, as given to Mitigate ("" for none).
 	Consent string
@@ -107,8 +108,13 @@ func MitigationOf(ctx context.Context) (Mitigation, bool) {
 // MitigationResult is what Mitigate did.
 type MitigationResult struct {
 	// Report is the id of the report whose proposal was applied.
-	Report   string          `json:"report"`
+	Report string `json:"report"`
+	// Proposal is the change: once this device has diagnosed the path
+	// itself, the one it computed (equal in its edit to the report's).
 	Proposal report.Proposal `json:"proposal"`
+	// Diagnosis is the id of this device's own report of the intent, the
+	// diagnosis the change was computed from.
+	Diagnosis string `json:"diagnosis,omitempty"`
 	// Consent is who consented ("" when the caller gave none).
 	Consent string `json:"consent,omitempty"`
 	// Diff is the device's diff of the candidate, when it gave one.
@@ -128,11 +134,16 @@ type MitigationResult struct {
 
 // Mitigate applies this device's proposal of rep, with consent (who
 // consented: "operator:NAME"; "" for none). rep must verify against the
-// CA. Every write goes through the device's approval gate on
-// Config.Writer: without consent the gate's refusal stands and nothing
-// changes (ErrConsentRequired); with it, the gate's single-use token is
-// presented (as the controller's remediation does), or the gate asks the
-// operator itself when the writer's client answers elicitations.
+// CA. The proposal's edit is not taken on trust: this agent runs rep's
+// intent itself, computes the fix from its own diagnosis (remedy.ACLFix
+// on its own ACLs), and applies that fix only if its edit equals the
+// proposal's; the mitigation each write names (MitigationOf) is that
+// recomputed change, whatever words the report gave it. Every write goes
+// through the device's approval gate on Config.Writer: without consent
+// the gate's refusal stands and nothing changes (ErrConsentRequired); with
+// it, the gate's single-use token is presented (as the controller's
+// remediation does), or the gate asks the operator itself when the
+// writer's client answers elicitations.
 func (a *Agent) Mitigate(ctx context.Context, rep report.Report, consent string) (MitigationResult, error) {
 	out := MitigationResult{Report: rep.ID, Consent: consent}
 	if a.cfg.Writer == nil {
@@ -143,18 +154,37 @@ func (a *Agent) Mitigate(ctx context.Context, rep report.Report, consent string)
 	if err := a.allowed(ctx); err != nil {
 		return out, fmt.Errorf("agent: not mitigating, the path could not be verified again: %w", err)
 	}
-	if _, err := report.Verify(rep, func(b sign.Binding) (ed25519.PublicKey, error) { return b.Verify(a.roots, a.cfg.Now()) }); err != nil {
+	if _, err := report.Verify(rep, report.CAVerifier(a.roots, a.cfg.Now())); err != nil {
 		return out, fmt.Errorf("agent: report %s does not verify: %w", rep.ID, err)
 	}
-	var p *report.Proposal
+	var asked *report.Proposal
 	for i := range rep.Proposals {
 		if rep.Proposals[i].Device == a.name {
-			p = &rep.Proposals[i]
+			asked = &rep.Proposals[i]
+			break
+		}
+	}
+	if asked == nil {
+		return out, fmt.Errorf("agent: report %s proposes no change of %s", rep.ID, a.name)
+	}
+	out.Proposal = *asked
+	own, err := a.Ask(ctx, rep.Intent)
+	if err != nil {
+		return out, fmt.Errorf("agent: not mitigating: %s could not diagnose the path itself: %w", a.name, err)
+	}
+	out.Diagnosis = own.ID
+	var p *report.Proposal
+	for i := range own.Proposals {
+		if own.Proposals[i].Device == a.name {
+			p = &own.Proposals[i]
 			break
 		}
 	}
 	if p == nil {
-		return out, fmt.Errorf("agent: report %s proposes no change of %s", rep.ID, a.name)
+		return out, fmt.Errorf("agent: not mitigating: %s's own diagnosis of %q (report %s) proposes no change of %s", a.name, rep.Intent, own.ID, a.name)
+	}
+	if !sameEdit(asked.Edit, p.Edit) {
+		return out, fmt.Errorf("agent: not mitigating: the edit report %s proposes is not the fix %s computes from its own diagnosis (report %s: %s)", rep.ID, a.name, own.ID, p.Summary)
 	}
 	out.Proposal = *p
 	op, _ := ctx.Value(operatorKey{}).(*mcp.ServerSession)
@@ -209,6 +239,38 @@ func (a *Agent) Mitigate(ctx context.Context, rep report.Report, consent string)
 		out.Result = fmt.Sprintf("%s on %s: applied; the %s direction is not verified clean (report %s): rolled back", p.Summary, a.name, p.Direction, again.ID)
 	}
 	return out, nil
+}
+
+// sameEdit tells whether two edits are the same operations on the same
+// paths with the same values (compared as canonical JSON; an omitted
+// operation is network.yang.edit's default, merge).
+func sameEdit(x, y []report.EditOp) bool {
+	if len(x) != len(y) {
+		return false
+	}
+	norm := func(e report.EditOp) (string, bool) {
+		op := e.Operation
+		if op == "" {
+			op = "merge"
+		}
+		v := []byte("null")
+		if len(e.Value) > 0 {
+			c, err := sign.Canonical(e.Value)
+			if err != nil {
+				return "", false
+			}
+			v = c
+		}
+		return op + "\x00" + e.Path + "\x00" + string(v), true
+	}
+	for i := range x {
+		a, ok1 := norm(x[i])
+		b, ok2 := norm(y[i])
+		if !ok1 || !ok2 || a != b {
+			return false
+		}
+	}
+	return true
 }
 
 // cleanAgain tells whether the run of the intent again shows the

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -119,9 +120,21 @@ func TestMitigateEgressACL(t *testing.T) {
 	t.Logf("%s; diff:\n%s", res.Result, res.Diff)
 }
 
+// writeHook is a write session that calls before on each write first.
+type writeHook struct {
+	Writer
+	before func(tool string)
+}
+
+func (w writeHook) CallTool(ctx context.Context, p *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	w.before(p.Name)
+	return w.Writer.CallTool(ctx, p)
+}
+
 // TestMitigateRollsBack: the change is committed, but the path cannot be
-// verified again (r3's agent is gone): the confirmed commit is cancelled
-// and the ACL entry is back.
+// verified again (r3's agent is gone once r2 has diagnosed the path and
+// made its edit): the confirmed commit is cancelled and the ACL entry is
+// back.
 func TestMitigateRollsBack(t *testing.T) {
 	topo := withEgressACL("r2", "GigabitEthernet0/0/0/1")
 	d := newDomain(t, domainOpts{topo: &topo, writer: true})
@@ -129,7 +142,12 @@ func TestMitigateRollsBack(t *testing.T) {
 	if len(rep.Proposals) != 1 {
 		t.Fatalf("proposals %+v", rep.Proposals)
 	}
-	d.cancel["r3"]()
+	var once sync.Once
+	d.agents["r2"].cfg.Writer = writeHook{Writer: d.agents["r2"].cfg.Writer, before: func(tool string) {
+		if tool == netproto.ToolCommit {
+			once.Do(d.cancel["r3"])
+		}
+	}}
 	res, err := d.agents["r2"].Mitigate(context.Background(), rep, "operator:alice")
 	if err != nil {
 		t.Fatal(err)

@@ -31,6 +31,9 @@ type Peer struct {
 	// Binding is the neighbour's certificate-bound signing key.
 	Binding sign.Binding
 	cs      *mcp.ClientSession
+	// notAfter is the end of the validity of the certificate Binding
+	// binds: the session is not used past it.
+	notAfter time.Time
 	// ctx ends when the peer is revoked or marked untrusted: its calls in
 	// flight are cancelled (notifications/cancelled) before the session
 	// closes.
@@ -67,13 +70,19 @@ func (e *NegotiationError) Error() string { return "agent: " + e.Peer + " refuse
 func (a *Agent) Connect(ctx context.Context, name string) (*Peer, error) {
 	a.mu.Lock()
 	if p := a.peers[name]; p != nil {
-		a.mu.Unlock()
-		return p, nil
+		if a.cfg.Now().Before(p.notAfter.Add(sign.MaxClockSkew)) {
+			a.mu.Unlock()
+			return p, nil
+		}
+		// Its certificate has expired since the session was negotiated:
+		// a new session is negotiated, and refused.
+		delete(a.peers, name)
+		p.close()
 	}
-	why, bad := a.untrusted[name]
+	m, bad := a.untrustedLocked(name)
 	a.mu.Unlock()
 	if bad {
-		return nil, fmt.Errorf("agent: %s is untrusted: %s", name, why)
+		return nil, fmt.Errorf("agent: %s is untrusted: %s", name, m.why)
 	}
 	n, ok := a.member(name)
 	if !ok {
@@ -101,8 +110,7 @@ func (a *Agent) dial(ctx context.Context, n discover.Neighbor) (*Peer, error) {
 		return nil, fmt.Errorf("agent: no address for %s", n.Name)
 	}
 	endpoint := "https://" + net.JoinHostPort(host, strconv.Itoa(int(n.Advert.Port))) + "/mcp"
-	hc := &http.Client{Transport: &http.Transport{TLSClientConfig: a.clientTLS(n.Name, n.Advert.Thumbprint),
-		TLSHandshakeTimeout: 10 * time.Second, ForceAttemptHTTP2: false, DialContext: a.cfg.Dial}}
+	hc := &http.Client{Transport: &http.Transport{DialTLSContext: a.dialTLS(n.Name, n.Advert.Thumbprint), ForceAttemptHTTP2: false}}
 	offer := Offer{Capabilities: a.cfg.Offer, Binding: &a.binding}
 	c := mcp.NewClient(&mcp.Implementation{Name: "netmcp-agent", Title: a.name, Version: "1"},
 		&mcp.ClientOptions{Capabilities: &mcp.ClientCapabilities{Experimental: offer.asExperimental()}})
@@ -159,7 +167,11 @@ func (a *Agent) negotiate(n discover.Neighbor, cs *mcp.ClientSession) (*Peer, er
 	a.bindings[n.Name] = *theirs.Binding
 	a.mu.Unlock()
 	pctx, pcancel := context.WithCancel(context.Background())
-	return &Peer{Name: n.Name, Authorised: auth, Binding: *theirs.Binding, cs: cs, ctx: pctx, cancel: pcancel}, nil
+	p := &Peer{Name: n.Name, Authorised: auth, Binding: *theirs.Binding, cs: cs, ctx: pctx, cancel: pcancel}
+	if c, err := parseCertPEM([]byte(theirs.Binding.Cert)); err == nil {
+		p.notAfter = c.NotAfter
+	}
+	return p, nil
 }
 
 func bindingThumb(b sign.Binding) [sha256.Size]byte {

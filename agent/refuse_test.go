@@ -248,15 +248,25 @@ func TestAttestRefused(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := report.Report{Creator: "r1", Evidence: []sign.Result{r}}
-	if sigs := a.countersign(ctx, &rep); sigs["r2"] == "" {
-		t.Fatal("a genuine result was not countersigned")
+	b2, _ := a.bindingOf("r2")
+	rep := report.Report{Version: report.Version, ID: "attest", Creator: "r1", Evidence: []sign.Result{r},
+		Participants: map[string]sign.Binding{"r1": a.binding, "r2": b2}}
+	if sigs, refused := a.countersign(ctx, &rep); sigs["r2"] == "" {
+		t.Fatalf("a genuine result was not countersigned: %v", refused)
 	}
 	forged := r
 	forged.Body = json.RawMessage(`{"data":{"out-pkts":"0"}}`)
 	rep.Evidence = []sign.Result{forged}
-	if sigs := a.countersign(ctx, &rep); sigs["r2"] != "" {
+	sigs, refused := a.countersign(ctx, &rep)
+	if sigs["r2"] != "" {
 		t.Fatal("r2 countersigned a result it never issued")
+	}
+	t.Logf("r2: %s", refused["r2"])
+	// Another report carrying r2's genuine result: refused too, the
+	// result being vouched for in the first.
+	rep.ID, rep.Evidence = "attest-again", []sign.Result{r}
+	if sigs, _ := a.countersign(ctx, &rep); sigs["r2"] != "" {
+		t.Fatal("r2 countersigned its result in a second report")
 	}
 }
 

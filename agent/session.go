@@ -48,7 +48,10 @@ func (a *Agent) sessionServer(r *http.Request) *mcp.Server {
 	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
 		return nil
 	}
-	p, err := a.checkPeer(r.TLS.PeerCertificates)
+	p, err := a.verifyPeer(r.TLS.PeerCertificates)
+	if err == nil {
+		err = a.judgePin(p)
+	}
 	if err != nil {
 		a.log.Warn("d2d session refused", "err", err)
 		return nil
@@ -111,6 +114,9 @@ func (a *Agent) guard(st *session) mcp.Middleware {
 				cp, ok := req.GetParams().(*mcp.CallToolParamsRaw)
 				if !ok || cp == nil {
 					return nil, refuse("malformed tools/call")
+				}
+				if end := st.peer.cert.NotAfter; !a.cfg.Now().Before(end.Add(sign.MaxClockSkew)) {
+					return nil, refuse("%s's certificate expired at %s", st.peer.name, end.UTC().Format(time.RFC3339))
 				}
 				start := time.Now()
 				res, err := a.admitCall(ctx, st, method, req, cp, next)
@@ -183,8 +189,9 @@ func (a *Agent) addNeighbourTools(srv *mcp.Server, st *session) {
 			continue
 		}
 		if name == ToolAttest {
-			srv.AddTool(&mcp.Tool{Name: ToolAttest, Description: "countersign a report carrying this device's results (checked against those issued)",
-				InputSchema: map[string]any{"type": "object", "required": []string{"digest", "evidence"}}, Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
+			srv.AddTool(&mcp.Tool{Name: ToolAttest, Description: "countersign a report of the caller's carrying this device's results (checked against those issued to the caller for no other report)",
+				InputSchema: map[string]any{"type": "object", "required": []string{"report"}, "properties": map[string]any{"report": map[string]any{"type": "object"}}},
+				Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true}},
 				func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 					return a.attest(st.peer.name, req.Params.Arguments)
 				})
@@ -249,7 +256,7 @@ func (a *Agent) signResult(caller, tool string, args json.RawMessage, body json.
 		return sign.Result{}, err
 	}
 	if caller != a.name {
-		a.issued.add(r)
+		a.issued.add(r, a.cfg.Now())
 	}
 	return r, nil
 }
@@ -341,8 +348,10 @@ func (a *Agent) addOperatorTools(srv *mcp.Server, st *session) {
 					return nil, fmt.Errorf("d2d.mitigate: %v", err)
 				}
 				rep = r
-			} else if err := json.Unmarshal(in.Report, &rep); err != nil {
+			} else if r, err := report.Parse(in.Report); err != nil {
 				return nil, fmt.Errorf("d2d.mitigate: the report: %v", err)
+			} else {
+				rep = r
 			}
 			consent := ""
 			if in.Consent {

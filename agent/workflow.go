@@ -355,7 +355,7 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	})
 	findings := append(rankFindings(append(append(correlate(hops), egressDropRule(streams)...), captureRules(streams)...)), problems...)
 	// Step 5: the report.
-	rep := report.Report{ID: newID(), Creator: a.name, Created: a.cfg.Now().UTC().Format(time.RFC3339Nano), Intent: intent, Path: in.Path,
+	rep := report.Report{Version: report.Version, ID: newID(), Creator: a.name, Created: a.cfg.Now().UTC().Format(time.RFC3339Nano), Intent: intent, Path: in.Path,
 		Findings: findings, Evidence: r.evidence, Participants: map[string]sign.Binding{a.name: a.binding}, Untrusted: map[string]string{}}
 	rep.URI = report.URIPrefix + rep.ID
 	for i := range findings {
@@ -388,7 +388,7 @@ func (a *Agent) Ask(ctx context.Context, intent string) (report.Report, error) {
 	if rep.Findings == nil {
 		rep.Findings = []report.Finding{}
 	}
-	if err := rep.Seal(a.cfg.Signer, a.countersign(ctx, &rep)); err != nil {
+	if err := rep.Seal(a.cfg.Signer, a.countersignAll(ctx, &rep)); err != nil {
 		return report.Report{}, err
 	}
 	a.reports.Put(rep)

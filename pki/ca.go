@@ -53,19 +53,28 @@ type CA struct {
 
 // NewCA creates a self-signed CA named name, valid for DefaultCATTL.
 func NewCA(name string) (*CA, error) {
+	now := time.Now()
+	return NewCAWindow(name, now.Add(-5*time.Minute), now.Add(DefaultCATTL))
+}
+
+// NewCAWindow is NewCA with an explicit validity window, e.g. one that
+// began long ago, to test certificates it issued in the past.
+func NewCAWindow(name string, notBefore, notAfter time.Time) (*CA, error) {
 	if name == "" {
 		return nil, errors.New("pki: CA name is empty")
+	}
+	if !notAfter.After(notBefore) {
+		return nil, fmt.Errorf("pki: NotAfter %s is not after NotBefore %s", notAfter, notBefore)
 	}
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, fmt.Errorf("pki: generating CA key: %w", err)
 	}
-	now := time.Now()
 	tmpl := &x509.Certificate{
 		SerialNumber:          randomSerial(),
 		Subject:               pkix.Name{CommonName: name, Organization: []string{"netmcp lab"}},
-		NotBefore:             now.Add(-5 * time.Minute),
-		NotAfter:              now.Add(DefaultCATTL),
+		NotBefore:             notBefore,
+		NotAfter:              notAfter,
 		KeyUsage:              x509.KeyUsageCertSign | x509.KeyUsageCRLSign | x509.KeyUsageDigitalSignature,
 		BasicConstraintsValid: true,
 		IsCA:                  true,

@@ -58,6 +58,9 @@ func TestIssue(t *testing.T) {
 			if len(c.ExtKeyUsage) != 1 || c.ExtKeyUsage[0] != tt.wantEKU {
 				t.Errorf("EKU %v", c.ExtKeyUsage)
 			}
+			if k, ok := KindOf(c); !ok || k != tt.kind || IsDevice(c) != (tt.kind == KindServer) {
+				t.Errorf("KindOf = %q %v, IsDevice = %v; issued as %q", k, ok, IsDevice(c), tt.kind)
+			}
 			want := tt.ttl
 			if want == 0 {
 				want = DefaultTTL
@@ -84,6 +87,16 @@ func TestIssue(t *testing.T) {
 	}
 	if _, _, err := ca.IssueWindow("x", KindClient, time.Now(), time.Now().Add(-time.Hour)); err == nil {
 		t.Error("inverted window accepted")
+	}
+	if k, ok := KindOf(ca.Cert); ok {
+		t.Errorf("the CA certificate has kind %q", k)
+	}
+	old, err := NewCAWindow("old", time.Now().Add(-48*time.Hour), time.Now().Add(-24*time.Hour))
+	if err != nil || !old.Cert.NotAfter.Before(time.Now()) {
+		t.Errorf("NewCAWindow: %v %v", old, err)
+	}
+	if _, err := NewCAWindow("x", time.Now(), time.Now().Add(-time.Hour)); err == nil {
+		t.Error("inverted CA window accepted")
 	}
 }
 

@@ -2,9 +2,7 @@ package main
 
 import (
 	"context"
-	"crypto/ed25519"
 	"crypto/x509"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -14,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/netmcp/netmcp/d2d/report"
-	"github.com/netmcp/netmcp/d2d/sign"
 )
 
 // newReportCmd builds "netmcp report" and its verify subcommand.
@@ -24,10 +21,11 @@ func newReportCmd() *cobra.Command {
 	verify := &cobra.Command{
 		Use:   "verify --ca F (FILE | URI --device NAME --agent HOST:PORT --cert F --key F)",
 		Short: "Check every signature of a D2D report against the CA",
-		Long: "Check a roll-up report: every participant's key binding against its certificate and the CA, the\n" +
-			"creator's signature over the report, and every signed result (made for the creator, no nonce used\n" +
-			"twice). FILE is a report's JSON; a urn:ietf:params:xml:ns:yang:ietf-mcp/report/ID URI is read from\n" +
-			"the agent of --device. Exit status 1 when any check fails.",
+		Long: "Check a roll-up report: JSON holding nothing its signatures do not cover; every participant's key\n" +
+			"binding against its device certificate and the CA, valid now; the creator's signature over the\n" +
+			"report and every other participant's countersignature; and every signed result (made for the\n" +
+			"creator, no nonce used twice). FILE is a report's JSON; a urn:ietf:params:xml:ns:yang:ietf-mcp/report/ID\n" +
+			"URI is read from the agent of --device. Exit status 1 when any check fails.",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			caPEM, err := os.ReadFile(f.ca)
@@ -42,15 +40,14 @@ func newReportCmd() *cobra.Command {
 			if err != nil {
 				return withExit(2, err)
 			}
-			var rep report.Report
-			if err := json.Unmarshal(raw, &rep); err != nil {
-				return withExit(2, fmt.Errorf("not a report: %w", err))
+			// Parse refuses content the signatures do not cover; the
+			// certificates are checked now, not as of the report's own
+			// (signer-chosen) creation time.
+			rep, err := report.Parse(raw)
+			if err != nil {
+				return withExit(1, err)
 			}
-			at := time.Now()
-			if t, err := time.Parse(time.RFC3339Nano, rep.Created); err == nil {
-				at = t // certificates are short-lived: check them as of the report
-			}
-			checks, err := report.Verify(rep, func(b sign.Binding) (ed25519.PublicKey, error) { return b.Verify(roots, at) })
+			checks, err := report.Verify(rep, report.CAVerifier(roots, time.Now()))
 			if err != nil {
 				return withExit(1, err)
 			}

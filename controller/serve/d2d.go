@@ -3,7 +3,6 @@ package serve
 import (
 	"bytes"
 	"context"
-	"crypto/ed25519"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
@@ -20,7 +19,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/d2d/report"
-	"github.com/netmcp/netmcp/d2d/sign"
 )
 
 // D2D report names of the controller's MCP server (issue 15 point 6: a
@@ -121,10 +119,8 @@ func (s *Server) submitReport(ctx context.Context, req *mcp.CallToolRequest, in 
 	if s.store.Dir == "" {
 		return nil, nil, errors.New("submit_report: this controller has no reports directory to keep D2D reports in")
 	}
-	var rep report.Report
-	dec := json.NewDecoder(bytes.NewReader(in.Report))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&rep); err != nil {
+	rep, err := report.Parse(in.Report)
+	if err != nil {
 		return nil, nil, fmt.Errorf("submit_report: not a D2D report: %w", err)
 	}
 	if !d2dIDRE.MatchString(rep.ID) {
@@ -133,12 +129,12 @@ func (s *Server) submitReport(ctx context.Context, req *mcp.CallToolRequest, in 
 	if rep.URI != report.URIPrefix+rep.ID {
 		return nil, nil, fmt.Errorf("submit_report: report %s: URI %q is not %s%s", rep.ID, rep.URI, report.URIPrefix, rep.ID)
 	}
-	at, err := time.Parse(time.RFC3339Nano, rep.Created)
-	if err != nil {
+	if _, err := time.Parse(time.RFC3339Nano, rep.Created); err != nil {
 		return nil, nil, fmt.Errorf("submit_report: report %s: creation time %q: %w", rep.ID, rep.Created, err)
 	}
-	// Certificates are short-lived: they are checked as of the report.
-	checks, err := report.Verify(rep, func(b sign.Binding) (ed25519.PublicKey, error) { return b.Verify(roots, at) })
+	// Certificates are checked at receipt, not as of the report's own
+	// creation time, which its signer chose.
+	checks, err := report.Verify(rep, report.CAVerifier(roots, time.Now()))
 	if err != nil {
 		return nil, nil, fmt.Errorf("submit_report: report %s from %s refused: %w", rep.ID, rep.Creator, err)
 	}

@@ -43,11 +43,14 @@ func d2dReport(t *testing.T, ca *pki.CA, id string) report.Report {
 		t.Fatal(err)
 	}
 	f := report.Finding{Rule: "one-way-loss", Device: "r2", Direction: "r2->r1", Cause: "egress-filter", Statement: "r2 drops toward r1", Evidence: []int{0}}
-	r := report.Report{ID: id, URI: report.URIPrefix + id, Creator: "r1", Created: time.Now().UTC().Format(time.RFC3339Nano), Intent: "loss r1 r2",
+	r := report.Report{Version: report.Version, ID: id, URI: report.URIPrefix + id, Creator: "r1", Created: time.Now().UTC().Format(time.RFC3339Nano), Intent: "loss r1 r2",
 		Path: []string{"r1", "r2"}, Hypothesis: &f, Findings: []report.Finding{f}, Evidence: []sign.Result{res},
 		Participants: map[string]sign.Binding{"r1": b1, "r2": b2}}
-	d, _ := r.Digest()
-	if err := r.Seal(s1, map[string]string{"r2": s2.SignBytes(report.AttestBytes(d))}); err != nil {
+	cs, err := report.Countersign(s2, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Seal(s1, map[string]string{"r2": cs}); err != nil {
 		t.Fatal(err)
 	}
 	return r

@@ -9,11 +9,12 @@ package report
 import (
 	"crypto/ed25519"
 	"crypto/sha256"
-	"encoding/base64"
+	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/netmcp/netmcp/d2d/sign"
 )
@@ -39,8 +40,18 @@ type Finding struct {
 	Evidence []int `json:"evidence"`
 }
 
+// Version is the report format this package writes and verifies. In
+// version 2 every signature of a report names its purpose
+// (sign.PurposeCreate for the creator, sign.PurposeCountersign for every
+// other participant) and every participant must have signed; version 1
+// reports are refused, since a version 1 countersignature could be
+// obtained for any digest.
+const Version = 2
+
 // Report is a roll-up report.
 type Report struct {
+	// Version is the report format, Version.
+	Version int      `json:"version"`
 	ID      string   `json:"id"`
 	URI     string   `json:"uri"`
 	Creator string   `json:"creator"`
@@ -53,9 +64,11 @@ type Report struct {
 	Findings []Finding `json:"findings"`
 	// Evidence are the signed results, each signed by its participant.
 	Evidence []sign.Result `json:"evidence"`
-	// Participants bind each participant's Ed25519 key to its certificate.
+	// Participants bind each participant's Ed25519 key to its device
+	// certificate: the creator and the signer of every result.
 	Participants map[string]sign.Binding `json:"participants"`
-	// Untrusted are the peers that timed out or failed authentication.
+	// Untrusted are the peers that timed out, failed authentication or
+	// did not countersign.
 	Untrusted map[string]string `json:"untrusted,omitempty"`
 	// Fallback is the controller's part of the run, when a path device
 	// was untrusted and the agent has a controller to fall back to;
@@ -67,12 +80,14 @@ type Report struct {
 	// through the device's approval gate.
 	Proposals []Proposal `json:"proposals,omitempty"`
 	// Signatures holds, per participant, its Ed25519 signature of the
-	// report's Digest: the creator's, and each other participant's
-	// countersignature (given only after it checked that the results
-	// carried under its name are the ones it issued). A participant that
-	// could not countersign (untrusted, unreachable) has none; its results
-	// keep their own signatures.
-	Signatures map[string]string `json:"signatures"`
+	// report's Digest: the creator's (sign.PurposeCreate), and every
+	// other participant's countersignature (sign.PurposeCountersign,
+	// given only after it checked that the results carried under its
+	// name are ones it issued to the creator for this report). Every
+	// participant has one; a device that could not countersign is not a
+	// participant (its results are left out, and it is listed under
+	// Untrusted). The member is not part of the digest.
+	Signatures map[string]string `json:"signatures,omitempty"`
 }
 
 // Fallback is what the controller answered when the agent fell back to it.
@@ -119,9 +134,24 @@ type EditOp struct {
 	Value     json.RawMessage `json:"value,omitempty"`
 }
 
-const attestDomain = "netmcp-d2d-attest-v1\x00"
+// reportDomain precedes the canonical report in the bytes its digest is
+// taken of.
+const reportDomain = "netmcp-d2d-report-v2\x00"
 
-// Digest is the SHA-256 of SignedBytes: what every participant signs.
+// SignedBytes returns the bytes whose SHA-256 is the report's digest:
+// reportDomain followed by the canonical JSON (sign.Canonical) of the
+// report without its "signatures" member.
+func (r Report) SignedBytes() ([]byte, error) {
+	r.Signatures = nil // omitted from the JSON
+	c, err := sign.Canonical(r)
+	if err != nil {
+		return nil, err
+	}
+	return append([]byte(reportDomain), c...), nil
+}
+
+// Digest is the SHA-256 of SignedBytes: what every participant signs,
+// each under its purpose.
 func (r Report) Digest() ([]byte, error) {
 	b, err := r.SignedBytes()
 	if err != nil {
@@ -131,27 +161,20 @@ func (r Report) Digest() ([]byte, error) {
 	return sum[:], nil
 }
 
-// AttestBytes returns what a participant signs for a report digest.
-func AttestBytes(digest []byte) []byte { return append([]byte(attestDomain), digest...) }
-
-const reportDomain = "netmcp-d2d-report-v1\x00"
-
-// SignedBytes returns what the creator signs.
-func (r Report) SignedBytes() ([]byte, error) {
-	r.Signatures = nil
-	c, err := sign.Canonical(r)
-	if err != nil {
-		return nil, err
-	}
-	return append([]byte(reportDomain), c...), nil
-}
-
-// Seal signs r as its creator, keeping the participants' countersignatures.
+// Seal signs r as its creator (sign.PurposeCreate), keeping the other
+// participants' countersignatures.
 func (r *Report) Seal(s *sign.Signer, countersigs map[string]string) error {
 	if s.ID() != r.Creator {
 		return fmt.Errorf("report: signer %q is not the creator %q", s.ID(), r.Creator)
 	}
+	if r.Version != Version {
+		return fmt.Errorf("report: version %d; this package seals version %d", r.Version, Version)
+	}
 	d, err := r.Digest()
+	if err != nil {
+		return err
+	}
+	sig, err := s.SignDigest(sign.PurposeCreate, d)
 	if err != nil {
 		return err
 	}
@@ -161,8 +184,26 @@ func (r *Report) Seal(s *sign.Signer, countersigs map[string]string) error {
 			r.Signatures[k] = v
 		}
 	}
-	r.Signatures[r.Creator] = s.SignBytes(AttestBytes(d))
+	r.Signatures[r.Creator] = sig
 	return nil
+}
+
+// Countersign returns s's countersignature of r (sign.PurposeCountersign
+// over r's digest). The caller is responsible for having checked what it
+// vouches for: that the results r carries under s's name are ones s issued
+// to r's creator.
+func Countersign(s *sign.Signer, r Report) (string, error) {
+	if s.ID() == r.Creator {
+		return "", fmt.Errorf("report: %s is the creator; it seals, it does not countersign", s.ID())
+	}
+	if r.Version != Version {
+		return "", fmt.Errorf("report: version %d; this package countersigns version %d", r.Version, Version)
+	}
+	d, err := r.Digest()
+	if err != nil {
+		return "", err
+	}
+	return s.SignDigest(sign.PurposeCountersign, d)
 }
 
 // Check is one verified signature.
@@ -172,13 +213,19 @@ type Check struct {
 	Nonce  uint64 `json:"nonce,omitempty"`
 }
 
-// Verify checks every signature of r: each participant's key binding
-// against the CA roots at the report's creation time, the creator's
-// signature of the report and every participant's countersignature present,
-// and every evidence result's signature; the
-// evidence must be made for the creator, by a participant, with no nonce
-// of a signer used twice. It returns the checks done, or the first failure.
+// Verify checks every signature of r: its version; each participant's key
+// binding (v: against the CA, at the time of verification); the creator's
+// signature of the report (sign.PurposeCreate) and a countersignature
+// (sign.PurposeCountersign) of every other participant, and no signature
+// of anyone else; every evidence result's signature, made for the creator,
+// by a participant, with no nonce of a signer used twice; and that every
+// evidence index cited exists. It returns the checks done, or the first
+// failure. Verify covers the Report value: decode a report's JSON with
+// Parse, which refuses content the value does not hold.
 func Verify(r Report, v BindingVerifier) ([]Check, error) {
+	if r.Version != Version {
+		return nil, fmt.Errorf("report: version %d is not accepted (this verifier accepts version %d only)", r.Version, Version)
+	}
 	keys := map[string]ed25519.PublicKey{}
 	names := make([]string, 0, len(r.Participants))
 	for n := range r.Participants {
@@ -204,26 +251,25 @@ func Verify(r Report, v BindingVerifier) ([]Check, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := r.Signatures[r.Creator]; !ok {
-		return nil, fmt.Errorf("report: no signature of the creator %q", r.Creator)
-	}
-	signers := make([]string, 0, len(r.Signatures))
 	for n := range r.Signatures {
-		signers = append(signers, n)
-	}
-	sort.Strings(signers)
-	for _, n := range signers {
-		k, ok := keys[n]
-		if !ok {
+		if _, ok := keys[n]; !ok {
 			return nil, fmt.Errorf("report: a signature of %q, who is not a participant", n)
 		}
-		sig, err := base64.StdEncoding.DecodeString(r.Signatures[n])
-		if err != nil || len(sig) != ed25519.SignatureSize || !ed25519.Verify(k, AttestBytes(d), sig) {
-			return nil, fmt.Errorf("report: %s's signature of the report does not verify: the report was altered", n)
-		}
-		what := "report (countersigned)"
+	}
+	for _, n := range names {
+		sig, ok := r.Signatures[n]
+		purpose, what := sign.PurposeCountersign, "report (countersigned)"
 		if n == r.Creator {
-			what = "report (creator)"
+			purpose, what = sign.PurposeCreate, "report (creator)"
+		}
+		if !ok {
+			if n == r.Creator {
+				return nil, fmt.Errorf("report: no signature of the creator %q", n)
+			}
+			return nil, fmt.Errorf("report: participant %s has not countersigned the report", n)
+		}
+		if err := sign.VerifyDigest(keys[n], purpose, d, sig); err != nil {
+			return nil, fmt.Errorf("report: %s's signature of the report does not verify as its %s signature: the report was altered: %v", n, purpose, err)
 		}
 		checks = append(checks, Check{Signer: n, What: what})
 	}
@@ -248,14 +294,38 @@ func Verify(r Report, v BindingVerifier) ([]Check, error) {
 		seen[e.Signer][e.Nonce] = true
 		checks = append(checks, Check{Signer: e.Signer, What: fmt.Sprintf("evidence[%d] %s", i, e.Tool), Nonce: e.Nonce})
 	}
-	for _, f := range r.Findings {
-		for _, i := range f.Evidence {
+	cites := func(what string, idx []int) error {
+		for _, i := range idx {
 			if i < 0 || i >= len(r.Evidence) {
-				return nil, fmt.Errorf("report: finding %q cites evidence[%d], which does not exist", f.Rule, i)
+				return fmt.Errorf("report: %s cites evidence[%d], which does not exist", what, i)
 			}
+		}
+		return nil
+	}
+	if h := r.Hypothesis; h != nil {
+		if err := cites(fmt.Sprintf("the hypothesis %q", h.Rule), h.Evidence); err != nil {
+			return nil, err
+		}
+	}
+	for _, f := range r.Findings {
+		if err := cites(fmt.Sprintf("finding %q", f.Rule), f.Evidence); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range r.Proposals {
+		if err := cites(fmt.Sprintf("the proposal for %s", p.Device), p.Evidence); err != nil {
+			return nil, err
 		}
 	}
 	return checks, nil
+}
+
+// CAVerifier is the BindingVerifier of a CA: sign.Binding.Verify against
+// roots at now, the time of verification (give or take
+// sign.MaxClockSkew), never the report's own Created, which its signer
+// chooses.
+func CAVerifier(roots *x509.CertPool, now time.Time) BindingVerifier {
+	return func(b sign.Binding) (ed25519.PublicKey, error) { return b.Verify(roots, now) }
 }
 
 // BindingVerifier checks a participant's key binding and returns its key

@@ -12,6 +12,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/netmcp/netmcp/pki"
 )
 
 // Binding ties a signer's Ed25519 key to its X.509 device certificate: the
@@ -51,9 +53,18 @@ func (s *Signer) Bind(certPEM []byte, certKey crypto.Signer) (Binding, error) {
 		Cert: string(certPEM), Sig: base64.StdEncoding.EncodeToString(sig)}, nil
 }
 
-// Verify checks b against the CA roots (the certificate chains to them, is
-// valid at time at, and is named b.Identity; its key signed the binding)
-// and returns the bound Ed25519 key.
+// MaxClockSkew is how far a verifier's clock may be from a signer's: a
+// certificate is taken as valid from MaxClockSkew before its NotBefore to
+// MaxClockSkew after its NotAfter, and no further.
+const MaxClockSkew = 5 * time.Minute
+
+// Verify checks b against the CA roots and returns the bound Ed25519 key:
+// the certificate is a device certificate (server authentication, as
+// `netmcp pki issue --kind server` makes; an operator's client-only
+// certificate signs nothing of D2D), chains to roots, is valid at time at
+// (give or take MaxClockSkew; callers pass the time of verification, never
+// a time the signer chose), and is named b.Identity; its key signed the
+// binding.
 func (b Binding) Verify(roots *x509.CertPool, at time.Time) (ed25519.PublicKey, error) {
 	blk, _ := pem.Decode([]byte(b.Cert))
 	if blk == nil {
@@ -63,7 +74,10 @@ func (b Binding) Verify(roots *x509.CertPool, at time.Time) (ed25519.PublicKey, 
 	if err != nil {
 		return nil, fmt.Errorf("sign: binding certificate: %w", err)
 	}
-	if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, CurrentTime: at, KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageAny}}); err != nil {
+	if !pki.IsDevice(cert) {
+		return nil, fmt.Errorf("sign: certificate of %q is not a device certificate (no server-authentication key usage): only devices sign D2D results and reports", b.Identity)
+	}
+	if _, err := cert.Verify(x509.VerifyOptions{Roots: roots, CurrentTime: withinSkew(at, cert), KeyUsages: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}); err != nil {
 		return nil, fmt.Errorf("sign: certificate of %q: %w", b.Identity, err)
 	}
 	if cert.Subject.CommonName != b.Identity {
@@ -105,4 +119,16 @@ func ParseCertKey(keyPEM []byte) (crypto.Signer, error) {
 		return nil, fmt.Errorf("sign: parsing private key: %w", err)
 	}
 	return k, nil
+}
+
+// withinSkew returns at, moved onto c's validity window when it lies
+// outside it by no more than MaxClockSkew.
+func withinSkew(at time.Time, c *x509.Certificate) time.Time {
+	switch {
+	case at.After(c.NotAfter) && at.Sub(c.NotAfter) <= MaxClockSkew:
+		return c.NotAfter
+	case at.Before(c.NotBefore) && c.NotBefore.Sub(at) <= MaxClockSkew:
+		return c.NotBefore
+	}
+	return at
 }

@@ -181,24 +181,66 @@ func TestBinding(t *testing.T) {
 	claimR3, _ := r3.Bind(certPEM, key) // r2's certificate, r3's name
 	swapped := b
 	swapped.PublicKey = claimR3.PublicKey
+	opCert, opKeyPEM, _ := ca.Issue("r2", pki.KindClient, time.Hour)
+	opKey, _ := ParseCertKey(opKeyPEM)
+	byOperator, _ := r2.Bind(opCert, opKey)
+	now := time.Now()
 	for _, tc := range []struct {
 		name  string
 		b     Binding
 		roots *x509.CertPool
+		at    time.Time
 		ok    bool
 	}{
-		{"valid", b, roots, true},
-		{"other CA", b, otherRoots, false},
-		{"certificate of another name", claimR3, roots, false},
-		{"key swapped", swapped, roots, false},
+		{"valid", b, roots, now, true},
+		{"other CA", b, otherRoots, now, false},
+		{"certificate of another name", claimR3, roots, now, false},
+		{"key swapped", swapped, roots, now, false},
+		{"operator (client-only) certificate", byOperator, roots, now, false},
+		{"expired within the clock skew", b, roots, now.Add(time.Hour + MaxClockSkew - time.Minute), true},
+		{"expired beyond the clock skew", b, roots, now.Add(time.Hour + MaxClockSkew + time.Minute), false},
+		{"not yet valid, within the clock skew", b, roots, now.Add(-MaxClockSkew + 30*time.Second), true},
+		{"not yet valid, beyond the clock skew", b, roots, now.Add(-time.Minute - MaxClockSkew - time.Minute), false},
 	} {
-		pub, err := tc.b.Verify(tc.roots, time.Now())
+		pub, err := tc.b.Verify(tc.roots, tc.at)
 		if tc.ok != (err == nil) {
 			t.Errorf("%s: err = %v, want ok=%v", tc.name, err, tc.ok)
 		}
 		if tc.ok && !pub.Equal(r2.PublicKey()) {
 			t.Errorf("%s: wrong key", tc.name)
 		}
+	}
+}
+
+// TestSignDigest: a report signature verifies for its own purpose only,
+// and only over a SHA-256 digest.
+func TestSignDigest(t *testing.T) {
+	s := mustSigner(t, "r2")
+	d := make([]byte, 32)
+	d[0] = 1
+	for _, p := range []Purpose{PurposeCreate, PurposeCountersign} {
+		sig, err := s.SignDigest(p, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := VerifyDigest(s.PublicKey(), p, d, sig); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+		other := PurposeCreate + PurposeCountersign - p
+		if err := VerifyDigest(s.PublicKey(), other, d, sig); err == nil {
+			t.Errorf("a %s signature verifies as %s", p, other)
+		}
+		d2 := append([]byte(nil), d...)
+		d2[31] ^= 1
+		if err := VerifyDigest(s.PublicKey(), p, d2, sig); err == nil {
+			t.Errorf("%s: verifies over another digest", p)
+		}
+	}
+	if _, err := s.SignDigest(PurposeCreate, []byte("a whole report, not a digest")); err == nil {
+		t.Error("signed something that is not a digest")
+	}
+	if _, err := s.SignDigest(Purpose(9), d); err == nil {
+		t.Error("signed for an unknown purpose")
 	}
 }
 

@@ -93,12 +93,6 @@ func (s *Signer) Sign(r *Result) error {
 	return nil
 }
 
-// SignBytes signs msg with the signer's key (domain-separated by the
-// caller), e.g. a report body.
-func (s *Signer) SignBytes(msg []byte) string {
-	return base64.StdEncoding.EncodeToString(ed25519.Sign(s.key, msg))
-}
-
 func loadOrCreateKey(path string) (ed25519.PrivateKey, error) {
 	b, err := os.ReadFile(path)
 	if err == nil {
