@@ -207,6 +207,9 @@ func parseRoutes(data any) []route {
 			}
 			rt := route{Prefix: p, Protocol: identity(m["source-protocol"]), Active: m["active"] != nil}
 			nh := obj(m["next-hop"])
+			if hops := list(dig(nh, "next-hop-list", "next-hop")); len(hops) > 0 {
+				nh = obj(hops[0]) // a multipath route: its first next hop
+			}
 			rt.Interface = str(nh["outgoing-interface"])
 			rt.Discard = str(nh["special-next-hop"]) == "blackhole"
 			if a, err := netip.ParseAddr(str(nh["next-hop-address"])); err == nil {

@@ -416,6 +416,9 @@ func lookupRoute(ribs any, vrf string, dst netip.Addr, active bool) (route, bool
 				continue
 			}
 			nh := yang.Object(rt["next-hop"])
+			if hops := yang.Entries(nh, "next-hop-list", "next-hop"); len(hops) > 0 {
+				nh = yang.Object(hops[0]) // a multipath route: its first next hop
+			}
 			best = route{prefix: p.String(), nextHop: yang.String(nh["next-hop-address"]), outIf: yang.String(nh["outgoing-interface"]), special: yang.String(nh["special-next-hop"])}
 			bestLen = p.Bits()
 		}

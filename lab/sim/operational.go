@@ -176,6 +176,26 @@ func ribName(vrf string, fam int) string {
 var sourceProtocol = map[string]string{"direct": "ietf-routing:direct", "static": "ietf-routing:static", "igp": "netmcp:igp",
 	"ospf": "ietf-ospf:ospfv2", "bgp": "ietf-bgp:bgp"}
 
+// addNextHop adds a further next hop of an equal-cost route to its entry:
+// the route's next hops become a next-hop-list (ietf-routing's case for a
+// multipath route), one entry per next hop, indexed from 0.
+func addNextHop(e obj, r netsim.Route) {
+	nh := e["next-hop"].(obj)
+	list, ok := nh["next-hop-list"].(obj)
+	if !ok {
+		first := obj{"index": "0"}
+		for _, k := range []string{"next-hop-address", "outgoing-interface"} {
+			if v, ok := nh[k]; ok {
+				first[k] = v
+			}
+		}
+		list = obj{"next-hop": []any{first}}
+		e["next-hop"] = obj{"next-hop-list": list}
+	}
+	hops := list["next-hop"].([]any)
+	list["next-hop"] = append(hops, obj{"index": strconv.Itoa(len(hops)), "next-hop-address": r.NextHop.String(), "outgoing-interface": r.Interface})
+}
+
 func (d *Driver) ribs(dev topology.Device) []any {
 	vrfs := []string{""}
 	for _, v := range dev.VRFs {
@@ -189,7 +209,12 @@ func (d *Driver) ribs(dev topology.Device) []any {
 				continue
 			}
 			var rl []any
-			for _, r := range routes {
+			var last obj // the last active route's entry
+			for i, r := range routes {
+				if r.Active && last != nil && routes[i-1].Active && routes[i-1].Prefix == r.Prefix && r.NextHop.IsValid() {
+					addNextHop(last, r)
+					continue
+				}
 				e := obj{"destination-prefix": r.Prefix.String(), "route-preference": num(r.Preference),
 					"source-protocol": sourceProtocol[r.Protocol], "metric": num(r.Metric)}
 				if r.Active {
@@ -207,6 +232,10 @@ func (d *Driver) ribs(dev topology.Device) []any {
 				}
 				e["next-hop"] = nh
 				rl = append(rl, e)
+				last = nil
+				if r.Active {
+					last = e
+				}
 			}
 			af := "ietf-routing:ipv" + strconv.Itoa(fam)
 			rib := obj{"name": ribName(vrf, fam), "address-family": af}

@@ -27,6 +27,11 @@ type Env struct {
 	VRFPrefixes []netip.Prefix
 	// Faults are the faults of the scenario compared (none for the baseline).
 	Faults []topology.Fault
+	// Owners maps every IPv4 address of the topology to its device.
+	Owners map[netip.Addr]string
+	// SimRoutes are the simulator's route facts of the scenario compared
+	// (nil: unknown), against which a traceroute's path is checked.
+	SimRoutes Facts
 }
 
 // WithFaults returns a copy of e for a scenario with faults.
@@ -36,10 +41,25 @@ func (e *Env) WithFaults(faults ...topology.Fault) *Env {
 	return &c
 }
 
+// withSimRoutes returns a copy of e knowing the simulator's route facts
+// (the routes among facts).
+func (e *Env) withSimRoutes(facts Facts) *Env {
+	c := *e
+	c.SimRoutes = facts.Only(KindRoute)
+	return &c
+}
+
 // NewEnv derives an Env from a topology.
 func NewEnv(topo topology.Topology) *Env {
-	e := &Env{Topology: topo, Loopbacks: map[string]netip.Addr{}, Hosts: map[string]netip.Addr{}}
+	e := &Env{Topology: topo, Loopbacks: map[string]netip.Addr{}, Hosts: map[string]netip.Addr{}, Owners: map[netip.Addr]string{}}
 	for _, d := range topo.Devices {
+		for _, i := range d.Interfaces {
+			for _, s := range i.Addresses {
+				if p, err := netip.ParsePrefix(s); err == nil && p.Addr().Is4() {
+					e.Owners[p.Addr()] = d.Name
+				}
+			}
+		}
 		if d.Kind == topology.KindHost {
 			if a, ok := firstV4(d.Interfaces, false); ok {
 				e.Hosts[d.Name] = a

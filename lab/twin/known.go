@@ -2,7 +2,11 @@
 
 package twin
 
-import "strings"
+import (
+	"net/netip"
+	"slices"
+	"strings"
+)
 
 // Known is a documented difference between the simulated and the real
 // lab: a fact on which they may disagree, and why.
@@ -84,6 +88,74 @@ var KnownDifferences = []Known{
 			return row.Kind == KindBGPError && row.Sim == "hold-timer-expired" && row.Real == "no-route"
 		},
 	},
+	{
+		ID: "ecmp-hash",
+		Reason: "where equal-cost paths lead to a destination, both labs install them all, and each picks one per flow by " +
+			"a hash of its addresses (Linux's default policy, layer 3); the kernel's hash key is random per boot " +
+			"(net.ipv4.fib_multipath_hash_seed unset), so which path a traceroute takes differs between the labs " +
+			"though both follow the simulator's routes hop by hop",
+		Match: func(env *Env, row Row) bool {
+			return row.Kind == KindTrace && env.followsRoutes(row.Device, row.Subject, row.Sim) &&
+				env.followsRoutes(row.Device, row.Subject, row.Real)
+		},
+	},
+}
+
+// followsRoutes tells whether a traceroute's hops from device to dst
+// reach dst along the simulator's routes: each hop a device that the
+// previous one's active route to dst has as a next hop (the devices
+// owning the next-hop addresses, or dst's own device on a connected
+// subnet), the last hop dst itself.
+func (e *Env) followsRoutes(device, dst, hops string) bool {
+	to, err := netip.ParseAddr(dst)
+	if err != nil || e.SimRoutes == nil {
+		return false
+	}
+	hs := strings.Fields(hops)
+	if len(hs) == 0 || hs[len(hs)-1] != dst {
+		return false
+	}
+	cur := device
+	for _, h := range hs {
+		a, err := netip.ParseAddr(h)
+		if err != nil {
+			return false // a silent hop or an error's mark
+		}
+		next := e.Owners[a]
+		if next == "" || !slices.Contains(e.nextDevices(cur, to), next) {
+			return false
+		}
+		cur = next
+	}
+	return true
+}
+
+// nextDevices are the devices the simulator's active route of device to
+// a forwards to.
+func (e *Env) nextDevices(device string, a netip.Addr) []string {
+	var best netip.Prefix
+	value := ""
+	for _, f := range e.SimRoutes {
+		if f.Kind != KindRoute || f.Device != device {
+			continue
+		}
+		p, err := netip.ParsePrefix(f.Subject)
+		if err != nil || !p.Contains(a) || best.IsValid() && p.Bits() <= best.Bits() {
+			continue
+		}
+		best, value = p, f.Value
+	}
+	proto, nhs, _ := strings.Cut(value, " ")
+	if proto == "connected" {
+		return []string{e.Owners[a]}
+	}
+	var out []string
+	for _, nh := range strings.Split(nhs, ",") {
+		if a, err := netip.ParseAddr(nh); err == nil && e.Owners[a] != "" {
+			out = append(out, e.Owners[a])
+		}
+	}
+	return out
 }
 
 // hasFault tells whether the scenario applies a fault of that name.

@@ -161,6 +161,7 @@ func compareNow(ctx context.Context, scenario string, n *netsim.Network, control
 	} else {
 		logger.Warn("twin: control planes still differ; comparing anyway", "scenario", scenario, "waited", opts.SettleTimeout)
 	}
+	env = env.withSimRoutes(control)
 	realControl, err := RealControl(ctx, rl, env)
 	if err != nil {
 		return nil, err

@@ -344,11 +344,11 @@ func (p *bgpProc) resolve(nh netip.Addr) *route {
 	if !nh.IsValid() || ownerOf(p.d, "", nh) != nil {
 		return nil
 	}
-	r := p.base[famIdx(nh)].lookup(nh)
-	if r == nil || r.Discard || r.outIf == nil {
+	rs := p.base[famIdx(nh)].lookup(nh)
+	if len(rs) == 0 || rs[0].Discard || rs[0].outIf == nil {
 		return nil
 	}
-	return r
+	return rs[0]
 }
 
 // better tells whether path a is preferred to b: the higher local
@@ -553,6 +553,8 @@ func (p *bgpProc) install() bool {
 			NextHop: b.nh, Interface: via.outIf.name}, outIf: via.outIf, gw: via.gw}
 		if !r.gw.IsValid() {
 			r.gw = b.nh
+		} else {
+			r.recurse = true
 		}
 		i := famIdx(b.prefix.Addr())
 		out[i] = append(out[i], r)

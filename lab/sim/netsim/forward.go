@@ -198,7 +198,7 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 			return res
 		}
 		// As in Linux: the route lookup comes first, then the TTL check.
-		r := m.s.route(at, ribKey{vrf, fam}, p.dst)
+		r := m.s.routeFlow(at, ribKey{vrf, fam}, p.dst, p.src, p.dst)
 		switch {
 		case r == nil && in == nil:
 			res.kind = fwNoRoute
@@ -218,7 +218,7 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 			p.ttl--
 			res.delayMS += forwardCostMS
 		}
-		out := r.outIf
+		out, gw := m.s.resolveFlow(at, ribKey{vrf, fam}, r, &p)
 		// A router's egress ACL filters forwarded traffic only; a host's
 		// (its firewall's output chain) filters what it sends too.
 		if (in != nil || at.kind == topology.KindHost) && !aclPermits(at, out.cfg.EgressACL, &p) {
@@ -245,7 +245,6 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 			per := (out.mtu - hdr) &^ 7
 			frags = uint64((p.size - hdr + per - 1) / per)
 		}
-		gw := r.gw
 		if !gw.IsValid() {
 			gw = p.dst
 		}
@@ -303,6 +302,23 @@ func (m *sim) forward(at *device, in *iface, vrf string, p packet) fwResult {
 		res.hops++
 		at, in, vrf = next.to.dev, next.to, next.to.vrf
 	}
+}
+
+// resolveFlow is where a route sends a packet: its interface and gateway,
+// or for a route through a next hop off every connected subnet, those of
+// the flow's choice among the equal-cost routes to that next hop.
+func (s *state) resolveFlow(at *device, k ribKey, r *route, p *packet) (*iface, netip.Addr) {
+	if !r.recurse {
+		return r.outIf, r.gw
+	}
+	v := s.routeFlow(at, k, r.NextHop, p.src, p.dst)
+	if v == nil || v.Discard || v.outIf == nil || v.recurse {
+		return r.outIf, r.gw
+	}
+	if !v.gw.IsValid() {
+		return v.outIf, r.NextHop
+	}
+	return v.outIf, v.gw
 }
 
 // errorSource is the address a device answers an ICMP error from: its

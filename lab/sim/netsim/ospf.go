@@ -675,7 +675,10 @@ func staticResolvesLocally(d *device, sr topology.StaticRoute) bool {
 // returns its OSPF routes: intra-area routes at the cheapest distance to
 // the advertising router plus the prefix's cost, then external (type 2)
 // routes through the nearest router originating them, for every prefix
-// the router does not own.
+// the router does not own. As ospfd does, every equal-cost path counts:
+// a route has the first hops of all the cheapest paths to all the
+// routers advertising its prefix at the best cost (one route per first
+// hop, sorted by next hop, which zebra installs as one multipath route).
 func (g *ospfGraph) routes(p *ospfProc) []*route {
 	if g == nil || p.idx < 0 {
 		return nil
@@ -683,12 +686,13 @@ func (g *ospfGraph) routes(p *ospfProc) []*route {
 	const inf = int(^uint(0) >> 2)
 	n := len(g.procs)
 	dist := make([]int, n)
-	first := make([]*ospfEdge, n)
+	first := make([][]*ospfEdge, n)
 	for i := range dist {
 		dist[i] = inf
 	}
 	src := p.idx
 	dist[src] = 0
+	key := func(e *ospfEdge) hopKey { return hopKey{e.outIf, e.nh} }
 	h := distHeap{{0, src}}
 	for len(h) > 0 {
 		it := h.pop()
@@ -698,14 +702,17 @@ func (g *ospfGraph) routes(p *ospfProc) []*route {
 		}
 		for k := range g.edges[u] {
 			e := &g.edges[u][k]
-			if nd := dist[u] + e.cost; nd < dist[e.to] {
+			via := first[u]
+			if u == src {
+				via = []*ospfEdge{e}
+			}
+			switch nd := dist[u] + e.cost; {
+			case nd < dist[e.to]:
 				dist[e.to] = nd
-				if u == src {
-					first[e.to] = e
-				} else {
-					first[e.to] = first[u]
-				}
+				first[e.to] = append([]*ospfEdge(nil), via...)
 				h.push(heapItem{nd, e.to})
+			case nd == dist[e.to] && e.to != src:
+				first[e.to] = mergeHops(first[e.to], via, key)
 			}
 		}
 	}
@@ -723,17 +730,17 @@ func (g *ospfGraph) routes(p *ospfProc) []*route {
 		}
 	}
 	type cand struct {
-		r        *route
+		metric   int
 		external bool
 		tie      int // the distance to the originator (externals)
+		hops     []*ospfEdge
 	}
 	best := map[netip.Prefix]*cand{}
 	var order []netip.Prefix
 	for q := range g.procs {
-		if q == src || dist[q] == inf || first[q] == nil {
+		if q == src || dist[q] == inf || len(first[q]) == 0 {
 			continue
 		}
-		f := first[q]
 		for _, a := range g.adverts[q] {
 			if own[a.prefix] {
 				continue
@@ -744,21 +751,28 @@ func (g *ospfGraph) routes(p *ospfProc) []*route {
 			}
 			c := best[a.prefix]
 			if c != nil {
+				if a.external == c.external && metric == c.metric && tie == c.tie {
+					c.hops = mergeHops(c.hops, first[q], key)
+					continue
+				}
 				better := !a.external && c.external ||
-					a.external == c.external && (metric < c.r.Metric || metric == c.r.Metric && tie < c.tie)
+					a.external == c.external && (metric < c.metric || metric == c.metric && tie < c.tie)
 				if !better {
 					continue
 				}
 			} else {
 				order = append(order, a.prefix)
 			}
-			best[a.prefix] = &cand{external: a.external, tie: tie, r: &route{Route: Route{Prefix: a.prefix, Protocol: ProtoOSPF,
-				Preference: prefOSPF, Metric: metric, NextHop: f.nh, Interface: f.outIf.name}, outIf: f.outIf, gw: f.nh}}
+			best[a.prefix] = &cand{metric: metric, external: a.external, tie: tie, hops: first[q]}
 		}
 	}
-	out := make([]*route, len(order))
-	for i, pfx := range order {
-		out[i] = best[pfx].r
+	var out []*route
+	for _, pfx := range order {
+		c := best[pfx]
+		for _, f := range sortHops(c.hops, func(e *ospfEdge) netip.Addr { return e.nh }) {
+			out = append(out, &route{Route: Route{Prefix: pfx, Protocol: ProtoOSPF, Preference: prefOSPF, Metric: c.metric,
+				NextHop: f.nh, Interface: f.outIf.name}, outIf: f.outIf, gw: f.nh})
+		}
 	}
 	return out
 }

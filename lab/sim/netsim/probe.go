@@ -88,7 +88,9 @@ func (n *Network) prepare(req ProbeRequest) (*prober, bool, error) {
 	if pr.local {
 		return pr, true, nil
 	}
-	r := s.route(d, ribKey{req.VRF, pr.fam}, dst)
+	// With equal-cost routes the kernel picks one for the flow, whose
+	// source is not chosen yet when none is given (see flowPick).
+	r := s.routeFlow(d, ribKey{req.VRF, pr.fam}, dst, pr.src, dst)
 	if r == nil {
 		pr.noRoute = errNetUnreachable
 		return pr, false, nil
@@ -99,12 +101,14 @@ func (n *Network) prepare(req ProbeRequest) (*prober, bool, error) {
 		pr.noRoute = errBlackhole
 		return pr, false, nil
 	}
-	if r.outIf != nil {
-		pr.out = r.outIf
+	out := r.outIf
+	if out != nil {
+		out, _ = s.resolveFlow(d, ribKey{req.VRF, pr.fam}, r, &packet{src: pr.src, dst: dst})
+		pr.out = out
 	}
 	if !pr.src.IsValid() {
-		pr.src = errorSource(d, r.outIf, pr.fam)
-		if r.outIf != nil && r.outIf.vrf != req.VRF {
+		pr.src = errorSource(d, out, pr.fam)
+		if out != nil && out.vrf != req.VRF {
 			pr.src = netip.Addr{}
 		}
 		if !pr.src.IsValid() {

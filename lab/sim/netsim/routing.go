@@ -23,6 +23,11 @@ type route struct {
 	outIf *iface
 	gw    netip.Addr
 	order int
+	// recurse is set on a route whose next hop is not on a connected
+	// subnet (iBGP over loopbacks): forwarding resolves NextHop again per
+	// flow, so that it spreads over the equal-cost routes to it as the
+	// kernel's recursively resolved multipath route does.
+	recurse bool
 }
 
 // routing prepares what every device's tables are computed from: the IGP
@@ -55,28 +60,63 @@ func (s *state) rib(d *device, k ribKey) []*route {
 }
 
 // route returns the active route of a device's table that forwards to a,
-// by longest prefix match (nil: none).
+// by longest prefix match (nil: none); of equal-cost routes, the first.
 func (s *state) route(d *device, k ribKey, a netip.Addr) *route {
 	d.ribOnce.Do(func() { s.computeRIBs(d) })
-	return d.fibs[k].lookup(a)
+	if rs := d.fibs[k].lookup(a); len(rs) > 0 {
+		return rs[0]
+	}
+	return nil
+}
+
+// routeFlow is route for one flow: of equal-cost routes, the one the
+// flow's hash picks (see flowPick).
+func (s *state) routeFlow(d *device, k ribKey, a netip.Addr, src, dst netip.Addr) *route {
+	d.ribOnce.Do(func() { s.computeRIBs(d) })
+	rs := d.fibs[k].lookup(a)
+	switch len(rs) {
+	case 0:
+		return nil
+	case 1:
+		return rs[0]
+	}
+	return rs[flowPick(src, dst, len(rs))]
+}
+
+// flowPick chooses one of n equal-cost paths for the flow from src to dst,
+// as Linux does with its default multipath hash policy (0, layer 3: the
+// real lab leaves fib_multipath_hash_policy alone): a hash of the two
+// addresses only, so every packet between them (every probe of a ping or
+// a traceroute, whatever its protocol and ports) takes the same path. The
+// addresses are ordered before hashing, as the kernel does, so that a
+// flow and its reverse (and ICMP errors about it) hash alike. The kernel's
+// hash key is random per boot; here it is fixed, so that a flow takes the
+// same path in every run and in the control plane's own checks.
+func flowPick(src, dst netip.Addr, n int) int {
+	if dst.Less(src) {
+		src, dst = dst, src
+	}
+	h := hash01(0, "ecmp/"+src.String()+"/"+dst.String(), 0)
+	return min(int(h*float64(n)), n-1)
 }
 
 // fib is a table's active routes indexed for longest prefix match: one map
 // probe per prefix length in use, instead of a scan of every route.
 type fib struct {
-	byPrefix map[netip.Prefix]*route
-	lens     []int // the prefix lengths in use, longest first
+	byPrefix map[netip.Prefix][]*route // the equal-cost routes of each prefix
+	lens     []int                     // the prefix lengths in use, longest first
 }
 
-// newFIB indexes the active routes of rs (one per prefix, see selectBest).
+// newFIB indexes the active routes of rs (one per prefix, or several of
+// equal cost: see selectBest).
 func newFIB(rs []*route) *fib {
-	f := &fib{byPrefix: make(map[netip.Prefix]*route, len(rs))}
+	f := &fib{byPrefix: make(map[netip.Prefix][]*route, len(rs))}
 	seen := map[int]bool{}
 	for _, r := range rs {
 		if !r.Active {
 			continue
 		}
-		f.byPrefix[r.Prefix] = r
+		f.byPrefix[r.Prefix] = append(f.byPrefix[r.Prefix], r)
 		if !seen[r.Prefix.Bits()] {
 			seen[r.Prefix.Bits()] = true
 			f.lens = append(f.lens, r.Prefix.Bits())
@@ -86,8 +126,9 @@ func newFIB(rs []*route) *fib {
 	return f
 }
 
-// lookup is the longest prefix match of a (nil f: an empty table).
-func (f *fib) lookup(a netip.Addr) *route {
+// lookup is the longest prefix match of a: the prefix's equal-cost routes
+// (nil f: an empty table).
+func (f *fib) lookup(a netip.Addr) []*route {
 	if f == nil {
 		return nil
 	}
@@ -99,8 +140,8 @@ func (f *fib) lookup(a netip.Addr) *route {
 		if err != nil {
 			continue
 		}
-		if r := f.byPrefix[p]; r != nil {
-			return r
+		if rs := f.byPrefix[p]; rs != nil {
+			return rs
 		}
 	}
 	return nil
@@ -150,7 +191,11 @@ func (s *state) computeRIBs(d *device) {
 }
 
 // selectBest marks the best route of each prefix active, keeping statics'
-// own resolution verdict (an unresolved static stays inactive).
+// own resolution verdict (an unresolved static stays inactive). Routes of
+// the same protocol, preference and metric as the best are active too
+// (equal-cost multipath, as zebra installs them), but for BGP, which
+// installs one path unless configured with maximum-paths, and for
+// discard and connected routes; equal-cost routes sort by next hop.
 func selectBest(rs []*route) {
 	for i, r := range rs {
 		r.order = i
@@ -166,18 +211,46 @@ func selectBest(rs []*route) {
 		if rs[a].Preference != rs[b].Preference {
 			return rs[a].Preference < rs[b].Preference
 		}
-		return rs[a].Metric < rs[b].Metric
+		if rs[a].Metric != rs[b].Metric {
+			return rs[a].Metric < rs[b].Metric
+		}
+		if rs[a].Protocol == rs[b].Protocol && multipath(rs[a]) && multipath(rs[b]) {
+			return rs[a].NextHop.Less(rs[b].NextHop)
+		}
+		return false
 	})
-	best := map[netip.Prefix]bool{}
+	best := map[netip.Prefix]*route{}
 	for _, r := range rs {
 		usable := r.Discard || r.outIf != nil
-		if usable && !best[r.Prefix] {
-			r.Active = true
-			best[r.Prefix] = true
-		} else {
+		b := best[r.Prefix]
+		switch {
+		case !usable:
 			r.Active = false
+		case b == nil:
+			r.Active = true
+			best[r.Prefix] = r
+		default:
+			r.Active = multipath(b) && multipath(r) && r.Protocol == b.Protocol &&
+				r.Preference == b.Preference && r.Metric == b.Metric && !sameHop(r, rs)
 		}
 	}
+}
+
+// multipath tells whether a route may share its prefix with other routes
+// of equal cost: a resolved route through a next hop, not of BGP.
+func multipath(r *route) bool {
+	return !r.Discard && r.outIf != nil && r.NextHop.IsValid() && r.Protocol != ProtoBGP && r.Protocol != "direct"
+}
+
+// sameHop tells whether an active route of r's prefix already goes
+// through r's next hop and interface (a duplicate is not a second path).
+func sameHop(r *route, rs []*route) bool {
+	for _, o := range rs {
+		if o != r && o.Active && o.Prefix == r.Prefix && o.NextHop == r.NextHop && o.outIf == r.outIf {
+			return true
+		}
+	}
+	return false
 }
 
 // lookup is a longest-prefix match over active routes.
@@ -265,6 +338,8 @@ func (d *device) statics(fam int) {
 				r.gw = via.gw
 				if !r.gw.IsValid() {
 					r.gw = r.NextHop
+				} else {
+					r.recurse = true
 				}
 				resolved[i] = true
 			}
@@ -344,15 +419,15 @@ func (s *state) igpGraph(fam int, routers []*device) *igpGraph {
 }
 
 // routes runs shortest paths from router src (Dijkstra over a binary heap
-// ordered by distance, then router index, so that ties break as they
-// always did: towards the router listed first) and returns its IGP routes:
-// each prefix advertised by another router, through the first hop of the
-// cheapest path to the nearest router advertising it.
+// ordered by distance, then router index) and returns its IGP routes: each
+// prefix advertised by another router, through the first hops of every
+// cheapest path to the nearest routers advertising it (equal-cost
+// multipath: one route per first hop).
 func (g *igpGraph) routes(src int) []*route {
 	const inf = int(^uint(0) >> 2)
 	n := len(g.routers)
 	dist := make([]int, n)
-	first := make([]*adjacency, n)
+	first := make([][]*adjacency, n)
 	done := make([]bool, n)
 	for i := range dist {
 		dist[i] = inf
@@ -369,14 +444,17 @@ func (g *igpGraph) routes(src int) []*route {
 		for k := range g.adj[u] {
 			a := &g.adj[u][k]
 			v := g.idx[a.to]
-			if nd := dist[u] + a.cost; nd < dist[v] {
+			via := first[u]
+			if u == src {
+				via = []*adjacency{a}
+			}
+			switch nd := dist[u] + a.cost; {
+			case nd < dist[v]:
 				dist[v] = nd
-				if u == src {
-					first[v] = a
-				} else {
-					first[v] = first[u]
-				}
+				first[v] = append([]*adjacency(nil), via...)
 				h.push(heapItem{nd, v})
+			case nd == dist[v]:
+				first[v] = mergeHops(first[v], via, func(a *adjacency) hopKey { return hopKey{a.outIf, a.nh} })
 			}
 		}
 	}
@@ -384,32 +462,74 @@ func (g *igpGraph) routes(src int) []*route {
 	for _, p := range g.adverts[src] {
 		own[p] = true
 	}
-	best := map[netip.Prefix]int{} // index in list
-	var list []*route
+	type cand struct {
+		metric int
+		hops   []*adjacency
+	}
+	best := map[netip.Prefix]*cand{}
+	var order []netip.Prefix
 	for q := range g.routers {
-		if q == src || dist[q] == inf || first[q] == nil {
+		if q == src || dist[q] == inf || len(first[q]) == 0 {
 			continue
 		}
 		for _, p := range g.adverts[q] {
 			if own[p] {
 				continue
 			}
-			i, seen := best[p]
-			if seen && list[i].Metric <= dist[q] {
-				continue
-			}
-			f := first[q]
-			r := &route{Route: Route{Prefix: p, Protocol: "igp", Preference: prefIGP, Metric: dist[q],
-				NextHop: f.nh, Interface: f.outIf.name}, outIf: f.outIf, gw: f.nh}
-			if seen {
-				list[i] = r
-			} else {
-				best[p] = len(list)
-				list = append(list, r)
+			c := best[p]
+			switch {
+			case c == nil:
+				order = append(order, p)
+				best[p] = &cand{dist[q], first[q]}
+			case dist[q] < c.metric:
+				best[p] = &cand{dist[q], first[q]}
+			case dist[q] == c.metric:
+				c.hops = mergeHops(c.hops, first[q], func(a *adjacency) hopKey { return hopKey{a.outIf, a.nh} })
 			}
 		}
 	}
+	var list []*route
+	for _, p := range order {
+		c := best[p]
+		for _, f := range sortHops(c.hops, func(a *adjacency) netip.Addr { return a.nh }) {
+			list = append(list, &route{Route: Route{Prefix: p, Protocol: "igp", Preference: prefIGP, Metric: c.metric,
+				NextHop: f.nh, Interface: f.outIf.name}, outIf: f.outIf, gw: f.nh})
+		}
+	}
 	return list
+}
+
+// hopKey identifies a first hop: the interface and the neighbour's address.
+type hopKey struct {
+	outIf *iface
+	nh    netip.Addr
+}
+
+// mergeHops returns hops with those of more it lacks appended (a new
+// slice: hops may be shared with another node's).
+func mergeHops[T any](hops, more []T, key func(T) hopKey) []T {
+	out := append([]T(nil), hops...)
+	for _, m := range more {
+		dup := false
+		for _, h := range out {
+			if key(h) == key(m) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// sortHops returns hops sorted by next-hop address, as zebra orders the
+// next hops of a multipath route.
+func sortHops[T any](hops []T, nh func(T) netip.Addr) []T {
+	out := append([]T(nil), hops...)
+	sort.SliceStable(out, func(a, b int) bool { return nh(out[a]).Less(nh(out[b])) })
+	return out
 }
 
 // heapItem is a router and a tentative distance.

@@ -197,7 +197,13 @@ func routingTable(v *dialect.View, args []string, fam int) (string, error) {
 	if fam == 4 {
 		b.WriteString("Destination/Mask    Proto   Pre  Cost        Flags NextHop         Interface\n\n")
 	}
-	for _, r := range routes {
+	for i, r := range routes {
+		// The further next hops of an equal-cost route follow on lines
+		// of their own, the destination left blank.
+		dest := r.Prefix.String()
+		if i > 0 && r.Active && routes[i-1].Active && routes[i-1].Prefix == r.Prefix {
+			dest = ""
+		}
 		flags := "D"
 		if r.NextHop.IsValid() && r.Protocol != "direct" {
 			flags = "RD"
@@ -218,7 +224,7 @@ func routingTable(v *dialect.View, args []string, fam int) (string, error) {
 			ifn = "NULL0"
 		}
 		if fam == 4 {
-			fmt.Fprintf(&b, "%18s  %-7s %-4d %-11d %5s  %-15s %s\n", r.Prefix, protoName(r), r.Preference, r.Metric, flags, nh, ifn)
+			fmt.Fprintf(&b, "%18s  %-7s %-4d %-11d %5s  %-15s %s\n", dest, protoName(r), r.Preference, r.Metric, flags, nh, ifn)
 			continue
 		}
 		if nh == "0.0.0.0" {

@@ -259,12 +259,29 @@ func showRoute(v *dialect.View, args []string) (string, error) {
 		}
 	}
 	b.WriteString(gw + "\n")
-	for _, r := range routes {
-		if r.Active {
+	for i, r := range routes {
+		switch {
+		case !r.Active:
+		case i > 0 && routes[i-1].Active && routes[i-1].Prefix == r.Prefix && r.NextHop.IsValid():
+			// A further next hop of an equal-cost route: its own line,
+			// aligned under the first one's "[distance/metric]".
+			lead := len(fmt.Sprintf("%-4s %s ", routeCode(r), r.Prefix))
+			fmt.Fprintf(&b, "%s[%d/%d] via %s, %s, %s\n", strings.Repeat(" ", lead), r.Preference, r.Metric, r.NextHop, age, r.Interface)
+		default:
 			b.WriteString(routeLine(v, r, age))
 		}
 	}
 	return b.String(), nil
+}
+
+// routeCode is a route's code column: the protocol's letter, "*" for a
+// default route.
+func routeCode(r netsim.Route) string {
+	code := map[string]string{"direct": "C", "static": "S", "igp": "O", "ospf": "O", "bgp": "B"}[r.Protocol]
+	if r.Prefix.Bits() == 0 {
+		code += "*"
+	}
+	return code
 }
 
 // routeEntry is "show route ADDRESS": the active route that matches it
@@ -283,21 +300,24 @@ func routeEntry(routes []netsim.Route, only netip.Addr, age string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Routing entry for %s\n  Known via \"%s\", distance %d, metric %d\n  Installed %s ago\n  Routing Descriptor Blocks\n",
 		best.Prefix, map[string]string{"direct": "connected", "static": "static", "igp": "ospf 1", "ospf": "ospf 1", "bgp": "bgp"}[best.Protocol], best.Preference, best.Metric, age)
-	nh := "directly connected"
-	if best.NextHop.IsValid() {
-		nh = best.NextHop.String() + ", from " + best.NextHop.String()
+	// One descriptor block per next hop (several for an equal-cost route).
+	for _, r := range routes {
+		if !r.Active || r.Prefix != best.Prefix {
+			continue
+		}
+		nh := "directly connected"
+		if r.NextHop.IsValid() {
+			nh = r.NextHop.String() + ", from " + r.NextHop.String()
+		}
+		fmt.Fprintf(&b, "    %s, via %s\n", nh, cmp.Or(r.Interface, "Null0"))
 	}
-	fmt.Fprintf(&b, "    %s, via %s\n", nh, cmp.Or(best.Interface, "Null0"))
 	return b.String()
 }
 
 // routeLine is an active route's line (two for a connected one: the
 // subnet and the device's own address, L).
 func routeLine(v *dialect.View, r netsim.Route, age string) string {
-	code := map[string]string{"direct": "C", "static": "S", "igp": "O", "ospf": "O", "bgp": "B"}[r.Protocol]
-	if r.Prefix.Bits() == 0 {
-		code += "*"
-	}
+	code := routeCode(r)
 	switch {
 	case r.Discard:
 		return fmt.Sprintf("%-4s %s is directly connected, %s, Null0\n", code, r.Prefix, age)
