@@ -2,8 +2,10 @@ package gnmi
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"strings"
 	"time"
 
@@ -65,6 +67,36 @@ func dial(c *Config) (*grpc.ClientConn, error) {
 		return nil, fmt.Errorf("gnmi: %s: %v", c.Address(), err)
 	}
 	return conn, nil
+}
+
+// diagnoseTLS explains a target that drops the connection: it makes a TLS
+// connection of its own and reads from it, which brings the server's
+// alert when it refused the client certificate after the handshake (TLS
+// 1.3 checks it there, and gRPC then sees only a broken connection). It
+// returns the handshake's or the alert's error, or nil when TLS is not
+// the problem.
+func diagnoseTLS(ctx context.Context, c *Config) error {
+	if c.Insecure {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	cfg := c.TLS.Clone()
+	cfg.NextProtos = []string{"h2"}
+	conn, err := (&tls.Dialer{Config: cfg}).DialContext(ctx, "tcp", c.Address())
+	if err != nil {
+		var netErr *net.OpError
+		if errors.As(err, &netErr) && netErr.Op == "dial" {
+			return nil // not reachable at all: not a TLS problem
+		}
+		return err
+	}
+	defer conn.Close()
+	conn.SetReadDeadline(time.Now().Add(time.Second))
+	if _, err := conn.Read(make([]byte, 1)); err != nil && strings.Contains(err.Error(), "remote error: tls:") {
+		return err
+	}
+	return nil
 }
 
 // tlsFailure reports whether a status says the TLS handshake failed (an

@@ -12,6 +12,8 @@ import (
 
 	gpb "github.com/openconfig/gnmi/proto/gnmi"
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/configstore"
@@ -109,6 +111,11 @@ func (d *Driver) start(ctx context.Context) error {
 	resp, err := d.client.Capabilities(cctx, &gpb.CapabilityRequest{})
 	cancel()
 	if err != nil {
+		if status.Code(err) == codes.Unavailable && ctx.Err() == nil {
+			if terr := diagnoseTLS(ctx, d.cfg); terr != nil {
+				return netproto.Errorf(netproto.CodeAccessDenied, "gnmi %s: Capabilities: TLS with the target failed: %v (check ?ca-file=, ?server-name= and the client certificate)", d.cfg.Address(), terr)
+			}
+		}
 		return d.fail(ctx, "Capabilities", err)
 	}
 	d.caps.Version = resp.GetGNMIVersion()

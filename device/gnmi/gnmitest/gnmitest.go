@@ -21,7 +21,7 @@ import (
 
 // Target is a gNMI server on 127.0.0.1 serving one driver.
 type Target struct {
-	t    *testing.T
+	t    testing.TB
 	drv  device.Driver
 	opts gnmiserver.Options
 
@@ -42,7 +42,7 @@ type Target struct {
 // Start serves drv with mutual TLS (the client certificate must be the
 // test CA's) and opts (its TLS is set here); the server stops with the
 // test. The driver is not closed.
-func Start(t *testing.T, drv device.Driver, opts gnmiserver.Options) *Target {
+func Start(t testing.TB, drv device.Driver, opts gnmiserver.Options) *Target {
 	t.Helper()
 	ca, err := pki.NewCA("gnmitest CA")
 	if err != nil {
