@@ -40,9 +40,8 @@ type session struct {
 // STREAM: the current leaves (unless updates_only), sync_response, then
 // per subscription ON_CHANGE (and TARGET_DEFINED) updates and deletes as
 // the leaves change, or SAMPLE readings every sample_interval (only the
-// changed leaves with suppress_redundant). Updates are one leaf each, in
-// the encoding asked: JSON or JSON_IETF scalars, or typed scalars for
-// PROTO.
+// changed leaves with suppress_redundant). Updates are one leaf each,
+// scalars in gNMI's typed fields (string_val, uint_val...).
 func (s *Server) Subscribe(stream gpb.GNMI_SubscribeServer) error {
 	ctx := stream.Context()
 	first, err := stream.Recv()
@@ -342,11 +341,17 @@ func (ss *session) path(sb sub, p yang.Path) *gpb.Path {
 	return g
 }
 
+// value encodes a leaf: a scalar (or leaf-list of scalars) in the typed
+// fields, as gNMI wants scalars whatever the encoding; anything else (an
+// empty leaf's [null]) as JSON_IETF, or JSON when that was asked.
 func (ss *session) value(v any) *gpb.TypedValue {
-	if ss.enc == gpb.Encoding_PROTO {
+	if ss.enc != gpb.Encoding_JSON {
 		return wire.EncodeScalar(v)
 	}
-	tv, err := wire.EncodeJSON(v, ss.enc == gpb.Encoding_JSON_IETF)
+	if tv := wire.EncodeScalar(v); tv.GetJsonIetfVal() == nil {
+		return tv
+	}
+	tv, err := wire.EncodeJSON(v, false)
 	if err != nil {
 		return wire.EncodeScalar(v)
 	}
