@@ -30,7 +30,7 @@ type labTarget struct {
 
 // startLab starts the default simulated lab and serves r1 over gNMI with
 // mutual TLS.
-func startLab(t *testing.T, opts gnmiserver.Options) *labTarget {
+func startLab(t testing.TB, opts gnmiserver.Options) *labTarget {
 	t.Helper()
 	topo, err := sim.LoadTopology("")
 	if err != nil {
@@ -52,7 +52,7 @@ func startLab(t *testing.T, opts gnmiserver.Options) *labTarget {
 }
 
 // openURL opens a gnmi:// driver, closed with the test.
-func openURL(t *testing.T, url string) *gnmi.Driver {
+func openURL(t testing.TB, url string) *gnmi.Driver {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
