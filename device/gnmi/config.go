@@ -58,9 +58,11 @@ type extCommit struct {
 type commitState struct {
 	mu  sync.Mutex
 	ext *extCommit
-	// adopting: the store is recording what the target already runs, so
-	// Apply has nothing to send.
-	adopting atomic.Bool
+	// noApply: the store is recording what the target already runs (an
+	// adopted outside change, or a confirmed commit the target took with
+	// the extension), so Apply has nothing to send. No store timer can
+	// fire meanwhile: the store has no pending commit then.
+	noApply atomic.Bool
 }
 
 // storeDir and commitFile are where a state directory keeps the store
@@ -157,8 +159,8 @@ func (d *Driver) adopt(ctx context.Context, cur map[string]any) error {
 	if len(yang.Diff(d.store.Running(), cur, nil)) == 0 {
 		return nil
 	}
-	d.cc.adopting.Store(true)
-	defer d.cc.adopting.Store(false)
+	d.cc.noApply.Store(true)
+	defer d.cc.noApply.Store(false)
 	if err := d.store.ReplaceCandidate(ctx, syncOwner, cur); err != nil {
 		return err
 	}
@@ -323,7 +325,7 @@ func (d *Driver) setExt(c *extCommit) {
 // pending extension commit is cancelled first (the store rolls it back:
 // cancel or expiry), so the target restores what it ran before it.
 func (d *Driver) applyRunning(running map[string]any) error {
-	if d.cc.adopting.Load() {
+	if d.cc.noApply.Load() {
 		return nil
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*d.cfg.Timeout)
@@ -418,7 +420,9 @@ func (d *Driver) Commit(ctx context.Context, owner device.Owner, opts device.Com
 	if err := d.set(ctx, "confirmed commit", req); err != nil {
 		return device.CommitResult{}, err
 	}
+	d.cc.noApply.Store(true)
 	res, err := d.store.Commit(ctx, owner, opts)
+	d.cc.noApply.Store(false)
 	if err != nil {
 		cerr := d.set(context.WithoutCancel(ctx), "cancel of confirmed commit "+id, &gpb.SetRequest{Extension: commitAction(id, &gnmi_ext.CommitCancel{})})
 		if cerr != nil {
