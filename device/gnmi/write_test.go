@@ -208,3 +208,37 @@ func TestOutsideChangeAdopted(t *testing.T) {
 		t.Errorf("after the rollback the target runs %v, want the outside change", v)
 	}
 }
+
+// TestPendingCommitSurvivesRestart: with a state directory, a driver
+// opened again confirms the extension commit the previous one made.
+func TestPendingCommitSurvivesRestart(t *testing.T) {
+	l := startLab(t, gnmiserver.Options{})
+	dir := t.TempDir()
+	open := func() device.Driver {
+		d, err := device.Open(ctxT(t), l.URL(), device.Options{StateDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	d := open()
+	editDesc(t, d.(device.Configurer), "survives")
+	if _, err := d.(device.Configurer).Commit(ctxT(t), owner, device.CommitOptions{Confirmed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Close(); err != nil {
+		t.Fatal(err)
+	}
+	d = open()
+	defer d.Close()
+	if res, err := d.(device.Configurer).Confirm(ctxT(t), owner); err != nil || res.Status != device.StatusConfirmed {
+		t.Fatalf("confirm after reopening: %+v, %v", res, err)
+	}
+	time.Sleep(3500 * time.Millisecond)
+	if v := l.running(t, descPath); v != "survives" {
+		t.Errorf("the target runs %v past the rollback duration, want the confirmed value", v)
+	}
+	if st, _ := l.historyStatus(t); st != device.StatusConfirmed {
+		t.Errorf("the target's newest commit is %s, want confirmed", st)
+	}
+}
