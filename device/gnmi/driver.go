@@ -99,7 +99,7 @@ func Open(ctx context.Context, cfg *Config, log *slog.Logger) (*Driver, error) {
 	d := &Driver{cfg: cfg, log: log, conn: conn, client: gpb.NewGNMIClient(conn), tops: map[string]string{}}
 	d.tel = newTelemetry(d)
 	if err := d.start(ctx); err != nil {
-		conn.Close()
+		d.Close()
 		return nil, err
 	}
 	return d, nil
