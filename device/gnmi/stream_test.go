@@ -128,7 +128,8 @@ func TestSubscriptionSurvivesRestart(t *testing.T) {
 }
 
 // TestTelemetryEvents: the driver's Subscribe reports a link going down as
-// an interface event and a log line in IOS words.
+// an interface event and a log line in IOS words, and the BGP session
+// over it dropping as another.
 func TestTelemetryEvents(t *testing.T) {
 	l := startLab(t, gnmiserver.Options{})
 	d := openURL(t, l.URL())
@@ -151,9 +152,24 @@ func TestTelemetryEvents(t *testing.T) {
 		}
 	}
 	t.Logf("link_down reached Telemetry.Subscribe in %s", time.Since(start))
-	logs, err := d.Syslog(ctxT(t), 10)
-	if err != nil || len(logs) == 0 || logs[len(logs)-1].Mnemonic != "LINK-3-UPDOWN" {
-		t.Errorf("Syslog: %+v, %v", logs, err)
+	// The link carried r1's BGP session to r2: its drop is logged too.
+	has := func(mnemonic, words string) bool {
+		logs, err := d.Syslog(ctxT(t), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range logs {
+			if e.Mnemonic == mnemonic && strings.Contains(e.Message, words) {
+				return true
+			}
+		}
+		return false
+	}
+	if !has("LINK-3-UPDOWN", ifName+", changed state to down") {
+		t.Error("Syslog has no LINK-3-UPDOWN line for the link")
+	}
+	if !eventually(3*time.Second, func() bool { return has("BGP-5-ADJCHANGE", "Down") }) {
+		t.Error("Syslog has no BGP-5-ADJCHANGE Down line after the link carrying the session went down")
 	}
 }
 
