@@ -122,7 +122,7 @@ func (d *Driver) fail(ctx context.Context, what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if cerr := ctx.Err(); cerr != nil {
+	if cerr := ctxDone(ctx, err); cerr != nil {
 		return cerr
 	}
 	st, ok := status.FromError(err)
@@ -159,6 +159,23 @@ func (d *Driver) fail(ctx context.Context, what string, err error) error {
 	// InvalidArgument, Unimplemented, FailedPrecondition, Internal...: the
 	// target refused what it was asked.
 	return netproto.Errorf(netproto.CodeConfigIncompatible, "%s", msg)
+}
+
+// ctxDone returns ctx's error when ctx ended, or is ending: the target
+// enforces the deadline it was sent, and its DeadlineExceeded can arrive
+// a moment before ctx's own timer fires.
+func ctxDone(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if status.Code(err) != codes.DeadlineExceeded {
+		return nil
+	}
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < 250*time.Millisecond {
+		<-ctx.Done()
+		return ctx.Err()
+	}
+	return nil
 }
 
 // callCtx bounds a unary call by the URL's timeout when ctx has no

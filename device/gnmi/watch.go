@@ -82,8 +82,8 @@ func (d *Driver) Watch(ctx context.Context, s Subscription, fn func(Batch)) erro
 	backoff := 100 * time.Millisecond
 	for attempt := 0; ; attempt++ {
 		synced, err := d.stream(ctx, req, hint, s, known, attempt > 0, fn)
-		if ctx.Err() != nil {
-			return ctx.Err()
+		if cerr := ctxDone(ctx, err); cerr != nil {
+			return cerr
 		}
 		if s.Mode == ModeOnce && err == nil {
 			return nil
