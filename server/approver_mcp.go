@@ -50,7 +50,7 @@ func (a *MCPApprover) Approve(ctx context.Context, req ApprovalRequest) error {
 		return netproto.Errorf(netproto.CodeAccessDenied, "%v", err)
 	}
 	areq := approval.Request{
-		Session: req.Session, Tool: req.Tool, Arguments: req.Arguments, Write: req.Write,
+		Session: req.Session, Tool: req.Tool, Arguments: req.Arguments, Shown: shownArguments(req.Arguments), Write: req.Write,
 		Summary: req.Summary, RollbackWindow: req.RollbackWindow, User: req.User, Role: req.Role, Binding: req.Binding,
 		Device: req.Device,
 	}
