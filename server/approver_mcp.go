@@ -106,9 +106,14 @@ func CanElicit(ss *mcp.ServerSession) bool {
 // sessionElicitor adapts an MCP server session to approval.Elicitor.
 type sessionElicitor struct{ ss *mcp.ServerSession }
 
-// Elicit sends elicitation/create and returns the operator's answer.
+// Elicit sends elicitation/create, naming in its _meta the correlation id
+// of the call it asks about, and returns the operator's answer.
 func (e sessionElicitor) Elicit(ctx context.Context, message string, schema map[string]any) (string, map[string]any, error) {
-	res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
+	p := &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema}
+	if id, _ := ctx.Value(correlationKey{}).(string); id != "" {
+		p.Meta = mcp.Meta{netproto.MetaCorrelationID: id}
+	}
+	res, err := e.ss.Elicit(ctx, p)
 	if err != nil {
 		return "", nil, err
 	}
