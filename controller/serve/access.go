@@ -381,8 +381,15 @@ func (s *Server) accessMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(context.WithValue(ctx, identityKey{}, id), method, req)
 		}
 		start := time.Now()
-		rec, aerr := s.auditRequest(req, method, id)
-		ctx = client.WithCorrelationID(ctx, rec.Correlation)
+		// The correlation id carried to the devices: the host's, when it
+		// is a sane one no other session's request in progress uses, else
+		// one the controller makes. Devices name it in the approval
+		// questions this request causes (relay.go).
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		corr, done := s.relay.begin(hostCorrelation(req), ss, id)
+		defer done()
+		rec, aerr := s.auditRequest(req, method, id, corr)
+		ctx = client.WithCorrelationID(ctx, corr)
 		if err == nil && aerr != nil {
 			// A call that cannot be recorded is not made.
 			err = netproto.Errorf(netproto.CodeAccessDenied, "%s: the controller's audit log cannot be written; the request was refused", method)
@@ -401,20 +408,52 @@ func (s *Server) accessMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// hostCorrelation returns the correlation id a host's request carries in
+// _meta, when it is printable ASCII of at most netproto.MaxCorrelationID
+// bytes (as the devices require); "" otherwise: the id is written into
+// every audit record of the request, here and on the devices.
+func hostCorrelation(req mcp.Request) string {
+	var meta map[string]any
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParamsRaw:
+		meta = p.GetMeta()
+	case *mcp.ReadResourceParams:
+		meta = p.GetMeta()
+	}
+	id, _ := meta[netproto.MetaCorrelationID].(string)
+	if !validCorrelation(id) {
+		return ""
+	}
+	return id
+}
+
+// validCorrelation reports whether id is a correlation id the audit logs
+// take: printable ASCII of 1 to netproto.MaxCorrelationID bytes.
+func validCorrelation(id string) bool {
+	if id == "" || len(id) > netproto.MaxCorrelationID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
 // auditRequest records a host's call (its device and device tool, never
-// the device tool's arguments, which may hold secrets) and returns the
-// record to complete with the response, and whether it could be written.
-// A call of a device's write tool reaches the disk before it is made.
-func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity) (audit.Record, error) {
-	rec := audit.Record{Kind: audit.KindRequest, Method: method, Identity: id.String()}
+// the device tool's arguments, which may hold secrets) under correlation
+// id corr and returns the record to complete with the response, and
+// whether it could be written. A call that changes a device reaches the
+// disk before it is made.
+func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity, corr string) (audit.Record, error) {
+	rec := audit.Record{Kind: audit.KindRequest, Method: method, Identity: id.String(), Correlation: corr}
 	if ss, _ := req.GetSession().(*mcp.ServerSession); ss != nil {
 		rec.Session = ss.ID()
 	}
-	meta := map[string]any{}
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParamsRaw:
 		rec.Tool = p.Name
-		meta = p.GetMeta()
 		var in struct {
 			Device string `json:"device"`
 			Tool   string `json:"tool"`
@@ -433,11 +472,6 @@ func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity
 		rec.Durable = p.Name == ToolCallDeviceTool && policy.IsWriteTool(in.Tool)
 	case *mcp.ReadResourceParams:
 		rec.Tool = p.URI
-		meta = p.GetMeta()
-	}
-	rec.Correlation, _ = meta[netproto.MetaCorrelationID].(string)
-	if rec.Correlation == "" {
-		rec.Correlation = client.NewCorrelationID()
 	}
 	if s.acc.audit != nil {
 		if _, err := s.acc.audit.Append(rec); err != nil {

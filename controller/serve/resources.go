@@ -11,7 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -78,10 +77,7 @@ func (s *Server) readDeviceResource(ctx context.Context, req *mcp.ReadResourceRe
 	if err := s.authorizeDeviceRead(s.hostIdentity(ctx), d, uri, path); err != nil {
 		return nil, rpcError(err)
 	}
-	if id, ok := req.Params.GetMeta()[netproto.MetaCorrelationID].(string); ok && id != "" {
-		ctx = client.WithCorrelationID(ctx, id)
-	}
-	res, err := d.CallTool(ctx, netproto.ToolYangGet, map[string]any{"path": path})
+	res, err := d.CallTool(ctx, netproto.ToolYangGet, map[string]any{"path": path}) // ctx carries the correlation id (access.go)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", uri, err)
 	}

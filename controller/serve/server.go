@@ -33,9 +33,7 @@ type Server struct {
 	srv   *mcp.Server
 	d2d   d2dState // d2d.go: the CA pushed D2D reports are checked against
 	acc   *access  // access.go: who may call what, and the audit log
-
-	mu   sync.Mutex
-	host *mcp.ServerSession // the host of the call in progress, for elicitations
+	relay relays   // relay.go: the host requests in progress, for elicitations
 }
 
 // DeviceInfo is one device of list_devices.
@@ -123,9 +121,7 @@ func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, i
 	if err := s.authorizeDeviceCall(s.hostIdentity(ctx), d, in.Tool, in.Arguments); err != nil {
 		return nil, nil, rpcError(err)
 	}
-	s.setHost(req.Session)
-	ctx = withCorrelation(ctx, req)
-	res, err := d.CallTool(ctx, in.Tool, in.Arguments)
+	res, err := d.CallTool(ctx, in.Tool, in.Arguments) // ctx carries the correlation id (access.go)
 	var te *client.ToolError
 	if errors.As(err, &te) && res != nil {
 		return res, nil, nil // the device's own error result, as it gave it
@@ -145,7 +141,6 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 	if err := s.authorizeAsk(id, intent); err != nil {
 		return nil, nil, rpcError(err)
 	}
-	s.setHost(req.Session)
 	ctl := *s.ctl
 	ctl.Progress = &progressWriter{ctx: ctx, req: req}
 	var scope []string
@@ -160,7 +155,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 		}
 		hidden = len(s.ctl.Fleet.Devices()) - len(scope)
 	}
-	rep, err := ctl.Ask(withCorrelation(ctx, req), intent)
+	rep, err := ctl.Ask(ctx, intent) // ctx carries the correlation id (access.go)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -183,44 +178,6 @@ func reportText(r *controller.Report) string {
 	var b strings.Builder
 	r.WriteText(&b)
 	return b.String()
-}
-
-// withCorrelation carries the host's correlation id, when its request has
-// one in _meta, to the devices; otherwise the controller makes one.
-func withCorrelation(ctx context.Context, req *mcp.CallToolRequest) context.Context {
-	if id, ok := req.Params.GetMeta()["netmcp/correlationId"].(string); ok && id != "" {
-		return client.WithCorrelationID(ctx, id)
-	}
-	return ctx
-}
-
-func (s *Server) setHost(ss *mcp.ServerSession) {
-	s.mu.Lock()
-	s.host = ss
-	s.mu.Unlock()
-}
-
-// Elicit forwards a device's elicitation to the host of the call in
-// progress, naming the device; with no host, or a host that cannot be
-// asked (its protocol version wants multi round-trip input requests, not
-// yet relayed), it is declined: nothing is approved on a host's behalf.
-func (s *Server) Elicit(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	s.mu.Lock()
-	host := s.host
-	s.mu.Unlock()
-	if host == nil {
-		return &mcp.ElicitResult{Action: "decline"}, nil
-	}
-	fwd := *p
-	fwd.Message = fmt.Sprintf("[%s] %s", d.Name(), p.Message)
-	res, err := host.Elicit(ctx, &fwd)
-	if err != nil {
-		// A host on a protocol version that forbids server requests
-		// during a call (multi round-trip requests) cannot be asked:
-		// nothing is approved on its behalf.
-		return &mcp.ElicitResult{Action: "decline"}, nil
-	}
-	return res, nil
 }
 
 // progressWriter sends each progress line as a progress notification
