@@ -2,6 +2,8 @@ package serve_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"os"
@@ -95,6 +97,107 @@ func wantDenied(t *testing.T, what string, err error, want ...string) {
 		if !strings.Contains(je.Message, w) {
 			t.Errorf("%s: refusal %q does not name %q", what, je.Message, w)
 		}
+	}
+}
+
+// TestControllerServeMasksSecrets: the devices give the controller their
+// secrets; a host without the secrets scope gets none of them through
+// call_device_tool (a chunked file pull, CLI output with and without an
+// output filter, a YANG read of the whole tree) or an mcp:// resource, and
+// may not select list entries by a secret; the admin host sees them. The
+// same holds for an unauthenticated host of a controller without a policy
+// file.
+func TestControllerServeMasksSecrets(t *testing.T) {
+	_, ps := newHardenedLab(t, hardeningPolicy, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	noc, ops := ps.connect(t, ctx, "noc"), ps.connect(t, ctx, "ops")
+
+	res, err := callDevice(ctx, ops, "r1", netproto.ToolYangGet, map[string]any{"path": "/"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := leaked(res, r1Secrets); len(got) != len(r1Secrets) {
+		t.Fatalf("the admin host sees %v of r1's secrets %v: the test does not reach them", got, r1Secrets)
+	}
+
+	checkMasked(t, ctx, noc)
+
+	// No policy file: an unauthenticated host (any local process) is an
+	// http-host, which has no secrets scope either.
+	_, anon := newHardenedLab(t, "", false)
+	checkMasked(t, ctx, anon.connect(t, ctx, ""))
+}
+
+// checkMasked reads r1 as cs in every way that shows its configuration
+// and fails on any secret of r1 in what it gets.
+func checkMasked(t *testing.T, ctx context.Context, cs *mcp.ClientSession) {
+	t.Helper()
+	for _, tc := range []struct {
+		name string
+		tool string
+		args map[string]any
+	}{
+		{"yang.get of /", netproto.ToolYangGet, map[string]any{"path": "/"}},
+		{"yang.get of the running system", netproto.ToolYangGet, map[string]any{"path": "/openconfig-system:system", "datastore": "running"}},
+		{"cli.exec", netproto.ToolCLIExec, map[string]any{"cmd": "display current-configuration"}},
+		{"cli.exec with a filter", netproto.ToolCLIExec, map[string]any{"cmd": "display current-configuration | include s3cr3t|Huawei|N3tOps"}},
+		{"file.pull", netproto.ToolFilePull, map[string]any{"name": "running-config"}},
+	} {
+		res, err := callDevice(ctx, cs, "r1", tc.tool, tc.args, nil)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if got := leaked(res, r1Secrets); len(got) > 0 {
+			t.Errorf("%s: the host gets r1's secrets %v", tc.name, got)
+		}
+	}
+
+	// A file pulled in small chunks: no secret, whole or split across two
+	// chunks, and the hash and size describe what the host got.
+	var file strings.Builder
+	var size int
+	var sum string
+	for off, n := 0, 0; n < 1000; n++ {
+		res, err := callDevice(ctx, cs, "r1", netproto.ToolFilePull, map[string]any{"name": "running-config", "offset": off, "length": 37}, nil)
+		if err != nil {
+			t.Fatalf("file.pull at %d: %v", off, err)
+		}
+		var out struct {
+			Content    string `json:"content"`
+			SHA256     string `json:"sha256"`
+			Size       int    `json:"size"`
+			NextOffset *int   `json:"nextOffset"`
+			EOF        bool   `json:"eof"`
+		}
+		remarshal(t, res.StructuredContent, &out)
+		file.WriteString(out.Content)
+		size, sum = out.Size, out.SHA256
+		if out.EOF || out.NextOffset == nil {
+			break
+		}
+		off = *out.NextOffset
+	}
+	got := sha256.Sum256([]byte(file.String()))
+	if file.Len() != size || hex.EncodeToString(got[:]) != sum {
+		t.Errorf("chunked pull: %d bytes with sha256 %x, but the device's answer says %d bytes, %s", file.Len(), got, size, sum)
+	}
+	if got := leaked(file.String(), r1Secrets); len(got) > 0 || !strings.Contains(file.String(), "local-user") {
+		t.Errorf("chunked pull: the host gets r1's secrets %v (or not the file: %.200q)", got, file.String())
+	}
+
+	// Selecting a list entry by a secret would answer whether a guess is right.
+	_, err := callDevice(ctx, cs, "r1", netproto.ToolYangGet,
+		map[string]any{"path": "/openconfig-system:system/aaa/authentication/users/user[password='Huawei@123']"}, nil)
+	wantDenied(t, "selection by a secret", err, "secret")
+
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "mcp://r1/openconfig-system:system"})
+	if err != nil {
+		t.Fatalf("mcp://r1/openconfig-system:system: %v", err)
+	}
+	if got := leaked(rr, r1Secrets); len(got) > 0 || !strings.Contains(rr.Contents[0].Text, "community") {
+		t.Errorf("mcp://r1/openconfig-system:system: the host gets r1's secrets %v (or no community list)", got)
 	}
 }
 

@@ -7,11 +7,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/server"
 )
 
 // Resource URIs of the controller's MCP server.
@@ -74,11 +78,25 @@ func (s *Server) readDeviceResource(ctx context.Context, req *mcp.ReadResourceRe
 	if d == nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	if err := s.authorizeDeviceRead(s.hostIdentity(ctx), d, uri, path); err != nil {
+	id := s.hostIdentity(ctx)
+	if err := s.authorizeDeviceRead(id, d, uri, path); err != nil {
 		return nil, rpcError(err)
 	}
-	res, err := d.CallTool(ctx, netproto.ToolYangGet, map[string]any{"path": path}) // ctx carries the correlation id (access.go)
+	// ctx carries the request's correlation id (access.go). A host that
+	// may not see d's secrets reads them masked (mask.go).
+	var m *server.Masker
+	if !s.maySeeSecrets(id, d) {
+		input, _ := json.Marshal(map[string]string{"uri": uri})
+		m = s.masker(ctx, d).Keeping(input)
+		if err := m.SelectsBySecret(path); err != nil {
+			return nil, rpcError(err)
+		}
+	}
+	res, err := d.CallTool(ctx, netproto.ToolYangGet, map[string]any{"path": path})
 	if err != nil {
+		if m != nil {
+			return nil, m.Error(fmt.Errorf("%s: %w", uri, err))
+		}
 		return nil, fmt.Errorf("%s: %w", uri, err)
 	}
 	sc, _ := res.StructuredContent.(map[string]any)
@@ -95,6 +113,9 @@ func (s *Server) readDeviceResource(ctx context.Context, req *mcp.ReadResourceRe
 	b, err := json.Marshal(data)
 	if err != nil {
 		return nil, err
+	}
+	if m != nil {
+		b = m.JSON(b)
 	}
 	return contentResult(req, uri, b), nil
 }
@@ -129,11 +150,63 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", req.Params.URI, err)
 	}
+	input, _ := json.Marshal(map[string]string{"uri": req.Params.URI})
+	if rep, err = s.maskReport(ctx, s.hostIdentity(ctx), rep, input); err != nil {
+		return nil, err
+	}
 	b, err := json.Marshal(rep)
 	if err != nil {
 		return nil, err
 	}
 	return contentResult(req, req.Params.URI, b), nil
+}
+
+// reportDevices returns the devices of the fleet a report cites, sorted:
+// those its intent names, the faulty ones, those of its causes, evidence,
+// changes, calls and unreachable list, and those it says it examined.
+// Names that are no device of the fleet (an address, a host the fleet
+// does not serve) are left out: the controller holds no data of theirs.
+func (s *Server) reportDevices(rep *controller.Report) []string {
+	if s.ctl.Fleet == nil {
+		return nil
+	}
+	names := map[string]bool{}
+	add := func(ns ...string) {
+		for _, n := range ns {
+			if n != "" && s.ctl.Fleet.Device(n) != nil {
+				names[n] = true
+			}
+		}
+	}
+	in := rep.Intent
+	add(in.Source, in.Destination, in.Via, in.Device, in.Peer)
+	add(rep.FaultyDevices...)
+	for _, c := range rep.RootCauses {
+		add(c.Devices...)
+		for _, e := range c.Evidence {
+			add(e.Device)
+		}
+		for _, ch := range c.Changes {
+			add(ch.Device)
+		}
+	}
+	for _, ch := range rep.ProposedChanges {
+		add(ch.Device)
+	}
+	for _, c := range rep.Calls {
+		add(c.Device)
+	}
+	for n := range rep.Unreachable {
+		add(n)
+	}
+	if scope, ok := rep.Facts["scope"].([]any); ok {
+		for _, n := range scope {
+			if n, ok := n.(string); ok {
+				add(n)
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
 }
 
 // contentResult is a JSON read with its content id; the text is left out

@@ -12,6 +12,7 @@ import (
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/policy"
 )
 
 // Tool names of `netmcp controller serve`.
@@ -26,14 +27,16 @@ const (
 // own tool, under the device's own policy and approval gate) and ask (an
 // intent, with progress notifications, its report saved in Store).
 // Elicitations from devices are forwarded to the host whose call caused
-// them (Server.Elicit is the fleet's client.Options.Elicit).
+// them (Server.Elicit is the fleet's client.Options.Elicit). What the
+// devices answer is masked for a host that may not read their secrets.
 type Server struct {
-	ctl   *controller.Controller
-	store controller.Store
-	srv   *mcp.Server
-	d2d   d2dState // d2d.go: the CA pushed D2D reports are checked against
-	acc   *access  // access.go: who may call what, and the audit log
-	relay relays   // relay.go: the host requests in progress, for elicitations
+	ctl     *controller.Controller
+	store   controller.Store
+	srv     *mcp.Server
+	d2d     d2dState     // d2d.go: the CA pushed D2D reports are checked against
+	acc     *access      // access.go: who may call what, and the audit log
+	relay   relays       // relay.go: the host requests in progress, for elicitations
+	secrets secretsState // mask.go: what the devices' answers are masked with
 }
 
 // DeviceInfo is one device of list_devices.
@@ -68,7 +71,7 @@ type askIn struct {
 // New builds the controller's MCP server over ctl's fleet, saving the
 // reports of ask in store (none when its Dir is empty).
 func New(ctl *controller.Controller, store controller.Store, version string) *Server {
-	s := &Server{ctl: ctl, store: store, acc: newAccess(AccessOptions{})}
+	s := &Server{ctl: ctl, store: store, acc: newAccess(AccessOptions{}), secrets: newSecretsState()}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "netmcp-controller", Version: version}, &mcp.ServerOptions{
 		Instructions: "One connection to the whole network: list_devices, call_device_tool to run a device's own tool, ask to diagnose an intent (reachability, path MTU, BGP or OSPF down, what is wrong with the network?).",
 	})
@@ -118,8 +121,18 @@ func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, i
 	if d == nil {
 		return nil, nil, fmt.Errorf("no device %q in the fleet (list_devices)", in.Device)
 	}
-	if err := s.authorizeDeviceCall(s.hostIdentity(ctx), d, in.Tool, in.Arguments); err != nil {
+	id := s.hostIdentity(ctx)
+	if err := s.authorizeDeviceCall(id, d, in.Tool, in.Arguments); err != nil {
 		return nil, nil, rpcError(err)
+	}
+	if policy.IsWriteTool(in.Tool) {
+		// The configuration may hold new secrets: learn it again before
+		// the next masked answer.
+		defer s.secrets.forget(d.Name())
+	}
+	if !s.maySeeSecrets(id, d) {
+		res, err := s.callMasked(ctx, d, in.Tool, in.Arguments) // mask.go
+		return res, nil, err
 	}
 	res, err := d.CallTool(ctx, in.Tool, in.Arguments) // ctx carries the correlation id (access.go)
 	var te *client.ToolError
@@ -169,7 +182,10 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 	}
 	s.limitRemediation(id, rep)
 	if s.store.Dir != "" {
-		_, _ = s.store.Save(rep)
+		_, _ = s.store.Save(rep) // whole: each reader gets it masked for them (resources.go)
+	}
+	if rep, err = s.maskReport(ctx, id, rep, req.Params.Arguments); err != nil {
+		return nil, nil, err
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: reportText(rep)}}}, rep, nil
 }
