@@ -16,6 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/controller/serve"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
@@ -328,6 +329,50 @@ func TestControllerServeApprovalPromptMasksSecrets(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "elicitation/create") {
 		t.Error("r1's audit log records no approval question: the test did not reach it")
+	}
+}
+
+// TestControllerServeReportsFollowScopes: a report the ops host's ask saved
+// cites r3 (site b); the NOC host (site a) neither lists nor reads it, and
+// its netmcp://reports/last is its own report; the ops host reads both.
+func TestControllerServeReportsFollowScopes(t *testing.T) {
+	_, ps := newHardenedLab(t, hardeningPolicy, true)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	noc, ops := ps.connect(t, ctx, "noc"), ps.connect(t, ctx, "ops")
+	ask := func(cs *mcp.ClientSession) string {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: serve.ToolAsk, Arguments: map[string]any{"intent": "what is wrong with the network?"}})
+		if err != nil || res.IsError {
+			t.Fatalf("ask: %v %+v", err, res)
+		}
+		var rep controller.Report
+		remarshal(t, res.StructuredContent, &rep)
+		return rep.ID
+	}
+	read := func(cs *mcp.ClientSession, uri string) (string, error) {
+		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			return "", err
+		}
+		return rr.Contents[0].Text, nil
+	}
+	opsID := ask(ops)
+	for _, uri := range []string{"netmcp://reports/last", "netmcp://reports/" + opsID, "netmcp://reports/" + opsID[:10]} {
+		if text, err := read(noc, uri); err == nil {
+			t.Errorf("noc reads %s, a report citing r3: %.200s", uri, text)
+		}
+	}
+	if list, err := read(noc, "netmcp://reports"); err != nil || strings.Contains(list, opsID) {
+		t.Errorf("noc's list of reports: %v %s, want one without %s", err, list, opsID)
+	}
+	nocID := ask(noc)
+	if text, err := read(noc, "netmcp://reports/last"); err != nil || !strings.Contains(text, nocID) {
+		t.Errorf("noc's last report: %v %.200s, want its own %s", err, text, nocID)
+	}
+	for _, id := range []string{opsID, nocID} {
+		if _, err := read(ops, "netmcp://reports/"+id); err != nil {
+			t.Errorf("ops reads report %s: %v", id, err)
+		}
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/policy"
 	"github.com/netmcp/netmcp/server"
 )
 
@@ -127,12 +128,9 @@ func (s *Server) readReports(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if s.store.Dir == "" {
 		return nil, errors.New("no reports directory")
 	}
-	ids, err := s.store.List()
+	ids, err := s.visibleReports(s.hostIdentity(ctx))
 	if err != nil {
 		return nil, err
-	}
-	if ids == nil {
-		ids = []string{}
 	}
 	b, _ := json.Marshal(map[string]any{"reports": ids})
 	return contentResult(req, req.Params.URI, b), nil
@@ -146,12 +144,39 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 	if s.store.Dir == "" || id == "" || strings.ContainsAny(id, "/\\") {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	rep, err := s.store.Load(id)
+	host := s.hostIdentity(ctx)
+	ids, err := s.visibleReports(host)
+	if err != nil {
+		return nil, err
+	}
+	// An id, a unique prefix of one, or last: among the reports this
+	// host may read only, so that the others are neither shown nor
+	// confirmed to exist.
+	var match []string
+	for _, x := range ids {
+		if x == id {
+			match = []string{x}
+			break
+		}
+		if strings.HasPrefix(x, id) {
+			match = append(match, x)
+		}
+	}
+	if id == "last" && len(ids) > 0 {
+		match = ids[len(ids)-1:]
+	}
+	switch {
+	case len(match) == 0:
+		return nil, fmt.Errorf("%s: no report %q", req.Params.URI, id)
+	case len(match) > 1:
+		return nil, fmt.Errorf("%s: report id %q is ambiguous: %s", req.Params.URI, id, strings.Join(match, ", "))
+	}
+	rep, err := s.store.Load(match[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", req.Params.URI, err)
 	}
 	input, _ := json.Marshal(map[string]string{"uri": req.Params.URI})
-	if rep, err = s.maskReport(ctx, s.hostIdentity(ctx), rep, input); err != nil {
+	if rep, err = s.maskReport(ctx, host, rep, input); err != nil {
 		return nil, err
 	}
 	b, err := json.Marshal(rep)
@@ -159,6 +184,37 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 		return nil, err
 	}
 	return contentResult(req, req.Params.URI, b), nil
+}
+
+// visibleReports returns the ids of the saved reports host may read,
+// oldest first: those every device they cite is one the host reaches
+// (a host limited to a site reads no report about another).
+func (s *Server) visibleReports(host policy.Identity) ([]string, error) {
+	ids, err := s.store.List()
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, id := range ids {
+		rep, err := s.store.Load(id)
+		if err != nil {
+			continue // unreadable: nobody's
+		}
+		if s.reportVisible(host, rep) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// reportVisible reports whether host reaches every device rep cites.
+func (s *Server) reportVisible(host policy.Identity, rep *controller.Report) bool {
+	for _, name := range s.reportDevices(rep) {
+		if !s.reaches(host, s.ctl.Fleet.Device(name)) {
+			return false
+		}
+	}
+	return true
 }
 
 // reportDevices returns the devices of the fleet a report cites, sorted:
