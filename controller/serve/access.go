@@ -17,6 +17,7 @@ import (
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
+	"github.com/netmcp/netmcp/server"
 )
 
 // Identity sources and roles of the controller's hosts (issue 12: the
@@ -243,12 +244,20 @@ func (s *Server) authorizeDeviceCall(id policy.Identity, d *client.Device, tool 
 	if err := s.acc.pol.DecideOn(id, dev, policy.Action{Kind: policy.CallTool, Tool: tool}); err != nil {
 		return err
 	}
-	switch tool {
-	case netproto.ToolYangGet, netproto.CompatName(netproto.ToolYangGet):
+	switch netproto.CanonicalName(tool) {
+	case netproto.ToolYangGet:
 		if p, ok := args["path"].(string); ok && p != "" {
 			return s.acc.pol.DecideOn(id, dev, policy.Action{Kind: policy.ReadPath, Path: p})
 		}
-	case netproto.ToolYangEdit, netproto.CompatName(netproto.ToolYangEdit):
+	case netproto.ToolCLIExec:
+		// A clear or reset command is the write clear-counters is,
+		// whatever tool carries it, as the devices judge it.
+		if cmd, ok := args["cmd"].(string); ok && server.IsCounterClear(cmd) {
+			if err := s.acc.pol.DecideOn(id, dev, policy.Action{Kind: policy.CallTool, Tool: netproto.ToolClearCounters}); err != nil {
+				return prefixDenial(fmt.Sprintf("%s runs a clear or reset command only as %s", tool, netproto.ToolClearCounters), err)
+			}
+		}
+	case netproto.ToolYangEdit:
 		ops, _ := args["edit"].([]any)
 		for _, op := range ops {
 			m, _ := op.(map[string]any)
@@ -260,6 +269,17 @@ func (s *Server) authorizeDeviceCall(id policy.Identity, d *client.Device, tool 
 		}
 	}
 	return nil
+}
+
+// prefixDenial puts why in front of the detail of a -32083 refusal.
+func prefixDenial(why string, err error) error {
+	var ne *netproto.Error
+	if !errors.As(err, &ne) {
+		return err
+	}
+	out := *ne
+	out.Detail = why + "; " + ne.Detail
+	return &out
 }
 
 // authorizeDeviceRead decides whether the host may read the device
@@ -455,9 +475,10 @@ func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity
 	case *mcp.CallToolParamsRaw:
 		rec.Tool = p.Name
 		var in struct {
-			Device string `json:"device"`
-			Tool   string `json:"tool"`
-			Intent string `json:"intent"`
+			Device    string          `json:"device"`
+			Tool      string          `json:"tool"`
+			Intent    string          `json:"intent"`
+			Arguments json.RawMessage `json:"arguments"`
 		}
 		_ = json.Unmarshal(p.Arguments, &in)
 		args := map[string]string{}
@@ -469,7 +490,11 @@ func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity
 		if len(args) > 0 {
 			rec.Arguments, _ = json.Marshal(args)
 		}
-		rec.Durable = p.Name == ToolCallDeviceTool && policy.IsWriteTool(in.Tool)
+		var exec struct {
+			Cmd string `json:"cmd"`
+		}
+		_ = json.Unmarshal(in.Arguments, &exec)
+		rec.Durable = p.Name == ToolCallDeviceTool && (policy.IsWriteTool(in.Tool) || server.IsCounterClear(exec.Cmd))
 	case *mcp.ReadResourceParams:
 		rec.Tool = p.URI
 	}

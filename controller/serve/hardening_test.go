@@ -332,6 +332,34 @@ func TestControllerServeApprovalPromptMasksSecrets(t *testing.T) {
 	}
 }
 
+// TestControllerServeClearCountersByEffect: a clear command is a write
+// (clear-counters) whatever tool carries it. The NOC host, which may run
+// network.cli.exec but not clear-counters, is refused `clear counters`
+// and its spellings before any device sees them; so is an unauthenticated
+// host of a controller without a policy file.
+func TestControllerServeClearCountersByEffect(t *testing.T) {
+	l, ps := newHardenedLab(t, hardeningPolicy, true)
+	_, anonPS := newHardenedLab(t, "", false)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	hosts := map[string]*mcp.ClientSession{"noc": ps.connect(t, ctx, "noc"), "anonymous": anonPS.connect(t, ctx, "")}
+	m := l.marks()
+	for name, cs := range hosts {
+		for _, cmd := range []string{"clear counters", "reset counters interface GigabitEthernet0/0/1", "CL counters", "clear counters | include x"} {
+			_, err := callDevice(ctx, cs, "r1", netproto.ToolCLIExec, map[string]any{"cmd": cmd}, nil)
+			wantDenied(t, name+": "+cmd, err, netproto.ToolClearCounters)
+		}
+		if _, err := callDevice(ctx, cs, "r1", netproto.ToolCLIExec, map[string]any{"cmd": "display version"}, nil); err != nil {
+			t.Errorf("%s: display version: %v", name, err)
+		}
+	}
+	for _, r := range l.since(m, "r1") {
+		if r.Kind == audit.KindRequest && strings.Contains(string(r.Arguments), "counters") {
+			t.Errorf("r1 received a clear command: %s", r.Arguments)
+		}
+	}
+}
+
 // TestControllerServeReportsFollowScopes: a report the ops host's ask saved
 // cites r3 (site b); the NOC host (site a) neither lists nor reads it, and
 // its netmcp://reports/last is its own report; the ops host reads both.
