@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -141,18 +142,42 @@ func (s *Server) HTTPHandler(next http.Handler) http.Handler {
 				challenge = fmt.Sprintf("Bearer resource_metadata=%q, error=\"invalid_token\"", policy.MetadataURL(r))
 			}
 			w.Header().Set("WWW-Authenticate", challenge)
+			a.auditRefusal(r, "", http.StatusUnauthorized, why)
 			http.Error(w, why, http.StatusUnauthorized)
 			return
 		}
 		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
 			if owner, ok := a.bound(sid); ok && owner.String() != id.String() {
-				http.Error(w, fmt.Sprintf("Forbidden: this session belongs to another identity than %s", id), http.StatusForbidden)
+				why := fmt.Sprintf("Forbidden: this session belongs to another identity than %s", id)
+				a.auditRefusal(r, id.String(), http.StatusForbidden, why)
+				http.Error(w, why, http.StatusForbidden)
 				return
 			}
 		}
 		defer a.pending.Hold(r, id)()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxRefusalReason bounds the reason an audit record of an HTTP refusal
+// carries (a token's parse error may be long).
+const maxRefusalReason = 256
+
+// auditRefusal records an HTTP request refused before any MCP handler saw
+// it (401: no identity; 403: a session of another identity), with its
+// status as error code, its reason and the peer's address. The records
+// are not synced one by one: nothing ran, and a peer that authenticates
+// as no one must not make the controller sync its disk per request.
+func (a *access) auditRefusal(r *http.Request, identity string, status int, why string) {
+	if a.audit == nil {
+		return
+	}
+	if len(why) > maxRefusalReason {
+		why = strings.ToValidUTF8(why[:maxRefusalReason], "") + "..."
+	}
+	args, _ := json.Marshal(map[string]string{"error": why, "remote": r.RemoteAddr, "http": r.Method + " " + r.URL.Path})
+	_, _ = a.audit.Append(audit.Record{Kind: audit.KindResponse, Method: "http", Identity: identity,
+		Outcome: audit.OutcomeError, ErrorCode: status, Arguments: args})
 }
 
 // authenticateHTTP returns the identity of r (a bearer token, a client

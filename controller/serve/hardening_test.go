@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -401,6 +402,57 @@ func TestControllerServeReportsFollowScopes(t *testing.T) {
 		if _, err := read(ops, "netmcp://reports/"+id); err != nil {
 			t.Errorf("ops reads report %s: %v", id, err)
 		}
+	}
+}
+
+// TestControllerServeAuditsHTTPRefusals: an HTTP request refused with 401
+// (a bearer token the controller does not accept) or 403 (another host's
+// session) is in the controller's audit log.
+func TestControllerServeAuditsHTTPRefusals(t *testing.T) {
+	_, ps := newHardenedLab(t, hardeningPolicy, true)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ops := ps.connect(t, ctx, "ops")
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"list_devices","arguments":{}}}`
+	for _, tc := range []struct {
+		name     string
+		header   map[string]string
+		status   int
+		identity string
+	}{
+		{"bearer token", map[string]string{"Authorization": "Bearer not-a-token"}, http.StatusUnauthorized, ""},
+		{"another host's session", map[string]string{"Mcp-Session-Id": ops.ID()}, http.StatusForbidden, "mtls:noc"},
+	} {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, ps.url, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+		for k, v := range tc.header {
+			req.Header.Set(k, v)
+		}
+		resp, err := (&http.Client{Transport: &http.Transport{TLSClientConfig: ps.clientTLS(t, "noc")}}).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.status {
+			t.Fatalf("%s: HTTP %d, want %d", tc.name, resp.StatusCode, tc.status)
+		}
+		var found bool
+		for _, r := range ps.records(t) {
+			if r.ErrorCode == tc.status && r.Outcome == audit.OutcomeError && r.Identity == tc.identity {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no record of the HTTP %d refusal in the controller's audit log", tc.name, tc.status)
+		}
+	}
+	if _, err := audit.Verify(ps.auditPath); err != nil {
+		t.Error(err)
 	}
 }
 
