@@ -29,8 +29,8 @@ var elicitSchema = map[string]any{
 	"required": []any{"approve"},
 }
 
-// ElicitMessage is the text the operator reads: the tool, its arguments,
-// the summary (diff) and the rollback window.
+// ElicitMessage is the text the operator reads: the tool, its arguments
+// (Shown when set), the summary (diff) and the rollback window.
 func ElicitMessage(req Request) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Approve %s", req.Tool)
@@ -41,7 +41,11 @@ func ElicitMessage(req Request) string {
 		}
 	}
 	b.WriteString("?\n\nArguments:\n")
-	b.WriteString(prettyArguments(req.Arguments))
+	shown := req.Shown
+	if shown == nil {
+		shown = req.Arguments
+	}
+	b.WriteString(prettyArguments(shown))
 	if req.Summary != "" {
 		b.WriteString("\n\nEffect:\n")
 		b.WriteString(req.Summary)

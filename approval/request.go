@@ -22,6 +22,10 @@ type Request struct {
 	Tool string
 	// Arguments are the call's arguments as sent (approval evidence included).
 	Arguments json.RawMessage
+	// Shown are the arguments as the operator reads them in the approval
+	// question, with their secrets masked (the question is shown to a
+	// person and recorded in audit logs); nil shows Arguments.
+	Shown json.RawMessage
 	// Write tells whether the call changes state.
 	Write bool
 	// Summary describes the effect for the operator (e.g. the diff).

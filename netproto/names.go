@@ -91,3 +91,9 @@ const MetaLogTimes = "netmcp/times"
 
 // MaxCorrelationID is the longest correlation id a server records.
 const MaxCorrelationID = 128
+
+// MetaAnsweredBy is the _meta key of an elicitation answer relayed by a
+// proxy (the controller): the identity of the proxy's caller who gave the
+// answer, which the device records with it, next to the proxy's own
+// identity.
+const MetaAnsweredBy = "netmcp/answeredBy"

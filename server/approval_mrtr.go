@@ -66,11 +66,21 @@ type retry struct {
 // call names it (_meta, protocol 2026-07-28).
 type protocolKey struct{}
 
-// withRetry returns ctx carrying the protocol version of req (see usesMRTR)
-// and its multi round-trip answer, if any.
+// correlationKey carries the correlation id of a call (see
+// correlationID) to the approval gate, which names it in the elicitation
+// it sends: a proxy that relays the question (the controller) knows by it
+// which of its callers' requests the question belongs to.
+type correlationKey struct{}
+
+// withRetry returns ctx carrying what the approval gate needs of req: its
+// correlation id, its protocol version (see usesMRTR) and its multi
+// round-trip answer, if any.
 func withRetry(ctx context.Context, req *mcp.CallToolRequest) context.Context {
 	if req == nil || req.Params == nil {
 		return ctx
+	}
+	if id := correlationID(req); id != "" {
+		ctx = context.WithValue(ctx, correlationKey{}, id)
 	}
 	if v, _ := req.Params.GetMeta()[mcp.MetaKeyProtocolVersion].(string); v != "" {
 		ctx = context.WithValue(ctx, protocolKey{}, v)

@@ -50,7 +50,7 @@ func (a *MCPApprover) Approve(ctx context.Context, req ApprovalRequest) error {
 		return netproto.Errorf(netproto.CodeAccessDenied, "%v", err)
 	}
 	areq := approval.Request{
-		Session: req.Session, Tool: req.Tool, Arguments: req.Arguments, Write: req.Write,
+		Session: req.Session, Tool: req.Tool, Arguments: req.Arguments, Shown: shownArguments(req.Arguments), Write: req.Write,
 		Summary: req.Summary, RollbackWindow: req.RollbackWindow, User: req.User, Role: req.Role, Binding: req.Binding,
 		Device: req.Device,
 	}
@@ -106,9 +106,14 @@ func CanElicit(ss *mcp.ServerSession) bool {
 // sessionElicitor adapts an MCP server session to approval.Elicitor.
 type sessionElicitor struct{ ss *mcp.ServerSession }
 
-// Elicit sends elicitation/create and returns the operator's answer.
+// Elicit sends elicitation/create, naming in its _meta the correlation id
+// of the call it asks about, and returns the operator's answer.
 func (e sessionElicitor) Elicit(ctx context.Context, message string, schema map[string]any) (string, map[string]any, error) {
-	res, err := e.ss.Elicit(ctx, &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema})
+	p := &mcp.ElicitParams{Mode: "form", Message: message, RequestedSchema: schema}
+	if id, _ := ctx.Value(correlationKey{}).(string); id != "" {
+		p.Meta = mcp.Meta{netproto.MetaCorrelationID: id}
+	}
+	res, err := e.ss.Elicit(ctx, p)
 	if err != nil {
 		return "", nil, err
 	}

@@ -3,8 +3,10 @@ package server_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"strings"
 	"sync"
@@ -15,6 +17,7 @@ import (
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/redact"
 	"github.com/netmcp/netmcp/server"
 )
 
@@ -181,5 +184,73 @@ func TestAuditCorrelationID(t *testing.T) {
 	}
 	if _, err := audit.Verify(env.auditPath); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestApprovalQuestionMasksSecrets: an admin whose client answers
+// elicitations writes a password and an SNMP community with
+// network.yang.edit and approves each. The approval question shows the
+// arguments with those values masked, names in its _meta the correlation
+// id of the call it asks about, and the audit log holds neither value; an
+// answer a proxy attributes to its own caller (the controller) is recorded
+// with that caller.
+func TestApprovalQuestionMasksSecrets(t *testing.T) {
+	env := newSecEnv(t, envConfig{file: matrixPolicy})
+	const planted = "Pl4nted-Secret!77"
+	type question struct {
+		message, corr string
+	}
+	var mu sync.Mutex
+	var asked []question
+	rt := &bearerRT{base: http.DefaultTransport.(*http.Transport).Clone()}
+	rt.token.Store(env.token("ada", "", time.Hour))
+	host := mcp.NewClient(&mcp.Implementation{Name: "approver", Version: "1"}, &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			corr, _ := r.Params.GetMeta()[netproto.MetaCorrelationID].(string)
+			mu.Lock()
+			asked = append(asked, question{r.Params.Message, corr})
+			mu.Unlock()
+			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true},
+				Meta: mcp.Meta{netproto.MetaAnsweredBy: "mtls:ops"}}, nil
+		}})
+	cs, err := host.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: env.url, HTTPClient: &http.Client{Transport: rt}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	edits := []map[string]any{
+		{"path": "/openconfig-system:system/aaa/authentication/users/user[username='admin']/config/password", "value": planted},
+		{"path": "/openconfig-system:system/aaa/authentication/users/user[username='admin']/config", "value": map[string]any{"password": planted}},
+		{"path": "/openconfig-system:system/snmp/communities/community[name='community1']/config/community-string", "value": planted},
+	}
+	for i, e := range edits {
+		p := &mcp.CallToolParams{Name: netproto.ToolYangEdit, Arguments: map[string]any{"edit": []any{e}},
+			Meta: mcp.Meta{netproto.MetaCorrelationID: fmt.Sprintf("edit-%d", i)}}
+		if res, err := cs.CallTool(context.Background(), p); err != nil || res.IsError {
+			t.Fatalf("edit %d: %v %+v", i, err, res)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != len(edits) {
+		t.Fatalf("%d approval questions for %d edits", len(asked), len(edits))
+	}
+	for i, q := range asked {
+		if strings.Contains(q.message, planted) || !strings.Contains(q.message, "Arguments:") || !strings.Contains(q.message, redact.Mask) {
+			t.Errorf("question %d does not show the arguments masked: %s", i, q.message)
+		}
+		if want := fmt.Sprintf("edit-%d", i); q.corr != want {
+			t.Errorf("question %d names correlation id %q, want the call's %q", i, q.corr, want)
+		}
+	}
+	b, err := os.ReadFile(env.auditPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if i := strings.Index(string(b), planted); i >= 0 {
+		t.Errorf("the audit log holds the secret: ...%s", b[max(0, i-200):i])
+	}
+	if n := strings.Count(string(b), `"answeredBy":"mtls:ops"`); n != len(edits) {
+		t.Errorf("%d answers recorded with the proxy's caller, want %d", n, len(edits))
 	}
 }

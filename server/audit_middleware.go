@@ -180,7 +180,7 @@ func (sec *Security) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 		}
 		ss, _ := req.GetSession().(*mcp.ServerSession)
 		id, _ := sec.boundIdentity(ss)
-		c := &auditCall{sec: sec, identity: id.String(), method: method, kind: audit.KindRequest,
+		c := &auditCall{sec: sec, identity: id.String(), method: method, kind: audit.KindRequest, corr: correlationID(req),
 			id: "#" + strconv.FormatUint(sec.seq.Add(1), 10), durable: true} // an operator's decision
 		if ss != nil {
 			c.session = sec.s.owner(ss).Session
@@ -193,10 +193,30 @@ func (sec *Security) sendingMiddleware(next mcp.MethodHandler) mcp.MethodHandler
 		res, err := next(ctx, method, req)
 		c.response(res, err, time.Since(start))
 		if er, ok := res.(*mcp.ElicitResult); ok && err == nil {
-			sec.recordEvent(c.session, c.identity, method, "", map[string]any{"action": er.Action, "content": er.Content}, nil)
+			answer := map[string]any{"action": er.Action, "content": er.Content}
+			if by := answeredBy(er); by != "" {
+				answer["answeredBy"] = by
+			}
+			sec.recordEvent(c.session, c.identity, method, "", answer, nil)
 		}
 		return res, err
 	}
+}
+
+// answeredBy returns who a proxy says gave an elicitation answer
+// (_meta[netproto.MetaAnsweredBy]), when it is printable ASCII of at most
+// 256 bytes; "" otherwise.
+func answeredBy(er *mcp.ElicitResult) string {
+	by, _ := er.GetMeta()[netproto.MetaAnsweredBy].(string)
+	if len(by) > 256 {
+		return ""
+	}
+	for i := 0; i < len(by); i++ {
+		if by[i] < 0x20 || by[i] > 0x7e {
+			return ""
+		}
+	}
+	return by
 }
 
 // recordEvent appends a notification record (an approval decision, an

@@ -44,6 +44,14 @@ func editSummary(e device.Edit) string {
 	return fmt.Sprintf("%s %s = %s", op, e.Path, v)
 }
 
+// shownArguments are a call's arguments as the approval question shows
+// them: each edit's value masked by the path it is sent to, and the
+// secrets the other strings show by syntax or leaf name (never by value,
+// as in summaries: the question echoes the caller's input).
+func shownArguments(args json.RawMessage) json.RawMessage {
+	return newSecretMasker(secretNames, "").structuralOnly().arguments(args)
+}
+
 // rollbackSummary describes the commit a rollback returns to, from the
 // history: ": commit ID of TIME by USER (COMMENT)".
 func (s *Server) rollbackSummary(ctx context.Context, id string) string {

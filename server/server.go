@@ -85,6 +85,7 @@ type Server struct {
 	runbooks      *contextStore[runbook]
 	bgpRunbooks   *contextStore[bgpRunbook] // network.troubleshoot.bgp-down (runbook_bgp.go)
 	promptSchemas map[string][]argSchema
+	unserved      map[string]bool // tools the device cannot serve at all (listed with available false)
 	editSeq       int
 	handleTag     string         // random, per server: handles of two runs differ
 	handleSeq     int            // sessions seen, for their handles
@@ -147,7 +148,7 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 		opts.Version = "0"
 	}
 	s := &Server{drv: drv, info: info, opts: opts, log: log,
-		sessions: map[*mcp.ServerSession]*session{}, byID: map[string]*session{}, subs: map[string]int{}, liveBy: map[string]int{},
+		sessions: map[*mcp.ServerSession]*session{}, byID: map[string]*session{}, subs: map[string]int{}, liveBy: map[string]int{}, unserved: map[string]bool{},
 		runbooks: newContextStore[runbook]("ctx-"), bgpRunbooks: newContextStore[bgpRunbook]("ctx-bgp-")}
 	s.cfg, _ = drv.(device.Configurer)
 	s.files, _ = drv.(device.FileStore)

@@ -129,6 +129,7 @@ func (s *Server) addTool(d toolDef) error {
 	t.Meta = mcp.Meta{"available": why == ""}
 	if why != "" {
 		t.Meta["unavailableReason"] = why
+		s.unserved[d.name] = true
 	}
 	if d.write {
 		t.Meta["approval"] = "required"

@@ -171,11 +171,12 @@ func (s *Server) clearCounters(ctx context.Context, c *call, clr device.CounterC
 	return map[string]any{"status": "cleared", "interface": what}, nil
 }
 
-// isCounterClear tells whether a CLI command clears or resets something
+// IsCounterClear tells whether a CLI command clears or resets something
 // (clear counters, reset counters interface ...), matching the keyword as
 // the CLIs do, by a prefix of two letters or more. network.cli.exec runs
-// such a command only as clear-counters: authorized and approved as it.
-func isCounterClear(cmd string) bool {
+// such a command only as clear-counters: authorized and approved as it,
+// here and by a proxy in front of the device (the controller).
+func IsCounterClear(cmd string) bool {
 	f := strings.Fields(strings.ToLower(cmd))
 	if len(f) == 0 || len(f[0]) < 2 {
 		return false
@@ -189,7 +190,7 @@ func (sec *Security) authorizeExec(id policy.Identity, args json.RawMessage) err
 	var in struct {
 		Cmd string `json:"cmd"`
 	}
-	if json.Unmarshal(args, &in) != nil || !isCounterClear(in.Cmd) {
+	if json.Unmarshal(args, &in) != nil || !IsCounterClear(in.Cmd) {
 		return nil
 	}
 	return sec.pol.Decide(id, policy.Action{Kind: policy.CallTool, Tool: netproto.ToolClearCounters})
@@ -198,7 +199,7 @@ func (sec *Security) authorizeExec(id policy.Identity, args json.RawMessage) err
 // approveExecClear passes a clear or reset command of network.cli.exec
 // through the approval gate as the write it is.
 func (s *Server) approveExecClear(ctx context.Context, c *call, cmd string) error {
-	if !isCounterClear(cmd) {
+	if !IsCounterClear(cmd) {
 		return nil
 	}
 	return s.approve(ctx, c.req.Session, netproto.ToolClearCounters, c.rawArgs(), "run "+cmd)

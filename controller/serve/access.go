@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
+	"github.com/netmcp/netmcp/server"
 )
 
 // Identity sources and roles of the controller's hosts (issue 12: the
@@ -140,18 +142,42 @@ func (s *Server) HTTPHandler(next http.Handler) http.Handler {
 				challenge = fmt.Sprintf("Bearer resource_metadata=%q, error=\"invalid_token\"", policy.MetadataURL(r))
 			}
 			w.Header().Set("WWW-Authenticate", challenge)
+			a.auditRefusal(r, "", http.StatusUnauthorized, why)
 			http.Error(w, why, http.StatusUnauthorized)
 			return
 		}
 		if sid := r.Header.Get("Mcp-Session-Id"); sid != "" {
 			if owner, ok := a.bound(sid); ok && owner.String() != id.String() {
-				http.Error(w, fmt.Sprintf("Forbidden: this session belongs to another identity than %s", id), http.StatusForbidden)
+				why := fmt.Sprintf("Forbidden: this session belongs to another identity than %s", id)
+				a.auditRefusal(r, id.String(), http.StatusForbidden, why)
+				http.Error(w, why, http.StatusForbidden)
 				return
 			}
 		}
 		defer a.pending.Hold(r, id)()
 		next.ServeHTTP(w, r)
 	})
+}
+
+// maxRefusalReason bounds the reason an audit record of an HTTP refusal
+// carries (a token's parse error may be long).
+const maxRefusalReason = 256
+
+// auditRefusal records an HTTP request refused before any MCP handler saw
+// it (401: no identity; 403: a session of another identity), with its
+// status as error code, its reason and the peer's address. The records
+// are not synced one by one: nothing ran, and a peer that authenticates
+// as no one must not make the controller sync its disk per request.
+func (a *access) auditRefusal(r *http.Request, identity string, status int, why string) {
+	if a.audit == nil {
+		return
+	}
+	if len(why) > maxRefusalReason {
+		why = strings.ToValidUTF8(why[:maxRefusalReason], "") + "..."
+	}
+	args, _ := json.Marshal(map[string]string{"error": why, "remote": r.RemoteAddr, "http": r.Method + " " + r.URL.Path})
+	_, _ = a.audit.Append(audit.Record{Kind: audit.KindResponse, Method: "http", Identity: identity,
+		Outcome: audit.OutcomeError, ErrorCode: status, Arguments: args})
 }
 
 // authenticateHTTP returns the identity of r (a bearer token, a client
@@ -243,12 +269,20 @@ func (s *Server) authorizeDeviceCall(id policy.Identity, d *client.Device, tool 
 	if err := s.acc.pol.DecideOn(id, dev, policy.Action{Kind: policy.CallTool, Tool: tool}); err != nil {
 		return err
 	}
-	switch tool {
-	case netproto.ToolYangGet, netproto.CompatName(netproto.ToolYangGet):
+	switch netproto.CanonicalName(tool) {
+	case netproto.ToolYangGet:
 		if p, ok := args["path"].(string); ok && p != "" {
 			return s.acc.pol.DecideOn(id, dev, policy.Action{Kind: policy.ReadPath, Path: p})
 		}
-	case netproto.ToolYangEdit, netproto.CompatName(netproto.ToolYangEdit):
+	case netproto.ToolCLIExec:
+		// A clear or reset command is the write clear-counters is,
+		// whatever tool carries it, as the devices judge it.
+		if cmd, ok := args["cmd"].(string); ok && server.IsCounterClear(cmd) {
+			if err := s.acc.pol.DecideOn(id, dev, policy.Action{Kind: policy.CallTool, Tool: netproto.ToolClearCounters}); err != nil {
+				return prefixDenial(fmt.Sprintf("%s runs a clear or reset command only as %s", tool, netproto.ToolClearCounters), err)
+			}
+		}
+	case netproto.ToolYangEdit:
 		ops, _ := args["edit"].([]any)
 		for _, op := range ops {
 			m, _ := op.(map[string]any)
@@ -260,6 +294,17 @@ func (s *Server) authorizeDeviceCall(id policy.Identity, d *client.Device, tool 
 		}
 	}
 	return nil
+}
+
+// prefixDenial puts why in front of the detail of a -32083 refusal.
+func prefixDenial(why string, err error) error {
+	var ne *netproto.Error
+	if !errors.As(err, &ne) {
+		return err
+	}
+	out := *ne
+	out.Detail = why + "; " + ne.Detail
+	return &out
 }
 
 // authorizeDeviceRead decides whether the host may read the device
@@ -381,8 +426,15 @@ func (s *Server) accessMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 			return next(context.WithValue(ctx, identityKey{}, id), method, req)
 		}
 		start := time.Now()
-		rec, aerr := s.auditRequest(req, method, id)
-		ctx = client.WithCorrelationID(ctx, rec.Correlation)
+		// The correlation id carried to the devices: the host's, when it
+		// is a sane one no other session's request in progress uses, else
+		// one the controller makes. Devices name it in the approval
+		// questions this request causes (relay.go).
+		ss, _ := req.GetSession().(*mcp.ServerSession)
+		corr, done := s.relay.begin(hostCorrelation(req), ss, id)
+		defer done()
+		rec, aerr := s.auditRequest(req, method, id, corr)
+		ctx = client.WithCorrelationID(ctx, corr)
 		if err == nil && aerr != nil {
 			// A call that cannot be recorded is not made.
 			err = netproto.Errorf(netproto.CodeAccessDenied, "%s: the controller's audit log cannot be written; the request was refused", method)
@@ -401,24 +453,57 @@ func (s *Server) accessMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// hostCorrelation returns the correlation id a host's request carries in
+// _meta, when it is printable ASCII of at most netproto.MaxCorrelationID
+// bytes (as the devices require); "" otherwise: the id is written into
+// every audit record of the request, here and on the devices.
+func hostCorrelation(req mcp.Request) string {
+	var meta map[string]any
+	switch p := req.GetParams().(type) {
+	case *mcp.CallToolParamsRaw:
+		meta = p.GetMeta()
+	case *mcp.ReadResourceParams:
+		meta = p.GetMeta()
+	}
+	id, _ := meta[netproto.MetaCorrelationID].(string)
+	if !validCorrelation(id) {
+		return ""
+	}
+	return id
+}
+
+// validCorrelation reports whether id is a correlation id the audit logs
+// take: printable ASCII of 1 to netproto.MaxCorrelationID bytes.
+func validCorrelation(id string) bool {
+	if id == "" || len(id) > netproto.MaxCorrelationID {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		if id[i] < 0x21 || id[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
 // auditRequest records a host's call (its device and device tool, never
-// the device tool's arguments, which may hold secrets) and returns the
-// record to complete with the response, and whether it could be written.
-// A call of a device's write tool reaches the disk before it is made.
-func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity) (audit.Record, error) {
-	rec := audit.Record{Kind: audit.KindRequest, Method: method, Identity: id.String()}
+// the device tool's arguments, which may hold secrets) under correlation
+// id corr and returns the record to complete with the response, and
+// whether it could be written. A call that changes a device reaches the
+// disk before it is made.
+func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity, corr string) (audit.Record, error) {
+	rec := audit.Record{Kind: audit.KindRequest, Method: method, Identity: id.String(), Correlation: corr}
 	if ss, _ := req.GetSession().(*mcp.ServerSession); ss != nil {
 		rec.Session = ss.ID()
 	}
-	meta := map[string]any{}
 	switch p := req.GetParams().(type) {
 	case *mcp.CallToolParamsRaw:
 		rec.Tool = p.Name
-		meta = p.GetMeta()
 		var in struct {
-			Device string `json:"device"`
-			Tool   string `json:"tool"`
-			Intent string `json:"intent"`
+			Device    string          `json:"device"`
+			Tool      string          `json:"tool"`
+			Intent    string          `json:"intent"`
+			Arguments json.RawMessage `json:"arguments"`
 		}
 		_ = json.Unmarshal(p.Arguments, &in)
 		args := map[string]string{}
@@ -430,14 +515,13 @@ func (s *Server) auditRequest(req mcp.Request, method string, id policy.Identity
 		if len(args) > 0 {
 			rec.Arguments, _ = json.Marshal(args)
 		}
-		rec.Durable = p.Name == ToolCallDeviceTool && policy.IsWriteTool(in.Tool)
+		var exec struct {
+			Cmd string `json:"cmd"`
+		}
+		_ = json.Unmarshal(in.Arguments, &exec)
+		rec.Durable = p.Name == ToolCallDeviceTool && (policy.IsWriteTool(in.Tool) || server.IsCounterClear(exec.Cmd))
 	case *mcp.ReadResourceParams:
 		rec.Tool = p.URI
-		meta = p.GetMeta()
-	}
-	rec.Correlation, _ = meta[netproto.MetaCorrelationID].(string)
-	if rec.Correlation == "" {
-		rec.Correlation = client.NewCorrelationID()
 	}
 	if s.acc.audit != nil {
 		if _, err := s.acc.audit.Append(rec); err != nil {

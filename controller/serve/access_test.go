@@ -2,6 +2,7 @@ package serve_test
 
 import (
 	"context"
+	"crypto/tls"
 	"encoding/json"
 	"errors"
 	"net"
@@ -56,14 +57,27 @@ type policyServer struct {
 // HTTPS; mtls requires client certificates.
 func newPolicyServer(t *testing.T, l *testLab, pol *policy.Policy, mtls bool) *policyServer {
 	t.Helper()
-	inv := &inventory.Inventory{Name: "policy"}
-	for _, d := range l.inv.Devices {
+	return servePolicy(t, sited(l.inv), l.ctl.Hosts, pol, mtls)
+}
+
+// sited returns a copy of inv with r1 and r2 at site a, the rest at site b.
+func sited(inv *inventory.Inventory) *inventory.Inventory {
+	out := &inventory.Inventory{Name: "policy"}
+	for _, d := range inv.Devices {
 		d.Site = "b"
 		if d.Name == "r1" || d.Name == "r2" {
 			d.Site = "a"
 		}
-		inv.Devices = append(inv.Devices, d)
+		out.Devices = append(out.Devices, d)
 	}
+	return out
+}
+
+// servePolicy serves the fleet of inv through the controller with pol
+// (nil: no policy file) over HTTPS, with an audit log; mtls requires
+// client certificates. The devices' elicitations go through Server.Elicit.
+func servePolicy(t *testing.T, inv *inventory.Inventory, hosts []controller.Host, pol *policy.Policy, mtls bool) *policyServer {
+	t.Helper()
 	var srv *serve.Server
 	fleet, err := client.New(inv, client.Options{CallTimeout: time.Minute, Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		return srv.Elicit(ctx, d, p)
@@ -84,7 +98,7 @@ func newPolicyServer(t *testing.T, l *testLab, pol *policy.Policy, mtls bool) *p
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { log.Close() })
-	srv = serve.New(&controller.Controller{Fleet: fleet, Hosts: l.ctl.Hosts}, controller.Store{Dir: dir}, "test")
+	srv = serve.New(&controller.Controller{Fleet: fleet, Hosts: hosts}, controller.Store{Dir: dir}, "test")
 	srv.SetAccess(serve.AccessOptions{Policy: pol, Audit: log})
 	if ps.ca, err = pki.NewCA("test-ca"); err != nil {
 		t.Fatal(err)
@@ -116,6 +130,30 @@ func newPolicyServer(t *testing.T, l *testLab, pol *policy.Policy, mtls bool) *p
 // that approves every elicitation the devices send.
 func (ps *policyServer) connect(t *testing.T, ctx context.Context, cn string) *mcp.ClientSession {
 	t.Helper()
+	return ps.connectWith(t, ctx, cn, func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+		return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
+	})
+}
+
+// connectWith opens a host session with a client certificate of cn ("":
+// none) whose elicitations elicit answers.
+func (ps *policyServer) connectWith(t *testing.T, ctx context.Context, cn string, elicit func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error)) *mcp.ClientSession {
+	t.Helper()
+	cfg := ps.clientTLS(t, cn)
+	host := mcp.NewClient(&mcp.Implementation{Name: "host-" + cn}, &mcp.ClientOptions{ElicitationHandler: elicit})
+	cs, err := host.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ps.url, HTTPClient: &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}}},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// clientTLS is the TLS configuration of a host with a client certificate
+// of cn ("": none).
+func (ps *policyServer) clientTLS(t *testing.T, cn string) *tls.Config {
+	t.Helper()
 	var certPEM, keyPEM []byte
 	if cn != "" {
 		var err error
@@ -127,17 +165,7 @@ func (ps *policyServer) connect(t *testing.T, ctx context.Context, cn string) *m
 	if err != nil {
 		t.Fatal(err)
 	}
-	host := mcp.NewClient(&mcp.Implementation{Name: "host-" + cn}, &mcp.ClientOptions{
-		ElicitationHandler: func(context.Context, *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
-			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
-		}})
-	cs, err := host.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ps.url, HTTPClient: &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}}},
-		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	return cfg
 }
 
 // records reads the audit log.

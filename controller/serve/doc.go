@@ -14,6 +14,11 @@
 // Every request is attributed to the host's identity (stdio user, bearer
 // token, client certificate, anonymous), decided by the controller's
 // policy (package policy, with device scopes) and recorded in its audit
-// log. The files: server.go (the tools), resources.go, access.go (identity,
-// policy, audit) and d2d.go.
+// log. The devices answer the controller with its own credentials: what
+// they answer is masked for a host without the secrets scope on the
+// device, as the device's own server masks for its callers, and a
+// device's approval question goes to the host request that caused it,
+// and only there. The files: server.go (the tools), resources.go,
+// access.go (identity, policy, audit), relay.go (approval questions),
+// mask.go (secrets) and d2d.go.
 package serve

@@ -7,12 +7,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/policy"
+	"github.com/netmcp/netmcp/server"
 )
 
 // Resource URIs of the controller's MCP server.
@@ -75,14 +79,25 @@ func (s *Server) readDeviceResource(ctx context.Context, req *mcp.ReadResourceRe
 	if d == nil {
 		return nil, mcp.ResourceNotFoundError(uri)
 	}
-	if err := s.authorizeDeviceRead(s.hostIdentity(ctx), d, uri, path); err != nil {
+	id := s.hostIdentity(ctx)
+	if err := s.authorizeDeviceRead(id, d, uri, path); err != nil {
 		return nil, rpcError(err)
 	}
-	if id, ok := req.Params.GetMeta()[netproto.MetaCorrelationID].(string); ok && id != "" {
-		ctx = client.WithCorrelationID(ctx, id)
+	// ctx carries the request's correlation id (access.go). A host that
+	// may not see d's secrets reads them masked (mask.go).
+	var m *server.Masker
+	if !s.maySeeSecrets(id, d) {
+		input, _ := json.Marshal(map[string]string{"uri": uri})
+		m = s.masker(ctx, d).Keeping(input)
+		if err := m.SelectsBySecret(path); err != nil {
+			return nil, rpcError(err)
+		}
 	}
 	res, err := d.CallTool(ctx, netproto.ToolYangGet, map[string]any{"path": path})
 	if err != nil {
+		if m != nil {
+			return nil, m.Error(fmt.Errorf("%s: %w", uri, err))
+		}
 		return nil, fmt.Errorf("%s: %w", uri, err)
 	}
 	sc, _ := res.StructuredContent.(map[string]any)
@@ -100,6 +115,9 @@ func (s *Server) readDeviceResource(ctx context.Context, req *mcp.ReadResourceRe
 	if err != nil {
 		return nil, err
 	}
+	if m != nil {
+		b = m.JSON(b)
+	}
 	return contentResult(req, uri, b), nil
 }
 
@@ -110,12 +128,9 @@ func (s *Server) readReports(ctx context.Context, req *mcp.ReadResourceRequest) 
 	if s.store.Dir == "" {
 		return nil, errors.New("no reports directory")
 	}
-	ids, err := s.store.List()
+	ids, err := s.visibleReports(s.hostIdentity(ctx))
 	if err != nil {
 		return nil, err
-	}
-	if ids == nil {
-		ids = []string{}
 	}
 	b, _ := json.Marshal(map[string]any{"reports": ids})
 	return contentResult(req, req.Params.URI, b), nil
@@ -129,15 +144,125 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 	if s.store.Dir == "" || id == "" || strings.ContainsAny(id, "/\\") {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	rep, err := s.store.Load(id)
+	host := s.hostIdentity(ctx)
+	ids, err := s.visibleReports(host)
+	if err != nil {
+		return nil, err
+	}
+	// An id, a unique prefix of one, or last: among the reports this
+	// host may read only, so that the others are neither shown nor
+	// confirmed to exist.
+	var match []string
+	for _, x := range ids {
+		if x == id {
+			match = []string{x}
+			break
+		}
+		if strings.HasPrefix(x, id) {
+			match = append(match, x)
+		}
+	}
+	if id == "last" && len(ids) > 0 {
+		match = ids[len(ids)-1:]
+	}
+	switch {
+	case len(match) == 0:
+		return nil, fmt.Errorf("%s: no report %q", req.Params.URI, id)
+	case len(match) > 1:
+		return nil, fmt.Errorf("%s: report id %q is ambiguous: %s", req.Params.URI, id, strings.Join(match, ", "))
+	}
+	rep, err := s.store.Load(match[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", req.Params.URI, err)
+	}
+	input, _ := json.Marshal(map[string]string{"uri": req.Params.URI})
+	if rep, err = s.maskReport(ctx, host, rep, input); err != nil {
+		return nil, err
 	}
 	b, err := json.Marshal(rep)
 	if err != nil {
 		return nil, err
 	}
 	return contentResult(req, req.Params.URI, b), nil
+}
+
+// visibleReports returns the ids of the saved reports host may read,
+// oldest first: those every device they cite is one the host reaches
+// (a host limited to a site reads no report about another).
+func (s *Server) visibleReports(host policy.Identity) ([]string, error) {
+	ids, err := s.store.List()
+	if err != nil {
+		return nil, err
+	}
+	out := []string{}
+	for _, id := range ids {
+		rep, err := s.store.Load(id)
+		if err != nil {
+			continue // unreadable: nobody's
+		}
+		if s.reportVisible(host, rep) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
+}
+
+// reportVisible reports whether host reaches every device rep cites.
+func (s *Server) reportVisible(host policy.Identity, rep *controller.Report) bool {
+	for _, name := range s.reportDevices(rep) {
+		if !s.reaches(host, s.ctl.Fleet.Device(name)) {
+			return false
+		}
+	}
+	return true
+}
+
+// reportDevices returns the devices of the fleet a report cites, sorted:
+// those its intent names, the faulty ones, those of its causes, evidence,
+// changes, calls and unreachable list, and those it says it examined.
+// Names that are no device of the fleet (an address, a host the fleet
+// does not serve) are left out: the controller holds no data of theirs.
+func (s *Server) reportDevices(rep *controller.Report) []string {
+	if s.ctl.Fleet == nil {
+		return nil
+	}
+	names := map[string]bool{}
+	add := func(ns ...string) {
+		for _, n := range ns {
+			if n != "" && s.ctl.Fleet.Device(n) != nil {
+				names[n] = true
+			}
+		}
+	}
+	in := rep.Intent
+	add(in.Source, in.Destination, in.Via, in.Device, in.Peer)
+	add(rep.FaultyDevices...)
+	for _, c := range rep.RootCauses {
+		add(c.Devices...)
+		for _, e := range c.Evidence {
+			add(e.Device)
+		}
+		for _, ch := range c.Changes {
+			add(ch.Device)
+		}
+	}
+	for _, ch := range rep.ProposedChanges {
+		add(ch.Device)
+	}
+	for _, c := range rep.Calls {
+		add(c.Device)
+	}
+	for n := range rep.Unreachable {
+		add(n)
+	}
+	if scope, ok := rep.Facts["scope"].([]any); ok {
+		for _, n := range scope {
+			if n, ok := n.(string); ok {
+				add(n)
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
 }
 
 // contentResult is a JSON read with its content id; the text is left out

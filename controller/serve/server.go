@@ -12,6 +12,7 @@ import (
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/policy"
 )
 
 // Tool names of `netmcp controller serve`.
@@ -26,16 +27,16 @@ const (
 // own tool, under the device's own policy and approval gate) and ask (an
 // intent, with progress notifications, its report saved in Store).
 // Elicitations from devices are forwarded to the host whose call caused
-// them (Server.Elicit is the fleet's client.Options.Elicit).
+// them (Server.Elicit is the fleet's client.Options.Elicit). What the
+// devices answer is masked for a host that may not read their secrets.
 type Server struct {
-	ctl   *controller.Controller
-	store controller.Store
-	srv   *mcp.Server
-	d2d   d2dState // d2d.go: the CA pushed D2D reports are checked against
-	acc   *access  // access.go: who may call what, and the audit log
-
-	mu   sync.Mutex
-	host *mcp.ServerSession // the host of the call in progress, for elicitations
+	ctl     *controller.Controller
+	store   controller.Store
+	srv     *mcp.Server
+	d2d     d2dState     // d2d.go: the CA pushed D2D reports are checked against
+	acc     *access      // access.go: who may call what, and the audit log
+	relay   relays       // relay.go: the host requests in progress, for elicitations
+	secrets secretsState // mask.go: what the devices' answers are masked with
 }
 
 // DeviceInfo is one device of list_devices.
@@ -70,7 +71,7 @@ type askIn struct {
 // New builds the controller's MCP server over ctl's fleet, saving the
 // reports of ask in store (none when its Dir is empty).
 func New(ctl *controller.Controller, store controller.Store, version string) *Server {
-	s := &Server{ctl: ctl, store: store, acc: newAccess(AccessOptions{})}
+	s := &Server{ctl: ctl, store: store, acc: newAccess(AccessOptions{}), secrets: newSecretsState()}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "netmcp-controller", Version: version}, &mcp.ServerOptions{
 		Instructions: "One connection to the whole network: list_devices, call_device_tool to run a device's own tool, ask to diagnose an intent (reachability, path MTU, BGP or OSPF down, what is wrong with the network?).",
 	})
@@ -120,12 +121,20 @@ func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, i
 	if d == nil {
 		return nil, nil, fmt.Errorf("no device %q in the fleet (list_devices)", in.Device)
 	}
-	if err := s.authorizeDeviceCall(s.hostIdentity(ctx), d, in.Tool, in.Arguments); err != nil {
+	id := s.hostIdentity(ctx)
+	if err := s.authorizeDeviceCall(id, d, in.Tool, in.Arguments); err != nil {
 		return nil, nil, rpcError(err)
 	}
-	s.setHost(req.Session)
-	ctx = withCorrelation(ctx, req)
-	res, err := d.CallTool(ctx, in.Tool, in.Arguments)
+	if policy.IsWriteTool(in.Tool) {
+		// The configuration may hold new secrets: learn it again before
+		// the next masked answer.
+		defer s.secrets.forget(d.Name())
+	}
+	if !s.maySeeSecrets(id, d) {
+		res, err := s.callMasked(ctx, d, in.Tool, in.Arguments) // mask.go
+		return res, nil, err
+	}
+	res, err := d.CallTool(ctx, in.Tool, in.Arguments) // ctx carries the correlation id (access.go)
 	var te *client.ToolError
 	if errors.As(err, &te) && res != nil {
 		return res, nil, nil // the device's own error result, as it gave it
@@ -145,7 +154,6 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 	if err := s.authorizeAsk(id, intent); err != nil {
 		return nil, nil, rpcError(err)
 	}
-	s.setHost(req.Session)
 	ctl := *s.ctl
 	ctl.Progress = &progressWriter{ctx: ctx, req: req}
 	var scope []string
@@ -160,7 +168,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 		}
 		hidden = len(s.ctl.Fleet.Devices()) - len(scope)
 	}
-	rep, err := ctl.Ask(withCorrelation(ctx, req), intent)
+	rep, err := ctl.Ask(ctx, intent) // ctx carries the correlation id (access.go)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -174,7 +182,10 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 	}
 	s.limitRemediation(id, rep)
 	if s.store.Dir != "" {
-		_, _ = s.store.Save(rep)
+		_, _ = s.store.Save(rep) // whole: each reader gets it masked for them (resources.go)
+	}
+	if rep, err = s.maskReport(ctx, id, rep, req.Params.Arguments); err != nil {
+		return nil, nil, err
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: reportText(rep)}}}, rep, nil
 }
@@ -183,44 +194,6 @@ func reportText(r *controller.Report) string {
 	var b strings.Builder
 	r.WriteText(&b)
 	return b.String()
-}
-
-// withCorrelation carries the host's correlation id, when its request has
-// one in _meta, to the devices; otherwise the controller makes one.
-func withCorrelation(ctx context.Context, req *mcp.CallToolRequest) context.Context {
-	if id, ok := req.Params.GetMeta()["netmcp/correlationId"].(string); ok && id != "" {
-		return client.WithCorrelationID(ctx, id)
-	}
-	return ctx
-}
-
-func (s *Server) setHost(ss *mcp.ServerSession) {
-	s.mu.Lock()
-	s.host = ss
-	s.mu.Unlock()
-}
-
-// Elicit forwards a device's elicitation to the host of the call in
-// progress, naming the device; with no host, or a host that cannot be
-// asked (its protocol version wants multi round-trip input requests, not
-// yet relayed), it is declined: nothing is approved on a host's behalf.
-func (s *Server) Elicit(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-	s.mu.Lock()
-	host := s.host
-	s.mu.Unlock()
-	if host == nil {
-		return &mcp.ElicitResult{Action: "decline"}, nil
-	}
-	fwd := *p
-	fwd.Message = fmt.Sprintf("[%s] %s", d.Name(), p.Message)
-	res, err := host.Elicit(ctx, &fwd)
-	if err != nil {
-		// A host on a protocol version that forbids server requests
-		// during a call (multi round-trip requests) cannot be asked:
-		// nothing is approved on its behalf.
-		return &mcp.ElicitResult{Action: "decline"}, nil
-	}
-	return res, nil
 }
 
 // progressWriter sends each progress line as a progress notification

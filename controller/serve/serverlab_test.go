@@ -36,6 +36,7 @@ type serverLab struct {
 	t    testing.TB
 	lab  *sim.Lab
 	topo topology.Topology
+	role string // the role the devices give the controller (an unauthenticated loopback peer)
 	mu   sync.Mutex
 	devs map[string]*labServer
 }
@@ -52,8 +53,15 @@ type labServer struct {
 
 // newServerLab starts the default lab broken by faults (words of
 // topology.ParseFault, each one the simulator models), with resource
-// telemetry every 100 ms.
+// telemetry every 100 ms. The devices give the controller the operator
+// role.
 func newServerLab(t testing.TB, faults ...string) *serverLab {
+	t.Helper()
+	return newServerLabAs(t, policy.RoleOperator, faults...)
+}
+
+// newServerLabAs is newServerLab whose devices give the controller role.
+func newServerLabAs(t testing.TB, role string, faults ...string) *serverLab {
 	t.Helper()
 	topo := sim.DefaultTopology()
 	lab, err := sim.NewLab(topo, sim.LabOptions{TelemetryInterval: 100 * time.Millisecond})
@@ -69,7 +77,7 @@ func newServerLab(t testing.TB, faults ...string) *serverLab {
 			t.Fatal(err)
 		}
 	}
-	l := &serverLab{t: t, lab: lab, topo: topo, devs: map[string]*labServer{}}
+	l := &serverLab{t: t, lab: lab, topo: topo, role: role, devs: map[string]*labServer{}}
 	dir := t.TempDir()
 	for _, name := range lab.Routers() {
 		s := &labServer{addr: "127.0.0.1:0", auditPath: filepath.Join(dir, name+".audit.jsonl")}
@@ -103,7 +111,7 @@ func (l *serverLab) start(name string) {
 	if err != nil {
 		l.t.Fatal(err)
 	}
-	sec, err := srv.Secure(server.SecurityOptions{Audit: s.log, LocalRole: policy.RoleOperator})
+	sec, err := srv.Secure(server.SecurityOptions{Audit: s.log, LocalRole: l.role})
 	if err != nil {
 		l.t.Fatal(err)
 	}

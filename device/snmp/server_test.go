@@ -16,6 +16,7 @@ import (
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/snmp/snmptest"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/policy"
 	"github.com/netmcp/netmcp/server"
 )
 
@@ -103,5 +104,56 @@ func BenchmarkYangGet(b *testing.B) {
 				b.ReportMetric(float64(lat[len(lat)*9/10].Microseconds()), "p90-µs")
 			})
 		}
+	}
+}
+
+// TestConfigToolsUnavailableToEveryCaller: behind netmcp's security layer
+// an operator, who may call the configuration tools but not write
+// secrets, is told that the configuration cannot change (-32084;
+// network.rollback -32087 Network.RollbackNotSupported), as an admin is,
+// rather than refused for what the call would write (-32083).
+func TestConfigToolsUnavailableToEveryCaller(t *testing.T) {
+	a := snmptest.Start(t)
+	drv := open(t, a.URLv2c())
+	for _, role := range []string{policy.RoleOperator, policy.RoleAdmin} {
+		t.Run(role, func(t *testing.T) {
+			s, err := server.New(drv, server.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if _, err := s.Secure(server.SecurityOptions{StdioRole: role}); err != nil {
+				t.Fatal(err)
+			}
+			ct, st := mcp.NewInMemoryTransports()
+			if _, err := s.MCP().Connect(ctx(t), st, nil); err != nil {
+				t.Fatal(err)
+			}
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "snmp-test", Version: "1"}, nil).Connect(ctx(t), ct, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cs.Close()
+			for _, tc := range []struct {
+				tool string
+				args map[string]any
+				code int64
+			}{
+				{netproto.ToolCLIConfigure, map[string]any{"commands": []any{"hostname x"}}, netproto.CodeConfigIncompatible},
+				{netproto.ToolYangEdit, map[string]any{"edit": []any{map[string]any{"path": "/openconfig-system:system/config/hostname", "value": "x"}}}, netproto.CodeConfigIncompatible},
+				{netproto.ToolCommit, map[string]any{}, netproto.CodeConfigIncompatible},
+				{netproto.ToolRollback, map[string]any{}, netproto.CodeRollbackNotSupported},
+				{netproto.ToolFilePush, map[string]any{"name": "candidate-config", "content": "x", "sha256": strings.Repeat("0", 64)}, netproto.CodeConfigIncompatible},
+			} {
+				if tc.tool == netproto.ToolFilePush && role == policy.RoleOperator {
+					continue // not a tool of the operator role: -32083 is right
+				}
+				_, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})
+				var je *jsonrpc.Error
+				if !errors.As(err, &je) || je.Code != tc.code || !strings.Contains(string(je.Data), "not available on this device") {
+					t.Errorf("%s: %v, want %d (not available on this device)", tc.tool, err, tc.code)
+				}
+			}
+		})
 	}
 }
