@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/topology"
@@ -240,9 +241,17 @@ func (g *graph) route() {
 		e.X1, e.Y1, e.X2, e.Y2 = a.X, a.Y, b.X, b.Y
 		d := math.Max(math.Hypot(b.X-a.X, b.Y-a.Y), 1)
 		ux, uy := (b.X-a.X)/d, (b.Y-a.Y)/d
-		off := math.Min(52, d*0.3)
-		// Labels sit beside the line, on the side of its bend.
-		nx, ny := -uy*(8+e.Curve/2), ux*(8+e.Curve/2)
+		off := math.Min(62, d*0.32)
+		// Labels sit beside the line, on the side of its bend, above a
+		// line that runs left to right.
+		side := 11 + math.Abs(e.Curve)/2
+		if e.Curve < 0 {
+			side = -side
+		}
+		nx, ny := -uy*side, ux*side
+		if ny > 0 {
+			nx, ny = -nx, -ny
+		}
 		e.LAX, e.LAY = math.Round(a.X+ux*off+nx), math.Round(a.Y+uy*off+ny)
 		e.LBX, e.LBY = math.Round(b.X-ux*off+nx), math.Round(b.Y-uy*off+ny)
 		m := math.Min(26, d*0.3)
@@ -261,6 +270,20 @@ func (e edge) Path() string {
 	d := math.Max(math.Hypot(e.X2-e.X1, e.Y2-e.Y1), 1)
 	nx, ny := -(e.Y2-e.Y1)/d, (e.X2-e.X1)/d
 	return fmt.Sprintf("M%.0f %.0f Q%.0f %.0f %.0f %.0f", e.X1, e.Y1, mx+nx*e.Curve*2, my+ny*e.Curve*2, e.X2, e.Y2)
+}
+
+// shortIf abbreviates an interface name for a map label, as engineers
+// write it: GigabitEthernet0/0/1 is Gi0/0/1 (the full name is in the
+// link's title).
+func shortIf(name string) string {
+	for _, p := range [][2]string{{"HundredGigE", "Hu"}, {"FortyGigE", "Fo"}, {"TwentyFiveGigE", "Twe"},
+		{"TenGigabitEthernet", "Te"}, {"TenGigE", "Te"}, {"GigabitEthernet", "Gi"}, {"FastEthernet", "Fa"},
+		{"Ethernet", "Eth"}, {"Bundle-Ether", "BE"}, {"Port-channel", "Po"}, {"LoopBack", "Lo"}, {"Loopback", "Lo"}} {
+		if rest, ok := strings.CutPrefix(name, p[0]); ok {
+			return p[1] + rest
+		}
+	}
+	return name
 }
 
 // natCmp orders names with their digit runs as numbers: r2 before r10.

@@ -14,9 +14,10 @@ import (
 )
 
 var funcs = template.FuncMap{
-	"f0":    func(v float64) string { return fmt.Sprintf("%.0f", v) },
-	"join":  strings.Join,
-	"lower": strings.ToLower,
+	"f0":      func(v float64) string { return fmt.Sprintf("%.0f", v) },
+	"join":    strings.Join,
+	"lower":   strings.ToLower,
+	"shortIf": shortIf,
 }
 
 // Handler serves the console: the map (/), a device's page

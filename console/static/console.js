@@ -54,7 +54,8 @@
       if (l.s === 'down' || l.s === 'warn' || l.s === 'admin-down') {
         const g = document.getElementById('link-' + id);
         const what = g ? g.dataset.a + ' – ' + g.dataset.b : id;
-        items.push([l.s === 'warn' ? 'warn' : 'down', what + ': ' + (l.n || l.s)]);
+        const why = l.s === 'warn' ? (l.n || 'warn') : l.s.replace('-', ' ');
+        items.push([l.s === 'warn' ? 'warn' : 'down', what + ': ' + why]);
       }
     }
     problems.replaceChildren();
