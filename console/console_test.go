@@ -28,8 +28,8 @@ func startConsole(t testing.TB, l *testLab) (*console.Console, string) {
 	srv.Config.Handler = c.Handler()
 	srv.Start()
 	t.Cleanup(func() {
+		c.Close() // ends the event streams first, which srv.Close waits for
 		srv.Close()
-		c.Close()
 	})
 	return c, base
 }
