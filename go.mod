@@ -3,6 +3,7 @@ module github.com/netmcp/netmcp
 go 1.26.8
 
 require (
+	github.com/chromedp/chromedp v0.23.0
 	github.com/florianl/go-nfqueue v1.3.2
 	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/jsonschema-go v0.4.3
@@ -29,7 +30,9 @@ require (
 )
 
 require (
+	github.com/chromedp/cdproto v0.159.0 // indirect
 	github.com/creack/pty v1.1.23 // indirect
+	github.com/go-json-experiment/json v0.0.0-20260213210345-44df1a37e875 // indirect
 	github.com/google/go-cmp v0.7.0 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
 	github.com/mdlayher/socket v0.5.0 // indirect

@@ -33,7 +33,7 @@ APT_PACKAGES=(
 	ca-certificates procps
 	iproute2 iputils-ping traceroute iputils-tracepath bind9-dnsutils mtr-tiny
 	unbound nftables frr rsyslog rsyslog-openssl bsdextrautils openssh-server snmpd snmp lldpd tcpdump
-	jc hyperfine
+	jc hyperfine chromium
 	netconfd
 )
 

@@ -1,0 +1,210 @@
+package console_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/netmcp/netmcp/lab/topology"
+)
+
+// chromium returns the path of Debian's chromium, or skips the test.
+func chromium(t testing.TB) string {
+	t.Helper()
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("chromium is not installed (scripts/install-deps.sh installs it): browser test skipped")
+	return ""
+}
+
+// browser starts a headless Chromium with a fresh profile; console
+// messages at error level and uncaught exceptions are collected.
+func browser(t testing.TB) (context.Context, *consoleErrors) {
+	t.Helper()
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(chromium(t)),
+		chromedp.Flag("headless", true),
+		chromedp.Flag("no-sandbox", true),
+		chromedp.Flag("disable-gpu", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("no-first-run", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1366, 800),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelB(); cancelA() })
+	errs := &consoleErrors{}
+	if err := chromedp.Do(ctx); err != nil {
+		t.Fatalf("start chromium: %v", err)
+	}
+	msgs := chromedp.Console(ctx)
+	go func() {
+		for m, err := range msgs {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				errs.add(m.String())
+			}
+		}
+	}()
+	return ctx, errs
+}
+
+type consoleErrors struct {
+	mu   sync.Mutex
+	list []string
+}
+
+func (e *consoleErrors) add(s string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.list = append(e.list, s)
+}
+
+func (e *consoleErrors) get() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.list...)
+}
+
+func TestBrowserMap(t *testing.T) {
+	ctx, errs := browser(t)
+	l := newTestLab(t)
+	c, base := startConsole(t, l)
+	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
+	defer cancel()
+
+	// Log in with the one-time link, as a user pasting it would.
+	if err := chromedp.Do(ctx, chromedp.Navigate(c.LoginURL()), chromedp.WaitVisible(chromedp.CSS(`svg.map`))); err != nil {
+		t.Fatal(err)
+	}
+	nodes, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll('.node')).map(n => n.dataset.node)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range l.topo.Devices {
+		if !contains(nodes, d.Name) {
+			t.Errorf("device %s not on the map (nodes %v)", d.Name, nodes)
+		}
+	}
+	// Every link of the lab turns green once the devices are read.
+	waitJS(t, ctx, 10*time.Second, "every link up",
+		fmt.Sprintf(`document.querySelectorAll('.link.s-up').length === %d`, len(l.topo.Links)))
+	if e := errs.get(); len(e) > 0 {
+		t.Errorf("console errors on the map: %v", e)
+	}
+	probed := len(errs.get())
+	// The CSP is in force: an inline script does not run.
+	inline, err := chromedp.Run(ctx, chromedp.Evaluate[bool](`(() => {
+		const s = document.createElement('script'); s.textContent = 'window.inlineRan = true';
+		document.body.append(s); return window.inlineRan === true })()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if inline {
+		t.Error("an inline script ran despite the CSP")
+	}
+	// A POST without the CSRF token is refused, even from the page itself.
+	code, err := chromedp.Run(ctx, chromedp.Evaluate[int](`fetch('/logout', {method: 'POST'}).then(r => r.status)`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code != 403 {
+		t.Errorf("POST /logout without CSRF token from the page: %d, want 403", code)
+	}
+
+	// A fault in the lab turns the right link red, without a reload.
+	f, err := topology.ParseFault("link_down r2:GigabitEthernet0/0/0/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.lab.Inject(f); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	red := `[...document.querySelectorAll('.link.s-down')].map(g => g.dataset.a + '|' + g.dataset.b)`
+	waitJS(t, ctx, 2*time.Second, "link r2-r3 red", red+`.some(s => s.includes('r2:GigabitEthernet0/0/0/1'))`)
+	t.Logf("fault injected to red link on screen: %v", time.Since(start))
+	downs, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](red))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(downs) != 1 {
+		t.Errorf("red links %v, want only r2-r3", downs)
+	}
+	time.Sleep(300 * time.Millisecond) // let the colour transition end
+	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	if err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(t.TempDir(), "map.png")
+	if dir := os.Getenv("NETMCP_ARTIFACTS"); dir != "" {
+		shot = filepath.Join(dir, "console-map.png")
+	}
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("map screenshot: %s", shot)
+
+	// A device's page lists its interfaces.
+	if err := chromedp.Do(ctx, chromedp.Navigate(base+"/device/r2"), chromedp.WaitVisible(chromedp.CSS(`main.device`))); err != nil {
+		t.Fatal(err)
+	}
+	text, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`main.device`)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"GigabitEthernet0/0/0/1", "Interfaces", "LLDP neighbours", "Syslog"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("device page lacks %q", want)
+		}
+	}
+	// The probes above logged their refusals (an inline script, a 403);
+	// nothing after them may log an error.
+	if e := errs.get(); len(e) > probed+2 {
+		t.Errorf("console errors after the probes: %v", e[probed+2:])
+	}
+}
+
+// waitJS polls a JavaScript expression until it is true.
+func waitJS(t testing.TB, ctx context.Context, within time.Duration, what, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,219 @@
+package console
+
+import (
+	"context"
+	"errors"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"embed"
+
+	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/topology"
+)
+
+//go:embed templates/*.html static
+var assets embed.FS
+
+// Options configure a Console.
+type Options struct {
+	// Inventory is the fleet the console reads (nil: none, the map is the
+	// topology's, without live state).
+	Inventory *inventory.Inventory
+	// Fleet is the fleet client to read through; nil makes one from
+	// Inventory (closed by Close). A given fleet is started but not closed.
+	Fleet *client.Fleet
+	// Topology, for a lab, gives the devices that are not in the fleet
+	// (hosts) and the links; nil takes the links from the devices' LLDP
+	// neighbours.
+	Topology *topology.Topology
+	// Logger receives the console's log (default: discarded).
+	Logger *slog.Logger
+	// BaseURL is where the console is served ("http://127.0.0.1:8080"),
+	// for LoginURL.
+	BaseURL string
+	// LoginToken is the one-time login token (default: a random one).
+	LoginToken string
+	// AllowRemote serves requests from other hosts than loopback.
+	AllowRemote bool
+	// Interval is the period of the interface reads (default 500 ms); OSPF
+	// and BGP are read every fourth round, LLDP every tenth.
+	Interval time.Duration
+	// SessionTTL is how long a login lasts (default 12 h).
+	SessionTTL time.Duration
+}
+
+// Console is the web console of a fleet.
+type Console struct {
+	opts     Options
+	log      *slog.Logger
+	fleet    *client.Fleet
+	ownFleet bool
+	auth     *auth
+	tmpl     *template.Template
+	static   http.Handler
+	hub      *hub
+
+	mu     sync.RWMutex
+	graph  *graph
+	states map[string]*devState
+	view   view
+	ver    uint64
+	lldp   []linkSpec
+
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// New returns the console of the fleet, already reading it.
+func New(opts Options) (*Console, error) {
+	if opts.Inventory == nil && opts.Topology == nil && opts.Fleet == nil {
+		return nil, errors.New("console: no inventory, fleet or topology")
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Interval <= 0 {
+		opts.Interval = 500 * time.Millisecond
+	}
+	if opts.SessionTTL <= 0 {
+		opts.SessionTTL = 12 * time.Hour
+	}
+	tmpl, err := template.New("").Funcs(funcs).ParseFS(assets, "templates/*.html")
+	if err != nil {
+		return nil, err
+	}
+	static, _ := fs.Sub(assets, "static")
+	c := &Console{opts: opts, log: opts.Logger, fleet: opts.Fleet, auth: newAuth(opts.LoginToken, opts.SessionTTL),
+		tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServerFS(static)), hub: newHub(),
+		states: map[string]*devState{}, done: make(chan struct{})}
+	inv := opts.Inventory
+	if c.fleet == nil && inv != nil {
+		if c.fleet, err = client.New(inv, client.Options{}); err != nil {
+			return nil, err
+		}
+		c.ownFleet = true
+	}
+	if inv == nil && c.fleet != nil {
+		inv = &inventory.Inventory{}
+		for _, d := range c.fleet.Devices() {
+			inv.Devices = append(inv.Devices, d.Inventory())
+		}
+	}
+	c.opts.Inventory = inv
+	c.graph = buildGraph(opts.Topology, inv, nil)
+	c.view = computeView(c.graph, c.states)
+	ctx, cancel := context.WithCancel(context.Background())
+	c.cancel = cancel
+	if c.fleet != nil {
+		c.fleet.Start()
+		go c.poll(ctx)
+	} else {
+		close(c.done)
+	}
+	return c, nil
+}
+
+// LoginURL is the URL that logs a browser in, once: the one-time token
+// exchanged for a session cookie. Whoever starts the console prints it.
+func (c *Console) LoginURL() string {
+	c.auth.mu.Lock()
+	tok := c.auth.token
+	c.auth.mu.Unlock()
+	if tok == "" {
+		return ""
+	}
+	return strings.TrimSuffix(c.opts.BaseURL, "/") + "/login?token=" + tok
+}
+
+// Close stops reading the fleet, ends the open event streams, and closes
+// the fleet the console made.
+func (c *Console) Close() error {
+	c.cancel()
+	<-c.done
+	c.hub.close()
+	if c.ownFleet {
+		return c.fleet.Close()
+	}
+	return nil
+}
+
+// poll reads the fleet every Interval until ctx ends.
+func (c *Console) poll(ctx context.Context) {
+	defer close(c.done)
+	t := time.NewTicker(c.opts.Interval)
+	defer t.Stop()
+	for round := 0; ; round++ {
+		c.pollOnce(ctx, round%4 == 0, c.opts.Topology == nil && round%10 == 0)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+// pollOnce reads every device once and publishes what changed.
+func (c *Console) pollOnce(ctx context.Context, protocols, lldp bool) {
+	var mu sync.Mutex
+	got := map[string]*devState{}
+	c.fleet.Each(ctx, nil, func(ctx context.Context, d *client.Device) error {
+		st := read(ctx, d, protocols, lldp)
+		mu.Lock()
+		got[d.Name()] = st
+		mu.Unlock()
+		return nil
+	})
+	if ctx.Err() != nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for name, st := range got {
+		if old := c.states[name]; old != nil && !st.Protocols && st.Err == "" {
+			st.OSPF, st.BGPDown, st.Protocols = old.OSPF, old.BGPDown, old.Protocols
+		}
+		if old := c.states[name]; old != nil && !lldp {
+			st.LLDP = old.LLDP
+		}
+		c.states[name] = st
+	}
+	if lldp {
+		var links []linkSpec
+		for _, name := range slices.Sorted(maps.Keys(c.states)) {
+			links = append(links, c.states[name].LLDP...)
+		}
+		if !slices.Equal(links, c.lldp) {
+			c.lldp = links
+			c.graph = buildGraph(c.opts.Topology, c.opts.Inventory, links)
+			c.view = computeView(c.graph, c.states)
+			c.ver++
+			c.hub.publish(event{name: "layout", data: map[string]any{"v": c.ver}})
+			return
+		}
+	}
+	nv := computeView(c.graph, c.states)
+	d := nv.diff(c.view)
+	if d.empty() {
+		return
+	}
+	c.view = nv
+	c.ver++
+	c.log.Debug("console: state changed", "version", c.ver, "nodes", len(d.Nodes), "links", len(d.Links))
+	c.hub.publish(event{name: "state", data: stateMsg{V: c.ver, view: d}})
+}
+
+// stateMsg is the payload of a state event: the version and the entries
+// that changed (all of them in the first event of a stream).
+type stateMsg struct {
+	V uint64 `json:"v"`
+	view
+}

@@ -1,0 +1,226 @@
+package console
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+var funcs = template.FuncMap{
+	"f0":      func(v float64) string { return fmt.Sprintf("%.0f", v) },
+	"join":    strings.Join,
+	"lower":   strings.ToLower,
+	"shortIf": shortIf,
+}
+
+// Handler serves the console: the map (/), a device's page
+// (/device/NAME), the state stream (/events), the login exchange
+// (/login) and the embedded assets (/static/).
+func (c *Console) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /static/", c.static)
+	mux.HandleFunc("GET /login", c.serveLogin)
+	mux.Handle("GET /{$}", c.authed(c.serveMap))
+	mux.Handle("GET /map.svg", c.authed(c.serveMapFragment))
+	mux.Handle("GET /events", c.authed(c.serveEvents))
+	mux.Handle("GET /api/state", c.authed(c.serveState))
+	mux.Handle("GET /device/{name}", c.authed(c.serveDevice))
+	mux.Handle("POST /logout", c.authed(c.serveLogout))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		securityHeaders(w)
+		if !c.opts.AllowRemote && !loopbackOnly(r) {
+			http.Error(w, "the console answers on loopback only", http.StatusForbidden)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+// sessionKey is where authed puts the request's session.
+type sessionKey struct{}
+
+// authed serves h to a logged-in session only, and a state-changing
+// request only with the session's CSRF token.
+func (c *Console) authed(h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s, ok := c.auth.session(r)
+		if !ok {
+			if r.Method == http.MethodGet && (r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/device/")) {
+				c.render(w, http.StatusUnauthorized, "login.html", nil)
+				return
+			}
+			http.Error(w, "not logged in", http.StatusUnauthorized)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !validCSRF(r, s) {
+			c.log.Warn("console: request refused: no valid CSRF token", "method", r.Method, "path", r.URL.Path)
+			http.Error(w, "missing or wrong CSRF token", http.StatusForbidden)
+			return
+		}
+		h(w, r.WithContext(context.WithValue(r.Context(), sessionKey{}, s)))
+	})
+}
+
+func csrfOf(r *http.Request) string {
+	if s, ok := r.Context().Value(sessionKey{}).(*session); ok {
+		return s.csrf
+	}
+	return ""
+}
+
+func (c *Console) render(w http.ResponseWriter, code int, name string, data any) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.WriteHeader(code)
+	if err := c.tmpl.ExecuteTemplate(w, name, data); err != nil {
+		c.log.Error("console: render", "template", name, "err", err)
+	}
+}
+
+func (c *Console) serveLogin(w http.ResponseWriter, r *http.Request) {
+	id, ok := c.auth.exchange(r.URL.Query().Get("token"))
+	if !ok {
+		if _, has := c.auth.session(r); has {
+			http.Redirect(w, r, "/", http.StatusSeeOther)
+			return
+		}
+		c.render(w, http.StatusForbidden, "login.html", map[string]any{"Failed": r.URL.Query().Has("token")})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: id, Path: "/", HttpOnly: true,
+		SameSite: http.SameSiteStrictMode, Secure: r.TLS != nil, MaxAge: int(c.opts.SessionTTL / time.Second)})
+	c.log.Info("console: logged in", "remote", r.RemoteAddr)
+	http.Redirect(w, r, "/", http.StatusSeeOther)
+}
+
+func (c *Console) serveLogout(w http.ResponseWriter, r *http.Request) {
+	c.auth.end(r)
+	http.SetCookie(w, &http.Cookie{Name: cookieName, Value: "", Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode, MaxAge: -1})
+	http.Redirect(w, r, "/login", http.StatusSeeOther)
+}
+
+// mapPage is the data of the map's templates.
+type mapPage struct {
+	Title string
+	CSRF  string
+	G     *graph
+	V     view
+}
+
+func (c *Console) mapData(r *http.Request) mapPage {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	title := "netmcp"
+	if c.opts.Inventory != nil && c.opts.Inventory.Name != "" {
+		title = c.opts.Inventory.Name
+	} else if c.opts.Topology != nil && c.opts.Topology.Name != "" {
+		title = c.opts.Topology.Name
+	}
+	return mapPage{Title: title, CSRF: csrfOf(r), G: c.graph, V: c.view.clone()}
+}
+
+func (c *Console) serveMap(w http.ResponseWriter, r *http.Request) {
+	c.render(w, http.StatusOK, "map.html", c.mapData(r))
+}
+
+func (c *Console) serveMapFragment(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "image/svg+xml")
+	if err := c.tmpl.ExecuteTemplate(w, "svg", c.mapData(r)); err != nil {
+		c.log.Error("console: render map", "err", err)
+	}
+}
+
+func (c *Console) serveState(w http.ResponseWriter, r *http.Request) {
+	c.mu.RLock()
+	msg := stateMsg{V: c.ver, view: c.view.clone()}
+	c.mu.RUnlock()
+	w.Header().Set("Content-Type", "application/json")
+	_ = json.NewEncoder(w).Encode(msg)
+}
+
+// devicePage is the data of a device's page.
+type devicePage struct {
+	Title, CSRF string
+	Name        string
+	Managed     bool
+	State       nodeView
+	Err         string
+	Ifaces      []iface
+	Neighbours  []linkSpec
+	Routes      []routeRow
+	RoutesErr   string
+	Syslog      []string
+	SyslogErr   string
+	BGPDown     []string
+}
+
+// routeRow is one route of a device's IPv4 RIB.
+type routeRow struct{ Prefix, Protocol, NextHop, Interface string }
+
+func (c *Console) serveDevice(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	c.mu.RLock()
+	_, known := c.graph.index[name]
+	st := c.states[name]
+	p := devicePage{Title: name, CSRF: csrfOf(r), Name: name, State: c.view.Nodes[name]}
+	if known {
+		p.Managed = c.graph.Nodes[c.graph.index[name]].Managed
+	}
+	c.mu.RUnlock()
+	if !known {
+		http.NotFound(w, r)
+		return
+	}
+	if st != nil {
+		p.Err, p.Ifaces, p.BGPDown = st.Err, st.Ifaces, st.BGPDown
+	}
+	if d := c.fleetDevice(name); d != nil {
+		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
+		defer cancel()
+		if data, err := yangGet(ctx, d, pathLLDP); err == nil {
+			p.Neighbours = parseLLDP(name, data)
+		}
+		if data, err := yangGet(ctx, d, pathRouting); err == nil {
+			p.Routes = parseRoutes(data)
+		} else {
+			p.RoutesErr = shortErr(err)
+		}
+		if res, err := d.ReadResource(ctx, netproto.URISyslogPrefix+"50"); err == nil {
+			for _, rc := range res.Contents {
+				p.Syslog = append(p.Syslog, strings.Split(strings.TrimRight(rc.Text, "\n"), "\n")...)
+			}
+		} else {
+			p.SyslogErr = shortErr(err)
+		}
+	}
+	c.render(w, http.StatusOK, "device.html", p)
+}
+
+// fleetDevice is the fleet's device called name, nil when not in the fleet.
+func (c *Console) fleetDevice(name string) *client.Device {
+	if c.fleet == nil {
+		return nil
+	}
+	return c.fleet.Device(name)
+}
+
+// parseRoutes reads the IPv4 RIB of a get of pathRouting.
+func parseRoutes(data any) []routeRow {
+	var out []routeRow
+	for _, rib := range list(dig(data, "ribs", "rib")) {
+		if str(dig(rib, "name")) != "ipv4-master" {
+			continue
+		}
+		for _, rt := range list(dig(rib, "routes", "route")) {
+			out = append(out, routeRow{Prefix: str(dig(rt, "destination-prefix")), Protocol: identity(dig(rt, "source-protocol")),
+				NextHop: str(dig(rt, "next-hop", "next-hop-address")), Interface: str(dig(rt, "next-hop", "outgoing-interface"))})
+		}
+	}
+	return out
+}

@@ -1,0 +1,100 @@
+// The console's page script: keeps the map's colours live from the
+// server-sent state events. No inline script is allowed by the page's
+// Content-Security-Policy; this file is all there is.
+'use strict';
+(function () {
+  const map = document.getElementById('map');
+  if (!map) return;
+  const status = document.getElementById('status');
+  const problems = document.getElementById('problems');
+  const nodes = {}; // name -> {s, n}
+  const links = {}; // id -> {s, a, b, n}
+  let version = 0;
+
+  function setState(el, s) {
+    for (const c of Array.from(el.classList)) {
+      if (c.startsWith('s-')) el.classList.remove(c);
+    }
+    el.classList.add('s-' + s);
+  }
+
+  function setTitle(el, text) {
+    const t = el.querySelector('title');
+    if (t) t.textContent = text;
+  }
+
+  function applyLink(id, l) {
+    links[id] = l;
+    const g = document.getElementById('link-' + id);
+    if (!g) return;
+    setState(g, l.s);
+    const ea = g.querySelector('.end-a'), eb = g.querySelector('.end-b');
+    if (ea) setState(ea, l.a);
+    if (eb) setState(eb, l.b);
+    const ends = g.dataset.a + ' to ' + g.dataset.b;
+    setTitle(g, ends + ': ' + l.s + (l.n ? ' (' + l.n + ')' : ''));
+  }
+
+  function applyNode(name, n) {
+    nodes[name] = n;
+    const a = document.getElementById('node-' + name);
+    if (!a) return;
+    setState(a, n.s);
+    const kind = Array.from(a.classList).find((c) => c.startsWith('k-')) || 'k-router';
+    a.setAttribute('aria-label', name + ', ' + kind.slice(2) + ', ' + n.s + (n.n ? ', ' + n.n : ''));
+    setTitle(a, name + ': ' + n.s + (n.n ? ' (' + n.n + ')' : ''));
+  }
+
+  function renderProblems() {
+    const items = [];
+    for (const [name, n] of Object.entries(nodes)) {
+      if (n.s === 'down' || n.s === 'warn') items.push([n.s, name + ': ' + (n.n || n.s)]);
+    }
+    for (const [id, l] of Object.entries(links)) {
+      if (l.s === 'down' || l.s === 'warn' || l.s === 'admin-down') {
+        const g = document.getElementById('link-' + id);
+        const what = g ? g.dataset.a + ' – ' + g.dataset.b : id;
+        const why = l.s === 'warn' ? (l.n || 'warn') : l.s.replace('-', ' ');
+        items.push([l.s === 'warn' ? 'warn' : 'down', what + ': ' + why]);
+      }
+    }
+    problems.replaceChildren();
+    if (items.length === 0) {
+      const li = document.createElement('li');
+      li.className = 'none';
+      li.textContent = 'none';
+      problems.append(li);
+      return;
+    }
+    items.sort((x, y) => x[1].localeCompare(y[1]));
+    for (const [s, text] of items) {
+      const li = document.createElement('li');
+      li.className = 's-' + s;
+      li.textContent = text;
+      problems.append(li);
+    }
+  }
+
+  function apply(msg) {
+    version = msg.v;
+    for (const [id, l] of Object.entries(msg.links || {})) applyLink(id, l);
+    for (const [name, n] of Object.entries(msg.nodes || {})) applyNode(name, n);
+    renderProblems();
+    status.textContent = 'Live · updated ' + new Date().toLocaleTimeString();
+    map.dataset.version = String(version);
+  }
+
+  async function relayout() {
+    const r = await fetch('/map.svg', { credentials: 'same-origin' });
+    if (!r.ok) return;
+    map.innerHTML = await r.text();
+    const s = await fetch('/api/state', { credentials: 'same-origin' });
+    if (s.ok) apply(await s.json());
+  }
+
+  const es = new EventSource('/events');
+  es.addEventListener('state', (e) => apply(JSON.parse(e.data)));
+  es.addEventListener('layout', () => { relayout(); });
+  es.addEventListener('open', () => { status.textContent = 'Live'; });
+  es.addEventListener('error', () => { status.textContent = 'Reconnecting…'; });
+})();
