@@ -315,10 +315,17 @@ func (a *Agent) Untrusted() map[string]string {
 	return out
 }
 
+// MaxRequestBytes bounds the body of one request to the agent's endpoint:
+// the largest message it reads, a whole report to countersign included
+// (413 above it).
+const MaxRequestBytes = 4 << 20
+
 // Serve serves the agent's MCP endpoint (Streamable HTTP at /mcp) on ln
 // over TLS 1.3 with mutual TLS until ctx ends.
 func (a *Agent) Serve(ctx context.Context, ln net.Listener) error {
-	h := mcp.NewStreamableHTTPHandler(a.sessionServer, &mcp.StreamableHTTPOptions{SessionTimeout: 10 * time.Minute})
+	// Bodies are bounded as netmcp serve bounds them: a peer, even an
+	// authenticated one, cannot make the agent buffer an unbounded POST.
+	h := mcp.NewStreamableHTTPHandler(a.sessionServer, &mcp.StreamableHTTPOptions{SessionTimeout: 10 * time.Minute, MaxRequestBodyBytes: MaxRequestBytes})
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", a.pinned(h))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, TLSConfig: a.serverTLS(),

@@ -6,7 +6,9 @@ import (
 	"crypto/x509"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
+	"net/http"
 	"strings"
 	"sync"
 	"testing"
@@ -444,4 +446,37 @@ func TestNeighbourKilledMidRun(t *testing.T) {
 		t.Fatalf("r3's directions not reported as not measured: %s", findingsJSON(rep))
 	}
 	t.Logf("r3: %s", rep.Untrusted["r3"])
+}
+
+// TestRequestBodyBounded: a request body above MaxRequestBytes is refused
+// before it is buffered, even from an authenticated operator, and the
+// agent goes on serving.
+func TestRequestBodyBounded(t *testing.T) {
+	d := newDomain(t, domainOpts{})
+	op := d.operator("r1") // the session works before
+	certPEM, keyPEM, err := d.ca.Issue("alice", pki.KindClient, time.Hour)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := pki.ClientTLSConfig(d.ca.CertPEM, certPEM, keyPEM, "r1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An initialize, which the agent answers whatever else it carries.
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"experimental":{"pad":{"x":"` +
+		strings.Repeat("x", MaxRequestBytes) + `"}}},"clientInfo":{"name":"pad","version":"1"}}}`
+	req, _ := http.NewRequest(http.MethodPost, "https://"+d.lns["r1"].Addr().String()+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := httpClient(cfg).Do(req)
+	if err == nil {
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusRequestEntityTooLarge {
+			t.Fatalf("a %d-byte body: %s, want 413", len(body), resp.Status)
+		}
+	}
+	if _, err := op.ListTools(context.Background(), nil); err != nil {
+		t.Fatalf("the agent stopped serving after an oversize body: %v", err)
+	}
 }
