@@ -167,7 +167,8 @@ const maxAgentOutput = 1 << 20
 
 // runAgent runs the agent command on the lab: its inventory written to
 // dir/inventory.yaml, given as InventoryEnv and as an argument, and the
-// answer read from its stdout. The process is killed when ctx ends.
+// answer read from its stdout. It runs in this process's working
+// directory, and is killed when ctx ends.
 func runAgent(ctx context.Context, argv []string, inv *inventory.Inventory, dir string) (Answer, error) {
 	file := filepath.Join(dir, "inventory.yaml")
 	if err := inventory.Save(file, inv); err != nil {
@@ -185,7 +186,6 @@ func runAgent(ctx context.Context, argv []string, inv *inventory.Inventory, dir 
 	}
 	cmd := exec.CommandContext(ctx, argv[0], args...)
 	cmd.Env = append(os.Environ(), InventoryEnv+"="+file)
-	cmd.Dir = dir
 	cmd.WaitDelay = 2 * time.Second
 	var stdout, stderr limitedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

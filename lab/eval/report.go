@@ -19,8 +19,9 @@ type CaseResult struct {
 	Network string   `json:"network"`
 	Routers int      `json:"routers"`
 	Faults  []string `json:"faults"`
-	// Truth is the expected answer, Answer the diagnoser's (empty when it
-	// failed: Error says why) and Score the answer's in NIKA's measures.
+	// Truth is the expected answer, Answer the diagnoser's and Score the
+	// answer's in NIKA's measures; when the diagnoser failed (Error says
+	// why) the answer is empty and every measure 0.
 	Truth  suite.Truth `json:"truth"`
 	Answer Answer      `json:"answer"`
 	Score  score.Score `json:"score"`

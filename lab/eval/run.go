@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"runtime/debug"
 	"slices"
 	"time"
@@ -57,6 +58,9 @@ func Run(ctx context.Context, s *suite.Suite, o Options) (*Report, error) {
 	}
 	rep := &Report{Agent: "controller", Seed: s.Seed}
 	if len(o.Agent) > 0 {
+		if _, err := exec.LookPath(o.Agent[0]); err != nil {
+			return nil, fmt.Errorf("eval: agent: %w", err)
+		}
 		rep.Agent = o.Agent[0]
 	}
 	for k, c := range s.Cases {
@@ -150,6 +154,9 @@ func runCase(ctx context.Context, c suite.Case, in controller.Intent, o Options)
 		out.a = Answer{}
 	}
 	r.Answer = withRootCauses(out.a)
+	if out.err != nil {
+		return r, nil // no answer: every measure 0, even on a healthy case
+	}
 	r.Score = score.Of(score.Answer{IsAnomaly: r.Answer.IsAnomaly, FaultyDevices: r.Answer.FaultyDevices, RootCauseName: r.Answer.RootCauseName}, c.Truth.Score())
 	return r, nil
 }
