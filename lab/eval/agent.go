@@ -187,6 +187,7 @@ func runAgent(ctx context.Context, argv []string, inv *inventory.Inventory, dir 
 	cmd := exec.CommandContext(ctx, argv[0], args...)
 	cmd.Env = append(os.Environ(), InventoryEnv+"="+file)
 	cmd.WaitDelay = 2 * time.Second
+	ownGroup(cmd)
 	var stdout, stderr limitedBuffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
