@@ -23,11 +23,25 @@ type Plan struct {
 	MinRouters, MaxRouters int
 }
 
+// bandSize draws the router count of the k-th network: from the size
+// bands (Bands) in turn, each clipped to minR..maxR (a band outside them
+// gives way to the whole range), so that every size is measured.
+func bandSize(rng *rand.Rand, k, minR, maxR int) int {
+	b := Bands[k%len(Bands)]
+	lo, hi := max(b.Min, minR), min(b.Max, maxR)
+	if lo > hi {
+		lo, hi = minR, maxR
+	}
+	return lo + rng.IntN(hi-lo+1)
+}
+
 // spareNames are the fault names tried on a network beyond its share, in
 // case some of them show no symptom there.
 const spareNames = 3
 
-// Suite generates the plan's suite. Each network gets an equal share of
+// Suite generates the plan's suite. The networks take the shapes and
+// dialects in turn and their sizes from the size bands in turn. Each
+// network gets an equal share of
 // the cases: about one in eight healthy (at least one), one in eight a
 // pair of faults, the rest single faults whose names are taken in turn
 // from a seeded shuffle of every name the simulator builds, so that the
@@ -49,6 +63,10 @@ func (p Plan) Suite() (*suite.Suite, error) {
 		p.MaxRouters = gen.MaxRouters
 	}
 	nets := suite.Networks(p.Seed, p.Networks, p.MinRouters, p.MaxRouters)
+	sizes := rand.New(rand.NewPCG(uint64(p.Seed), 0x73697a65))
+	for k := range nets {
+		nets[k].Routers = bandSize(sizes, k, p.MinRouters, p.MaxRouters)
+	}
 	names := suite.SimNames()
 	rng := rand.New(rand.NewPCG(uint64(p.Seed), 0x6576616c))
 	rng.Shuffle(len(names), func(i, j int) { names[i], names[j] = names[j], names[i] })
