@@ -45,6 +45,7 @@ var commands = []struct {
 	{"conformance-server", newConformanceCmd},
 	{"controller", newControllerCmd},
 	{"diag", newDiagCmd},
+	{"eval", newEvalCmd},
 	{"lab", newLabCmd},
 	{"parse", newParseCmd},
 	{"pki", newPKICmd},
