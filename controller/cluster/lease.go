@@ -14,7 +14,7 @@ import (
 )
 
 // batch bounds the asynchronous publishes in flight per round.
-const batch = 1024
+const batch = 256
 
 var plainKeyRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
@@ -221,7 +221,9 @@ func (r *Replica) publish(device string, expect uint64) pending {
 
 // wait collects the acknowledgements of ps, calling done for each.
 func (r *Replica) wait(ctx context.Context, ps []pending, done func(p pending, seq uint64, err error)) {
-	timeout := time.NewTimer(r.serveFor)
+	// A write acknowledged late still counts: its lease runs from when it
+	// was sent, so only one that cannot help any more is given up on.
+	timeout := time.NewTimer(r.ttl)
 	defer timeout.Stop()
 	for _, p := range ps {
 		if p.err != nil {
