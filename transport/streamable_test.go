@@ -317,7 +317,7 @@ func TestStreamableCloseSSEStream(t *testing.T) {
 		version string
 		want    *regexp.Regexp
 	}{
-		{"store 2025-11-25", 0, "2025-11-25", regexp.MustCompile(`^event: prime\nid: [A-Z2-7]+_0\ndata: \n\nevent: close\nretry: 10\ndata: \n\n$`)},
+		{"store 2025-11-25", 0, "2025-11-25", regexp.MustCompile(`^id: [A-Z2-7]+_0\ndata: \n\nevent: close\nretry: 10\ndata: \n\n$`)},
 		{"store 2025-06-18", 0, "2025-06-18", regexp.MustCompile(`^$`)},
 		{"no store 2025-11-25", -1, "2025-11-25", regexp.MustCompile(`^event: close\nretry: 10\ndata: \n\n$`)},
 		{"no store 2025-06-18", -1, "2025-06-18", regexp.MustCompile(`^$`)},
@@ -520,5 +520,25 @@ func BenchmarkHTTPCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestStreamablePrimingEvent: from protocol 2025-11-25 a call's SSE stream
+// opens with the priming event exactly as SEP-1699 has it: an id and empty
+// data, no event type (a type the specification does not define makes
+// clients log an unknown event); the message events that follow keep
+// their "message" type.
+func TestStreamablePrimingEvent(t *testing.T) {
+	c := newRawClient(t, toolServer(), transport.HTTPOptions{})
+	c.initialize(`{}`)
+	resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"p3"}}}`,
+		"Mcp-Protocol-Version", "2025-11-25")
+	body := readAll(t, resp)
+	want := regexp.MustCompile(`^id: [A-Z2-7]+_0\ndata: \n\nevent: message\nid: [A-Z2-7]+_1\ndata: \{[^\n]*"notifications/progress"[^\n]*\n\nevent: message\nid: [A-Z2-7]+_2\ndata: \{[^\n]*"progress answer"[^\n]*\n\n$`)
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" || !want.MatchString(body) {
+		t.Fatalf("status %d, Content-Type %q, body %q; want 200 text/event-stream matching %s", resp.StatusCode, ct, body, want)
+	}
+	if strings.Contains(body, "prime") {
+		t.Fatalf("body %q names an event type for the priming event", body)
 	}
 }
