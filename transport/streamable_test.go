@@ -241,8 +241,8 @@ func TestStreamableStatuses(t *testing.T) {
 		{"batch", "POST", "[" + ping + "]", nil, 400, "-32600"},
 		{"unsupported version header", "POST", ping, []string{"Mcp-Protocol-Version", "1999-01-01"}, 400, "Unsupported protocol version"},
 		{"supported version header", "POST", ping, []string{"Mcp-Protocol-Version", "2025-06-18"}, 200, `"result":{}`},
-		{"per-request version", "POST", `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, nil, 400, "-32022"},
-		{"2026 header on a call", "POST", ping, []string{"Mcp-Protocol-Version", "2026-07-28"}, 400, "-32022"},
+		{"per-request version", "POST", `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, nil, 400, "has no sessions"},
+		{"2026 header on a call", "POST", ping, []string{"Mcp-Protocol-Version", "2026-07-28"}, 400, "has no sessions"},
 		{"Last-Event-ID on POST", "POST", ping, []string{"Last-Event-ID", "a_1"}, 400, "Last-Event-ID"},
 		{"GET without event-stream", "GET", "", []string{"Accept", "application/json"}, 400, "text/event-stream"},
 		{"GET without session", "GET", "", []string{"Mcp-Session-Id", ""}, 400, "Mcp-Session-Id"},
@@ -251,7 +251,7 @@ func TestStreamableStatuses(t *testing.T) {
 		{"DELETE without session", "DELETE", "", []string{"Mcp-Session-Id", ""}, 400, "Mcp-Session-Id"},
 		{"PUT", "PUT", ping, nil, 405, "Method Not Allowed"},
 		{"no session, server/discover", "POST", `{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}}`,
-			[]string{"Mcp-Session-Id", "", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, 200, `"supportedVersions":["2025-11-25",`},
+			[]string{"Mcp-Session-Id", "", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, 200, `"supportedVersions":["2026-07-28","2025-11-25",`},
 		{"unknown method", "POST", `{"jsonrpc":"2.0","id":9,"method":"no/such"}`, nil, 200, "-32601"},
 		{"invalid params keep the SDK's message", "POST", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":5}}`, nil, 200, "cannot unmarshal"},
 	}
@@ -382,7 +382,9 @@ func sdkClientCalls(t *testing.T, client *mcp.Client, noGET bool, tool, want str
 	defer ts.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: noGET}, nil)
+	// A session (elicitation needs one): not the per-request protocol.
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: noGET},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
