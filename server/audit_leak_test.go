@@ -213,7 +213,8 @@ func TestApprovalQuestionMasksSecrets(t *testing.T) {
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true},
 				Meta: mcp.Meta{netproto.MetaAnsweredBy: "mtls:ops"}}, nil
 		}})
-	cs, err := host.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: env.url, HTTPClient: &http.Client{Transport: rt}}, nil)
+	cs, err := host.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: env.url, HTTPClient: &http.Client{Transport: rt}},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // elicitation needs a session
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,7 +49,7 @@ func TestLoadHTTP(t *testing.T) {
 				defer wg.Done()
 				ctx := context.Background()
 				cs, err := mcp.NewClient(&mcp.Implementation{Name: "load", Version: "1"}, nil).Connect(ctx,
-					&mcp.StreamableClientTransport{Endpoint: env.url, HTTPClient: hc, DisableStandaloneSSE: true}, nil)
+					&mcp.StreamableClientTransport{Endpoint: env.url, HTTPClient: hc, DisableStandaloneSSE: true}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 				if err != nil {
 					failed.Add(calls)
 					firstErr.CompareAndSwap(nil, err)

@@ -206,7 +206,8 @@ func (e *secEnv) trySession(token string, tc *tls.Config) (*mcp.ClientSession, *
 	rt := &bearerRT{base: base}
 	rt.token.Store(token)
 	ct := &mcp.StreamableClientTransport{Endpoint: e.url, HTTPClient: &http.Client{Transport: rt}, MaxRetries: -1, DisableStandaloneSSE: true}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "sec-test", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+	// A 2025-11-25 session: these tests check what binds to one.
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "sec-test", Version: "1"}, nil).Connect(context.Background(), ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		base.CloseIdleConnections()
 		return nil, nil, err
@@ -843,7 +844,7 @@ func TestLimits(t *testing.T) {
 			<-answer
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}})
-	cs2, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: env2.url, MaxRetries: -1}, nil)
+	cs2, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: env2.url, MaxRetries: -1}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
+	"github.com/netmcp/netmcp/transport"
 )
 
 // DefaultPageSize is the number of list entries (interfaces, routes) in one
@@ -230,6 +231,9 @@ func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if id, ok := policy.IdentityFrom(ctx); ok {
 			who = id.String()
 		}
+		if transport.Stateless(ss) && isWrite(req) {
+			return nil, statelessWrite(req)
+		}
 		fresh, err := s.admitSession(ss, who)
 		if err != nil {
 			s.endSession(ss)
@@ -241,6 +245,24 @@ func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		return res, err
 	}
+}
+
+// statelessWrite is the error of a state-changing call on a session that
+// ends with the call (protocol 2026-07-28 over HTTP): what such a call
+// stages or asks for (the candidate and its lock, a chunked upload, the
+// operator's approval) would be lost with the session before the client's
+// next request could use it.
+func statelessWrite(req mcp.Request) error {
+	what := "resources/write"
+	if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
+		what = p.Name
+	}
+	return RPCError(netproto.Errorf(netproto.CodeConfigIncompatible,
+		"%s is not served on protocol 2026-07-28 over HTTP: a change is staged, uploaded and approved across "+
+			"several requests, which this protocol ties to no session; server-minted handles kept in the state "+
+			"directory (a candidate, an upload, an approval, passed back as arguments) will carry that state but are "+
+			"not implemented yet. Make changes over a 2025-11-25 session (initialize, then Mcp-Session-Id) or stdio; "+
+			"reads work on every version", what))
 }
 
 // admitSession counts ss against the session bounds at its first request.

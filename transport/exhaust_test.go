@@ -199,7 +199,8 @@ func connect(t *testing.T, hc *http.Client, addr string) {
 func tryConnect(hc *http.Client, addr string) error {
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + transport.Path, HTTPClient: hc, MaxRetries: -1}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: "http://" + addr + transport.Path, HTTPClient: hc, MaxRetries: -1},
+			&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"}) // ping is not a method of 2026-07-28
 	if err != nil {
 		return err
 	}

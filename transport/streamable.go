@@ -2,6 +2,7 @@ package transport
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/rand"
 	"encoding/json"
 	"errors"
@@ -38,6 +39,11 @@ import (
 // still open (its call still runs). A plain application/json answer never
 // touches the store. Resumability and Redelivery: MCP 2025-11-25
 // "Streamable HTTP", SEP-1699.
+//
+// The same endpoint serves the per-request protocol (2026-07-28, SEP-2575)
+// as the SDK's stateless handler does: a request naming that version gets
+// a server session of its own, without initialize nor Mcp-Session-Id,
+// which ends with it (Stateless tells a handler so).
 
 // HTTP header names of the Streamable HTTP transport.
 const (
@@ -51,8 +57,8 @@ const (
 	// version20251125 is the first version with the SSE "close" event
 	// (CloseSSEStream with a retry delay).
 	version20251125 = "2025-11-25"
-	// version20260728 is the per-request protocol (SEP-2575) that the SDK
-	// serves over stateless HTTP only: this stateful transport rejects it.
+	// version20260728 is the per-request protocol (SEP-2575): served
+	// without a session (connectStateless).
 	version20260728 = "2026-07-28"
 	// versionDefault is the version of a request without Mcp-Protocol-Version.
 	versionDefault = "2025-03-26"
@@ -317,10 +323,29 @@ func (s *streamable) servePOST(w http.ResponseWriter, r *http.Request, body []by
 		return
 	}
 	req, _ := msg.(*jsonrpc.Request)
-	if req != nil && rejectPerRequest(w, r, req) {
-		return
-	}
-	if sess == nil {
+	if req != nil && perRequest(r, req) {
+		if sess != nil {
+			writeJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest,
+				Message: fmt.Sprintf("a request of protocol %s carries no %s: that protocol has no sessions", requestVersion(r, req), headerSessionID)})
+			return
+		}
+		if checkPerRequest(w, r, req) {
+			return
+		}
+		if !req.IsCall() {
+			// No session to deliver it to: a stateless call is cancelled
+			// by closing its request.
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		if sess = s.connectStateless(w, r); sess == nil {
+			return
+		}
+		defer func() {
+			_ = sess.ss.Close()
+			statelessSessions.Delete(sess.ss)
+		}()
+	} else if sess == nil {
 		// Only a call that can open a session (initialize) or ask which
 		// versions the server speaks (server/discover, SEP-2575: its session
 		// ends with it) may come without a session.
@@ -382,37 +407,72 @@ func (s *streamable) servePOST(w http.ResponseWriter, r *http.Request, body []by
 		http.Error(w, "session is closing", http.StatusNotFound)
 		return
 	}
-	// When the client leaves, the call runs on (the SDK does not cancel it
-	// either): its answer is dropped, or stored if its stream is.
+	// When the client leaves, a session's call runs on (the SDK does not
+	// cancel it either): its answer is dropped, or stored if its stream
+	// is. A per-request call is cancelled: closing its request is how a
+	// client of that protocol cancels it, and nothing could take its
+	// answer.
 	closed := hang(r, c, done)
+	if c.stateless && r.Context().Err() != nil {
+		c.cancel(req.ID)
+	}
 	if written := cl.leave(done); closed && !written {
 		http.Error(w, "session closed", http.StatusNotFound)
 	}
 }
 
-// rejectPerRequest answers a call of the per-request protocol (SEP-2575: a
-// 2026-07-28 Mcp-Protocol-Version header, or a protocol version in _meta)
-// as the SDK's stateful handler does, since only a stateless one serves
-// it: 400 with error -32022 and the versions this server accepts. It
-// reports whether it answered. server/discover passes (the session answers
-// it).
-func rejectPerRequest(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
-	header := r.Header.Get(headerProtocol)
-	version := header
-	if version == "" {
-		version = versionDefault
+// perRequest reports whether req is of the per-request protocol
+// (SEP-2575): a call with a 2026-07-28 or later Mcp-Protocol-Version
+// header, a notification without session with one, or any message naming
+// a protocol version in _meta. Such a request is served without a session
+// (connectStateless). A notifications/cancelled without session is one
+// too: the SDK's client sends it bare after closing a per-request call.
+func perRequest(r *http.Request, req *jsonrpc.Request) bool {
+	if metaVersion(req.Params) != "" {
+		return true
 	}
+	if req.IsCall() {
+		return r.Header.Get(headerProtocol) >= version20260728
+	}
+	return r.Header.Get(headerSessionID) == "" &&
+		(r.Header.Get(headerProtocol) >= version20260728 || req.Method == "notifications/cancelled")
+}
+
+// requestVersion is the protocol version req names: its _meta's, else its
+// Mcp-Protocol-Version header's.
+func requestVersion(r *http.Request, req *jsonrpc.Request) string {
+	return cmp.Or(metaVersion(req.Params), r.Header.Get(headerProtocol), versionDefault)
+}
+
+// checkPerRequest checks a per-request call as the SDK's stateless handler
+// does, and answers 400 when it fails: the Mcp-Protocol-Version header is
+// required and must equal _meta's protocol version (-32020), which is
+// required (-32602) and must be one the server speaks (-32022, with the
+// versions it speaks). It reports whether it answered.
+func checkPerRequest(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
+	header := r.Header.Get(headerProtocol)
 	meta := metaVersion(req.Params)
-	if !(req.IsCall() && version >= version20260728) && meta == "" || req.Method == "server/discover" {
+	var jerr *jsonrpc.Error
+	switch {
+	case !req.IsCall():
+		return false
+	case header == "":
+		jerr = &jsonrpc.Error{Code: mcp.CodeHeaderMismatch,
+			Message: fmt.Sprintf("%s header is required for requests carrying %q", headerProtocol, mcp.MetaKeyProtocolVersion)}
+	case meta == "":
+		jerr = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("missing or invalid _meta field %q", mcp.MetaKeyProtocolVersion)}
+	case header != meta:
+		jerr = &jsonrpc.Error{Code: mcp.CodeHeaderMismatch,
+			Message: fmt.Sprintf("%s header %q does not match request %s %q", headerProtocol, header, mcp.MetaKeyProtocolVersion, meta)}
+	case !slices.Contains(sdkVersions, meta):
+		data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: sdkVersions, Requested: meta})
+		jerr = &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion,
+			Message: fmt.Sprintf("protocol version %q is not supported by this server", meta), Data: data}
+	default:
 		return false
 	}
-	legacy := slices.DeleteFunc(slices.Clone(sdkVersions), func(v string) bool { return v >= version20260728 })
-	data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: legacy, Requested: version})
-	writeJSONRPCError(w, http.StatusBadRequest, req.ID, &jsonrpc.Error{
-		Code:    mcp.CodeUnsupportedProtocolVersion,
-		Message: fmt.Sprintf("protocol version %q is not supported by this server", version),
-		Data:    data,
-	})
+	writeJSONRPCError(w, http.StatusBadRequest, req.ID, jerr)
 	return true
 }
 
@@ -469,6 +529,50 @@ func (s *streamable) connect(w http.ResponseWriter, r *http.Request) *httpSessio
 	}
 	return sess
 }
+
+// connectStateless starts the server session of one per-request call,
+// which ends with it: it has no id, is never registered (no later request
+// reaches it), and begins without initialize (the call's _meta carries the
+// client's version, capabilities and identity). It writes the error and
+// returns nil when it cannot.
+func (s *streamable) connectStateless(w http.ResponseWriter, r *http.Request) *httpSession {
+	srv := s.getServer(r)
+	if srv == nil {
+		http.Error(w, "no server available", http.StatusBadRequest)
+		return nil
+	}
+	addRelatedMiddleware(srv)
+	sess := &httpSession{h: s}
+	sess.conn = &httpConn{sess: sess, stateless: true,
+		incoming: make(chan jsonrpc.Message, 1), done: make(chan struct{}), calls: map[jsonrpc.ID]*call{},
+		streams: map[string]*call{}}
+	sess.conn.get = &getStream{sseStream: sseStream{conn: sess.conn}}
+	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil {
+		sess.userID = ti.UserID
+	}
+	ss, err := srv.Connect(r.Context(), &httpTransport{conn: sess.conn}, &mcp.ServerSessionOptions{State: &mcp.ServerSessionState{}})
+	if err != nil {
+		_ = sess.conn.Close()
+		s.logger.Error("failed to connect: " + err.Error())
+		http.Error(w, "failed connection", http.StatusInternalServerError)
+		return nil
+	}
+	sess.ss = ss
+	statelessSessions.Store(ss, struct{}{})
+	return sess
+}
+
+// Stateless reports whether the session ss serves one per-request call
+// over HTTP (protocol 2026-07-28 and later): it ends with the call, so
+// nothing kept in it reaches the client's next request.
+func Stateless(ss *mcp.ServerSession) bool {
+	_, ok := statelessSessions.Load(ss)
+	return ok
+}
+
+// statelessSessions holds the server sessions of per-request calls while
+// they run.
+var statelessSessions sync.Map
 
 // remove forgets the session with id.
 func (s *streamable) remove(id string) {

@@ -193,7 +193,9 @@ func (cl *call) startSSE() {
 		return
 	}
 	cl.events++
-	_ = writeSSE(cl.w, "prime", formatEventID(cl.id, 0), nil)
+	// No event type: the specification defines none for it, and clients
+	// log an unknown type.
+	_ = writeSSE(cl.w, "", formatEventID(cl.id, 0), nil)
 }
 
 // end marks the call answered (or lost) and releases its request; cl.mu
@@ -297,17 +299,21 @@ func (g *getStream) leave(done chan struct{}) (written bool) {
 	return true
 }
 
-// writeSSE writes data as one event named name, with id unless it is "",
-// and flushes it.
+// writeSSE writes data as one event named name (no event field when name
+// is ""), with id unless it is "", and flushes it.
 func writeSSE(w http.ResponseWriter, name, id string, data []byte) error {
 	b := make([]byte, 0, len(data)+len(name)+len(id)+len("event: \nid: \ndata: \n\n"))
-	b = append(b, "event: "...)
-	b = append(b, name...)
-	if id != "" {
-		b = append(b, "\nid: "...)
-		b = append(b, id...)
+	if name != "" {
+		b = append(b, "event: "...)
+		b = append(b, name...)
+		b = append(b, '\n')
 	}
-	b = append(b, "\ndata: "...)
+	if id != "" {
+		b = append(b, "id: "...)
+		b = append(b, id...)
+		b = append(b, '\n')
+	}
+	b = append(b, "data: "...)
 	b = append(b, data...)
 	b = append(b, "\n\n"...)
 	_, err := w.Write(b)

@@ -96,8 +96,8 @@ func TestStreamableResumePOSTStream(t *testing.T) {
 			ev := sseEvents(resp.Body)
 			first := nextEvent(t, ev, "first event")
 			if tt.wantPriming {
-				if first.name != "prime" || first.data != "" || !strings.HasSuffix(first.id, "_0") {
-					t.Fatalf("first event %+v, want a priming event (id ..._0, empty data)", first)
+				if first.name != "" || first.data != "" || !strings.HasSuffix(first.id, "_0") {
+					t.Fatalf("first event %+v, want a priming event (id ..._0, empty data, no type)", first)
 				}
 				first = nextEvent(t, ev, "progress event")
 			}
@@ -221,8 +221,8 @@ func TestStreamableResumeRefused(t *testing.T) {
 		"Mcp-Protocol-Version", "2025-11-25")
 	events := rest(t, sseEvents(resp.Body))
 	<-finished
-	if len(events) != 4 || events[0].name != "prime" {
-		t.Fatalf("session a's call: events %+v, want prime, two steps, answer", events)
+	if len(events) != 4 || events[0].name != "" || events[0].data != "" {
+		t.Fatalf("session a's call: events %+v, want priming, two steps, answer", events)
 	}
 	streamA := events[1].id
 	b := &rawClient{t: t, url: a.url}
@@ -301,7 +301,7 @@ func TestStreamableEventStoreBound(t *testing.T) {
 		"Mcp-Protocol-Version", "2025-11-25")
 	events := rest(t, sseEvents(resp.Body))
 	if len(events) != 12 || !strings.Contains(events[11].data, "flood done") {
-		t.Fatalf("%d events, want prime, ten floods, answer", len(events))
+		t.Fatalf("%d events, want priming, ten floods, answer", len(events))
 	}
 	early := c.resumeGET(events[1].id)
 	if body := readAll(t, early); early.StatusCode != 400 || !strings.Contains(body, "dropped from the event store") {

@@ -2,9 +2,11 @@ package transport
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 	"weak"
@@ -73,16 +75,24 @@ type httpTransport struct{ conn *httpConn }
 // Connect implements mcp.Transport.
 func (t *httpTransport) Connect(context.Context) (mcp.Connection, error) { return t.conn, nil }
 
-// SupportsProtocolVersion implements mcp.ProtocolVersionSupporter: the
-// per-request protocol (2026-07-28) needs a stateless transport.
-func (t *httpTransport) SupportsProtocolVersion(v string) bool { return v < version20260728 }
+// SupportsProtocolVersion implements mcp.ProtocolVersionSupporter: a
+// session speaks the versions of initialize, the session of one
+// per-request call those of the per-request protocol (2026-07-28 and
+// later).
+func (t *httpTransport) SupportsProtocolVersion(v string) bool {
+	if v >= version20260728 {
+		return t.conn.stateless && slices.Contains(sdkVersions, v)
+	}
+	return true
+}
 
 // httpConn is the mcp.Connection of one session: Read returns the messages
 // POSTed to it; Write sends a response to the POST of its call, and any
 // other message to the POST of the call it relates to (see
 // addRelatedMiddleware) while that POST waits, else to the GET stream.
 type httpConn struct {
-	id        string
+	id        string // "" when stateless
+	stateless bool   // serves one per-request call (connectStateless)
 	sess      *httpSession
 	incoming  chan jsonrpc.Message
 	done      chan struct{}
@@ -125,6 +135,22 @@ func (c *httpConn) forget(id jsonrpc.ID) {
 	c.mu.Lock()
 	delete(c.calls, id)
 	c.mu.Unlock()
+}
+
+// cancel hands Read a notifications/cancelled for call id, if it is not
+// answered yet, so that its handler's context is cancelled.
+func (c *httpConn) cancel(id jsonrpc.ID) {
+	c.mu.Lock()
+	_, running := c.calls[id]
+	c.mu.Unlock()
+	if !running {
+		return
+	}
+	params, err := json.Marshal(map[string]any{"requestId": id.Raw(), "reason": "the client closed the request"})
+	if err != nil {
+		return
+	}
+	c.deliver(&jsonrpc.Request{Method: "notifications/cancelled", Params: params})
 }
 
 // Read implements mcp.Connection.
@@ -192,6 +218,9 @@ func (c *httpConn) Close() error {
 	c.closeOnce.Do(func() {
 		close(c.done)
 		c.sess.stopTimer()
+		if c.stateless {
+			return
+		}
 		c.sess.h.remove(c.id)
 		if store := c.sess.h.store; store != nil {
 			if err := store.SessionClosed(context.Background(), c.id); err != nil {

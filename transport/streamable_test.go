@@ -241,8 +241,8 @@ func TestStreamableStatuses(t *testing.T) {
 		{"batch", "POST", "[" + ping + "]", nil, 400, "-32600"},
 		{"unsupported version header", "POST", ping, []string{"Mcp-Protocol-Version", "1999-01-01"}, 400, "Unsupported protocol version"},
 		{"supported version header", "POST", ping, []string{"Mcp-Protocol-Version", "2025-06-18"}, 200, `"result":{}`},
-		{"per-request version", "POST", `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, nil, 400, "-32022"},
-		{"2026 header on a call", "POST", ping, []string{"Mcp-Protocol-Version", "2026-07-28"}, 400, "-32022"},
+		{"per-request version", "POST", `{"jsonrpc":"2.0","id":9,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`, nil, 400, "has no sessions"},
+		{"2026 header on a call", "POST", ping, []string{"Mcp-Protocol-Version", "2026-07-28"}, 400, "has no sessions"},
 		{"Last-Event-ID on POST", "POST", ping, []string{"Last-Event-ID", "a_1"}, 400, "Last-Event-ID"},
 		{"GET without event-stream", "GET", "", []string{"Accept", "application/json"}, 400, "text/event-stream"},
 		{"GET without session", "GET", "", []string{"Mcp-Session-Id", ""}, 400, "Mcp-Session-Id"},
@@ -251,7 +251,7 @@ func TestStreamableStatuses(t *testing.T) {
 		{"DELETE without session", "DELETE", "", []string{"Mcp-Session-Id", ""}, 400, "Mcp-Session-Id"},
 		{"PUT", "PUT", ping, nil, 405, "Method Not Allowed"},
 		{"no session, server/discover", "POST", `{"jsonrpc":"2.0","id":9,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"c","version":"1"}}}}`,
-			[]string{"Mcp-Session-Id", "", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, 200, `"supportedVersions":["2025-11-25",`},
+			[]string{"Mcp-Session-Id", "", "Mcp-Protocol-Version", "2026-07-28", "Mcp-Method", "server/discover"}, 200, `"supportedVersions":["2026-07-28","2025-11-25",`},
 		{"unknown method", "POST", `{"jsonrpc":"2.0","id":9,"method":"no/such"}`, nil, 200, "-32601"},
 		{"invalid params keep the SDK's message", "POST", `{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":5}}`, nil, 200, "cannot unmarshal"},
 	}
@@ -317,7 +317,7 @@ func TestStreamableCloseSSEStream(t *testing.T) {
 		version string
 		want    *regexp.Regexp
 	}{
-		{"store 2025-11-25", 0, "2025-11-25", regexp.MustCompile(`^event: prime\nid: [A-Z2-7]+_0\ndata: \n\nevent: close\nretry: 10\ndata: \n\n$`)},
+		{"store 2025-11-25", 0, "2025-11-25", regexp.MustCompile(`^id: [A-Z2-7]+_0\ndata: \n\nevent: close\nretry: 10\ndata: \n\n$`)},
 		{"store 2025-06-18", 0, "2025-06-18", regexp.MustCompile(`^$`)},
 		{"no store 2025-11-25", -1, "2025-11-25", regexp.MustCompile(`^event: close\nretry: 10\ndata: \n\n$`)},
 		{"no store 2025-06-18", -1, "2025-06-18", regexp.MustCompile(`^$`)},
@@ -382,7 +382,9 @@ func sdkClientCalls(t *testing.T, client *mcp.Client, noGET bool, tool, want str
 	defer ts.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: noGET}, nil)
+	// A session (elicitation needs one): not the per-request protocol.
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: noGET},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -520,5 +522,25 @@ func BenchmarkHTTPCall(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestStreamablePrimingEvent: from protocol 2025-11-25 a call's SSE stream
+// opens with the priming event exactly as SEP-1699 has it: an id and empty
+// data, no event type (a type the specification does not define makes
+// clients log an unknown event); the message events that follow keep
+// their "message" type.
+func TestStreamablePrimingEvent(t *testing.T) {
+	c := newRawClient(t, toolServer(), transport.HTTPOptions{})
+	c.initialize(`{}`)
+	resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"progress","arguments":{},"_meta":{"progressToken":"p3"}}}`,
+		"Mcp-Protocol-Version", "2025-11-25")
+	body := readAll(t, resp)
+	want := regexp.MustCompile(`^id: [A-Z2-7]+_0\ndata: \n\nevent: message\nid: [A-Z2-7]+_1\ndata: \{[^\n]*"notifications/progress"[^\n]*\n\nevent: message\nid: [A-Z2-7]+_2\ndata: \{[^\n]*"progress answer"[^\n]*\n\n$`)
+	if ct := resp.Header.Get("Content-Type"); resp.StatusCode != 200 || ct != "text/event-stream" || !want.MatchString(body) {
+		t.Fatalf("status %d, Content-Type %q, body %q; want 200 text/event-stream matching %s", resp.StatusCode, ct, body, want)
+	}
+	if strings.Contains(body, "prime") {
+		t.Fatalf("body %q names an event type for the priming event", body)
 	}
 }

@@ -48,6 +48,11 @@ type tsOutcome struct {
 		URI      string `json:"uri"`
 		Contents int    `json:"contents"`
 	} `json:"read"`
+	Tools int `json:"tools"`
+	Call  *struct {
+		IsError    bool `json:"isError"`
+		Structured bool `json:"structured"`
+	} `json:"call"`
 	Error string `json:"error"`
 }
 
@@ -74,12 +79,11 @@ func runTSClient(t *testing.T, node, clientDir, version string, args ...string) 
 
 // TestTypeScriptClientRead connects the official TypeScript SDK 2 client
 // to `netmcp serve` (the simulated r1) over stdio and HTTP, lists the
-// resources and reads network:///interfaces. On stdio the client pins
-// protocol 2026-07-28, where it refuses any read result without
-// resultType (as it did before the fix); over HTTP, which serves the
-// earlier versions only (docs/mcp-mapping.md), the client's automatic
-// negotiation falls back to initialize and reads, and a pinned 2026-07-28
-// is refused as unsupported.
+// resources, reads network:///interfaces, lists the tools and calls
+// network.yang.get. The client pins protocol 2026-07-28, where it refuses
+// any result without resultType, or negotiates it (server/discover); over
+// HTTP, 2026-07-28 is served without a session beside the 2025 handshake's
+// sessions on the same endpoint.
 func TestTypeScriptClientRead(t *testing.T) {
 	node, clientDir := tsClient(t)
 	bin := netmcpBinary(t)
@@ -87,8 +91,8 @@ func TestTypeScriptClientRead(t *testing.T) {
 
 	check := func(name string, o tsOutcome, wantVersion string) {
 		t.Helper()
-		if o.Error != "" || o.Read == nil || o.Read.Contents == 0 {
-			t.Errorf("%s: the read was refused or empty: %+v", name, o)
+		if o.Error != "" || o.Read == nil || o.Read.Contents == 0 || o.Tools == 0 || o.Call == nil || o.Call.IsError || !o.Call.Structured {
+			t.Errorf("%s: the read, the tool list or the call was refused or empty: %+v", name, o)
 			return
 		}
 		if o.ProtocolVersion != wantVersion {
@@ -115,9 +119,7 @@ func TestTypeScriptClientRead(t *testing.T) {
 	if url == "" {
 		t.Fatalf("no address announced: %q", stderr.String())
 	}
-	check("http, automatic negotiation", runTSClient(t, node, clientDir, "auto", "http", url), "2025-11-25")
+	check("http, automatic negotiation", runTSClient(t, node, clientDir, "auto", "http", url), "2026-07-28")
+	check("http, 2026-07-28 pinned", runTSClient(t, node, clientDir, "2026-07-28", "http", url), "2026-07-28")
 	check("http, 2025 handshake", runTSClient(t, node, clientDir, "", "http", url), "2025-11-25")
-	if o := runTSClient(t, node, clientDir, "2026-07-28", "http", url); !strings.Contains(o.Error, "Unsupported protocol version") {
-		t.Errorf("http, 2026-07-28 pinned: %+v; want it refused as unsupported (see docs/mcp-mapping.md)", o)
-	}
 }

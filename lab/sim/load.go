@@ -7,10 +7,11 @@
 // every commit is turned back into the device's topology and fed to the
 // network model, so an edit that shuts an interface changes what ping says.
 //
-// Devices are opened by URL as "sim://r1" (device.Open), with
-// Options.Params["topology"] naming a topology YAML file (default: the
-// embedded default.yaml) and Options.StateDir/<device> as the device's
-// state directory.
+// Devices are opened by URL as "sim://r1" (device.Open), with the URL's
+// query or Options.Params giving "topology", a topology YAML file
+// (default: the embedded default.yaml), and "realtime=1" (diagnostics
+// paced like the real tools), and Options.StateDir/<device> as the
+// device's state directory.
 package sim
 
 import (

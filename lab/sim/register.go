@@ -3,9 +3,12 @@ package sim
 import (
 	"context"
 	"fmt"
+	"maps"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/netmcp/netmcp/device"
@@ -52,9 +55,15 @@ func (o *opened) Close() error {
 	return err
 }
 
-// open serves device.Open("sim://NAME"): Params["topology"] names a
-// topology file ("" = the embedded default); Options.StateDir/<NAME> is
-// the device's state directory.
+// URLParams are the query parameters of a sim:// URL, each also
+// accepted in device.Options.Params: "topology" names a topology file,
+// "realtime" (1/true or 0/false) paces diagnostics like the real tools.
+var URLParams = []string{"realtime", "topology"}
+
+// open serves device.Open("sim://NAME[?realtime=1&topology=PATH]"): the
+// URL's query and Options.Params give URLParams ("" topology: the
+// embedded default); Options.StateDir/<NAME> is the device's state
+// directory.
 func open(ctx context.Context, u *url.URL, opts device.Options) (device.Driver, error) {
 	name := u.Host
 	if name == "" {
@@ -63,13 +72,24 @@ func open(ctx context.Context, u *url.URL, opts device.Options) (device.Driver, 
 	if name == "" {
 		return nil, fmt.Errorf("sim: URL %q names no device (want sim://r1)", u.String())
 	}
-	path := opts.Params["topology"]
+	params, err := urlParams(name, u.RawQuery, opts.Params)
+	if err != nil {
+		return nil, err
+	}
+	path := params["topology"]
 	if path != "" {
 		if abs, err := filepath.Abs(path); err == nil {
 			path = abs
 		}
 	}
-	realtime := opts.Params["realtime"] == "true" || opts.Params["realtime"] == "1"
+	var realtime bool
+	switch v := params["realtime"]; v {
+	case "", "0", "false":
+	case "1", "true":
+		realtime = true
+	default:
+		return nil, fmt.Errorf("sim: URL parameter realtime=%q of %s: want 1, true, 0 or false", v, name)
+	}
 	key := path + "\x00" + opts.StateDir + "\x00" + strconv.FormatBool(realtime)
 	labsMu.Lock()
 	defer labsMu.Unlock()
@@ -100,4 +120,35 @@ func open(ctx context.Context, u *url.URL, opts device.Options) (device.Driver, 
 	}
 	s.refs++
 	return &opened{Driver: drv, key: key}, nil
+}
+
+// urlParams returns the parameters of device name: the URL's query
+// (raw), each a known parameter given once, over given (the caller's
+// Options.Params, of which only URLParams are read). A parameter given
+// both ways with two values is refused: neither may win silently.
+func urlParams(name, raw string, given map[string]string) (map[string]string, error) {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return nil, fmt.Errorf("sim: query of the device URL for %s: %v", name, err)
+	}
+	out := map[string]string{}
+	for _, k := range URLParams {
+		if v, ok := given[k]; ok {
+			out[k] = v
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if !slices.Contains(URLParams, k) {
+			return nil, fmt.Errorf("sim: unknown URL parameter %q of %s (known: %s)", k, name, strings.Join(URLParams, ", "))
+		}
+		if n := len(q[k]); n != 1 {
+			return nil, fmt.Errorf("sim: URL parameter %q of %s given %d times", k, name, n)
+		}
+		v := q[k][0]
+		if prev, ok := out[k]; ok && prev != v {
+			return nil, fmt.Errorf("sim: parameter %q of %s is %q in the URL but %q in the options", k, name, v, prev)
+		}
+		out[k] = v
+	}
+	return out, nil
 }

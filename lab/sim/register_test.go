@@ -2,6 +2,7 @@ package sim
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/netmcp/netmcp/device"
@@ -53,5 +54,57 @@ func TestOpenURL(t *testing.T) {
 	v, err := again.Get(ctx, device.Running, "/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/1']/config/enabled")
 	if err != nil || v != false {
 		t.Errorf("after reopen enabled = %v, %v", v, err)
+	}
+}
+
+// TestOpenURLParams: the URL's query gives the driver's parameters, as
+// Options.Params does; an unknown parameter, one given twice, a bad
+// realtime value or a URL contradicting the options is refused.
+func TestOpenURLParams(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		url      string
+		params   map[string]string
+		realtime bool
+		err      string
+	}{
+		{url: "sim://r1"},
+		{url: "sim://r1?realtime=1", realtime: true},
+		{url: "sim://r1?realtime=true", realtime: true},
+		{url: "sim://r1?realtime=0"},
+		{url: "sim:r1?realtime=1", realtime: true},
+		{url: "sim://h1?realtime=1", realtime: true},
+		{url: "sim://r1", params: map[string]string{"realtime": "1"}, realtime: true},
+		{url: "sim://r1?realtime=1", params: map[string]string{"realtime": "1", "other": "x"}, realtime: true},
+		{url: "sim://r1?anything=1", err: `unknown URL parameter "anything" of r1 (known: realtime, topology)`},
+		{url: "sim://r1?realtime=1&realtime=1", err: `"realtime" of r1 given 2 times`},
+		{url: "sim://r1?realtime=yes", err: `realtime="yes" of r1: want 1, true, 0 or false`},
+		{url: "sim://r1?realtime=1", params: map[string]string{"realtime": "0"}, err: `"realtime" of r1 is "1" in the URL but "0" in the options`},
+		{url: "sim://r1?topology=/nonexistent.yaml", err: "nonexistent.yaml"},
+		{url: "sim://r1?realtime=%zz", err: "query of the device URL for r1"},
+	} {
+		t.Run(tt.url, func(t *testing.T) {
+			d, err := device.Open(ctx, tt.url, device.Options{Params: tt.params})
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("err %v, want one containing %q", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer d.Close()
+			var lab *Lab
+			switch o := d.(type) {
+			case *opened:
+				lab = o.lab
+			case *openedHost:
+				lab = o.HostDriver.lab
+			}
+			if lab == nil || lab.opts.Realtime != tt.realtime {
+				t.Errorf("%T: realtime lab %v, want %v", d, lab != nil && lab.opts.Realtime, tt.realtime)
+			}
+		})
 	}
 }

@@ -1,6 +1,6 @@
 // tsclient.mjs connects the official MCP TypeScript SDK 2 client
 // (@modelcontextprotocol/client) to `netmcp serve`, lists its resources and
-// reads one; it prints one JSON line describing the session and exits 1 if
+// reads one, lists its tools and calls network.yang.get; it prints one JSON line describing the session and exits 1 if
 // anything is refused. Used by TestTypeScriptClientRead.
 //
 //   node tsclient.mjs stdio NETMCP_BINARY ARGS...
@@ -34,6 +34,12 @@ try {
   const res = await client.readResource({ uri });
   out.read = { uri, contents: res.contents.length, bytes: (res.contents[0]?.text ?? '').length };
   if (res.contents.length === 0) throw new Error('empty read');
+  const tools = await client.listTools();
+  out.tools = tools.tools.length;
+  const call = await client.callTool({ name: 'network.yang.get',
+    arguments: { path: '/openconfig-interfaces:interfaces', datastore: 'running' } });
+  out.call = { isError: !!call.isError, structured: call.structuredContent != null };
+  if (call.isError || !out.call.structured) throw new Error(`network.yang.get: ${JSON.stringify(call.content)}`);
   console.log(JSON.stringify(out));
   await client.close();
   process.exit(0);
