@@ -11,6 +11,7 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 var funcs = template.FuncMap{
@@ -213,13 +214,13 @@ func (c *Console) fleetDevice(name string) *client.Device {
 // parseRoutes reads the IPv4 RIB of a get of pathRouting.
 func parseRoutes(data any) []routeRow {
 	var out []routeRow
-	for _, rib := range list(dig(data, "ribs", "rib")) {
-		if str(dig(rib, "name")) != "ipv4-master" {
+	for _, rib := range yang.List(yang.Member(data, "ribs", "rib")) {
+		if yang.Text(yang.Member(rib, "name")) != "ipv4-master" {
 			continue
 		}
-		for _, rt := range list(dig(rib, "routes", "route")) {
-			out = append(out, routeRow{Prefix: str(dig(rt, "destination-prefix")), Protocol: identity(dig(rt, "source-protocol")),
-				NextHop: str(dig(rt, "next-hop", "next-hop-address")), Interface: str(dig(rt, "next-hop", "outgoing-interface"))})
+		for _, rt := range yang.List(yang.Member(rib, "routes", "route")) {
+			out = append(out, routeRow{Prefix: yang.Text(yang.Member(rt, "destination-prefix")), Protocol: yang.Identity(yang.Member(rt, "source-protocol")),
+				NextHop: yang.Text(yang.Member(rt, "next-hop", "next-hop-address")), Interface: yang.Text(yang.Member(rt, "next-hop", "outgoing-interface"))})
 		}
 	}
 	return out

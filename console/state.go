@@ -8,6 +8,7 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // YANG paths the console reads.
@@ -234,14 +235,14 @@ func shortErr(err error) string {
 
 func parseInterfaces(data any) []iface {
 	var out []iface
-	for _, n := range list(dig(data, "interface")) {
-		it := iface{Name: str(dig(n, "name")), Description: str(leaf(n, "description")),
-			Admin: str(dig(n, "state", "admin-status")), Oper: str(dig(n, "state", "oper-status")),
-			MTU: str(leaf(n, "mtu"))}
-		for _, s := range list(dig(n, "subinterfaces", "subinterface")) {
+	for _, n := range yang.List(yang.Member(data, "interface")) {
+		it := iface{Name: yang.Text(yang.Member(n, "name")), Description: yang.Text(yang.Leaf(n, "description")),
+			Admin: yang.Text(yang.Member(n, "state", "admin-status")), Oper: yang.Text(yang.Member(n, "state", "oper-status")),
+			MTU: yang.Text(yang.Leaf(n, "mtu"))}
+		for _, s := range yang.List(yang.Member(n, "subinterfaces", "subinterface")) {
 			for _, fam := range []string{"ipv4", "ipv6"} {
-				for _, a := range list(dig(s, fam, "addresses", "address")) {
-					ip, bits := str(leaf(a, "ip")), str(leaf(a, "prefix-length"))
+				for _, a := range yang.List(yang.Member(s, fam, "addresses", "address")) {
+					ip, bits := yang.Text(yang.Leaf(a, "ip")), yang.Text(yang.Leaf(a, "prefix-length"))
 					if ip != "" && bits != "" {
 						it.Addrs = append(it.Addrs, ip+"/"+bits)
 					}
@@ -255,38 +256,38 @@ func parseInterfaces(data any) []iface {
 
 // parseProtocols reads the default instance's OSPF interfaces and BGP peers.
 func parseProtocols(data any) (ospf map[string]bool, bgpDown []string) {
-	for _, ni := range list(dig(data, "network-instance")) {
-		if name := str(dig(ni, "name")); name != "default" && !strings.EqualFold(name, "DEFAULT") {
+	for _, ni := range yang.List(yang.Member(data, "network-instance")) {
+		if name := yang.Text(yang.Member(ni, "name")); name != "default" && !strings.EqualFold(name, "DEFAULT") {
 			continue
 		}
-		for _, p := range list(dig(ni, "protocols", "protocol")) {
-			switch identity(dig(p, "identifier")) {
+		for _, p := range yang.List(yang.Member(ni, "protocols", "protocol")) {
+			switch yang.Identity(yang.Member(p, "identifier")) {
 			case "OSPF":
 				if ospf == nil {
 					ospf = map[string]bool{}
 				}
-				for _, a := range list(dig(p, "ospfv2", "areas", "area")) {
-					for _, i := range list(dig(a, "interfaces", "interface")) {
-						if leaf(i, "passive") == true {
+				for _, a := range yang.List(yang.Member(p, "ospfv2", "areas", "area")) {
+					for _, i := range yang.List(yang.Member(a, "interfaces", "interface")) {
+						if yang.Leaf(i, "passive") == true {
 							continue
 						}
 						full := false
-						for _, nb := range list(dig(i, "neighbors", "neighbor")) {
-							if strings.EqualFold(identity(dig(nb, "state", "adjacency-state")), "FULL") {
+						for _, nb := range yang.List(yang.Member(i, "neighbors", "neighbor")) {
+							if strings.EqualFold(yang.Identity(yang.Member(nb, "state", "adjacency-state")), "FULL") {
 								full = true
 							}
 						}
-						ospf[str(dig(i, "id"))] = full
+						ospf[yang.Text(yang.Member(i, "id"))] = full
 					}
 				}
 			case "BGP":
-				for _, nb := range list(dig(p, "bgp", "neighbors", "neighbor")) {
-					if en := leaf(nb, "enabled"); en == false {
+				for _, nb := range yang.List(yang.Member(p, "bgp", "neighbors", "neighbor")) {
+					if en := yang.Leaf(nb, "enabled"); en == false {
 						continue
 					}
-					s := strings.ToUpper(identity(dig(nb, "state", "session-state")))
+					s := strings.ToUpper(yang.Identity(yang.Member(nb, "state", "session-state")))
 					if s != "ESTABLISHED" {
-						addr := str(dig(nb, "neighbor-address"))
+						addr := yang.Text(yang.Member(nb, "neighbor-address"))
 						if s == "" {
 							s = "unknown"
 						}
@@ -302,10 +303,10 @@ func parseProtocols(data any) (ospf map[string]bool, bgpDown []string) {
 // parseLLDP reads the links of a device's LLDP neighbours.
 func parseLLDP(dev string, data any) []linkSpec {
 	var out []linkSpec
-	for _, i := range list(dig(data, "interfaces", "interface")) {
-		local := str(dig(i, "name"))
-		for _, nb := range list(dig(i, "neighbors", "neighbor")) {
-			sys, port := str(leaf(nb, "system-name")), str(leaf(nb, "port-id"))
+	for _, i := range yang.List(yang.Member(data, "interfaces", "interface")) {
+		local := yang.Text(yang.Member(i, "name"))
+		for _, nb := range yang.List(yang.Member(i, "neighbors", "neighbor")) {
+			sys, port := yang.Text(yang.Leaf(nb, "system-name")), yang.Text(yang.Leaf(nb, "port-id"))
 			if local != "" && sys != "" && port != "" {
 				out = append(out, linkSpec{dev, local, sys, port})
 			}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // The capture on port 179 of the BGP-down intent (draft 4.4.2: the
@@ -65,15 +66,17 @@ func unansweredSYNs(pk []any) (string, bool) {
 	syns, synacks := 0, 0
 	var from []string
 	for _, p := range pk {
-		m := obj(p)
-		flags, dir := str(m["flags"]), str(m["direction"])
+		m := yang.Object(p)
+		flags, dir := yang.Text(m["flags"]), yang.Text(m["direction"])
+		srcPort, _ := yang.Int(m["srcPort"])
+		dstPort, _ := yang.Int(m["dstPort"])
 		switch {
-		case flags == "S" && dir == "in" && integer(m["dstPort"]) == 179:
+		case flags == "S" && dir == "in" && dstPort == 179:
 			syns++
-			if src := str(m["src"]); src != "" && !slices.Contains(from, src) {
+			if src := yang.Text(m["src"]); src != "" && !slices.Contains(from, src) {
 				from = append(from, src)
 			}
-		case flags == "S." && dir == "out" && integer(m["srcPort"]) == 179:
+		case flags == "S." && dir == "out" && srcPort == 179:
 			synacks++
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // lookup is what one dns_lookup showed.
@@ -36,20 +37,20 @@ func (r *run) lookup(dev, name string) lookup {
 		r.summarize(n, "%s", l.Text)
 		return l
 	}
-	for _, res := range list(dig(out, "result")) {
-		l.Status = str(dig(res, "status"))
+	for _, res := range yang.List(yang.Member(out, "result")) {
+		l.Status = yang.Text(yang.Member(res, "status"))
 		l.Answered = l.Status != ""
-		if m := serverRE.FindStringSubmatch(str(dig(res, "server"))); m != nil {
+		if m := serverRE.FindStringSubmatch(yang.Text(yang.Member(res, "server"))); m != nil {
 			l.Server, _ = netip.ParseAddr(m[1])
 		}
-		for _, a := range list(dig(res, "answer")) {
-			if x, e := netip.ParseAddr(str(dig(a, "data"))); e == nil {
+		for _, a := range yang.List(yang.Member(res, "answer")) {
+			if x, e := netip.ParseAddr(yang.Text(yang.Member(a, "data"))); e == nil {
 				l.Addrs = append(l.Addrs, x)
 			}
 		}
 		var errs []string
-		for _, e := range list(dig(res, "errors")) {
-			s := str(e)
+		for _, e := range yang.List(yang.Member(res, "errors")) {
+			s := yang.Text(e)
 			errs = append(errs, s)
 			if m := serverRE.FindStringSubmatch(s); m != nil && !l.Server.IsValid() {
 				l.Server, _ = netip.ParseAddr(m[1])

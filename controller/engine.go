@@ -19,6 +19,7 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // Controller runs intents over a fleet.
@@ -244,7 +245,7 @@ func (r *run) yangGet(dev, path string) (any, int, error) {
 	if err != nil {
 		return nil, n, err
 	}
-	return dig(out, "data"), n, nil
+	return yang.Member(out, "data"), n, nil
 }
 
 // readNetwork reads every device of the fleet (interfaces, VRFs, routes,
@@ -358,16 +359,14 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 		r.summarize(n, "%s", p.Text)
 		return p
 	}
-	if l := dig(out, "loss"); l != nil {
-		p.Loss = float64(integer(l))
-		if f, ok := l.(float64); ok {
-			p.Loss = f
-		}
-	} else if l := dig(out, "result", "packet_loss_percent"); l != nil {
+	if l := yang.Member(out, "loss"); l != nil {
+		p.Loss, _ = yang.Number(l)
+	} else if l := yang.Member(out, "result", "packet_loss_percent"); l != nil {
 		p.Loss, _ = l.(float64)
 	}
-	p.RTT, _ = dig(out, "result", "round_trip_ms_avg").(float64)
-	sent, recv := integer(dig(out, "result", "packets_transmitted")), integer(dig(out, "result", "packets_received"))
+	p.RTT, _ = yang.Member(out, "result", "round_trip_ms_avg").(float64)
+	sent, _ := yang.Int(yang.Member(out, "result", "packets_transmitted"))
+	recv, _ := yang.Int(yang.Member(out, "result", "packets_received"))
 	size := ""
 	if o.Size > 0 {
 		size = fmt.Sprintf(" (%d bytes", o.Size)
@@ -380,7 +379,7 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 	if p.RTT > 0 {
 		p.Text += fmt.Sprintf(", rtt avg %.1f ms", p.RTT)
 	}
-	if errs := list(dig(out, "result", "icmp_errors")); len(errs) > 0 {
+	if errs := yang.List(yang.Member(out, "result", "icmp_errors")); len(errs) > 0 {
 		b, _ := json.Marshal(errs[0])
 		p.Text += ", ICMP error " + firstLine(string(b))
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // hostView is what a host served over MCP (a simulated host, dialect
@@ -210,7 +211,7 @@ func cliText(out any) string {
 		return s
 	}
 	for _, k := range []string{"stdout", "output", "text", "result"} {
-		if s, ok := dig(out, k).(string); ok {
+		if s, ok := yang.Member(out, k).(string); ok {
 			return s
 		}
 	}

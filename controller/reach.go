@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // hop is one router of a path: the route it uses and where it sends.
@@ -249,8 +250,8 @@ func (r *run) resolve(n *network, name string) (endpoint, error) {
 		if err != nil {
 			return endpoint{}, fmt.Errorf("%s is neither a device, a known host nor an address, and %s could not resolve it: %v", name, n.Order[0], err)
 		}
-		for _, ans := range list(dig(out, "answers")) {
-			if x, e := netip.ParseAddr(str(dig(ans, "data"))); e == nil {
+		for _, ans := range yang.List(yang.Member(out, "answers")) {
+			if x, e := netip.ParseAddr(yang.Text(yang.Member(ans, "data"))); e == nil {
 				a = x
 				break
 			}

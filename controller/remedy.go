@@ -13,6 +13,7 @@ import (
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/remedy"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // confirmWindow is the rollback window of the confirmed commit of a
@@ -141,7 +142,7 @@ func (r *run) applyEdit(ch *Change) error {
 	if err != nil {
 		return err
 	}
-	if d := str(dig(out, "diff")); d != "" {
+	if d := yang.Text(yang.Member(out, "diff")); d != "" {
 		ch.Diff = d
 	}
 	return nil

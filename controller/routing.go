@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // bgpDown explains why a BGP neighbour is down (the troubleshooting
@@ -201,17 +202,17 @@ func (r *run) capture(dev, iface string, port int, window time.Duration) ([]any,
 	var props map[string]any
 	for _, t := range d.Tools() {
 		if t.Name == netproto.ToolCapture {
-			props = obj(dig(t.InputSchema, "properties"))
+			props = yang.Object(yang.Member(t.InputSchema, "properties"))
 			if props == nil {
 				if m, ok := t.InputSchema.(map[string]any); ok {
-					props = obj(m["properties"])
+					props = yang.Object(m["properties"])
 				}
 			}
 		}
 	}
 	args := map[string]any{}
 	for k, v := range props {
-		typ := str(obj(v)["type"])
+		typ := yang.Text(yang.Object(v)["type"])
 		switch k {
 		case "interface":
 			args[k] = iface
@@ -237,7 +238,7 @@ func (r *run) capture(dev, iface string, port int, window time.Duration) ([]any,
 	if err != nil {
 		return nil, 0
 	}
-	pk := list(dig(out, "packets"))
+	pk := yang.List(yang.Member(out, "packets"))
 	r.summarize(call, "%d packets on port %d captured on %s", len(pk), port, iface)
 	return pk, call
 }

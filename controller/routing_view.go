@@ -2,6 +2,8 @@ package controller
 
 import (
 	"strings"
+
+	"github.com/netmcp/netmcp/yang"
 )
 
 // bgpView is a device's BGP process as its YANG tree reports it.
@@ -69,13 +71,13 @@ func (o *ospfView) Iface(name string) (ospfIface, bool) {
 // protocols returns the protocol entries of the default network instance.
 func protocols(data any) []map[string]any {
 	var out []map[string]any
-	for _, ni := range list(dig(data, "network-instance")) {
-		name := str(obj(ni)["name"])
+	for _, ni := range yang.List(yang.Member(data, "network-instance")) {
+		name := yang.Text(yang.Object(ni)["name"])
 		if name != "default" && !strings.EqualFold(name, "DEFAULT") {
 			continue
 		}
-		for _, p := range list(dig(ni, "protocols", "protocol")) {
-			if m := obj(p); m != nil {
+		for _, p := range yang.List(yang.Member(ni, "protocols", "protocol")) {
+			if m := yang.Object(p); m != nil {
 				out = append(out, m)
 			}
 		}
@@ -86,49 +88,52 @@ func protocols(data any) []map[string]any {
 // parseBGP reads the BGP process of a get of pathNetInst (nil when none).
 func parseBGP(data any) *bgpView {
 	for _, p := range protocols(data) {
-		if identity(p["identifier"]) != "BGP" {
+		if yang.Identity(p["identifier"]) != "BGP" {
 			continue
 		}
-		b := obj(dig(p, "bgp"))
+		b := yang.Object(yang.Member(p, "bgp"))
 		if b == nil {
 			continue
 		}
-		g := obj(dig(b, "global"))
-		v := &bgpView{AS: integer(leaf(g, "as")), RouterID: str(leaf(g, "router-id"))}
-		for _, af := range list(dig(g, "afi-safis", "afi-safi")) {
-			if strings.HasSuffix(str(obj(af)["afi-safi-name"]), "IPV4_UNICAST") {
-				for _, x := range list(leaf(obj(af), "netmcp-networks")) {
-					v.Networks = append(v.Networks, str(x))
+		g := yang.Object(yang.Member(b, "global"))
+		v := &bgpView{RouterID: yang.Text(yang.Leaf(g, "router-id"))}
+		v.AS, _ = yang.Int(yang.Leaf(g, "as"))
+		for _, af := range yang.List(yang.Member(g, "afi-safis", "afi-safi")) {
+			if strings.HasSuffix(yang.Text(yang.Object(af)["afi-safi-name"]), "IPV4_UNICAST") {
+				for _, x := range yang.List(yang.Leaf(yang.Object(af), "netmcp-networks")) {
+					v.Networks = append(v.Networks, yang.Text(x))
 				}
 			}
 		}
-		for _, n := range list(dig(b, "neighbors", "neighbor")) {
-			m := obj(n)
-			nb := bgpNeighbor{Address: str(m["neighbor-address"])}
+		for _, n := range yang.List(yang.Member(b, "neighbors", "neighbor")) {
+			m := yang.Object(n)
+			nb := bgpNeighbor{Address: yang.Text(m["neighbor-address"])}
 			if nb.Address == "" {
-				nb.Address = str(leaf(m, "neighbor-address"))
+				nb.Address = yang.Text(yang.Leaf(m, "neighbor-address"))
 			}
-			nb.PeerAS = integer(dig(m, "config", "peer-as"))
+			nb.PeerAS, _ = yang.Int(yang.Member(m, "config", "peer-as"))
 			if nb.PeerAS == 0 {
-				nb.PeerAS = integer(dig(m, "state", "peer-as"))
+				nb.PeerAS, _ = yang.Int(yang.Member(m, "state", "peer-as"))
 			}
-			nb.LocalAS = integer(dig(m, "state", "local-as"))
-			nb.PeerType = identity(dig(m, "state", "peer-type"))
-			en := leaf(m, "enabled")
+			nb.LocalAS, _ = yang.Int(yang.Member(m, "state", "local-as"))
+			nb.PeerType = yang.Identity(yang.Member(m, "state", "peer-type"))
+			en := yang.Leaf(m, "enabled")
 			nb.Enabled = en == nil || en == true
-			nb.State = strings.ToUpper(identity(dig(m, "state", "session-state")))
+			nb.State = strings.ToUpper(yang.Identity(yang.Member(m, "state", "session-state")))
 			// The NOTIFICATION this router received, or sent (it expects another AS, its hold timer expired).
 			dir := "received"
-			if dig(m, "state", "messages", "sent") != nil {
+			if yang.Member(m, "state", "messages", "sent") != nil {
 				dir = "sent"
 			}
-			nb.ErrCode = identity(dig(m, "state", "messages", dir, "last-notification-error-code"))
-			nb.ErrSub = identity(dig(m, "state", "messages", dir, "last-notification-error-subcode"))
-			nb.LastError = str(dig(m, "state", "netmcp-last-error"))
-			for _, af := range list(dig(m, "afi-safis", "afi-safi")) {
-				if strings.HasSuffix(str(obj(af)["afi-safi-name"]), "IPV4_UNICAST") {
-					pf := obj(dig(af, "state", "prefixes"))
-					nb.Received, nb.Sent, nb.Installed = integer(pf["received"]), integer(pf["sent"]), integer(pf["installed"])
+			nb.ErrCode = yang.Identity(yang.Member(m, "state", "messages", dir, "last-notification-error-code"))
+			nb.ErrSub = yang.Identity(yang.Member(m, "state", "messages", dir, "last-notification-error-subcode"))
+			nb.LastError = yang.Text(yang.Member(m, "state", "netmcp-last-error"))
+			for _, af := range yang.List(yang.Member(m, "afi-safis", "afi-safi")) {
+				if strings.HasSuffix(yang.Text(yang.Object(af)["afi-safi-name"]), "IPV4_UNICAST") {
+					pf := yang.Object(yang.Member(af, "state", "prefixes"))
+					nb.Received, _ = yang.Int(pf["received"])
+					nb.Sent, _ = yang.Int(pf["sent"])
+					nb.Installed, _ = yang.Int(pf["installed"])
 				}
 			}
 			v.Neighbors = append(v.Neighbors, nb)
@@ -141,38 +146,38 @@ func parseBGP(data any) *bgpView {
 // parseOSPF reads the OSPFv2 process of a get of pathNetInst (nil when none).
 func parseOSPF(data any) *ospfView {
 	for _, p := range protocols(data) {
-		if identity(p["identifier"]) != "OSPF" {
+		if yang.Identity(p["identifier"]) != "OSPF" {
 			continue
 		}
-		o := obj(dig(p, "ospfv2"))
+		o := yang.Object(yang.Member(p, "ospfv2"))
 		if o == nil {
 			continue
 		}
-		v := &ospfView{RouterID: str(leaf(obj(dig(o, "global")), "router-id"))}
-		for _, a := range list(dig(o, "areas", "area")) {
-			area := str(obj(a)["identifier"])
-			for _, i := range list(dig(a, "interfaces", "interface")) {
-				m := obj(i)
-				oi := ospfIface{Name: str(m["id"]), Area: area, NetType: identity(leaf(m, "network-type"))}
-				oi.Passive = leaf(m, "passive") == true
-				oi.DaemonDown = dig(m, "state", "netmcp-oper-up") == false
-				oi.Hello = integer(dig(m, "timers", "config", "hello-interval"))
+		v := &ospfView{RouterID: yang.Text(yang.Leaf(yang.Object(yang.Member(o, "global")), "router-id"))}
+		for _, a := range yang.List(yang.Member(o, "areas", "area")) {
+			area := yang.Text(yang.Object(a)["identifier"])
+			for _, i := range yang.List(yang.Member(a, "interfaces", "interface")) {
+				m := yang.Object(i)
+				oi := ospfIface{Name: yang.Text(m["id"]), Area: area, NetType: yang.Identity(yang.Leaf(m, "network-type"))}
+				oi.Passive = yang.Leaf(m, "passive") == true
+				oi.DaemonDown = yang.Member(m, "state", "netmcp-oper-up") == false
+				oi.Hello, _ = yang.Int(yang.Member(m, "timers", "config", "hello-interval"))
 				if oi.Hello == 0 {
-					oi.Hello = integer(dig(m, "timers", "state", "hello-interval"))
+					oi.Hello, _ = yang.Int(yang.Member(m, "timers", "state", "hello-interval"))
 				}
-				oi.Dead = integer(dig(m, "timers", "config", "dead-interval"))
+				oi.Dead, _ = yang.Int(yang.Member(m, "timers", "config", "dead-interval"))
 				if oi.Dead == 0 {
-					oi.Dead = integer(dig(m, "timers", "state", "dead-interval"))
+					oi.Dead, _ = yang.Int(yang.Member(m, "timers", "state", "dead-interval"))
 				}
-				for _, n := range list(dig(m, "neighbors", "neighbor")) {
-					nm := obj(n)
-					rid := str(nm["router-id"])
+				for _, n := range yang.List(yang.Member(m, "neighbors", "neighbor")) {
+					nm := yang.Object(n)
+					rid := yang.Text(nm["router-id"])
 					if rid == "" {
-						rid = str(dig(nm, "state", "router-id"))
+						rid = yang.Text(yang.Member(nm, "state", "router-id"))
 					}
 					oi.Neighbors = append(oi.Neighbors, ospfNeighbor{RouterID: rid,
-						State:  strings.ToUpper(identity(dig(nm, "state", "adjacency-state"))),
-						Reason: str(dig(nm, "state", "netmcp-reason"))})
+						State:  strings.ToUpper(yang.Identity(yang.Member(nm, "state", "adjacency-state"))),
+						Reason: yang.Text(yang.Member(nm, "state", "netmcp-reason"))})
 				}
 				v.Interfaces = append(v.Interfaces, oi)
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/netmcp/netmcp/remedy"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // YANG paths the controller reads (docs/controller.md).
@@ -125,44 +126,47 @@ func (d *deviceView) Lookup(a netip.Addr) (route, bool) {
 // parseInterfaces reads the data of a get of pathInterfaces.
 func parseInterfaces(data any) []*ifaceView {
 	var out []*ifaceView
-	for _, n := range list(dig(data, "interface")) {
-		m := obj(n)
+	for _, n := range yang.List(yang.Member(data, "interface")) {
+		m := yang.Object(n)
 		if m == nil {
 			continue
 		}
-		it := &ifaceView{Name: str(m["name"])}
-		st := obj(m["state"])
-		it.AdminUp = str(dig(st, "admin-status")) == "UP"
-		it.OperStatus = str(dig(st, "oper-status"))
+		it := &ifaceView{Name: yang.Text(m["name"])}
+		st := yang.Object(m["state"])
+		it.AdminUp = yang.Text(yang.Member(st, "admin-status")) == "UP"
+		it.OperStatus = yang.Text(yang.Member(st, "oper-status"))
 		it.OperUp = it.OperStatus == "UP"
-		it.MTU = int(integer(dig(st, "mtu")))
-		it.ConfigMTU = int(integer(dig(m, "config", "mtu")))
+		mtu, _ := yang.Int(yang.Member(st, "mtu"))
+		configMTU, _ := yang.Int(yang.Member(m, "config", "mtu"))
+		it.MTU, it.ConfigMTU = int(mtu), int(configMTU)
 		if it.MTU == 0 {
 			it.MTU = it.ConfigMTU
 		}
-		it.Loopback = strings.HasSuffix(str(leaf(m, "type")), "softwareLoopback")
-		c := obj(dig(st, "counters"))
-		it.InErrors, it.OutErrors = integer(c["in-errors"]), integer(c["out-errors"])
-		it.InDiscards, it.OutDiscards = integer(c["in-discards"]), integer(c["out-discards"])
-		for _, s := range list(dig(m, "subinterfaces", "subinterface")) {
+		it.Loopback = strings.HasSuffix(yang.Text(yang.Leaf(m, "type")), "softwareLoopback")
+		c := yang.Object(yang.Member(st, "counters"))
+		it.InErrors, _ = yang.Int(c["in-errors"])
+		it.OutErrors, _ = yang.Int(c["out-errors"])
+		it.InDiscards, _ = yang.Int(c["in-discards"])
+		it.OutDiscards, _ = yang.Int(c["out-discards"])
+		for _, s := range yang.List(yang.Member(m, "subinterfaces", "subinterface")) {
 			for _, fam := range []string{"ipv4", "ipv6"} {
-				for _, a := range list(dig(s, fam, "addresses", "address")) {
-					ip := str(dig(a, "config", "ip"))
+				for _, a := range yang.List(yang.Member(s, fam, "addresses", "address")) {
+					ip := yang.Text(yang.Member(a, "config", "ip"))
 					if ip == "" {
-						ip = str(dig(a, "ip"))
+						ip = yang.Text(yang.Member(a, "ip"))
 					}
-					bits := int(integer(dig(a, "config", "prefix-length")))
+					bits, _ := yang.Int(yang.Member(a, "config", "prefix-length"))
 					if bits == 0 {
-						bits = int(integer(dig(a, "state", "prefix-length")))
+						bits, _ = yang.Int(yang.Member(a, "state", "prefix-length"))
 					}
 					if p, err := netip.ParseAddr(ip); err == nil && bits > 0 {
-						it.Addrs = append(it.Addrs, netip.PrefixFrom(p, bits))
+						it.Addrs = append(it.Addrs, netip.PrefixFrom(p, int(bits)))
 					}
 				}
 			}
-			for _, nb := range list(dig(s, "ipv4", "neighbors", "neighbor")) {
-				if a, err := netip.ParseAddr(str(leaf(obj(nb), "ip"))); err == nil {
-					it.ARP = append(it.ARP, arpEntry{IP: a, MAC: str(dig(nb, "state", "link-layer-address"))})
+			for _, nb := range yang.List(yang.Member(s, "ipv4", "neighbors", "neighbor")) {
+				if a, err := netip.ParseAddr(yang.Text(yang.Leaf(yang.Object(nb), "ip"))); err == nil {
+					it.ARP = append(it.ARP, arpEntry{IP: a, MAC: yang.Text(yang.Member(nb, "state", "link-layer-address"))})
 				}
 			}
 		}
@@ -173,15 +177,15 @@ func parseInterfaces(data any) []*ifaceView {
 
 // parseVRFs marks the interfaces that belong to a non-default VRF.
 func parseVRFs(data any, ifs []*ifaceView) {
-	for _, ni := range list(dig(data, "network-instance")) {
-		name := str(obj(ni)["name"])
+	for _, ni := range yang.List(yang.Member(data, "network-instance")) {
+		name := yang.Text(yang.Object(ni)["name"])
 		if name == "" || name == "default" || strings.EqualFold(name, "DEFAULT") {
 			continue
 		}
-		for _, i := range list(dig(ni, "interfaces", "interface")) {
-			id := str(leaf(obj(i), "interface"))
+		for _, i := range yang.List(yang.Member(ni, "interfaces", "interface")) {
+			id := yang.Text(yang.Leaf(yang.Object(i), "interface"))
 			if id == "" {
-				id = str(obj(i)["id"])
+				id = yang.Text(yang.Object(i)["id"])
 			}
 			for _, it := range ifs {
 				if it.Name == id {
@@ -195,24 +199,24 @@ func parseVRFs(data any, ifs []*ifaceView) {
 // parseRoutes reads the default VRF's IPv4 RIB from a get of pathRouting.
 func parseRoutes(data any) []route {
 	var out []route
-	for _, rib := range list(dig(data, "ribs", "rib")) {
-		if str(obj(rib)["name"]) != "ipv4-master" {
+	for _, rib := range yang.List(yang.Member(data, "ribs", "rib")) {
+		if yang.Text(yang.Object(rib)["name"]) != "ipv4-master" {
 			continue
 		}
-		for _, r := range list(dig(rib, "routes", "route")) {
-			m := obj(r)
-			p, err := netip.ParsePrefix(str(m["destination-prefix"]))
+		for _, r := range yang.List(yang.Member(rib, "routes", "route")) {
+			m := yang.Object(r)
+			p, err := netip.ParsePrefix(yang.Text(m["destination-prefix"]))
 			if err != nil {
 				continue
 			}
-			rt := route{Prefix: p, Protocol: identity(m["source-protocol"]), Active: m["active"] != nil}
-			nh := obj(m["next-hop"])
-			if hops := list(dig(nh, "next-hop-list", "next-hop")); len(hops) > 0 {
-				nh = obj(hops[0]) // a multipath route: its first next hop
+			rt := route{Prefix: p, Protocol: yang.Identity(m["source-protocol"]), Active: m["active"] != nil}
+			nh := yang.Object(m["next-hop"])
+			if hops := yang.List(yang.Member(nh, "next-hop-list", "next-hop")); len(hops) > 0 {
+				nh = yang.Object(hops[0]) // a multipath route: its first next hop
 			}
-			rt.Interface = str(nh["outgoing-interface"])
-			rt.Discard = str(nh["special-next-hop"]) == "blackhole"
-			if a, err := netip.ParseAddr(str(nh["next-hop-address"])); err == nil {
+			rt.Interface = yang.Text(nh["outgoing-interface"])
+			rt.Discard = yang.Text(nh["special-next-hop"]) == "blackhole"
+			if a, err := netip.ParseAddr(yang.Text(nh["next-hop-address"])); err == nil {
 				rt.NextHop = a
 			}
 			out = append(out, rt)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/netip"
 	"strings"
+
+	"github.com/netmcp/netmcp/yang"
 )
 
 // ACLSet is one ACL of a device.
@@ -65,7 +67,7 @@ func prefixWord(p netip.Prefix) string {
 
 // aclProtocol normalises an openconfig protocol value.
 func aclProtocol(v any) string {
-	s := strings.ToUpper(identity(v))
+	s := strings.ToUpper(yang.Identity(v))
 	switch s {
 	case "IP_ICMP", "1":
 		return "ICMP"
@@ -83,26 +85,28 @@ func aclProtocol(v any) string {
 // a get of PathACL.
 func ParseACL(data any) (map[string]*ACLSet, []ACLBinding) {
 	sets := map[string]*ACLSet{}
-	for _, s := range list(dig(data, "acl-sets", "acl-set")) {
-		m := obj(s)
-		set := &ACLSet{Name: str(m["name"]), Type: identity(m["type"])}
-		for _, e := range list(dig(m, "acl-entries", "acl-entry")) {
-			em := obj(e)
-			ent := ACLEntry{Seq: int(integer(em["sequence-id"])), Drop: identity(dig(em, "actions", "config", "forwarding-action")) != "ACCEPT"}
+	for _, s := range yang.List(yang.Member(data, "acl-sets", "acl-set")) {
+		m := yang.Object(s)
+		set := &ACLSet{Name: yang.Text(m["name"]), Type: yang.Identity(m["type"])}
+		for _, e := range yang.List(yang.Member(m, "acl-entries", "acl-entry")) {
+			em := yang.Object(e)
+			seq, _ := yang.Int(em["sequence-id"])
+			ent := ACLEntry{Seq: int(seq), Drop: yang.Identity(yang.Member(em, "actions", "config", "forwarding-action")) != "ACCEPT"}
 			for _, fam := range []string{"ipv4", "ipv6"} {
-				c := obj(dig(em, fam, "config"))
+				c := yang.Object(yang.Member(em, fam, "config"))
 				if c == nil {
 					continue
 				}
 				ent.Protocol = aclProtocol(c["protocol"])
-				ent.Src, _ = netip.ParsePrefix(str(c["source-address"]))
-				ent.Dst, _ = netip.ParsePrefix(str(c["destination-address"]))
+				ent.Src, _ = netip.ParsePrefix(yang.Text(c["source-address"]))
+				ent.Dst, _ = netip.ParsePrefix(yang.Text(c["destination-address"]))
 			}
-			if t := obj(dig(em, "transport", "config")); t != nil {
-				ent.SrcPort = int(integer(t["source-port"]))
-				ent.DstPort = int(integer(t["destination-port"]))
+			if t := yang.Object(yang.Member(em, "transport", "config")); t != nil {
+				srcPort, _ := yang.Int(t["source-port"])
+				dstPort, _ := yang.Int(t["destination-port"])
+				ent.SrcPort, ent.DstPort = int(srcPort), int(dstPort)
 			}
-			if dig(em, "l2") != nil && strings.Contains(strings.ToUpper(str(dig(em, "l2", "config", "ethertype"))), "ARP") {
+			if yang.Member(em, "l2") != nil && strings.Contains(strings.ToUpper(yang.Text(yang.Member(em, "l2", "config", "ethertype"))), "ARP") {
 				ent.Protocol = "ARP"
 			}
 			set.Entries = append(set.Entries, ent)
@@ -110,11 +114,11 @@ func ParseACL(data any) (map[string]*ACLSet, []ACLBinding) {
 		sets[set.Name] = set
 	}
 	var binds []ACLBinding
-	for _, i := range list(dig(data, "interfaces", "interface")) {
-		id := str(obj(i)["id"])
+	for _, i := range yang.List(yang.Member(data, "interfaces", "interface")) {
+		id := yang.Text(yang.Object(i)["id"])
 		for _, dir := range []string{"ingress", "egress"} {
-			for _, b := range list(dig(i, dir+"-acl-sets", dir+"-acl-set")) {
-				binds = append(binds, ACLBinding{Iface: id, Set: str(leaf(obj(b), "set-name")), Type: identity(leaf(obj(b), "type")), Ingress: dir == "ingress"})
+			for _, b := range yang.List(yang.Member(i, dir+"-acl-sets", dir+"-acl-set")) {
+				binds = append(binds, ACLBinding{Iface: id, Set: yang.Text(yang.Leaf(yang.Object(b), "set-name")), Type: yang.Identity(yang.Leaf(yang.Object(b), "type")), Ingress: dir == "ingress"})
 			}
 		}
 	}

@@ -114,6 +114,63 @@ func Int(v any) (n int64, ok bool) {
 	return 0, false
 }
 
+// Number returns a leaf's value as a number: a JSON number, or the
+// decimal string RFC 7951 writes 64-bit integers and decimal64 values as.
+// ok is false for anything else.
+func Number(v any) (f float64, ok bool) {
+	switch x := v.(type) {
+	case float64:
+		return x, true
+	case json.Number:
+		f, err := x.Float64()
+		return f, err == nil
+	case string:
+		f, err := strconv.ParseFloat(x, 64)
+		return f, err == nil
+	}
+	return 0, false
+}
+
+// Identity returns an identityref's value without its module prefix:
+// "openconfig-bgp-types:ESTABLISHED" gives "ESTABLISHED". A value of the
+// form prefix:name, both YANG identifiers, loses its prefix; any other
+// leaf (a bare identity, an IPv6 address) is given as Text gives it.
+func Identity(v any) string {
+	s := Text(v)
+	i := strings.IndexByte(s, ':')
+	if i < 0 || !isIdentifier(s[:i]) || !isIdentifier(s[i+1:]) {
+		return s
+	}
+	return s[i+1:]
+}
+
+// isIdentifier reports whether s is a YANG identifier.
+func isIdentifier(s string) bool {
+	if s == "" || !isIdentStart(s[0]) {
+		return false
+	}
+	for i := 1; i < len(s); i++ {
+		if !isIdentChar(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// Leaf returns the leaf name of an OpenConfig node v: the one in its
+// state container, else the one in its config container, else v's own
+// member, names matched as Member does. State comes first: it is what
+// the device runs. It returns nil when none is there.
+func Leaf(v any, name string) any {
+	if x := Member(v, "state", name); x != nil {
+		return x
+	}
+	if x := Member(v, "config", name); x != nil {
+		return x
+	}
+	return Member(v, name)
+}
+
 // Entries returns the entries of the list named list, in v given as the
 // list itself, as the object holding it, or as (the object holding) its
 // container named container, names matched as Member does: so

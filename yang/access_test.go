@@ -104,3 +104,81 @@ func TestEntries(t *testing.T) {
 		})
 	}
 }
+
+func TestNumber(t *testing.T) {
+	tests := []struct {
+		v    any
+		want float64
+		ok   bool
+	}{
+		{1500.0, 1500, true},
+		{0.5, 0.5, true},
+		{"18446744073709551615", 18446744073709551615, true},
+		{"33.3", 33.3, true},
+		{"-42", -42, true},
+		{json.Number("7.25"), 7.25, true},
+		{"1024..65535", 0, false},
+		{"eth0", 0, false},
+		{true, 0, false},
+		{nil, 0, false},
+	}
+	for _, tc := range tests {
+		if f, ok := Number(tc.v); f != tc.want || ok != tc.ok {
+			t.Errorf("Number(%#v) = %v, %v, want %v, %v", tc.v, f, ok, tc.want, tc.ok)
+		}
+	}
+}
+
+func TestIdentity(t *testing.T) {
+	tests := []struct {
+		v    any
+		want string
+	}{
+		{"openconfig-bgp-types:ESTABLISHED", "ESTABLISHED"},
+		{"openconfig-policy-types:STATIC", "STATIC"},
+		{"ianaift:ethernetCsmacd", "ethernetCsmacd"},
+		{"ACCEPT", "ACCEPT"},
+		{"", ""},
+		{"2001:db8::1", "2001:db8::1"},
+		{"fe80::1", "fe80::1"},
+		{"::ffff:10.0.0.1", "::ffff:10.0.0.1"},
+		{"a:b:c", "a:b:c"},
+		{"mod:", "mod:"},
+		{":name", ":name"},
+		{"mod:1.2", "mod:1.2"},
+		{7.0, "7"},
+		{nil, ""},
+	}
+	for _, tc := range tests {
+		if got := Identity(tc.v); got != tc.want {
+			t.Errorf("Identity(%#v) = %q, want %q", tc.v, got, tc.want)
+		}
+	}
+}
+
+func TestLeaf(t *testing.T) {
+	node := map[string]any{
+		"name":   "eth0",
+		"state":  map[string]any{"mtu": 9000.0, "oper-status": "UP"},
+		"config": map[string]any{"mtu": 1500.0, "description": "uplink", "openconfig-vlan:tpid": "TPID_0X8100"},
+	}
+	tests := []struct {
+		name string
+		want any
+	}{
+		{"mtu", 9000.0},
+		{"oper-status", "UP"},
+		{"description", "uplink"},
+		{"tpid", "TPID_0X8100"},
+		{"name", "eth0"},
+		{"missing", nil},
+	}
+	for _, tc := range tests {
+		if got := Leaf(node, tc.name); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("Leaf(%q) = %v, want %v", tc.name, got, tc.want)
+		}
+	}
+	if got := Leaf("eth0", "mtu"); got != nil {
+		t.Errorf("Leaf of a string = %v", got)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/netmcp/netmcp/d2d/tlv"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // LLDPPath is the openconfig-lldp subtree LLDP reads.
@@ -46,26 +47,26 @@ func (l LLDP) Neighbors(ctx context.Context) ([]Neighbor, error) {
 	var out []Neighbor
 	// A server returns the interfaces container itself, or (as the
 	// simulator's network.yang.get of that path) its content.
-	ifcs := list(find(doc, "interfaces"), "interface")
+	ifcs := yang.Entries(find(doc, "interfaces"), "interfaces", "interface")
 	if ifcs == nil {
-		ifcs = list(find(doc, "interface"), "interface")
+		ifcs = yang.Entries(find(doc, "interface"), "interfaces", "interface")
 	}
 	for _, ifc := range ifcs {
-		ifName := str(member(ifc, "name"))
+		ifName := yang.Text(yang.Member(ifc, "name"))
 		if ifName == "" {
-			ifName = str(member(member(ifc, "state"), "name"))
+			ifName = yang.Text(yang.Member(ifc, "state", "name"))
 		}
-		for _, nb := range list(member(ifc, "neighbors"), "neighbor") {
-			st := member(nb, "state")
-			n := Neighbor{Name: str(member(st, "system-name")), LocalInterface: ifName,
-				PortID: str(member(st, "port-id")), Address: str(member(st, "management-address"))}
+		for _, nb := range yang.Entries(ifc, "neighbors", "neighbor") {
+			st := yang.Member(nb, "state")
+			n := Neighbor{Name: yang.Text(yang.Member(st, "system-name")), LocalInterface: ifName,
+				PortID: yang.Text(yang.Member(st, "port-id")), Address: yang.Text(yang.Member(st, "management-address"))}
 			if n.Name == "" {
-				n.Name = str(member(nb, "id"))
+				n.Name = yang.Text(yang.Member(nb, "id"))
 			}
 			// lldpd sends a MAC as port id by default: the interface name
 			// is then the port description.
-			if t := str(member(st, "port-id-type")); strings.HasSuffix(t, "MAC_ADDRESS") {
-				if d := str(member(st, "port-description")); d != "" {
+			if t := yang.Text(yang.Member(st, "port-id-type")); strings.HasSuffix(t, "MAC_ADDRESS") {
+				if d := yang.Text(yang.Member(st, "port-description")); d != "" {
 					n.PortID = d
 				}
 			}
@@ -100,18 +101,18 @@ func (l LLDP) skip(name, why string) {
 
 // d2dValue returns the value of the neighbour's D2D custom TLV.
 func d2dValue(nb any) (string, bool) {
-	for _, t := range list(member(nb, "custom-tlvs"), "tlv") {
-		st := member(t, "state")
-		oui := str(member(t, "oui"))
+	for _, t := range yang.Entries(nb, "custom-tlvs", "tlv") {
+		st := yang.Member(t, "state")
+		oui := yang.Text(yang.Member(t, "oui"))
 		if oui == "" {
-			oui = str(member(st, "oui"))
+			oui = yang.Text(yang.Member(st, "oui"))
 		}
-		sub := str(member(t, "oui-subtype"))
+		sub := yang.Text(yang.Member(t, "oui-subtype"))
 		if sub == "" {
-			sub = str(member(st, "oui-subtype"))
+			sub = yang.Text(yang.Member(st, "oui-subtype"))
 		}
 		if normOUI(oui) == normOUI(tlv.OUI) && sub == strconv.Itoa(tlv.Subtype) {
-			return str(member(st, "value")), true
+			return yang.Text(yang.Member(st, "value")), true
 		}
 	}
 	return "", false
@@ -121,28 +122,10 @@ func normOUI(s string) string {
 	return strings.ToLower(strings.NewReplacer(":", "", "-", "", ",", "", " ", "").Replace(s))
 }
 
-// member returns obj's member name, matching a module-qualified name
-// ("openconfig-lldp:interfaces") too.
-func member(obj any, name string) any {
-	m, ok := obj.(map[string]any)
-	if !ok {
-		return nil
-	}
-	if v, ok := m[name]; ok {
-		return v
-	}
-	for k, v := range m {
-		if _, local, ok := strings.Cut(k, ":"); ok && local == name {
-			return v
-		}
-	}
-	return nil
-}
-
 // find returns the first member name found in a depth-first walk of v
 // (through "data" wrappers and the lldp container).
 func find(v any, name string) any {
-	if x := member(v, name); x != nil {
+	if x := yang.Member(v, name); x != nil {
 		return x
 	}
 	if m, ok := v.(map[string]any); ok {
@@ -158,28 +141,4 @@ func find(v any, name string) any {
 		}
 	}
 	return nil
-}
-
-// list returns the entries of list name inside container c (or c itself
-// when it is already the list).
-func list(c any, name string) []any {
-	if a, ok := c.([]any); ok {
-		return a
-	}
-	if a, ok := member(c, name).([]any); ok {
-		return a
-	}
-	return nil
-}
-
-func str(v any) string {
-	switch x := v.(type) {
-	case string:
-		return x
-	case float64:
-		return strconv.FormatFloat(x, 'f', -1, 64)
-	case json.Number:
-		return x.String()
-	}
-	return ""
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/netmcp/netmcp/lab/topology"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // TreeToDevice turns a configuration tree back into a topology device.
@@ -21,7 +22,7 @@ func TreeToDevice(tree map[string]any, base topology.Device) (topology.Device, e
 	for _, it := range base.Interfaces {
 		baseIf[it.Name] = it
 	}
-	for _, n := range list(at(tree, memInterfaces, "interface")) {
+	for _, n := range yang.List(at(tree, memInterfaces, "interface")) {
 		it, err := interfaceFromTree(n, baseIf)
 		if err != nil {
 			return d, err
@@ -32,23 +33,23 @@ func TreeToDevice(tree map[string]any, base topology.Device) (topology.Device, e
 	for i, it := range d.Interfaces {
 		idx[it.Name] = i
 	}
-	for _, v := range list(at(tree, memVLANs, "vlan")) {
+	for _, v := range yang.List(at(tree, memVLANs, "vlan")) {
 		id, ok := intOf(at(v, "vlan-id"))
 		if !ok {
 			return d, fmt.Errorf("vlan without a numeric vlan-id")
 		}
-		d.VLANs = append(d.VLANs, topology.VLAN{ID: id, Name: strOf(at(v, "config", "name"))})
+		d.VLANs = append(d.VLANs, topology.VLAN{ID: id, Name: yang.String(at(v, "config", "name"))})
 	}
-	for _, ni := range list(at(tree, memNetInst, "network-instance")) {
-		name := strOf(at(ni, "name"))
+	for _, ni := range yang.List(at(tree, memNetInst, "network-instance")) {
+		name := yang.String(at(ni, "name"))
 		if name == "" || name == "default" || name == "DEFAULT" {
 			continue
 		}
-		d.VRFs = append(d.VRFs, topology.VRF{Name: name, RD: strOf(at(ni, "config", "route-distinguisher"))})
-		for _, m := range list(at(ni, "interfaces", "interface")) {
-			ifn := strOf(at(m, "config", "interface"))
+		d.VRFs = append(d.VRFs, topology.VRF{Name: name, RD: yang.String(at(ni, "config", "route-distinguisher"))})
+		for _, m := range yang.List(at(ni, "interfaces", "interface")) {
+			ifn := yang.String(at(m, "config", "interface"))
 			if ifn == "" {
-				ifn = strOf(at(m, "id"))
+				ifn = yang.String(at(m, "id"))
 			}
 			i, ok := idx[ifn]
 			if !ok {
@@ -68,12 +69,12 @@ func TreeToDevice(tree map[string]any, base topology.Device) (topology.Device, e
 	if err := aclsFromTree(tree, &d, idx); err != nil {
 		return d, err
 	}
-	for _, u := range list(at(tree, memSystem, "aaa", "authentication", "users", "user")) {
-		d.Users = append(d.Users, topology.User{Name: strOf(at(u, "username")),
-			Role: strOf(at(u, "config", "role")), Password: strOf(at(u, "config", "password"))})
+	for _, u := range yang.List(at(tree, memSystem, "aaa", "authentication", "users", "user")) {
+		d.Users = append(d.Users, topology.User{Name: yang.String(at(u, "username")),
+			Role: yang.String(at(u, "config", "role")), Password: yang.String(at(u, "config", "password"))})
 	}
-	for _, c := range list(at(tree, memSystem, "snmp", "communities", "community")) {
-		d.SNMPCommunities = append(d.SNMPCommunities, strOf(at(c, "config", "community-string")))
+	for _, c := range yang.List(at(tree, memSystem, "snmp", "communities", "community")) {
+		d.SNMPCommunities = append(d.SNMPCommunities, yang.String(at(c, "config", "community-string")))
 	}
 	d.LLDP = lldpFromTree(tree, base.LLDP)
 	return d, nil
@@ -81,34 +82,34 @@ func TreeToDevice(tree map[string]any, base topology.Device) (topology.Device, e
 
 // Hostname returns the configured hostname of a tree, or fallback.
 func Hostname(tree map[string]any, fallback string) string {
-	if h := strOf(at(tree, memSystem, "config", "hostname")); h != "" {
+	if h := yang.String(at(tree, memSystem, "config", "hostname")); h != "" {
 		return h
 	}
 	return fallback
 }
 
 func interfaceFromTree(n any, baseIf map[string]topology.Interface) (topology.Interface, error) {
-	name := strOf(at(n, "name"))
+	name := yang.String(at(n, "name"))
 	if name == "" {
 		return topology.Interface{}, fmt.Errorf("interface without a name")
 	}
 	b := baseIf[name]
 	it := topology.Interface{Name: name, MAC: b.MAC, IGPCost: b.IGPCost, Passive: b.Passive, OSPF: b.OSPF}
 	c := at(n, "config")
-	it.Description = strOf(at(c, "description"))
-	it.Type = strings.TrimPrefix(strOf(at(c, "type")), "iana-if-type:")
+	it.Description = yang.String(at(c, "description"))
+	it.Type = strings.TrimPrefix(yang.String(at(c, "type")), "iana-if-type:")
 	if m, ok := intOf(at(c, "mtu")); ok && m != 1500 {
 		it.MTU = m
 	}
 	if e, ok := at(c, "enabled").(bool); ok && !e {
 		it.Shutdown = true
 	}
-	for _, sub := range list(at(n, "subinterfaces", "subinterface")) {
+	for _, sub := range yang.List(at(n, "subinterfaces", "subinterface")) {
 		for _, fam := range []string{"ipv4", "ipv6"} {
 			for _, holder := range []any{sub, at(sub, "config")} {
 				for _, key := range []string{fam, "openconfig-if-ip:" + fam} {
-					for _, a := range list(at(holder, key, "addresses", "address")) {
-						ip := strOf(at(a, "ip"))
+					for _, a := range yang.List(at(holder, key, "addresses", "address")) {
+						ip := yang.String(at(a, "ip"))
 						pl, ok := intOf(at(a, "config", "prefix-length"))
 						if !ok {
 							return it, fmt.Errorf("interface %s: address %s has no prefix-length", name, ip)
@@ -128,11 +129,11 @@ func interfaceFromTree(n any, baseIf map[string]topology.Interface) (topology.In
 		}
 	}
 	sw := at(n, memSwitched, "config")
-	switch strings.ToUpper(strOf(at(sw, "interface-mode"))) {
+	switch strings.ToUpper(yang.String(at(sw, "interface-mode"))) {
 	case "ACCESS":
 		it.AccessVLAN, _ = intOf(at(sw, "access-vlan"))
 	case "TRUNK":
-		for _, v := range list(at(sw, "trunk-vlans")) {
+		for _, v := range yang.List(at(sw, "trunk-vlans")) {
 			if i, ok := intOf(v); ok {
 				it.TrunkVLANs = append(it.TrunkVLANs, i)
 			}
@@ -144,26 +145,26 @@ func interfaceFromTree(n any, baseIf map[string]topology.Interface) (topology.In
 
 func staticFromTree(tree map[string]any) ([]topology.StaticRoute, error) {
 	var out []topology.StaticRoute
-	for _, p := range list(at(tree, memRouting, "control-plane-protocols", "control-plane-protocol")) {
-		if t := strOf(at(p, "type")); t != identStatic && t != "static" {
+	for _, p := range yang.List(at(tree, memRouting, "control-plane-protocols", "control-plane-protocol")) {
+		if t := yang.String(at(p, "type")); t != identStatic && t != "static" {
 			continue
 		}
-		vrf := strOf(at(p, "name"))
+		vrf := yang.String(at(p, "name"))
 		if vrf == globalStatic {
 			vrf = ""
 		}
 		for _, fam := range []string{memIPv4Static, memIPv6Static} {
-			for _, r := range list(at(p, "static-routes", fam, "route")) {
-				pfx := strOf(at(r, "destination-prefix"))
+			for _, r := range yang.List(at(p, "static-routes", fam, "route")) {
+				pfx := yang.String(at(r, "destination-prefix"))
 				pp, err := netip.ParsePrefix(pfx)
 				if err != nil {
 					return nil, fmt.Errorf("static route: bad destination-prefix %q", pfx)
 				}
 				sr := topology.StaticRoute{Prefix: pp.Masked().String(), VRF: vrf}
 				nh := at(r, "next-hop")
-				sr.NextHop = strOf(at(nh, "next-hop-address"))
-				sr.Interface = strOf(at(nh, "outgoing-interface"))
-				if s := strOf(at(nh, "special-next-hop")); s == "blackhole" || s == "prohibit" || s == "unreachable" {
+				sr.NextHop = yang.String(at(nh, "next-hop-address"))
+				sr.Interface = yang.String(at(nh, "outgoing-interface"))
+				if s := yang.String(at(nh, "special-next-hop")); s == "blackhole" || s == "prohibit" || s == "unreachable" {
 					sr.Discard = true
 				}
 				if sr.NextHop != "" {
@@ -187,12 +188,12 @@ var aclProtocolName = map[string]string{"IP_ICMP": "icmp", "IP_TCP": "tcp", "IP_
 	"openconfig-packet-match-types:IP_UDP": "udp"}
 
 func aclsFromTree(tree map[string]any, d *topology.Device, idx map[string]int) error {
-	for _, s := range list(at(tree, memACL, "acl-sets", "acl-set")) {
-		a := topology.ACL{Name: strOf(at(s, "name"))}
-		for _, e := range list(at(s, "acl-entries", "acl-entry")) {
+	for _, s := range yang.List(at(tree, memACL, "acl-sets", "acl-set")) {
+		a := topology.ACL{Name: yang.String(at(s, "name"))}
+		for _, e := range yang.List(at(s, "acl-entries", "acl-entry")) {
 			seq, _ := intOf(at(e, "sequence-id"))
 			r := topology.ACLEntry{Seq: seq, Action: "deny", Protocol: "ip"}
-			if strings.HasSuffix(strOf(at(e, "actions", "config", "forwarding-action")), "ACCEPT") {
+			if strings.HasSuffix(yang.String(at(e, "actions", "config", "forwarding-action")), "ACCEPT") {
 				r.Action = "permit"
 			}
 			for _, fam := range []string{"ipv4", "ipv6"} {
@@ -200,15 +201,15 @@ func aclsFromTree(tree map[string]any, d *topology.Device, idx map[string]int) e
 				if m == nil {
 					continue
 				}
-				r.Source = anyToEmpty(strOf(at(m, "source-address")))
-				r.Destination = anyToEmpty(strOf(at(m, "destination-address")))
-				if p := aclProtocolName[strOf(at(m, "protocol"))]; p != "" {
+				r.Source = anyToEmpty(yang.String(at(m, "source-address")))
+				r.Destination = anyToEmpty(yang.String(at(m, "destination-address")))
+				if p := aclProtocolName[yang.String(at(m, "protocol"))]; p != "" {
 					r.Protocol = p
 				} else if n, ok := intOf(at(m, "protocol")); ok && n == 89 {
 					r.Protocol = "ospf"
 				}
 			}
-			if strings.HasSuffix(strOf(at(e, "l2", "config", "ethertype")), "ETHERTYPE_ARP") {
+			if strings.HasSuffix(yang.String(at(e, "l2", "config", "ethertype")), "ETHERTYPE_ARP") {
 				r.Protocol = "arp"
 			}
 			r.DstPort, _ = intOf(at(e, "transport", "config", "destination-port"))
@@ -217,17 +218,17 @@ func aclsFromTree(tree map[string]any, d *topology.Device, idx map[string]int) e
 		}
 		d.ACLs = append(d.ACLs, a)
 	}
-	for _, n := range list(at(tree, memACL, "interfaces", "interface")) {
-		id := strOf(at(n, "id"))
+	for _, n := range yang.List(at(tree, memACL, "interfaces", "interface")) {
+		id := yang.String(at(n, "id"))
 		i, ok := idx[id]
 		if !ok {
 			return fmt.Errorf("ACL bound to interface %s, which is not configured", id)
 		}
-		if l := list(at(n, "ingress-acl-sets", "ingress-acl-set")); len(l) > 0 {
-			d.Interfaces[i].IngressACL = strOf(at(l[0], "set-name"))
+		if l := yang.List(at(n, "ingress-acl-sets", "ingress-acl-set")); len(l) > 0 {
+			d.Interfaces[i].IngressACL = yang.String(at(l[0], "set-name"))
 		}
-		if l := list(at(n, "egress-acl-sets", "egress-acl-set")); len(l) > 0 {
-			d.Interfaces[i].EgressACL = strOf(at(l[0], "set-name"))
+		if l := yang.List(at(n, "egress-acl-sets", "egress-acl-set")); len(l) > 0 {
+			d.Interfaces[i].EgressACL = yang.String(at(l[0], "set-name"))
 		}
 	}
 	return nil
@@ -241,7 +242,8 @@ func anyToEmpty(p string) string {
 	return p
 }
 
-// at walks object members of a generic tree; nil when absent.
+// at walks object members of a generic tree by their exact names (the
+// tree spells some both qualified and bare); nil when absent.
 func at(v any, keys ...string) any {
 	for _, k := range keys {
 		m, ok := v.(map[string]any)
@@ -253,33 +255,8 @@ func at(v any, keys ...string) any {
 	return v
 }
 
-// list returns v as a JSON array, or nil.
-func list(v any) []any {
-	l, _ := v.([]any)
-	return l
-}
-
-// strOf returns v as a string, or "".
-func strOf(v any) string {
-	s, _ := v.(string)
-	return s
-}
-
-// intOf returns v as an int when it is a JSON number (or a numeric string,
-// as RFC 7951 writes 64-bit integers).
+// intOf returns a leaf as an int, read as yang.Int reads it.
 func intOf(v any) (int, bool) {
-	switch x := v.(type) {
-	case float64:
-		return int(x), x == float64(int(x))
-	case int:
-		return x, true
-	case int64:
-		return int(x), true
-	case uint64:
-		return int(x), true
-	case string:
-		i, err := strconv.Atoi(x)
-		return i, err == nil
-	}
-	return 0, false
+	n, ok := yang.Int(v)
+	return int(n), ok
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/topology"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // This file converts a device's OSPF and BGP configuration to and from the
@@ -249,13 +250,13 @@ func routingFromTree(tree map[string]any, d *topology.Device, idx map[string]int
 	for i := range d.Interfaces {
 		d.Interfaces[i].OSPF = nil
 	}
-	for _, ni := range list(at(tree, memNetInst, "network-instance")) {
-		if name := strOf(at(ni, "name")); name != defaultNI && name != "DEFAULT" {
+	for _, ni := range yang.List(at(tree, memNetInst, "network-instance")) {
+		if name := yang.String(at(ni, "name")); name != defaultNI && name != "DEFAULT" {
 			continue
 		}
-		for _, p := range list(at(ni, "protocols", "protocol")) {
+		for _, p := range yang.List(at(ni, "protocols", "protocol")) {
 			var err error
-			switch identName(strOf(at(p, "identifier"))) {
+			switch identName(yang.String(at(p, "identifier"))) {
 			case "OSPF":
 				err = ospfFromTree(p, d, idx)
 			case "BGP":
@@ -265,8 +266,8 @@ func routingFromTree(tree map[string]any, d *topology.Device, idx map[string]int
 				return err
 			}
 		}
-		for _, tc := range list(at(ni, "table-connections", "table-connection")) {
-			src := identName(strOf(at(tc, "src-protocol")))
+		for _, tc := range yang.List(at(ni, "table-connections", "table-connection")) {
+			src := identName(yang.String(at(tc, "src-protocol")))
 			var name string
 			for k, v := range redistSource {
 				if identName(v) == src {
@@ -274,9 +275,9 @@ func routingFromTree(tree map[string]any, d *topology.Device, idx map[string]int
 				}
 			}
 			if name == "" {
-				return fmt.Errorf("table-connection: unknown src-protocol %q", strOf(at(tc, "src-protocol")))
+				return fmt.Errorf("table-connection: unknown src-protocol %q", yang.String(at(tc, "src-protocol")))
 			}
-			switch identName(strOf(at(tc, "dst-protocol"))) {
+			switch identName(yang.String(at(tc, "dst-protocol"))) {
 			case "OSPF":
 				if d.OSPF == nil {
 					d.OSPF = &topology.OSPF{}
@@ -288,7 +289,7 @@ func routingFromTree(tree map[string]any, d *topology.Device, idx map[string]int
 				}
 				d.BGP.Redistribute = append(d.BGP.Redistribute, name)
 			default:
-				return fmt.Errorf("table-connection: unsupported dst-protocol %q", strOf(at(tc, "dst-protocol")))
+				return fmt.Errorf("table-connection: unsupported dst-protocol %q", yang.String(at(tc, "dst-protocol")))
 			}
 		}
 	}
@@ -306,34 +307,34 @@ func identName(s string) string {
 func ospfFromTree(p any, d *topology.Device, idx map[string]int) error {
 	o := &topology.OSPF{}
 	g := at(p, "ospfv2", "global", "config")
-	o.RouterID = strOf(at(g, "router-id"))
+	o.RouterID = yang.String(at(g, "router-id"))
 	o.DefaultOriginate, _ = at(g, "netmcp-default-originate").(bool)
 	o.ReferenceBandwidthMbps, _ = intOf(at(g, "netmcp-reference-bandwidth"))
 	d.OSPF = o
-	for _, a := range list(at(p, "ospfv2", "areas", "area")) {
-		area := strOf(at(a, "identifier"))
+	for _, a := range yang.List(at(p, "ospfv2", "areas", "area")) {
+		area := yang.String(at(a, "identifier"))
 		if n, ok := intOf(at(a, "identifier")); ok && area == "" {
 			area = dialect.DottedArea(strconv.Itoa(n))
 		}
 		if area == "" {
 			return fmt.Errorf("ospfv2 area without an identifier")
 		}
-		for _, e := range list(at(a, "interfaces", "interface")) {
-			id := strOf(at(e, "id"))
+		for _, e := range yang.List(at(a, "interfaces", "interface")) {
+			id := yang.String(at(e, "id"))
 			i, ok := idx[id]
 			if !ok {
 				return fmt.Errorf("ospfv2 area %s names interface %s, which is not configured", area, id)
 			}
 			c := at(e, "config")
 			io := &topology.InterfaceOSPF{Area: area}
-			switch identName(strOf(at(c, "network-type"))) {
+			switch identName(yang.String(at(c, "network-type"))) {
 			case "POINT_TO_POINT_NETWORK":
 				io.NetworkType = topology.OSPFPointToPoint
 			case "BROADCAST_NETWORK":
 				io.NetworkType = topology.OSPFBroadcast
 			case "":
 			default:
-				return fmt.Errorf("ospfv2 interface %s: unsupported network-type %q", id, strOf(at(c, "network-type")))
+				return fmt.Errorf("ospfv2 interface %s: unsupported network-type %q", id, yang.String(at(c, "network-type")))
 			}
 			io.Cost, _ = intOf(at(c, "metric"))
 			io.Passive, _ = at(c, "passive").(bool)
@@ -355,20 +356,20 @@ func bgpFromTree(p any, d *topology.Device) error {
 	if !ok || asn <= 0 {
 		return fmt.Errorf("bgp: global config has no AS number")
 	}
-	b := &topology.BGP{ASN: uint32(asn), RouterID: strOf(at(g, "router-id"))}
+	b := &topology.BGP{ASN: uint32(asn), RouterID: yang.String(at(g, "router-id"))}
 	b.Keepalive, _ = intOf(at(g, "netmcp-keepalive-interval"))
 	b.Hold, _ = intOf(at(g, "netmcp-hold-time"))
-	for _, af := range list(at(p, "bgp", "global", "afi-safis", "afi-safi")) {
-		for _, n := range list(at(af, "config", "netmcp-networks")) {
-			pfx, err := netip.ParsePrefix(strOf(n))
+	for _, af := range yang.List(at(p, "bgp", "global", "afi-safis", "afi-safi")) {
+		for _, n := range yang.List(at(af, "config", "netmcp-networks")) {
+			pfx, err := netip.ParsePrefix(yang.String(n))
 			if err != nil {
 				return fmt.Errorf("bgp: bad network %v", n)
 			}
 			b.Networks = append(b.Networks, pfx.Masked().String())
 		}
 	}
-	for _, n := range list(at(p, "bgp", "neighbors", "neighbor")) {
-		addr := strOf(at(n, "neighbor-address"))
+	for _, n := range yang.List(at(p, "bgp", "neighbors", "neighbor")) {
+		addr := yang.String(at(n, "neighbor-address"))
 		a, err := netip.ParseAddr(addr)
 		if err != nil {
 			return fmt.Errorf("bgp: bad neighbor-address %q", addr)
@@ -379,8 +380,8 @@ func bgpFromTree(p any, d *topology.Device) error {
 			return fmt.Errorf("bgp neighbor %s has no peer-as", addr)
 		}
 		nb := topology.BGPNeighbor{Address: a.String(), RemoteAS: uint32(ras),
-			Description: strOf(at(c, "description")), Password: strOf(at(c, "auth-password")),
-			UpdateSource: strOf(at(n, "transport", "config", "local-address"))}
+			Description: yang.String(at(c, "description")), Password: yang.String(at(c, "auth-password")),
+			UpdateSource: yang.String(at(n, "transport", "config", "local-address"))}
 		if e, ok := at(c, "enabled").(bool); ok && !e {
 			nb.Shutdown = true
 		}
@@ -389,7 +390,7 @@ func bgpFromTree(p any, d *topology.Device) error {
 			nb.EBGPMultihop, _ = intOf(at(n, "ebgp-multihop", "config", "multihop-ttl"))
 			nb.EBGPMultihop = max(nb.EBGPMultihop, 1)
 		}
-		for _, af := range list(at(n, "afi-safis", "afi-safi")) {
+		for _, af := range yang.List(at(n, "afi-safis", "afi-safi")) {
 			for _, fam := range []string{"ipv4-unicast", "ipv6-unicast"} {
 				if m, ok := intOf(at(af, fam, "prefix-limit", "config", "max-prefixes")); ok {
 					nb.MaxPrefix = m

@@ -7,6 +7,7 @@ import (
 	"github.com/netmcp/netmcp/lab/sim/dialect"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // operational builds the operational datastore (docs/datamodel.md): the
@@ -37,12 +38,12 @@ func (d *Driver) addInterfaceState(tree map[string]any, dev topology.Device) {
 		byName[it.Name] = it
 	}
 	var ietf []any
-	for _, n := range list(at(tree, memInterfaces, "interface")) {
+	for _, n := range yang.List(at(tree, memInterfaces, "interface")) {
 		m, ok := n.(map[string]any)
 		if !ok {
 			continue
 		}
-		name := strOf(m["name"])
+		name := yang.String(m["name"])
 		st, err := d.lab.net.InterfaceState(d.name, name)
 		if err != nil {
 			continue
@@ -113,7 +114,7 @@ func (d *Driver) addNeighbors(m map[string]any, ifn string, neigh []netsim.Neigh
 		subs = obj{"subinterface": []any{obj{"index": num(0), "config": obj{"index": num(0)}}}}
 		m["subinterfaces"] = subs
 	}
-	sl := list(subs["subinterface"])
+	sl := yang.List(subs["subinterface"])
 	if len(sl) == 0 {
 		return
 	}

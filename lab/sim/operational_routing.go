@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/netmcp/netmcp/lab/sim/netsim"
+	"github.com/netmcp/netmcp/yang"
 )
 
 // This file adds the OSPF and BGP state of the model to the operational
@@ -50,20 +51,20 @@ func bgpErrorIdentities(lastError string) (code, subcode string) {
 // running configuration being made operational).
 func (d *Driver) addRoutingState(tree map[string]any) {
 	var def map[string]any
-	for _, ni := range list(at(tree, memNetInst, "network-instance")) {
-		if m, ok := ni.(map[string]any); ok && strOf(m["name"]) == defaultNI {
+	for _, ni := range yang.List(at(tree, memNetInst, "network-instance")) {
+		if m, ok := ni.(map[string]any); ok && yang.String(m["name"]) == defaultNI {
 			def = m
 		}
 	}
 	if def == nil {
 		return
 	}
-	for _, p := range list(at(def, "protocols", "protocol")) {
+	for _, p := range yang.List(at(def, "protocols", "protocol")) {
 		m, ok := p.(map[string]any)
 		if !ok {
 			continue
 		}
-		switch identName(strOf(m["identifier"])) {
+		switch identName(yang.String(m["identifier"])) {
 		case "BGP":
 			if st, err := d.lab.net.BGP(d.name); err == nil && st.Configured {
 				bgpState(m, st)
@@ -88,7 +89,7 @@ func bgpState(p map[string]any, st netsim.BGPState) {
 	}
 	global["state"] = gs
 	neighbors := subObj(bgp, "neighbors")
-	entries := list(neighbors["neighbor"])
+	entries := yang.List(neighbors["neighbor"])
 	for _, n := range st.Neighbors {
 		e := findKeyed(&entries, "neighbor-address", n.Address.String())
 		s := obj{"neighbor-address": n.Address.String(), "peer-as": num(int(n.RemoteAS)), "local-as": num(int(n.LocalAS)),
@@ -133,7 +134,7 @@ func bgpState(p map[string]any, st netsim.BGPState) {
 			af = afiIPv6Unicast
 		}
 		afs := subObj(e, "afi-safis")
-		al := list(afs["afi-safi"])
+		al := yang.List(afs["afi-safi"])
 		a := findKeyed(&al, "afi-safi-name", af)
 		a["state"] = obj{"afi-safi-name": af, "enabled": true, "active": n.State == netsim.BGPEstablished,
 			"prefixes": obj{"received": num(n.PrefixesReceived), "sent": num(n.PrefixesSent), "installed": num(n.PrefixesAccepted)}}
@@ -148,12 +149,12 @@ func ospfState(p map[string]any, st netsim.OSPFState) {
 		subObj(v2, "global")["state"] = obj{"router-id": st.RouterID.String()}
 	}
 	areas := subObj(v2, "areas")
-	al := list(areas["area"])
+	al := yang.List(areas["area"])
 	for _, oi := range st.Interfaces {
 		area := findKeyed(&al, "identifier", oi.Area)
 		area["state"] = obj{"identifier": oi.Area}
 		ifs := subObj(area, "interfaces")
-		il := list(ifs["interface"])
+		il := yang.List(ifs["interface"])
 		e := findKeyed(&il, "id", oi.Interface)
 		s := obj{"id": oi.Interface, "metric": num(oi.Cost), "passive": oi.Passive, "netmcp-state": oi.State, "netmcp-oper-up": oi.Up}
 		switch oi.NetworkType {
@@ -207,7 +208,7 @@ func subObj(m map[string]any, k string) map[string]any {
 // new entry (with the key) when there is none.
 func findKeyed(l *[]any, key, val string) map[string]any {
 	for _, e := range *l {
-		if m, ok := e.(map[string]any); ok && strOf(m[key]) == val {
+		if m, ok := e.(map[string]any); ok && yang.String(m[key]) == val {
 			return m
 		}
 	}
@@ -216,7 +217,7 @@ func findKeyed(l *[]any, key, val string) map[string]any {
 	if a, err := netip.ParseAddr(val); err == nil {
 		for _, e := range *l {
 			if m, ok := e.(map[string]any); ok {
-				if b, err := netip.ParseAddr(strOf(m[key])); err == nil && a == b {
+				if b, err := netip.ParseAddr(yang.String(m[key])); err == nil && a == b {
 					return m
 				}
 			}

@@ -24,12 +24,12 @@ func TestRoutingStateTree(t *testing.T) {
 	s := dialecttest.Routing()
 	tree := DeviceToTree(fullRoutingDevice(t))
 	var def map[string]any
-	for _, ni := range list(at(tree, memNetInst, "network-instance")) {
+	for _, ni := range yang.List(at(tree, memNetInst, "network-instance")) {
 		if m := ni.(map[string]any); m["name"] == defaultNI {
 			def = m
 		}
 	}
-	for _, p := range list(at(def, "protocols", "protocol")) {
+	for _, p := range yang.List(at(def, "protocols", "protocol")) {
 		m := p.(map[string]any)
 		switch m["name"] {
 		case protoNameBGP:
