@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sync"
 
 	"github.com/netmcp/netmcp/netproto"
@@ -315,13 +316,9 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 		if it != nil {
 			vrf = it.VRF
 		}
-		far := ""
+		far, farSrc := "", ""
 		if vrf == "" {
-			for _, name := range n.Order {
-				if name != h.Router.Device {
-					far = name // the last other device: the farthest in a line
-				}
-			}
+			far, farSrc = n.farProber(h.Router.Device)
 		}
 		probes[i].farDev = far
 		wg.Add(1)
@@ -329,7 +326,7 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 			defer wg.Done()
 			probes[i].local = r.ping(h.Router.Device, h.Addr, pingOpts{Count: 3, VRF: vrf})
 			if far != "" {
-				probes[i].far = r.ping(far, h.Addr, pingOpts{Count: 3})
+				probes[i].far = r.ping(far, h.Addr, pingOpts{Count: 3, Source: farSrc})
 			}
 		}()
 	}
@@ -368,6 +365,12 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 			if len(cs) == 0 && stop != "" {
 				cs = append(cs, r.routeCause(n, hops, p.farDev, ep, stop))
 			}
+			if len(cs) == 0 && r.gatewayRead(n, p.h) {
+				// The host's own routes show the gateway its LAN offers
+				// (host-config compared them): its return path is not
+				// the host's, whatever lies beyond its router.
+				continue
+			}
 			if len(cs) == 0 {
 				c := newCause("host_incorrect_gateway", []string{p.h.Host.Name}, "",
 					fmt.Sprintf("Host %s answers its own router %s but not %s, whose path to it is sound: its return path (gateway) is wrong.", p.h.Host.Name, p.h.Router.Device, p.farDev))
@@ -383,6 +386,45 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 			}
 		}
 	}
+}
+
+// farProber returns the router that probes a host of router own from
+// afar, and the address it probes from: the last other router (the
+// farthest in a line) that has a LAN of hosts up, from its address on
+// that LAN, so the probe travels between LANs as the hosts' traffic does
+// (a router's link addresses need not be routed beyond the network, an
+// upstream provider's hosts have no way back to them). With no such
+// router: the last other router, from its default source.
+func (n *network) farProber(own string) (dev, src string) {
+	for _, name := range n.Order {
+		if name != own {
+			dev = name
+		}
+	}
+	for _, h := range n.Hosts {
+		if h.Router.Device == own || !h.Router.Addr.IsValid() {
+			continue
+		}
+		it := n.Devices[h.Router.Device].Iface(h.Router.Iface)
+		if it == nil || !it.OperUp || it.VRF != "" {
+			continue
+		}
+		if i, j := slices.Index(n.Order, h.Router.Device), slices.Index(n.Order, dev); src == "" || i > j {
+			dev, src = h.Router.Device, h.Router.Addr.String()
+		}
+	}
+	return dev, src
+}
+
+// gatewayRead tells whether a host's own view was read and shows the
+// default gateway its LAN offers (its router's address there).
+func (r *run) gatewayRead(n *network, h hostAttach) bool {
+	hv := n.HostViews[h.Host.Name]
+	if hv == nil || hv.Err != "" {
+		return false
+	}
+	gw, ok := hv.Gateway()
+	return ok && gw == h.Router.Addr
 }
 
 // coveredByCause tells whether a cause found already concerns an interface.
