@@ -30,7 +30,7 @@ var serverRE = regexp.MustCompile(`(\d+\.\d+\.\d+\.\d+)#53`)
 
 // lookup resolves name from dev with the dns_lookup tool.
 func (r *run) lookup(dev, name string) lookup {
-	out, n, err := r.call(dev, netproto.ToolDNSLookup, map[string]any{"destination": name})
+	out, n, err := r.probe(dev, netproto.ToolDNSLookup, map[string]any{"destination": name})
 	l := lookup{Dev: dev, Name: name, Call: n}
 	if err != nil {
 		l.Text = "dns_lookup failed: " + firstLine(err.Error())

@@ -246,7 +246,7 @@ func (r *run) resolve(n *network, name string) (endpoint, error) {
 		if len(n.Order) == 0 {
 			return endpoint{}, fmt.Errorf("%s: unknown name and no device to resolve it", name)
 		}
-		out, call, err := r.call(n.Order[0], netproto.ToolDNSLookup, map[string]any{"destination": name})
+		out, call, err := r.probe(n.Order[0], netproto.ToolDNSLookup, map[string]any{"destination": name})
 		if err != nil {
 			return endpoint{}, fmt.Errorf("%s is neither a device, a known host nor an address, and %s could not resolve it: %v", name, n.Order[0], err)
 		}

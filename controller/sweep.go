@@ -349,6 +349,8 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 		switch {
 		case lostDevice(p.local.Err) || lostDevice(p.far.Err):
 			continue // a prober was lost (Report.Unreachable), not the host
+		case p.local.Unknown || p.far.Unknown:
+			continue // a probe refused even after retries shows nothing
 		case !p.local.OK() && p.local.Loss == 100:
 			if r.coveredByCause(p.h.Router.Device, p.h.Router.Iface) {
 				continue
