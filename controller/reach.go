@@ -475,6 +475,29 @@ func (r *run) hostCause(n *network, dst endpoint) Cause {
 		c.Fix = fmt.Sprintf("Bring host %s back up.", h.Host.Name)
 		return c
 	}
+	// The host's own view, when it serves one, says more than the
+	// router's side: a host that answers nothing at all is down; one
+	// whose port is down has lost its link; one that holds its address
+	// is not misaddressed.
+	if hv := n.HostViews[h.Host.Name]; hv != nil && mac == "" {
+		if hv.Err != "" {
+			c := newCause("host_crash", []string{h.Host.Name}, where,
+				fmt.Sprintf("Host %s (%s) is down: it answers neither its router %s nor its own management (%s).", h.Host.Name, dst.Addr, h.Router.Device, hv.Err),
+				ev, r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "no answer: %s", hv.Err))
+			c.Fix = fmt.Sprintf("Bring host %s back up.", h.Host.Name)
+			return c
+		}
+		for _, hi := range hv.Ifaces {
+			if hi.Loopback || hi.Name == "lo" || hi.OperUp || hi.OperStatus == "" {
+				continue
+			}
+			c := newCause("link_down", []string{h.Router.Device, h.Host.Name}, where+" — "+h.Host.Name+":"+hi.Name,
+				fmt.Sprintf("The link from %s:%s to host %s is down: the host's %s is operationally %s, and its router sees no ARP for %s.", h.Router.Device, h.Router.Iface, h.Host.Name, hi.Name, hi.OperStatus, dst.Addr),
+				ev, r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s admin %s, oper %s", hi.Name, upDown(hi.AdminUp), hi.OperStatus))
+			c.Fix = fmt.Sprintf("Restore the link between %s and host %s (cable, the access port, the host's port).", h.Router.Device, h.Host.Name)
+			return c
+		}
+	}
 	// The port is up, so the host is alive: its addressing is wrong.
 	if mac == "" {
 		c := newCause("host_incorrect_ip", []string{h.Host.Name}, where,

@@ -352,7 +352,9 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 		case p.local.Unknown || p.far.Unknown:
 			continue // a probe refused even after retries shows nothing
 		case !p.local.OK() && p.local.Loss == 100:
-			if r.coveredByCause(p.h.Router.Device, p.h.Router.Iface) {
+			if r.coveredByCause(p.h.Router.Device, p.h.Router.Iface) || r.hasCauseOn(p.h.Host.Name) {
+				// A cause found already on the port or the host itself
+				// (its filter, its address) explains its silence.
 				continue
 			}
 			c := r.hostCause(n, ep)
