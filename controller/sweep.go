@@ -331,6 +331,28 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 		}()
 	}
 	wg.Wait()
+	// Router-host links are compared with each other: one whose round
+	// trip stands far above its peers' delays (or queues) the host's
+	// traffic.
+	var rtts []float64
+	for _, p := range probes {
+		if p.local.OK() && p.local.RTT > 0 {
+			rtts = append(rtts, p.local.RTT)
+		}
+	}
+	limit := peerLimit(rtts)
+	for _, p := range probes {
+		if done[p.h.Host.Name] || !p.local.OK() || len(rtts) < 3 || p.local.RTT <= limit {
+			continue
+		}
+		l := link{A: p.h.Router, B: end{Device: p.h.Host.Name, Addr: p.h.Addr}}
+		c := latencyCause(l, p.local.RTT, limit, r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text))
+		c.Where = p.h.Router.Device + ":" + p.h.Router.Iface + " — " + p.h.Host.Name
+		c.Summary = fmt.Sprintf("The link from %s:%s to host %s delays packets: %.0f ms round trip, where its peers' router-host links take at most %.1f ms.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name, p.local.RTT, limit)
+		c.Fix = fmt.Sprintf("Find what delays the link from %s:%s to host %s (a shaper, the host's port) and check its round trip afterwards.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name)
+		r.rep.addCause(c)
+		done[p.h.Host.Name] = true
+	}
 	for _, p := range probes {
 		if done[p.h.Host.Name] {
 			continue
@@ -460,6 +482,18 @@ func containsWord(s, w string) bool {
 		}
 	}
 	return false
+}
+
+// peerLimit is the round trip above which a link stands out from its
+// peers (rtts, one per link of the same kind): ten times their median,
+// and never below 20 ms, so that a lab's jitter is not a fault.
+func peerLimit(rtts []float64) float64 {
+	if len(rtts) == 0 {
+		return 20
+	}
+	s := slices.Clone(rtts)
+	slices.Sort(s)
+	return max(20, 10*s[len(s)/2])
 }
 
 // latencyLimit is the round trip across one link above which it is slow.
