@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/netip"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/netmcp/netmcp/netproto"
@@ -30,7 +31,7 @@ var serverRE = regexp.MustCompile(`(\d+\.\d+\.\d+\.\d+)#53`)
 
 // lookup resolves name from dev with the dns_lookup tool.
 func (r *run) lookup(dev, name string) lookup {
-	out, n, err := r.call(dev, netproto.ToolDNSLookup, map[string]any{"destination": name})
+	out, n, err := r.probe(dev, netproto.ToolDNSLookup, map[string]any{"destination": name})
 	l := lookup{Dev: dev, Name: name, Call: n}
 	if err != nil {
 		l.Text = "dns_lookup failed: " + firstLine(err.Error())
@@ -158,6 +159,13 @@ func (r *run) dnsSweep(n *network) {
 	for _, hn := range sortedKeys(n.HostViews) {
 		hv := n.HostViews[hn]
 		if hv.Err != "" || len(hv.Resolvers) == 0 || r.hasCauseOn(hn) {
+			continue
+		}
+		if !rl.Answered || slices.Contains(hv.Resolvers, rl.Server) {
+			// The host asks the server the routers ask: its resolver is
+			// right, and a lookup of its that fails is explained by the
+			// server or the path to it (named by the other checks), not
+			// by the host.
 			continue
 		}
 		hl := r.lookup(hn, probe)

@@ -18,6 +18,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/diag"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/yang"
 )
@@ -60,6 +61,9 @@ type run struct {
 	net  *network
 	// history is each router's interface history from its log (flap.go).
 	history map[string]map[string]ifHistory
+	// probeSlots bound the diagnostics run at once on each device to
+	// what a device allows one caller (diag.DefaultPerCaller).
+	probeSlots map[string]chan struct{}
 }
 
 // newReportID returns a fresh report id: the time and a random suffix,
@@ -329,6 +333,10 @@ type pingResult struct {
 	Call int
 	Err  error
 	Text string
+	// Unknown is set when the device refused or timed out the probe
+	// itself (busy with other diagnostics): the probe shows nothing
+	// of the path, and is no evidence either way.
+	Unknown bool
 }
 
 // OK tells whether every probe came back.
@@ -349,8 +357,8 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 	if o.DF {
 		args["dontFragment"] = true
 	}
-	out, n, err := r.call(dev, netproto.ToolPing, args)
-	p := pingResult{Dev: dev, Dst: dst, Call: n, Err: err, Loss: 100}
+	out, n, err := r.probe(dev, netproto.ToolPing, args)
+	p := pingResult{Dev: dev, Dst: dst, Call: n, Err: err, Loss: 100, Unknown: refused(err)}
 	if lostDevice(err) {
 		r.noteLost(dev, err)
 	}
@@ -385,6 +393,55 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 	}
 	r.summarize(n, "%s", p.Text)
 	return p
+}
+
+// probe makes a diagnostic call (a ping) on dev: at most
+// diag.DefaultPerCaller at once per device, and a call the device
+// refuses as busy is retried with back-off before it is given up.
+func (r *run) probe(dev, tool string, args map[string]any) (any, int, error) {
+	r.mu.Lock()
+	if r.probeSlots == nil {
+		r.probeSlots = map[string]chan struct{}{}
+	}
+	slots := r.probeSlots[dev]
+	if slots == nil {
+		slots = make(chan struct{}, diag.DefaultPerCaller)
+		r.probeSlots[dev] = slots
+	}
+	r.mu.Unlock()
+	wait := 50 * time.Millisecond
+	for try := 0; ; try++ {
+		select {
+		case slots <- struct{}{}:
+		case <-r.ctx.Done():
+			return nil, 0, r.ctx.Err()
+		}
+		out, n, err := r.call(dev, tool, args)
+		<-slots
+		if !refused(err) || try == probeTries-1 {
+			return out, n, err
+		}
+		select {
+		case <-time.After(wait):
+		case <-r.ctx.Done():
+			return out, n, err
+		}
+		wait *= 2
+	}
+}
+
+// probeTries is how many times a probe a device refuses is tried.
+const probeTries = 6
+
+// refused tells whether a diagnostic call failed because the device
+// would not run it now (too many diagnostics running, or its own time
+// limit), not because of what it probed.
+func refused(err error) bool {
+	if err == nil {
+		return false
+	}
+	s := err.Error()
+	return strings.Contains(s, diag.ErrBusy.Error()) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // now reads the controller's clock (Now, else time.Now).

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/netip"
+	"slices"
 	"strings"
 
 	"github.com/netmcp/netmcp/netproto"
@@ -63,6 +64,16 @@ func (r *run) hostChecks(n *network) map[string]bool {
 		}
 		conflict := false
 		for _, p := range addrs {
+			if lan.IsValid() && !lan.Masked().Contains(p.Addr()) {
+				// An address held twice conflicts only on one segment
+				// (ARP); one outside the host's LAN is a wrong address.
+				continue
+			}
+			if r.ownsAddr(hv.Name, p.Addr()) {
+				// The inventory gives the host this address: whoever
+				// else holds it took it, and is the one named.
+				continue
+			}
 			owner := ""
 			if od, _ := n.Owner(p.Addr()); od != nil {
 				owner = od.Name
@@ -123,6 +134,16 @@ func (r *run) hostChecks(n *network) map[string]bool {
 		}
 	}
 	return done
+}
+
+// ownsAddr tells whether the inventory gives host name the address a.
+func (r *run) ownsAddr(name string, a netip.Addr) bool {
+	for _, h := range r.c.Hosts {
+		if h.Name == name && slices.Contains(h.Addrs, a) {
+			return true
+		}
+	}
+	return false
 }
 
 func gwWords(gw netip.Addr, ok bool) string {

@@ -246,7 +246,7 @@ func (r *run) resolve(n *network, name string) (endpoint, error) {
 		if len(n.Order) == 0 {
 			return endpoint{}, fmt.Errorf("%s: unknown name and no device to resolve it", name)
 		}
-		out, call, err := r.call(n.Order[0], netproto.ToolDNSLookup, map[string]any{"destination": name})
+		out, call, err := r.probe(n.Order[0], netproto.ToolDNSLookup, map[string]any{"destination": name})
 		if err != nil {
 			return endpoint{}, fmt.Errorf("%s is neither a device, a known host nor an address, and %s could not resolve it: %v", name, n.Order[0], err)
 		}
@@ -474,6 +474,29 @@ func (r *run) hostCause(n *network, dst endpoint) Cause {
 			fmt.Sprintf("Host %s (%s) is down: the port %s:%s toward it is down.", h.Host.Name, dst.Addr, h.Router.Device, h.Router.Iface), ev)
 		c.Fix = fmt.Sprintf("Bring host %s back up.", h.Host.Name)
 		return c
+	}
+	// The host's own view, when it serves one, says more than the
+	// router's side: a host that answers nothing at all is down; one
+	// whose port is down has lost its link; one that holds its address
+	// is not misaddressed.
+	if hv := n.HostViews[h.Host.Name]; hv != nil && mac == "" {
+		if hv.Err != "" {
+			c := newCause("host_crash", []string{h.Host.Name}, where,
+				fmt.Sprintf("Host %s (%s) is down: it answers neither its router %s nor its own management (%s).", h.Host.Name, dst.Addr, h.Router.Device, hv.Err),
+				ev, r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "no answer: %s", hv.Err))
+			c.Fix = fmt.Sprintf("Bring host %s back up.", h.Host.Name)
+			return c
+		}
+		for _, hi := range hv.Ifaces {
+			if hi.Loopback || hi.Name == "lo" || hi.OperUp || hi.OperStatus == "" {
+				continue
+			}
+			c := newCause("link_down", []string{h.Router.Device, h.Host.Name}, where+" — "+h.Host.Name+":"+hi.Name,
+				fmt.Sprintf("The link from %s:%s to host %s is down: the host's %s is operationally %s, and its router sees no ARP for %s.", h.Router.Device, h.Router.Iface, h.Host.Name, hi.Name, hi.OperStatus, dst.Addr),
+				ev, r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s admin %s, oper %s", hi.Name, upDown(hi.AdminUp), hi.OperStatus))
+			c.Fix = fmt.Sprintf("Restore the link between %s and host %s (cable, the access port, the host's port).", h.Router.Device, h.Host.Name)
+			return c
+		}
 	}
 	// The port is up, so the host is alive: its addressing is wrong.
 	if mac == "" {

@@ -3,6 +3,7 @@ package controller
 import (
 	"fmt"
 	"net/netip"
+	"slices"
 	"sync"
 
 	"github.com/netmcp/netmcp/netproto"
@@ -315,13 +316,9 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 		if it != nil {
 			vrf = it.VRF
 		}
-		far := ""
+		far, farSrc := "", ""
 		if vrf == "" {
-			for _, name := range n.Order {
-				if name != h.Router.Device {
-					far = name // the last other device: the farthest in a line
-				}
-			}
+			far, farSrc = n.farProber(h.Router.Device)
 		}
 		probes[i].farDev = far
 		wg.Add(1)
@@ -329,11 +326,33 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 			defer wg.Done()
 			probes[i].local = r.ping(h.Router.Device, h.Addr, pingOpts{Count: 3, VRF: vrf})
 			if far != "" {
-				probes[i].far = r.ping(far, h.Addr, pingOpts{Count: 3})
+				probes[i].far = r.ping(far, h.Addr, pingOpts{Count: 3, Source: farSrc})
 			}
 		}()
 	}
 	wg.Wait()
+	// Router-host links are compared with each other: one whose round
+	// trip stands far above its peers' delays (or queues) the host's
+	// traffic.
+	var rtts []float64
+	for _, p := range probes {
+		if p.local.OK() && p.local.RTT > 0 {
+			rtts = append(rtts, p.local.RTT)
+		}
+	}
+	limit := peerLimit(rtts)
+	for _, p := range probes {
+		if done[p.h.Host.Name] || !p.local.OK() || len(rtts) < 3 || p.local.RTT <= limit {
+			continue
+		}
+		l := link{A: p.h.Router, B: end{Device: p.h.Host.Name, Addr: p.h.Addr}}
+		c := latencyCause(l, p.local.RTT, limit, r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text))
+		c.Where = p.h.Router.Device + ":" + p.h.Router.Iface + " — " + p.h.Host.Name
+		c.Summary = fmt.Sprintf("The link from %s:%s to host %s delays packets: %.0f ms round trip, where its peers' router-host links take at most %.1f ms.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name, p.local.RTT, limit)
+		c.Fix = fmt.Sprintf("Find what delays the link from %s:%s to host %s (a shaper, the host's port) and check its round trip afterwards.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name)
+		r.rep.addCause(c)
+		done[p.h.Host.Name] = true
+	}
 	for _, p := range probes {
 		if done[p.h.Host.Name] {
 			continue
@@ -352,8 +371,12 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 		switch {
 		case lostDevice(p.local.Err) || lostDevice(p.far.Err):
 			continue // a prober was lost (Report.Unreachable), not the host
+		case p.local.Unknown || p.far.Unknown:
+			continue // a probe refused even after retries shows nothing
 		case !p.local.OK() && p.local.Loss == 100:
-			if r.coveredByCause(p.h.Router.Device, p.h.Router.Iface) {
+			if r.coveredByCause(p.h.Router.Device, p.h.Router.Iface) || r.hasCauseOn(p.h.Host.Name) {
+				// A cause found already on the port or the host itself
+				// (its filter, its address) explains its silence.
 				continue
 			}
 			c := r.hostCause(n, ep)
@@ -367,6 +390,12 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 			cs, _ := r.checkHops(n, hops, traffic{Protocol: "ICMP", Dst: p.h.Addr}, fmt.Sprintf("ICMP to %s", p.h.Addr))
 			if len(cs) == 0 && stop != "" {
 				cs = append(cs, r.routeCause(n, hops, p.farDev, ep, stop))
+			}
+			if len(cs) == 0 && r.gatewayRead(n, p.h) {
+				// The host's own routes show the gateway its LAN offers
+				// (host-config compared them): its return path is not
+				// the host's, whatever lies beyond its router.
+				continue
 			}
 			if len(cs) == 0 {
 				c := newCause("host_incorrect_gateway", []string{p.h.Host.Name}, "",
@@ -383,6 +412,45 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 			}
 		}
 	}
+}
+
+// farProber returns the router that probes a host of router own from
+// afar, and the address it probes from: the last other router (the
+// farthest in a line) that has a LAN of hosts up, from its address on
+// that LAN, so the probe travels between LANs as the hosts' traffic does
+// (a router's link addresses need not be routed beyond the network, an
+// upstream provider's hosts have no way back to them). With no such
+// router: the last other router, from its default source.
+func (n *network) farProber(own string) (dev, src string) {
+	for _, name := range n.Order {
+		if name != own {
+			dev = name
+		}
+	}
+	for _, h := range n.Hosts {
+		if h.Router.Device == own || !h.Router.Addr.IsValid() {
+			continue
+		}
+		it := n.Devices[h.Router.Device].Iface(h.Router.Iface)
+		if it == nil || !it.OperUp || it.VRF != "" {
+			continue
+		}
+		if i, j := slices.Index(n.Order, h.Router.Device), slices.Index(n.Order, dev); src == "" || i > j {
+			dev, src = h.Router.Device, h.Router.Addr.String()
+		}
+	}
+	return dev, src
+}
+
+// gatewayRead tells whether a host's own view was read and shows the
+// default gateway its LAN offers (its router's address there).
+func (r *run) gatewayRead(n *network, h hostAttach) bool {
+	hv := n.HostViews[h.Host.Name]
+	if hv == nil || hv.Err != "" {
+		return false
+	}
+	gw, ok := hv.Gateway()
+	return ok && gw == h.Router.Addr
 }
 
 // coveredByCause tells whether a cause found already concerns an interface.
@@ -414,6 +482,18 @@ func containsWord(s, w string) bool {
 		}
 	}
 	return false
+}
+
+// peerLimit is the round trip above which a link stands out from its
+// peers (rtts, one per link of the same kind): ten times their median,
+// and never below 20 ms, so that a lab's jitter is not a fault.
+func peerLimit(rtts []float64) float64 {
+	if len(rtts) == 0 {
+		return 20
+	}
+	s := slices.Clone(rtts)
+	slices.Sort(s)
+	return max(20, 10*s[len(s)/2])
 }
 
 // latencyLimit is the round trip across one link above which it is slow.
