@@ -46,6 +46,10 @@ type Controller struct {
 	// DefaultFlapWindow): older changes are history, not a fault now.
 	// Lines a device gives no time for are all counted.
 	FlapWindow time.Duration
+	// SweepMesh makes the sweep's first look measure the pingmesh (rule
+	// pingmesh) into the report's facts. Off by default: no rule reads it
+	// yet, and it costs a ping per pair, the square of the fleet.
+	SweepMesh bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }

@@ -40,7 +40,7 @@ type sweepState struct {
 // sweepRules are the sweep's rules, in the order they run.
 var sweepRules = []rule{
 	{name: "pingmesh", step: "first look: ping between every host and router loopback (pingmesh)",
-		applies: func(r *run, s *sweepState) bool { return len(r.meshTargets(s.n)) > 1 },
+		applies: func(r *run, s *sweepState) bool { return r.c.SweepMesh && len(r.meshTargets(s.n)) > 1 },
 		check:   (*run).firstLook},
 	{name: "link-state", step: "check every link: state of both ends, their logged history, MTU, ACLs",
 		check: (*run).linkState},

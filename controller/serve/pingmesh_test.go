@@ -195,3 +195,18 @@ func remarshalMap(t *testing.T, v any) map[string]any {
 	remarshal(t, v, &m)
 	return m
 }
+
+// TestSweepFirstLook: with SweepMesh the sweep's first step measures the
+// pingmesh into the report's facts and the diagnosis is unchanged.
+func TestSweepFirstLook(t *testing.T) {
+	l := newTestLab(t)
+	l.ctl.SweepMesh = true
+	rep := l.ask(t, "what is wrong with the network?")
+	m, ok := rep.Facts["pingmesh"].(*controller.Pingmesh)
+	if !ok || m.Counts.Pairs == 0 || m.Counts.OK != m.Counts.Pairs || rep.IsAnomaly {
+		t.Fatalf("facts %v, anomaly %v: %s", rep.Facts, rep.IsAnomaly, rep.Diagnosis)
+	}
+	if !strings.Contains(rep.Steps[2].Title, "pingmesh") { // after reading the routers and the hosts
+		t.Errorf("steps %+v", rep.Steps)
+	}
+}
