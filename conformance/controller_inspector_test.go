@@ -52,7 +52,7 @@ func TestInspectorCLIController(t *testing.T) {
 				names = append(names, tool.Name)
 			}
 			slices.Sort(names)
-			if want := []string{"ask", "call_device_tool", "list_devices", "submit_report"}; !slices.Equal(names, want) {
+			if want := []string{"ask", "call_device_tool", "list_devices", "pingmesh", "submit_report"}; !slices.Equal(names, want) {
 				t.Errorf("tools/list: %v, want %v", names, want)
 			}
 

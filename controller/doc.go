@@ -21,7 +21,8 @@
 // (reading devices' YANG trees into a view of the network), engine.go
 // (calls, steps, progress), rules.go (the sweep's rules), reach.go
 // (reachability and path MTU), routing.go (BGP and OSPF), sweep.go (the
-// link and host checks of the sweep), acl.go (what an ACL drops, from
+// link and host checks of the sweep), pingmesh.go (the reachability
+// and latency matrix, the sweep's first look), acl.go (what an ACL drops, from
 // package remedy), remedy.go (consented changes), report.go (the report
 // and its text form) and store.go (the reports directory).
 //

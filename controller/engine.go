@@ -46,6 +46,10 @@ type Controller struct {
 	// DefaultFlapWindow): older changes are history, not a fault now.
 	// Lines a device gives no time for are all counted.
 	FlapWindow time.Duration
+	// SweepMesh makes the sweep's first look measure the pingmesh (rule
+	// pingmesh) into the report's facts. Off by default: no rule reads it
+	// yet, and it costs a ping per pair, the square of the fleet.
+	SweepMesh bool
 	// Now is the clock (time.Now when nil).
 	Now func() time.Time
 }
@@ -137,6 +141,11 @@ func (r *run) begin(title string) {
 // call makes one tool call on a device, records it and returns its
 // structured result (or the text decoded as JSON) and the call's number.
 func (r *run) call(dev, tool string, args map[string]any) (any, int, error) {
+	return r.callCtx(r.ctx, dev, tool, args)
+}
+
+// callCtx is call under ctx (the run's context with a deadline of its own).
+func (r *run) callCtx(ctx context.Context, dev, tool string, args map[string]any) (any, int, error) {
 	r.mu.Lock()
 	n := len(r.rep.Calls) + 1
 	r.rep.Calls = append(r.rep.Calls, Call{N: n, Step: r.step, Device: dev, Tool: tool, Args: args})
@@ -148,7 +157,7 @@ func (r *run) call(dev, tool string, args map[string]any) (any, int, error) {
 	if d == nil {
 		err = fmt.Errorf("device %s is not in the inventory", dev)
 	} else {
-		res, err = d.CallTool(r.ctx, tool, args)
+		res, err = d.CallTool(ctx, tool, args)
 	}
 	el := time.Since(start)
 	var out any

@@ -32,10 +32,16 @@ type sweepState struct {
 	// hostsDone are the hosts host-config named a cause on, which
 	// host-reach leaves alone.
 	hostsDone map[string]bool
+	// mesh is the first look's reachability matrix (pingmesh), nil
+	// when it was not measured.
+	mesh *Pingmesh
 }
 
 // sweepRules are the sweep's rules, in the order they run.
 var sweepRules = []rule{
+	{name: "pingmesh", step: "first look: ping between every host and router loopback (pingmesh)",
+		applies: func(r *run, s *sweepState) bool { return r.c.SweepMesh && len(r.meshTargets(s.n)) > 1 },
+		check:   (*run).firstLook},
 	{name: "link-state", step: "check every link: state of both ends, their logged history, MTU, ACLs",
 		check: (*run).linkState},
 	{name: "acl",

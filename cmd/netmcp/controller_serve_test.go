@@ -90,7 +90,7 @@ func checkTSHost(t *testing.T, o tsHostOutcome, wantVersion, corr string) {
 	if o.Server != "netmcp-controller" {
 		t.Errorf("server %q", o.Server)
 	}
-	if want := []string{"ask", "call_device_tool", "list_devices", "submit_report"}; !slices.Equal(slices.Sorted(slices.Values(o.Tools)), want) {
+	if want := []string{"ask", "call_device_tool", "list_devices", "pingmesh", "submit_report"}; !slices.Equal(slices.Sorted(slices.Values(o.Tools)), want) {
 		t.Errorf("tools %v, want %v", o.Tools, want)
 	}
 	var names []string

@@ -4,9 +4,10 @@
 //
 // The server offers list_devices, call_device_tool (one device's own
 // tool, under that device's policy and approval gate, its elicitations
-// forwarded to the host) and ask (an intent run by the engine of package
+// forwarded to the host), ask (an intent run by the engine of package
 // controller, with progress notifications, its report saved in the
-// reports directory); the resources mcp://<device>/<module>:<path> (a
+// reports directory) and pingmesh (the reachability and latency matrix
+// between hosts and routers' loopbacks); the resources mcp://<device>/<module>:<path> (a
 // device's YANG data, with a content id) and the saved reports; and
 // submit_report with the D2D reports the device agents push, whose
 // signatures are checked against a CA.
@@ -20,5 +21,5 @@
 // device's approval question goes to the host request that caused it,
 // and only there. The files: server.go (the tools), resources.go,
 // access.go (identity, policy, audit), relay.go (approval questions),
-// mask.go (secrets) and d2d.go.
+// mask.go (secrets), pingmesh.go and d2d.go.
 package serve

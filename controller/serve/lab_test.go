@@ -36,6 +36,13 @@ type testLab struct {
 // of topology.ParseFault) with Lab.Inject, as `netmcp lab up --fault` does.
 func newTestLab(t testing.TB, faults ...string) *testLab {
 	t.Helper()
+	return newTestLabOpts(t, nil, faults...)
+}
+
+// newTestLabOpts is newTestLab whose device servers take the options
+// opts gives them by name (nil: the defaults).
+func newTestLabOpts(t testing.TB, opts func(name string) server.Options, faults ...string) *testLab {
+	t.Helper()
 	topo := sim.DefaultTopology()
 	hosts := controller.HostsOf(topo) // what the operator knows: the intended addresses
 	lab, err := sim.NewLab(topo, sim.LabOptions{})
@@ -56,7 +63,11 @@ func newTestLab(t testing.TB, faults ...string) *testLab {
 	var servers []*http.Server
 	var srvs []*server.Server
 	serveDevice := func(name, role string, drv device.Driver) {
-		srv, err := server.New(drv, server.Options{})
+		var o server.Options
+		if opts != nil {
+			o = opts(name)
+		}
+		srv, err := server.New(drv, o)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -24,8 +24,9 @@ const (
 
 // Server exposes a controller's fleet to an MCP host: one connection for
 // the whole network. Tools: list_devices, call_device_tool (a device's
-// own tool, under the device's own policy and approval gate) and ask (an
-// intent, with progress notifications, its report saved in Store).
+// own tool, under the device's own policy and approval gate), ask (an
+// intent, with progress notifications, its report saved in Store) and
+// pingmesh (the reachability and latency matrix).
 // Elicitations from devices are forwarded to the host whose call caused
 // them (Server.Elicit is the fleet's client.Options.Elicit). What the
 // devices answer is masked for a host that may not read their secrets.
@@ -73,13 +74,14 @@ type askIn struct {
 func New(ctl *controller.Controller, store controller.Store, version string) *Server {
 	s := &Server{ctl: ctl, store: store, acc: newAccess(AccessOptions{}), secrets: newSecretsState()}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "netmcp-controller", Version: version}, &mcp.ServerOptions{
-		Instructions: "One connection to the whole network: list_devices, call_device_tool to run a device's own tool, ask to diagnose an intent (reachability, path MTU, BGP or OSPF down, what is wrong with the network?).",
+		Instructions: "One connection to the whole network: list_devices, call_device_tool to run a device's own tool, ask to diagnose an intent (reachability, path MTU, BGP or OSPF down, what is wrong with the network?), pingmesh for the reachability and latency matrix between hosts and routers' loopbacks.",
 	})
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolListDevices, Description: "List the fleet's devices: connection state, dialect, site, role, tags and tools."}, s.listDevices)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolCallDeviceTool, Description: "Call one tool of one device (its result is returned as the device gave it). Writes go through the device's own authorization and approval; its elicitations are forwarded to you."}, s.callDeviceTool)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolAsk, Description: "Diagnose an intent across the fleet and return the report (docs/controller.md): is_anomaly, faulty_devices, root_cause_name, root causes with evidence, proposed changes (not applied). Progress is sent as progress notifications."}, s.ask)
 	s.addResources() // resources.go: mcp://<device>/<module>:<path> and the reports
 	s.addD2D()       // d2d.go: submit_report and the D2D reports
+	s.addPingmesh()  // pingmesh.go: the reachability and latency matrix
 	// access.go: every request is attributed to the host's
 	// identity; the handlers ask the policy; calls are audited.
 	s.srv.AddReceivingMiddleware(s.accessMiddleware)

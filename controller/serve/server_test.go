@@ -67,7 +67,7 @@ func TestControllerServer(t *testing.T) {
 		names = append(names, tl.Name)
 	}
 	slices.Sort(names)
-	if !slices.Equal(names, []string{"ask", "call_device_tool", "list_devices", "submit_report"}) {
+	if !slices.Equal(names, []string{"ask", "call_device_tool", "list_devices", "pingmesh", "submit_report"}) {
 		t.Fatalf("tools %v", names)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_devices"})
