@@ -7,10 +7,10 @@
 #      darwin/arm64, darwin/amd64 and windows/amd64;
 #   4. staticcheck (the version install-deps.sh pins, staticcheck.conf): fails
 #      on a finding in a package of STATICCHECK_CLEAN, prints the others;
-#   5. go test -race -count=1 on the packages whose tests need no root and no
-#      real peer (unit, integration, conformance, Inspector, the layering test
-#      in internal/archtest), then go test -count=1 without -race on those
-#      that drive real peers as root (REAL_PEER_PKGS);
+#   5. go test -race -count=1 on every package but those that build a real
+#      lab as root (unit, integration, conformance, Inspector, the drivers'
+#      conformance table, the layering test in internal/archtest), then
+#      go test -count=1 without -race on those (REAL_PEER_PKGS);
 #   6. netmcp bench --quick: netmcp against a bare go-sdk server, printed
 #      (no timing assertion: it fails only if a call fails);
 #   7. bounded fuzzing of every Fuzz target found in the repo's _test.go files.
@@ -70,18 +70,16 @@ STATICCHECK_CLEAN=(
 	transport/...
 )
 
-# Packages whose tests drive real peers (network namespaces, FRR, netconfd,
-# snmpd, a real lab) as root: tested without -race, which would slow them
-# against their peers' timers and find nothing in the peers. Every other
-# package is tested with -race.
+# Packages whose tests build a real lab (network namespaces, FRR, traffic
+# shaping) as root and time what the kernel does: tested without -race,
+# which slows them against their peers' timers and finds nothing in the
+# peers. Every other package is tested with -race, the drivers against
+# netconfd, snmpd and OpenSSH included.
 #   cmd/netmcp: also, its crash tests Wait on a child process that the
 #   go-sdk's command transport Waits on too, a race in the test.
 REAL_PEER_PKGS=(
 	./cmd/netmcp
 	./device/linux/...
-	./device/netconf
-	./device/snmp/...
-	./device/sshcli
 	./diag
 	./lab/real
 	./lab/twin
@@ -230,7 +228,7 @@ if [ "$failing" -gt 0 ]; then
 	exit 1
 fi
 
-stage "go test -race (packages without real peers)"
+stage "go test -race (all but REAL_PEER_PKGS)"
 mapfile -t real_peer < <(go list "${REAL_PEER_PKGS[@]}")
 mapfile -t race_pkgs < <(go list ./... | grep -vxF -f <(printf '%s\n' "${real_peer[@]}"))
 if [ -n "$BUSY" ]; then
@@ -238,7 +236,7 @@ if [ -n "$BUSY" ]; then
 fi
 go test -race -count=1 -timeout "$TEST_TIMEOUT" "${race_pkgs[@]}"
 
-stage "go test (packages with real peers, no -race)"
+stage "go test (REAL_PEER_PKGS, no -race)"
 go test -count=1 -timeout "$TEST_TIMEOUT" "${real_peer[@]}"
 stop_busy
 
