@@ -187,7 +187,7 @@ func TestSyslogExportToRsyslog(t *testing.T) {
 				}
 				written = append(written, w)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(10*time.Second))
 			defer cancel()
 			if err := sl.Flush(ctx); err != nil {
 				t.Fatal(err)
@@ -227,7 +227,7 @@ func TestSyslogUnreachableDrops(t *testing.T) {
 	if err := sl.Export(Record{Seq: 1, Kind: KindRequest}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(10*time.Second))
 	defer cancel()
 	if err := sl.Flush(ctx); err != nil {
 		t.Fatal(err)

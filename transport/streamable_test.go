@@ -381,7 +381,7 @@ func sdkClientCalls(t *testing.T, client *mcp.Client, noGET bool, tool, want str
 	t.Helper()
 	ts := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return toolServer() }, transport.HTTPOptions{}))
 	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(20*time.Second))
 	defer cancel()
 	// A session (elicitation needs one): not the per-request protocol.
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: noGET},

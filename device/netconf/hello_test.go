@@ -13,6 +13,8 @@ import (
 	nc "github.com/nemith/netconf"
 	"github.com/nemith/netconf/transport"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/netmcp/netmcp/internal/testwait"
 )
 
 // coalescingTransport is a NETCONF transport over an SSH channel that
@@ -120,7 +122,7 @@ func TestNetconfdDropsRPCWithHello(t *testing.T) {
 	}{{"read-resent", true}, {"write-after-read", false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openCoalesced(t, l)
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(60*time.Second))
 			defer cancel()
 			// get-config stands for the first RPC; as a "write" it is
 			// sent once, after a read the session answered.

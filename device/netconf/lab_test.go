@@ -217,7 +217,7 @@ func (l *lab) open(t testing.TB) *Driver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(60*time.Second))
 	defer cancel()
 	d, err := Open(ctx, cfg, nil)
 	if err != nil {

@@ -260,7 +260,7 @@ func testKill(t *testing.T, persist bool) {
 	}
 	buf := make([]byte, 4096)
 	var got strings.Builder
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testwait.Timeout(60 * time.Second))
 	for !strings.Contains(got.String(), "COMMITTED") {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()

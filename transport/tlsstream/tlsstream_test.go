@@ -162,7 +162,7 @@ func TestMutualTLSAcceptAndRefuse(t *testing.T) {
 				cfg.Certificates = nil
 				cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &pair, nil }
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(10*time.Second))
 			defer cancel()
 			client := mcp.NewClient(&mcp.Implementation{Name: "ctl", Version: "1"}, nil)
 			cs, err := client.Connect(ctx, tlsstream.ClientTransport{Addr: addr, Config: cfg}, nil)
@@ -283,7 +283,7 @@ func TestServeNewServerHooks(t *testing.T) {
 				sid := ct.SessionID()
 				return echoServer(), func() { ended <- sid }, tt.refuse
 			})
-			cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+			cctx, ccancel := context.WithTimeout(ctx, testwait.Timeout(10*time.Second))
 			defer ccancel()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).
 				Connect(cctx, tlsstream.ClientTransport{Addr: ln.Addr().String(), Config: cliCfg}, nil)
@@ -358,7 +358,7 @@ func TestManyConcurrentSessions(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(10*time.Second))
 			defer cancel()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).
 				Connect(ctx, tlsstream.ClientTransport{Addr: addr, Config: cfg}, nil)
