@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/pki"
 )
 
@@ -87,36 +88,33 @@ input(type="imtcp" address="127.0.0.1" port="%d" ruleset="audit")
 		cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
-		case <-time.After(5 * time.Second):
+		case <-time.After(testwait.Timeout(5 * time.Second)):
 			cmd.Process.Kill()
 			<-exited
 		}
 	})
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	testwait.Until(t, 10*time.Second, fmt.Sprintf("rsyslogd listening on %d", port), func() (bool, string) {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", port), time.Second)
 		if err == nil {
 			c.Close()
-			return port, out
+			return true, ""
 		}
 		select {
 		case err := <-exited:
 			t.Fatalf("rsyslogd exited: %v\n%s", err, stderr.String())
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("rsyslogd not listening on %d after 10s\n%s", port, stderr.String())
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return false, fmt.Sprintf("%v\n%s", err, stderr.String())
+	})
+	return port, out
 }
 
 // waitLines waits until file has n lines and returns them.
 func waitLines(t *testing.T, file string, n int) []string {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		var lines []string
+	var lines []string
+	testwait.Until(t, 10*time.Second, fmt.Sprintf("%s has %d lines", file, n), func() (bool, string) {
+		lines = nil
 		if f, err := os.Open(file); err == nil {
 			sc := bufio.NewScanner(f)
 			sc.Buffer(make([]byte, 1<<20), 1<<20)
@@ -125,14 +123,9 @@ func waitLines(t *testing.T, file string, n int) []string {
 			}
 			f.Close()
 		}
-		if len(lines) >= n {
-			return lines
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s has %d lines after 10s, want %d", file, len(lines), n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(lines) >= n, fmt.Sprintf("%d lines", len(lines))
+	})
+	return lines
 }
 
 func TestSyslogExportToRsyslog(t *testing.T) {
@@ -194,7 +187,7 @@ func TestSyslogExportToRsyslog(t *testing.T) {
 				}
 				written = append(written, w)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(10*time.Second))
 			defer cancel()
 			if err := sl.Flush(ctx); err != nil {
 				t.Fatal(err)
@@ -234,7 +227,7 @@ func TestSyslogUnreachableDrops(t *testing.T) {
 	if err := sl.Export(Record{Seq: 1, Kind: KindRequest}); err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(10*time.Second))
 	defer cancel()
 	if err := sl.Flush(ctx); err != nil {
 		t.Fatal(err)

@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/transport"
 )

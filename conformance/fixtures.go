@@ -63,10 +63,11 @@ func NewServer(ctx context.Context, opts Options) *mcp.Server {
 		UnsubscribeHandler: func(context.Context, *mcp.UnsubscribeRequest) error { return nil },
 		Capabilities: &mcp.ServerCapabilities{
 			Completions: &mcp.CompletionCapabilities{},
-			Logging:     &mcp.LoggingCapabilities{},
 			Tools:       &mcp.ToolCapabilities{},
 			Prompts:     &mcp.PromptCapabilities{},
 			Resources:   &mcp.ResourceCapabilities{Subscribe: true},
+			//lint:ignore SA1019 the conformance suite still tests MCP logging, deprecated since 2026-07-28
+			Logging: &mcp.LoggingCapabilities{},
 		},
 	})
 	addTools(s)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -43,6 +44,7 @@ func connect(t testing.TB, opts Options, copts *mcp.ClientOptions) *mcp.ClientSe
 func TestFixtureCapabilities(t *testing.T) {
 	cs := connect(t, Options{}, nil)
 	caps := cs.InitializeResult().Capabilities
+	//lint:ignore SA1019 the conformance suite still tests MCP logging, deprecated since 2026-07-28
 	if caps.Completions == nil || caps.Logging == nil || caps.Resources == nil || !caps.Resources.Subscribe {
 		t.Errorf("capabilities = %+v, want completions, logging and resources.subscribe", caps)
 	}
@@ -115,6 +117,7 @@ func TestFixtureNotifications(t *testing.T) {
 	var logs []string
 	var progress []float64
 	cs := connect(t, Options{}, &mcp.ClientOptions{
+		//lint:ignore SA1019 the conformance suite still tests MCP logging, deprecated since 2026-07-28
 		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -127,6 +130,7 @@ func TestFixtureNotifications(t *testing.T) {
 		},
 	})
 	ctx := context.Background()
+	//lint:ignore SA1019 the conformance suite still tests MCP logging, deprecated since 2026-07-28
 	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 		t.Fatal(err)
 	}
@@ -154,8 +158,10 @@ func TestFixtureNotifications(t *testing.T) {
 
 func TestFixtureClientRequests(t *testing.T) {
 	cs := connect(t, Options{}, &mcp.ClientOptions{
+		//lint:ignore SA1019 the conformance suite still tests MCP sampling, deprecated since 2026-07-28
 		CreateMessageHandler: func(_ context.Context, r *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			in := r.Params.Messages[0].Content.(*mcp.TextContent).Text
+			//lint:ignore SA1019 the conformance suite still tests MCP sampling, deprecated since 2026-07-28
 			return &mcp.CreateMessageResult{Role: "assistant", Model: "m", Content: &mcp.TextContent{Text: "echo " + in}}, nil
 		},
 		ElicitationHandler: func(_ context.Context, r *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
@@ -238,8 +244,8 @@ func TestFixtureWatchedResourceUpdates(t *testing.T) {
 		if uri != WatchedResourceURI {
 			t.Errorf("update for %s, want %s", uri, WatchedResourceURI)
 		}
-	case <-time.After(5 * time.Second):
-		t.Fatal("no notifications/resources/updated within 5s of subscribing")
+	case <-time.After(testwait.Timeout(5 * time.Second)):
+		t.Fatalf("no notifications/resources/updated within %s of subscribing", testwait.Timeout(5*time.Second))
 	}
 }
 

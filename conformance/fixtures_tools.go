@@ -95,6 +95,7 @@ func content(items ...mcp.Content) mcp.ToolHandlerFor[map[string]any, any] {
 
 func withLogging(ctx context.Context, req *mcp.CallToolRequest, _ map[string]any) (*mcp.CallToolResult, any, error) {
 	for _, msg := range []string{"Tool execution started", "Tool processing data", "Tool execution completed"} {
+		//lint:ignore SA1019 the conformance suite still tests MCP logging, deprecated since 2026-07-28
 		if err := req.Session.Log(ctx, &mcp.LoggingMessageParams{Level: "info", Logger: "conformance", Data: msg}); err != nil {
 			return nil, nil, fmt.Errorf("log notification: %w", err)
 		}
@@ -120,12 +121,15 @@ func withProgress(ctx context.Context, req *mcp.CallToolRequest, _ map[string]an
 // failing returns an error, which the SDK turns into a result with
 // isError true (a tool error, not a protocol error).
 func failing(context.Context, *mcp.CallToolRequest, map[string]any) (*mcp.CallToolResult, any, error) {
+	//lint:ignore ST1005 the conformance suite expects this text, as the reference server words it
 	return nil, nil, errors.New("This tool intentionally returns an error for testing")
 }
 
 func sampling(ctx context.Context, req *mcp.CallToolRequest, in map[string]any) (*mcp.CallToolResult, any, error) {
 	prompt, _ := in["prompt"].(string)
+	//lint:ignore SA1019 the conformance suite still tests MCP sampling, deprecated since 2026-07-28
 	res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
+		//lint:ignore SA1019 the conformance suite still tests MCP sampling, deprecated since 2026-07-28
 		Messages:  []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: prompt}}},
 		MaxTokens: 100,
 	})

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/netmcp/netmcp/internal/testwait"
 )
 
 // npmTools are the Node 22 binary and the npm packages that
@@ -178,7 +180,7 @@ func startNetmcp(t *testing.T, args ...string) string {
 	case u := <-urls:
 		return u
 	case <-exited:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testwait.Timeout(30 * time.Second)):
 	}
 	select {
 	case u := <-urls: // printed just before stderr closed

@@ -8,7 +8,8 @@
 #         the MCP conformance suite, MCP Inspector and the TypeScript SDK 2
 #         client (@modelcontextprotocol/client), pinned by
 #         scripts/npm/package-lock.json, into .tools/mcp
-#   go:   go mod download
+#   go:   go mod download; staticcheck (honnef.co/go/tools, its version
+#         pinned below) into .tools/bin
 #
 # Source it or run it; afterwards put "$(scripts/install-deps.sh --print-path)"
 # (or .tools/node22/node_modules/.bin) first on PATH to use Node 22.
@@ -17,6 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 tools="$root/.tools"
 node_version=22.23.3
+staticcheck_version=0.8.2
 node_bin="$tools/node22/node_modules/.bin"
 
 if [ "${1:-}" = "--print-path" ]; then
@@ -112,7 +114,20 @@ install_go_modules() {
 	(cd "$root" && go mod download)
 }
 
+# staticcheck from the Go module proxy, built into .tools/bin. The version
+# is pinned: a new release brings new checks, which land by a change here.
+install_staticcheck() {
+	local bin="$tools/bin/staticcheck"
+	if [ -x "$bin" ] && "$bin" -version 2>/dev/null | grep -qF "($staticcheck_version)"; then
+		return
+	fi
+	log "go install honnef.co/go/tools/cmd/staticcheck@v$staticcheck_version into .tools/bin"
+	mkdir -p "$tools/bin"
+	GOBIN="$tools/bin" go install "honnef.co/go/tools/cmd/staticcheck@v$staticcheck_version"
+}
+
 install_apt
 install_node22
 install_npm_tools
 install_go_modules
+install_staticcheck

@@ -1,26 +1,57 @@
 #!/usr/bin/env bash
 # test.sh is netmcp's one test command, the one CI runs (.ci/run):
 #   1. scripts/install-deps.sh (apt packages, Node 22, MCP conformance suite
-#      and MCP Inspector, Go modules);
-#   2. go vet ./...
-#   3. go test -count=1 ./... (unit, integration, conformance, Inspector);
-#   4. netmcp bench --quick: netmcp against a bare go-sdk server, printed
+#      and MCP Inspector, Go modules, staticcheck);
+#   2. gofmt: fails listing the files gofmt would change;
+#   3. go vet ./..., then a build of cmd/netmcp and go vet ./... for
+#      darwin/arm64, darwin/amd64 and windows/amd64;
+#   4. staticcheck (the version install-deps.sh pins, staticcheck.conf): fails
+#      on a finding in a package of STATICCHECK_CLEAN, prints the others;
+#   5. go test -race -count=1 on every package but those that build a real
+#      lab as root (unit, integration, conformance, Inspector, the drivers'
+#      conformance table, the layering test in internal/archtest), then
+#      go test -count=1 without -race on those (REAL_PEER_PKGS) and on the
+#      few tests too heavy for the race detector (RACE_SKIP);
+#   6. netmcp bench --quick: netmcp against a bare go-sdk server, printed
 #      (no timing assertion: it fails only if a call fails);
-#   5. bounded fuzzing of every Fuzz target found in the repo's _test.go files.
-# It exits non-zero on the first failing stage. Stays well under 30 minutes on
-# 2 cores: the test stage has a hard timeout, and each fuzz target runs
-# FUZZTIME executions (default 200000x, 2 to 60 s a target here).
+#   7. bounded fuzzing of every Fuzz target found in the repo's _test.go files.
+# It exits non-zero on the first failing stage, and prints each stage's
+# duration at the end. Stays well under 30 minutes on 2 cores: the test
+# stage has a hard timeout, and each fuzz target runs FUZZTIME executions
+# (default 200000x, 2 to 60 s a target here).
 #
-# Why a count and not a duration: with a duration, Go 1.26's fuzz coordinator
-# can report its own -fuzztime deadline as a failure ("context deadline
-# exceeded", no failing input written) when a worker is mid-call as the
-# deadline fires: golang/go#75804, fixed only in Go 1.27. A count sets no
-# deadline, so every FAIL in this stage is a real one. FUZZTIME=30s still works,
-# with that risk, for a local run.
+# --busy (or BUSY=1) runs the test stage with every CPU saturated by a busy
+# loop (one per CPU, each bounded by `timeout`, killed when the stage ends),
+# so that a test that holds only on a quiet machine fails here rather than
+# in a busy CI run. It sets NETMCP_TEST_SCALE=2 (unless set), the factor by
+# which internal/testwait stretches the tests' deadlines: the load average
+# it otherwise reads lags a load that has just begun.
+#
+# Why a fuzz count and not a duration: with a duration, Go 1.26's fuzz
+# coordinator can report its own -fuzztime deadline as a failure ("context
+# deadline exceeded", no failing input written) when a worker is mid-call as
+# the deadline fires: golang/go#75804, fixed only in Go 1.27. A count sets no
+# deadline, so every FAIL in this stage is a real one. FUZZTIME=30s still
+# works, with that risk, for a local run.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
+
+usage() {
+	echo "usage: scripts/test.sh [--busy]" >&2
+	exit 2
+}
+: "${BUSY:=}"
+for arg in "$@"; do
+	case $arg in
+	--busy) BUSY=1 ;;
+	*) usage ;;
+	esac
+done
+if [ "$BUSY" = 0 ]; then
+	BUSY=""
+fi
 
 : "${FUZZTIME:=200000x}"
 : "${TEST_TIMEOUT:=15m}"
@@ -28,7 +59,125 @@ export CI="${CI:-}"
 export GOFLAGS="${GOFLAGS:-}"
 export NO_COLOR=1 NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
 
-stage() { printf '\n=== %s\n' "$*"; }
+# Packages staticcheck must find clean; a finding in one fails the stage.
+# The list grows until it is every package (then the stage fails on any
+# finding and the list goes); findings in the other packages are printed.
+# An entry is a package directory, or DIR/... for it and those below it.
+STATICCHECK_CLEAN=(
+	approval audit conformance inventory pki policy redact yang
+	device/clipipe device/clitree device/configstore device/drivertest
+	device/netconf device/ocview
+	internal/...
+	transport/...
+)
+
+# Packages whose tests build a real lab (network namespaces, FRR, traffic
+# shaping) as root and time what the kernel does: tested without -race,
+# which slows them against their peers' timers and finds nothing in the
+# peers. Every other package is tested with -race, the drivers against
+# netconfd, snmpd and OpenSSH included.
+#   cmd/netmcp: also, its crash tests Wait on a child process that the
+#   go-sdk's command transport Waits on too, a race in the test.
+REAL_PEER_PKGS=(
+	./cmd/netmcp
+	./device/linux/...
+	./diag
+	./lab/real
+	./lab/twin
+)
+
+# Tests too heavy for the race detector, as "PACKAGE TEST": skipped in the
+# -race run and run on their own without it.
+#   TestGridOf1024 builds a 1,024-router model: 10 s, 170 s under -race.
+RACE_SKIP=(
+	"./lab/sim TestGridOf1024"
+)
+
+stage_names=()
+stage_secs=()
+stage_start=$SECONDS
+current=""
+# stage ends the current stage (recording its duration) and starts the next.
+stage() {
+	end_stage
+	current="$*"
+	stage_start=$SECONDS
+	printf '\n=== %s\n' "$current"
+}
+end_stage() {
+	if [ -n "$current" ]; then
+		stage_names+=("$current")
+		stage_secs+=($((SECONDS - stage_start)))
+	fi
+	current=""
+}
+summary() {
+	end_stage
+	local i
+	printf '\n=== durations%s\n' "${BUSY:+ (--busy)}"
+	for i in "${!stage_names[@]}"; do
+		printf '%6d s  %s\n' "${stage_secs[$i]}" "${stage_names[$i]}"
+	done
+	printf '%6d s  total\n' "$SECONDS"
+}
+
+busy_pids=()
+# start_busy runs one busy loop per CPU, each ending on its own after
+# TEST_TIMEOUT and 5 minutes at the latest.
+start_busy() {
+	local n i limit
+	n=$(nproc)
+	limit=$(($(timeout_secs "$TEST_TIMEOUT") + 300))
+	for ((i = 0; i < n; i++)); do
+		timeout "$limit" sh -c 'while :; do :; done' &
+		busy_pids+=($!)
+	done
+	export NETMCP_TEST_SCALE="${NETMCP_TEST_SCALE:-2}"
+	echo "busy: $n loops (pids ${busy_pids[*]}), NETMCP_TEST_SCALE=$NETMCP_TEST_SCALE"
+}
+stop_busy() {
+	local p
+	for p in "${busy_pids[@]}"; do
+		kill "$p" 2>/dev/null || true
+	done
+	for p in "${busy_pids[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	busy_pids=()
+}
+on_exit() {
+	local rc=$?
+	stop_busy
+	summary
+	if [ "$rc" -eq 0 ]; then
+		echo "all stages passed"
+	else
+		echo "failed in stage: ${stage_names[-1]:-?}"
+	fi
+}
+trap on_exit EXIT
+
+# timeout_secs turns a Go duration such as 15m or 90s into seconds.
+timeout_secs() {
+	case $1 in
+	*h) echo $((${1%h} * 3600)) ;;
+	*m) echo $((${1%m} * 60)) ;;
+	*s) echo "${1%s}" ;;
+	*) echo 3600 ;;
+	esac
+}
+
+# in_clean_list reports whether package directory $1 is in STATICCHECK_CLEAN.
+in_clean_list() {
+	local e
+	for e in "${STATICCHECK_CLEAN[@]}"; do
+		case $e in
+		*/...) [[ $1 == "${e%/...}" || $1 == "${e%/...}"/* ]] && return 0 ;;
+		*) [[ $1 == "$e" ]] && return 0 ;;
+		esac
+	done
+	return 1
+}
 
 stage "install dependencies"
 scripts/install-deps.sh
@@ -36,6 +185,17 @@ scripts/install-deps.sh
 PATH="$(scripts/install-deps.sh --print-path):$PATH"
 export PATH
 node --version
+
+stage "gofmt"
+mapfile -t unformatted < <(
+	find . \( -path ./.git -o -path ./.tools -o -name node_modules \) -prune -o -name '*.go' -print0 |
+		xargs -0 gofmt -l
+)
+if [ ${#unformatted[@]} -gt 0 ]; then
+	echo "gofmt would change these files (run gofmt -w on them):"
+	printf '  %s\n' "${unformatted[@]}"
+	exit 1
+fi
 
 stage "go vet ./..."
 go vet ./...
@@ -51,8 +211,46 @@ for target in darwin/arm64 darwin/amd64 windows/amd64; do
 	GOOS=${target%/*} GOARCH=${target#*/} CGO_ENABLED=0 go vet ./...
 done
 
-stage "go test -count=1 ./..."
-go test -count=1 -timeout "$TEST_TIMEOUT" ./...
+stage "staticcheck"
+.tools/bin/staticcheck -version
+sc_out=$(.tools/bin/staticcheck ./... 2>&1) || true
+failing=0
+pending=0
+while IFS= read -r line; do
+	[ -n "$line" ] || continue
+	file=${line%%:*}
+	if [[ $file != *.go ]]; then
+		# not a finding: staticcheck could not load or type-check the code
+		echo "$line"
+		failing=$((failing + 1))
+	elif in_clean_list "$(dirname "$file")"; then
+		echo "$line"
+		failing=$((failing + 1))
+	else
+		echo "(not yet gated) $line"
+		pending=$((pending + 1))
+	fi
+done <<<"$sc_out"
+echo "staticcheck: $failing finding(s) in gated packages, $pending in packages not yet in STATICCHECK_CLEAN"
+if [ "$failing" -gt 0 ]; then
+	exit 1
+fi
+
+stage "go test -race (all but REAL_PEER_PKGS)"
+mapfile -t real_peer < <(go list "${REAL_PEER_PKGS[@]}")
+mapfile -t race_pkgs < <(go list ./... | grep -vxF -f <(printf '%s\n' "${real_peer[@]}"))
+if [ -n "$BUSY" ]; then
+	start_busy
+fi
+skip=$(printf '%s\n' "${RACE_SKIP[@]}" | cut -d' ' -f2 | paste -sd'|')
+go test -race -count=1 -timeout "$TEST_TIMEOUT" -skip "^($skip)\$" "${race_pkgs[@]}"
+
+stage "go test (REAL_PEER_PKGS and RACE_SKIP, no -race)"
+go test -count=1 -timeout "$TEST_TIMEOUT" "${real_peer[@]}"
+for t in "${RACE_SKIP[@]}"; do
+	go test -count=1 -timeout "$TEST_TIMEOUT" -run "^${t#* }\$" "${t%% *}"
+done
+stop_busy
 
 stage "netmcp bench --quick"
 mkdir -p .tools
@@ -78,4 +276,4 @@ for t in "${targets[@]}"; do
 	go test -count=1 -run='^$' -fuzz="^${fn}\$" -fuzztime="$FUZZTIME" "./$dir"
 done
 
-stage "all stages passed"
+end_stage

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/transport"
 )
 
@@ -87,8 +88,8 @@ func (s *stdioSession) next() reply {
 			s.t.Fatalf("reply %q: %v", r.line, err)
 		}
 		return rp
-	case <-time.After(20 * time.Second):
-		s.t.Fatal("no reply within 20 s")
+	case <-time.After(testwait.Timeout(20 * time.Second)):
+		s.t.Fatalf("no reply within %s", testwait.Timeout(20*time.Second))
 	}
 	return reply{}
 }
@@ -171,7 +172,7 @@ func TestStdioAnswersRequestsReadBeforeEOF(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(30 * time.Second):
+	case <-time.After(testwait.Timeout(30 * time.Second)):
 		t.Fatal("ServeIO did not end after EOF")
 	}
 	got := map[string]string{}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/transport"
 )
 
@@ -53,7 +54,7 @@ func stepServer() (s *mcp.Server, gate, finished chan struct{}) {
 // seen the client leave).
 func (c *rawClient) resumeGET(id string) *http.Response {
 	c.t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
+	deadline := time.Now().Add(testwait.Timeout(10 * time.Second))
 	for {
 		resp := c.do(http.MethodGet, "", "Last-Event-ID", id, "Content-Type", "")
 		if resp.StatusCode != http.StatusConflict || time.Now().After(deadline) {
@@ -171,6 +172,7 @@ func TestStreamableResumeGETStream(t *testing.T) {
 	log := func(msg string) {
 		t.Helper()
 		for ss := range srv.Sessions() {
+			//lint:ignore SA1019 MCP logging, deprecated since 2026-07-28, carries the drafts' live output
 			if err := ss.Log(context.Background(), &mcp.LoggingMessageParams{Level: "info", Data: msg}); err != nil {
 				t.Fatalf("log %s: %v", msg, err)
 			}

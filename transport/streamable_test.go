@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/transport"
 )
 
@@ -173,8 +174,8 @@ func nextEvent(t *testing.T, ch <-chan sseEvent, what string) sseEvent {
 			t.Fatalf("stream ended before %s", what)
 		}
 		return e
-	case <-time.After(10 * time.Second):
-		t.Fatalf("no %s within 10s", what)
+	case <-time.After(testwait.Timeout(10 * time.Second)):
+		t.Fatalf("no %s within %s", what, testwait.Timeout(10*time.Second))
 	}
 	return sseEvent{}
 }
@@ -190,8 +191,8 @@ func rest(t *testing.T, ch <-chan sseEvent) []sseEvent {
 				return out
 			}
 			out = append(out, e)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("stream did not end within 10s; so far %v", out)
+		case <-time.After(testwait.Timeout(10 * time.Second)):
+			t.Fatalf("stream did not end within %s; so far %v", testwait.Timeout(10*time.Second), out)
 		}
 	}
 }
@@ -380,7 +381,7 @@ func sdkClientCalls(t *testing.T, client *mcp.Client, noGET bool, tool, want str
 	t.Helper()
 	ts := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return toolServer() }, transport.HTTPOptions{}))
 	defer ts.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(20*time.Second))
 	defer cancel()
 	// A session (elicitation needs one): not the per-request protocol.
 	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + transport.Path, DisableStandaloneSSE: noGET},
@@ -437,17 +438,20 @@ func TestStreamableGETStream(t *testing.T) {
 // TestStreamableIdleTimeout: a session without requests for
 // SessionTimeout is closed, but not while a POST runs.
 func TestStreamableIdleTimeout(t *testing.T) {
-	c := newRawClient(t, toolServer(), transport.HTTPOptions{SessionTimeout: 150 * time.Millisecond})
+	// 150 ms on a quiet machine, longer on a busy one: the ping right
+	// after the slow call must reach the server within it.
+	idle := testwait.Timeout(150 * time.Millisecond)
+	c := newRawClient(t, toolServer(), transport.HTTPOptions{SessionTimeout: idle})
 	c.initialize(`{}`)
 	// A call running for longer than the timeout keeps the session.
-	resp := c.callTool("2", "slow", `{"ms":400,"n":1}`)
+	resp := c.callTool("2", "slow", fmt.Sprintf(`{"ms":%d,"n":1}`, (idle*8/3).Milliseconds()))
 	if body := readAll(t, resp); resp.StatusCode != 200 || !strings.Contains(body, "n=1") {
 		t.Fatalf("slow call: status %d: %s", resp.StatusCode, body)
 	}
 	if resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); readAll(t, resp) == "" || resp.StatusCode != 200 {
 		t.Fatalf("ping right after the slow call: status %d", resp.StatusCode)
 	}
-	time.Sleep(500 * time.Millisecond)
+	time.Sleep(idle * 10 / 3) // idling beyond the timeout, the behaviour under test
 	if resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":4,"method":"ping"}`); readAll(t, resp) == "" || resp.StatusCode != http.StatusNotFound {
 		t.Fatalf("ping after the idle timeout: status %d, want 404", resp.StatusCode)
 	}
@@ -457,7 +461,20 @@ func TestStreamableIdleTimeout(t *testing.T) {
 // each get their own answer; a second call with the id of one in flight
 // is refused.
 func TestStreamableConcurrentCalls(t *testing.T) {
-	c := newRawClient(t, toolServer(), transport.HTTPOptions{})
+	srv := toolServer()
+	// held answers once released, so that a call is surely in flight
+	// when its id is sent again.
+	started, release := make(chan struct{}), make(chan struct{})
+	srv.AddTool(&mcp.Tool{Name: "held", InputSchema: map[string]any{"type": "object"}},
+		func(ctx context.Context, _ *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			close(started)
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "held answer"}}}, nil
+		})
+	c := newRawClient(t, srv, transport.HTTPOptions{})
 	c.initialize(`{}`)
 	const n = 16
 	var wg sync.WaitGroup
@@ -474,8 +491,22 @@ func TestStreamableConcurrentCalls(t *testing.T) {
 		})
 	}
 	wg.Go(func() {
-		time.Sleep(30 * time.Millisecond) // call 100 runs for 160 ms
-		resp := c.callTool("100", "plain", `{}`)
+		resp := c.callTool("200", "held", `{}`)
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(b), "held answer") {
+			errs <- fmt.Errorf("call 200 answered %s", b)
+		}
+	})
+	wg.Go(func() {
+		defer close(release)
+		select {
+		case <-started:
+		case <-time.After(testwait.Timeout(10 * time.Second)):
+			errs <- fmt.Errorf("call 200 did not start within %s", testwait.Timeout(10*time.Second))
+			return
+		}
+		resp := c.callTool("200", "plain", `{}`)
 		b, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
 		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(string(b), "duplicate in-flight request ID") {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/transport"
@@ -54,7 +55,7 @@ func TestServeIOInitialize(t *testing.T) {
 		if err != nil {
 			t.Fatalf("ServeIO: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testwait.Timeout(5 * time.Second)):
 		t.Fatal("ServeIO did not end after EOF")
 	}
 }

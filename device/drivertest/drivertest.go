@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -64,7 +65,8 @@ type Capabilities struct {
 // Open opens a fresh driver for one behaviour; Run closes it.
 type Open func(t *testing.T) device.Driver
 
-// callTimeout bounds one call in the table: generous, never a speed test.
+// callTimeout bounds one call in the table on a quiet machine (stretched
+// by testwait.Timeout on a busy one): generous, never a speed test.
 const callTimeout = 60 * time.Second
 
 // behaviour is one row of the table.
@@ -132,7 +134,7 @@ func Run(t *testing.T, caps Capabilities, open Open) {
 }
 
 func ctxT(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), callTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(callTimeout))
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -346,8 +348,8 @@ func testCancelled(t *testing.T, d device.Driver, c Capabilities) {
 			case err != nil && !errors.Is(err, context.Canceled):
 				t.Errorf("%s with a cancelled context failed with %v, want success or context.Canceled", cl.what, err)
 			}
-		case <-time.After(callTimeout):
-			t.Fatalf("%s with a cancelled context did not return within %s", cl.what, callTimeout)
+		case <-time.After(testwait.Timeout(callTimeout)):
+			t.Fatalf("%s with a cancelled context did not return within %s", cl.what, testwait.Timeout(callTimeout))
 		}
 	}
 }
@@ -368,7 +370,7 @@ func testConcurrent(t *testing.T, d device.Driver, c Capabilities) {
 				if c.YANG {
 					v, err := d.Get(ctxT(t), operational(d), PathInterfaces)
 					if err != nil {
-						errs <- fmt.Errorf("Get: %w", err)
+						errs <- fmt.Errorf("concurrent Get: %w", err)
 						continue
 					}
 					if m, ok := v.(map[string]any); ok {
@@ -382,7 +384,7 @@ func testConcurrent(t *testing.T, d device.Driver, c Capabilities) {
 				}
 				if c.InterfacesCommand != "" {
 					if _, err := d.Exec(ctxT(t), c.InterfacesCommand); err != nil {
-						errs <- fmt.Errorf("Exec: %w", err)
+						errs <- fmt.Errorf("concurrent Exec: %w", err)
 					}
 				}
 				d.Info()
@@ -413,7 +415,7 @@ func testClose(t *testing.T, d device.Driver, c Capabilities) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(callTimeout):
+	case <-time.After(testwait.Timeout(callTimeout)):
 		t.Fatal("a call after Close did not return")
 	}
 }

@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/crypto/ssh"
 
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -218,7 +219,7 @@ func TestReplyBounds(t *testing.T) {
 	cfg.MaxReplyBytes, cfg.MaxReplyDepth = maxBytes, 64
 	c := newConn(cfg, slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { c.close(context.Background()) })
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(60*time.Second))
 	defer cancel()
 
 	if body, _, err := c.call(ctx, "<get/>", true, 0); err != nil || !strings.Contains(string(body), "ok") {

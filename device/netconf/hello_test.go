@@ -13,6 +13,8 @@ import (
 	nc "github.com/nemith/netconf"
 	"github.com/nemith/netconf/transport"
 	"golang.org/x/crypto/ssh"
+
+	"github.com/netmcp/netmcp/internal/testwait"
 )
 
 // coalescingTransport is a NETCONF transport over an SSH channel that
@@ -95,7 +97,8 @@ func openCoalesced(t *testing.T, l *lab) *nc.Session {
 // sendFirst works around, and that it does: an RPC that netconfd
 // reads together with the client's <hello> is never answered (the driver
 // used to wait for it until its deadline: Get "context deadline exceeded",
-// close-session timing out), and through sendFirst the session answers, reads and writes.
+// close-session timing out), and through sendFirst the session answers
+// reads and writes, and a close before any call still ends the session.
 func TestNetconfdDropsRPCWithHello(t *testing.T) {
 	l := startLab(t)
 	const get = `<get-config><source><running/></source></get-config>`
@@ -119,7 +122,7 @@ func TestNetconfdDropsRPCWithHello(t *testing.T) {
 	}{{"read-resent", true}, {"write-after-read", false}} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openCoalesced(t, l)
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(60*time.Second))
 			defer cancel()
 			// get-config stands for the first RPC; as a "write" it is
 			// sent once, after a read the session answered.
@@ -135,4 +138,16 @@ func TestNetconfdDropsRPCWithHello(t *testing.T) {
 			}
 		})
 	}
+
+	// A driver closed before any call: close-session is the session's
+	// first RPC, and the driver's Close (10 s) must still end it.
+	t.Run("close-first", func(t *testing.T) {
+		c := newConn(&Config{}, nil)
+		c.sess, c.yuma = openCoalesced(t, l), true
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if err := c.close(ctx); err != nil {
+			t.Errorf("close of a session that answered nothing yet: %v", err)
+		}
+	})
 }

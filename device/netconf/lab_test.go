@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"golang.org/x/crypto/ssh"
+
+	"github.com/netmcp/netmcp/internal/testwait"
 )
 
 // lab is a real netconfd behind a real OpenSSH sshd on 127.0.0.1, both in
@@ -161,17 +163,16 @@ wait $S
 		l.cmd.Process.Signal(syscall.SIGTERM)
 		select {
 		case <-exited:
-		case <-time.After(20 * time.Second):
+		case <-time.After(testwait.Timeout(20 * time.Second)):
 			l.cmd.Process.Kill()
 			<-exited
 		}
 	})
-	deadline := time.Now().Add(30 * time.Second)
-	for {
+	testwait.Until(t, 30*time.Second, "sshd listens", func() (bool, string) {
 		c, err := net.DialTimeout("tcp", fmt.Sprintf("127.0.0.1:%d", l.port), time.Second)
 		if err == nil {
 			c.Close()
-			break
+			return true, ""
 		}
 		select {
 		case err := <-exited:
@@ -180,11 +181,8 @@ wait $S
 			t.Fatalf("lab exited (%v):\n%s\nnetconfd.log tail:\n%s", err, b, tail(string(n), 20))
 		default:
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("sshd did not listen within 30s")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return false, err.Error()
+	})
 	return l
 }
 
@@ -219,7 +217,7 @@ func (l *lab) open(t testing.TB) *Driver {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(60*time.Second))
 	defer cancel()
 	d, err := Open(ctx, cfg, nil)
 	if err != nil {

@@ -8,10 +8,11 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/internal/testwait"
 )
 
 func ctx60(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(60*time.Second))
 	t.Cleanup(cancel)
 	return ctx
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/openconfig/goyang/pkg/yang"
 )
@@ -29,12 +28,6 @@ type schema struct {
 	// problems lists the modules that could not be fetched or compiled:
 	// their data is converted without schema (see convert.go).
 	problems []string
-}
-
-// schemaLoader loads the schema once per driver (again after a failure).
-type schemaLoader struct {
-	mu sync.Mutex
-	s  *schema
 }
 
 // fetcher returns a module's YANG source by name and revision.

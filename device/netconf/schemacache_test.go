@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"testing"
 	"time"
+
+	"github.com/netmcp/netmcp/internal/testwait"
 )
 
 // TestSchemaSourcesKept: the YANG sources fetched from a device are kept
@@ -33,7 +35,7 @@ func TestSchemaSourcesKept(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg.StateDir = state
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(30*time.Second))
 		defer cancel()
 		d, err := Open(ctx, cfg, slog.New(slog.DiscardHandler))
 		if err != nil {

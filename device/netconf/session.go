@@ -323,6 +323,15 @@ func (c *conn) close(ctx context.Context) error {
 	if c.sess == nil {
 		return nil
 	}
+	if c.yuma && !c.answered {
+		// close-session would be the session's first RPC, which netconfd
+		// drops when it reads it with the <hello> (see sendFirst): have
+		// the session answer a read first, as sendFirst does for a write.
+		// If none is answered, close-session below still ends the session.
+		if _, err := resendUntilAnswered(ctx, c.sess, syncOp); err == nil {
+			c.answered = true
+		}
+	}
 	err := c.sess.Close(ctx)
 	c.sess, c.tr, c.bt = nil, nil, nil
 	if err != nil && !errors.Is(err, io.EOF) && !errors.Is(err, nc.ErrClosed) {

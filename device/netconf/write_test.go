@@ -13,6 +13,7 @@ import (
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/configstore"
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -137,15 +138,10 @@ func TestLabLocks(t *testing.T) {
 	other.Close()
 	// netconfd frees the lock when it has torn the session down, shortly
 	// after close-session is answered.
-	for end := time.Now().Add(20 * time.Second); ; time.Sleep(200 * time.Millisecond) {
+	testwait.Until(t, 20*time.Second, "edit after the other client left", func() (bool, string) {
 		err := d.Edit(ctx, bob, []device.Edit{descEdit("b")})
-		if err == nil {
-			break
-		}
-		if time.Now().After(end) {
-			t.Fatalf("edit after the other client left: %v", err)
-		}
-	}
+		return err == nil, fmt.Sprint(err)
+	})
 	d.Release(bob)
 	if got := getDesc(t, d, device.Candidate); got != "uplink" {
 		t.Fatalf("candidate after Release: %v", got)
@@ -264,7 +260,7 @@ func testKill(t *testing.T, persist bool) {
 	}
 	buf := make([]byte, 4096)
 	var got strings.Builder
-	deadline := time.Now().Add(60 * time.Second)
+	deadline := time.Now().Add(testwait.Timeout(60 * time.Second))
 	for !strings.Contains(got.String(), "COMMITTED") {
 		if time.Now().After(deadline) {
 			cmd.Process.Kill()
@@ -285,16 +281,10 @@ func testKill(t *testing.T, persist bool) {
 	if v := getDesc(t, d, device.Running); persist && v != "will be rolled back" {
 		t.Fatalf("running right after the kill: %v, want the confirmed change still in place (persist)", v)
 	}
-	for end := time.Now().Add(60 * time.Second); ; {
+	testwait.Until(t, 60*time.Second, "the device rolls back the confirmed commit", func() (bool, string) {
 		v := getDesc(t, d, device.Running)
-		if v == "uplink" {
-			return
-		}
-		if time.Now().After(end) {
-			t.Fatalf("the device did not roll back the confirmed commit: running has %v", v)
-		}
-		time.Sleep(500 * time.Millisecond)
-	}
+		return v == "uplink", fmt.Sprintf("running has %v", v)
+	})
 }
 
 // TestHelperConfirmedCommit is the child process of

@@ -15,9 +15,9 @@ import (
 	"golang.org/x/crypto/ssh"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/device/sshcli"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/sim/simssh"
-	"github.com/netmcp/netmcp/device/sshcli"
 )
 
 // simOverSSH serves device name of the default simulated lab over SSH and

@@ -11,12 +11,14 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/netmcp/netmcp/internal/testwait"
 )
 
 // accept returns the server end of the next connection to ln.
 func accept(t *testing.T, ln net.Listener) net.Conn {
 	t.Helper()
-	_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(20 * time.Second))
+	_ = ln.(*net.TCPListener).SetDeadline(time.Now().Add(testwait.Timeout(20 * time.Second)))
 	c, err := ln.Accept()
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/linux"
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -152,10 +153,12 @@ func isCode(err error, code int) bool {
 	return errors.As(err, &ne) && ne.Code == code
 }
 
-// waitFor polls cond until it holds or timeout passes; the last message
-// explains a failure.
+// waitFor polls cond until it holds or timeout (a quiet machine's figure,
+// stretched by testwait on a busy one) passes; the last message explains a
+// failure.
 func waitFor(t *testing.T, timeout time.Duration, what string, cond func() (bool, string)) time.Duration {
 	t.Helper()
+	timeout = testwait.Timeout(timeout)
 	start := time.Now()
 	msg := ""
 	for time.Since(start) < timeout {

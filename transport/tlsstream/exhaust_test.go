@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/transport/tlsstream"
 )
@@ -117,7 +118,7 @@ func TestFirstFrameTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	_ = conn.SetReadDeadline(time.Now().Add(testwait.Timeout(20 * time.Second)))
 	_, err = io.ReadAll(conn)
 	var ne net.Error
 	if errors.As(err, &ne) && ne.Timeout() {
@@ -153,7 +154,7 @@ func TestMalformedFrames(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer conn.Close()
-	_ = conn.SetDeadline(time.Now().Add(20 * time.Second))
+	_ = conn.SetDeadline(time.Now().Add(testwait.Timeout(20 * time.Second)))
 	fr := tlsstream.NewFrameReader(conn, 0)
 	exchange := func(msg string) string {
 		t.Helper()
@@ -216,7 +217,7 @@ func TestStalledFrameDisconnected(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { conn.Close() })
-		_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
+		_ = conn.SetDeadline(time.Now().Add(testwait.Timeout(30 * time.Second)))
 		frame, _ := tlsstream.AppendFrame(nil, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`), 0)
 		if _, err := conn.Write(frame); err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/transport/tlsstream"
 )
@@ -108,7 +109,7 @@ func wantRefusal(t *testing.T, refused <-chan error, want string) {
 		if !strings.Contains(err.Error(), want) {
 			t.Fatalf("server refusal %q does not mention %q", err, want)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testwait.Timeout(5 * time.Second)):
 		t.Fatalf("server reported no refusal (want one mentioning %q)", want)
 	}
 }
@@ -161,7 +162,7 @@ func TestMutualTLSAcceptAndRefuse(t *testing.T) {
 				cfg.Certificates = nil
 				cfg.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &pair, nil }
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(10*time.Second))
 			defer cancel()
 			client := mcp.NewClient(&mcp.Implementation{Name: "ctl", Version: "1"}, nil)
 			cs, err := client.Connect(ctx, tlsstream.ClientTransport{Addr: addr, Config: cfg}, nil)
@@ -224,7 +225,7 @@ func TestALPNRequired(t *testing.T) {
 			conn, err := tls.Dial("tcp", addr, cfg)
 			if err == nil {
 				// Handshake passed (no ALPN): the server must hang up without a session.
-				conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+				conn.SetReadDeadline(time.Now().Add(testwait.Timeout(5 * time.Second)))
 				if _, rerr := conn.Read(make([]byte, 1)); rerr == nil {
 					t.Fatal("server kept a connection without ALPN mcp")
 				}
@@ -282,7 +283,7 @@ func TestServeNewServerHooks(t *testing.T) {
 				sid := ct.SessionID()
 				return echoServer(), func() { ended <- sid }, tt.refuse
 			})
-			cctx, ccancel := context.WithTimeout(ctx, 10*time.Second)
+			cctx, ccancel := context.WithTimeout(ctx, testwait.Timeout(10*time.Second))
 			defer ccancel()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).
 				Connect(cctx, tlsstream.ClientTransport{Addr: ln.Addr().String(), Config: cliCfg}, nil)
@@ -308,7 +309,7 @@ func TestServeNewServerHooks(t *testing.T) {
 				if len(sid) != 32 {
 					t.Fatalf("session id %q, want 32 hex digits", sid)
 				}
-			case <-time.After(5 * time.Second):
+			case <-time.After(testwait.Timeout(5 * time.Second)):
 				t.Fatal("end not called after the session closed")
 			}
 		})
@@ -331,7 +332,7 @@ func TestOversizeFrame(t *testing.T) {
 	if _, err := conn.Write(binary.BigEndian.AppendUint32(nil, 5<<20)); err != nil {
 		t.Fatal(err)
 	}
-	conn.SetReadDeadline(time.Now().Add(5 * time.Second))
+	conn.SetReadDeadline(time.Now().Add(testwait.Timeout(5 * time.Second)))
 	fr := tlsstream.NewFrameReader(conn, 0)
 	body, err := fr.ReadFrame()
 	if err != nil {
@@ -357,7 +358,7 @@ func TestManyConcurrentSessions(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(10*time.Second))
 			defer cancel()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "c", Version: "1"}, nil).
 				Connect(ctx, tlsstream.ClientTransport{Addr: addr, Config: cfg}, nil)
