@@ -4,8 +4,9 @@
 #      and MCP Inspector, Go modules);
 #   2. go vet ./...
 #   3. go test -count=1 ./... (unit, integration, conformance, Inspector);
-#   4. netmcp bench --quick: netmcp against a bare go-sdk server, printed
-#      (no timing assertion: it fails only if a call fails);
+#   4. netmcp bench --quick: netmcp against a bare go-sdk server (the test
+#      program internal/cmd/bench-peer, built beside it), printed (no
+#      timing assertion: it fails only if a call fails);
 #   5. bounded fuzzing of every Fuzz target found in the repo's _test.go files.
 # It exits non-zero on the first failing stage. Stays well under 30 minutes on
 # 2 cores: the test stage has a hard timeout, and each fuzz target runs
@@ -57,6 +58,7 @@ go test -count=1 -timeout "$TEST_TIMEOUT" ./...
 stage "netmcp bench --quick"
 mkdir -p .tools
 CGO_ENABLED=0 go build -trimpath -o .tools/netmcp-bench ./cmd/netmcp
+CGO_ENABLED=0 go build -trimpath -o .tools/bench-peer ./internal/cmd/bench-peer
 .tools/netmcp-bench bench --quick
 
 stage "fuzz (each target ${FUZZTIME})"

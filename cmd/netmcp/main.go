@@ -44,8 +44,6 @@ var commands = []struct {
 	{"ask", func() *cobra.Command { return alias("ask", "controller ask", newAskCmd()) }},
 	{"audit", newAuditCmd},
 	{"bench", newBenchCmd},
-	{"bench-peer", newBenchPeerCmd},
-	{"conformance-server", newConformanceCmd},
 	{"controller", newControllerCmd},
 	{"diag", newDiagCmd},
 	{"eval", newEvalCmd},
