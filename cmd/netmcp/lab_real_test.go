@@ -26,7 +26,7 @@ func TestLabUpReal(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("skipped: lab up --real needs root")
 	}
-	t.Parallel() // with TestLabCompare: each waits mostly on its lab's protocols
+	t.Parallel() // with the other real-lab tests: each waits mostly on its lab's protocols
 	ctx := context.Background()
 	dir := t.TempDir()
 	prefix := fmt.Sprintf("t%dm-", os.Getpid()%100000)

@@ -26,8 +26,17 @@ import (
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/internal/benchpeer"
-	_ "github.com/netmcp/netmcp/lab/serve" // sim://
 	"github.com/netmcp/netmcp/transport"
+
+	// The drivers netmcp links, sim:// among them (lab/serve), so that
+	// the peer's start (package initialisation, code) is closer to
+	// netmcp's. It still lacks netmcp's commands, controller and agent:
+	// its RSS is lower than when it was a command of the netmcp binary.
+	_ "github.com/netmcp/netmcp/device/linux"
+	_ "github.com/netmcp/netmcp/device/netconf"
+	_ "github.com/netmcp/netmcp/device/snmp"
+	_ "github.com/netmcp/netmcp/device/sshcli"
+	_ "github.com/netmcp/netmcp/lab/serve"
 )
 
 func main() {
