@@ -19,6 +19,7 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/labtest"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -26,10 +27,10 @@ import (
 // reads each one's capabilities.network and tools, and fans a
 // network.yang.get out to all of them.
 func TestConnectAndFanOut(t *testing.T) {
-	l := newTestLab(t)
+	l := labtest.New(t, labtest.Options{})
 	f, ctx := connectedFleet(t, l)
 	topo := map[string]string{}
-	for _, d := range l.lab.Network().Topology().Devices {
+	for _, d := range l.Topology().Devices {
 		topo[d.Name] = d.Dialect
 	}
 	for _, d := range f.Devices() {
@@ -68,7 +69,7 @@ func TestConnectAndFanOut(t *testing.T) {
 // accepts TCP but never answers are each reported with a clear error,
 // while the live devices answer, and the fan-out ends within its timeout.
 func TestDeadDeviceReported(t *testing.T) {
-	l := newTestLab(t)
+	l := labtest.New(t, labtest.Options{})
 	mute, err := net.Listen("tcp", "127.0.0.1:0") // accepts, never answers
 	if err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestDeadDeviceReported(t *testing.T) {
 		}
 		cmu.Unlock()
 	}()
-	inv := l.inventory(
+	inv := l.Inventory(
 		inventory.Device{Name: "dead", URL: "http://" + deadPort(t) + "/mcp"},
 		inventory.Device{Name: "mute", URL: "http://" + mute.Addr().String() + "/mcp"},
 	)
@@ -140,8 +141,8 @@ func TestDeadDeviceReported(t *testing.T) {
 // TestEachAbandonsHungFunction: a fan-out function that ignores its
 // context does not hold the run past the per-device timeout.
 func TestEachAbandonsHungFunction(t *testing.T) {
-	l := newTestLab(t)
-	f, err := client.New(l.inventory(), client.Options{CallTimeout: time.Second})
+	l := labtest.New(t, labtest.Options{})
+	f, err := client.New(l.Inventory(), client.Options{CallTimeout: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -184,11 +185,11 @@ func TestEachAbandonsHungFunction(t *testing.T) {
 // new session, replays the subscription, and updates flow again; a
 // fan-out while it is down reports it and finishes.
 func TestReconnectAndResubscribe(t *testing.T) {
-	l := newTestLab(t)
+	l := labtest.New(t, labtest.Options{})
 	var ups updates
 	var smu sync.Mutex
 	var r2States []string
-	f, err := client.New(l.inventory(), client.Options{
+	f, err := client.New(l.Inventory(), client.Options{
 		OnState: func(d *client.Device, s client.State, err error) {
 			if d.Name() == "r2" {
 				smu.Lock()
@@ -218,7 +219,7 @@ func TestReconnectAndResubscribe(t *testing.T) {
 	}
 	eventually(t, 20*time.Second, "a CPU update before the restart", func() bool { return ups.get("r2", netproto.URICPU) > 0 })
 
-	l.kill("r2")
+	l.Kill("r2")
 	eventually(t, 20*time.Second, "r2 seen down", func() bool { st, _ := r2.State(); return st != client.StateConnected })
 	results := f.CallAll(ctx, nil, netproto.ToolYangGet, map[string]any{"path": hostnamePath})
 	for _, r := range results {
@@ -231,7 +232,7 @@ func TestReconnectAndResubscribe(t *testing.T) {
 		}
 	}
 
-	l.start("r2")
+	l.Start("r2")
 	eventually(t, 30*time.Second, "r2 reconnected", func() bool {
 		st, _ := r2.State()
 		return st == client.StateConnected && r2.Sessions() == 2
@@ -262,11 +263,11 @@ func TestReconnectAndResubscribe(t *testing.T) {
 // the id in _meta["netmcp/correlationId"], on every device; requests
 // without one carry none.
 func TestCorrelationID(t *testing.T) {
-	l := newTestLab(t)
+	l := labtest.New(t, labtest.Options{})
 	var mu sync.Mutex
 	seen := map[string][]string{} // device -> ids of tools/call and resources/read
-	for name, s := range l.devs {
-		s.srv.MCP().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+	for _, name := range l.Routers() {
+		l.Server(name).MCP().AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 				if method == "tools/call" || method == "resources/read" {
 					id, _ := req.GetParams().GetMeta()[client.MetaCorrelationID].(string)
@@ -278,7 +279,7 @@ func TestCorrelationID(t *testing.T) {
 			}
 		})
 	}
-	f, err := client.New(l.inventory(), client.Options{})
+	f, err := client.New(l.Inventory(), client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +301,7 @@ func TestCorrelationID(t *testing.T) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
-	for _, name := range l.lab.Routers() {
+	for _, name := range l.Routers() {
 		want := []string{"tools/call=" + id}
 		if name == "r1" {
 			want = append(want, "resources/read="+id, "tools/call=")
@@ -314,11 +315,11 @@ func TestCorrelationID(t *testing.T) {
 // TestElicitationRelayed: a device's approval request (elicitation) goes
 // to the caller's handler with the device; its answer decides the call.
 func TestElicitationRelayed(t *testing.T) {
-	l := newTestLab(t)
+	l := labtest.New(t, labtest.Options{})
 	var asked atomic.Int32
 	var answer atomic.Value
 	answer.Store("decline")
-	f, err := client.New(l.inventory(), client.Options{
+	f, err := client.New(l.Inventory(), client.Options{
 		Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			asked.Add(1)
 			if d.Name() != "r1" || !strings.Contains(p.Message, netproto.ToolCLIConfigure) {
@@ -439,9 +440,9 @@ func TestTopLevelNetworkCapability(t *testing.T) {
 
 // connectedFleet connects a fleet to every device of l, closed when t
 // ends, and returns it with a context bounding the test's calls.
-func connectedFleet(t *testing.T, l *testLab) (*client.Fleet, context.Context) {
+func connectedFleet(t *testing.T, l *labtest.Lab) (*client.Fleet, context.Context) {
 	t.Helper()
-	f, err := client.New(l.inventory(), client.Options{})
+	f, err := client.New(l.Inventory(), client.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -457,7 +458,7 @@ func connectedFleet(t *testing.T, l *testLab) (*client.Fleet, context.Context) {
 // TestView: a view holds the devices its filter keeps, calls them over
 // the parent's sessions, and closing it ends none of them.
 func TestView(t *testing.T) {
-	l := newTestLab(t)
+	l := labtest.New(t, labtest.Options{})
 	f, ctx := connectedFleet(t, l)
 	v := f.View(func(d *client.Device) bool { return d.Name() != "r3" })
 	if v.Device("r3") != nil || v.Device("r1") != f.Device("r1") || len(v.Devices()) != len(f.Devices())-1 {

@@ -178,12 +178,13 @@ func judge(t *testing.T, results map[string]scenario, known []string) {
 }
 
 // TestConformanceServerAllScenarios runs every server scenario of the
-// official suite (active and pending) against `netmcp conformance-server`:
-// netmcp's HTTP transport and capability middleware serving the fixtures.
+// official suite (active and pending) against the fixture server
+// (internal/cmd/conformance-server): netmcp's HTTP transport and
+// capability middleware serving the fixtures.
 func TestConformanceServerAllScenarios(t *testing.T) {
 	tl := requireTools(t)
 	want := serverScenarios(t, tl)
-	url := startNetmcp(t, "conformance-server", "--listen", "127.0.0.1:0")
+	url := startServer(t, conformanceServerBinary(t), "--listen", "127.0.0.1:0")
 	out := t.TempDir()
 	log := runSuite(t, tl, url, out, "--suite", "all")
 	if i := strings.Index(log, "=== SUMMARY ==="); i >= 0 {

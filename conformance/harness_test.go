@@ -88,31 +88,44 @@ func (tl npmTools) command(ctx context.Context, dir, script string, args ...stri
 }
 
 var (
-	buildOnce sync.Once
-	binPath   string
-	buildErr  error
-	buildDir  string
+	buildMu  sync.Mutex
+	built    = map[string]string{} // package -> its program
+	buildDir string                // holds them; removed by TestMain
 )
 
 // netmcpBinary builds cmd/netmcp once per test binary and returns its path.
-func netmcpBinary(t *testing.T) string {
+func netmcpBinary(t *testing.T) string { return buildProgram(t, "./cmd/netmcp", "netmcp") }
+
+// conformanceServerBinary builds the fixture server (a test program, not
+// part of netmcp) once per test binary and returns its path.
+func conformanceServerBinary(t *testing.T) string {
+	return buildProgram(t, "./internal/cmd/conformance-server", "conformance-server")
+}
+
+// buildProgram builds the main package pkg of this module as name, once per
+// test binary, and returns its path.
+func buildProgram(t *testing.T, pkg, name string) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		buildDir, buildErr = os.MkdirTemp("", "netmcp-conformance-")
-		if buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(buildDir, "netmcp")
-		cmd := exec.Command("go", "build", "-o", binPath, "./cmd/netmcp")
-		cmd.Dir = repoRoot(t)
-		if out, err := cmd.CombinedOutput(); err != nil {
-			buildErr = fmt.Errorf("go build ./cmd/netmcp: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if bin, ok := built[pkg]; ok {
+		return bin
 	}
-	return binPath
+	if buildDir == "" {
+		dir, err := os.MkdirTemp("", "netmcp-conformance-")
+		if err != nil {
+			t.Fatal(err)
+		}
+		buildDir = dir
+	}
+	bin := filepath.Join(buildDir, name)
+	cmd := exec.Command("go", "build", "-o", bin, pkg)
+	cmd.Dir = repoRoot(t)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	built[pkg] = bin
+	return bin
 }
 
 func TestMain(m *testing.M) {
@@ -131,8 +144,17 @@ var listenURL = regexp.MustCompile(`http://(\S+)/mcp`)
 // stopped when the test ends.
 func startNetmcp(t *testing.T, args ...string) string {
 	t.Helper()
+	return startServer(t, netmcpBinary(t), args...)
+}
+
+// startServer runs the program bin with args (one that serves HTTP on
+// 127.0.0.1:0) and returns the MCP endpoint URL it printed. The process is
+// stopped when the test ends.
+func startServer(t *testing.T, bin string, args ...string) string {
+	t.Helper()
+	name := filepath.Base(bin)
 	ctx, cancel := context.WithCancel(context.Background())
-	cmd := exec.CommandContext(ctx, netmcpBinary(t), args...)
+	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Cancel = func() error { return cmd.Process.Signal(os.Interrupt) }
 	cmd.WaitDelay = 5 * time.Second
 	stderr, err := cmd.StderrPipe()
@@ -168,11 +190,11 @@ func startNetmcp(t *testing.T, args ...string) string {
 		err := cmd.Wait()
 		var ee *exec.ExitError
 		if err != nil && !errors.As(err, &ee) && !errors.Is(err, context.Canceled) {
-			t.Logf("netmcp %s: %v", args[0], err)
+			t.Logf("%s %s: %v", name, strings.Join(args, " "), err)
 		}
 		if t.Failed() {
 			logMu.Lock()
-			t.Logf("netmcp %s stderr:\n%s", strings.Join(args, " "), logs.String())
+			t.Logf("%s %s stderr:\n%s", name, strings.Join(args, " "), logs.String())
 			logMu.Unlock()
 		}
 	})
@@ -188,6 +210,6 @@ func startNetmcp(t *testing.T, args ...string) string {
 	default:
 	}
 	// The cleanup above prints stderr.
-	t.Fatalf("netmcp %s printed no listen address (it exited, or 30s passed)", strings.Join(args, " "))
+	t.Fatalf("%s %s printed no listen address (it exited, or 30s passed)", name, strings.Join(args, " "))
 	return ""
 }

@@ -12,8 +12,9 @@
 #      conformance table, the layering test in internal/archtest), then
 #      go test -count=1 without -race on those (REAL_PEER_PKGS) and on the
 #      few tests too heavy for the race detector (RACE_SKIP);
-#   6. netmcp bench --quick: netmcp against a bare go-sdk server, printed
-#      (no timing assertion: it fails only if a call fails);
+#   6. netmcp bench --quick: netmcp against a bare go-sdk server (the test
+#      program internal/cmd/bench-peer, built beside it), printed (no
+#      timing assertion: it fails only if a call fails);
 #   7. bounded fuzzing of every Fuzz target found in the repo's _test.go files.
 # It exits non-zero on the first failing stage, and prints each stage's
 # duration at the end. Stays well under 30 minutes on 2 cores: the test
@@ -255,6 +256,7 @@ stop_busy
 stage "netmcp bench --quick"
 mkdir -p .tools
 CGO_ENABLED=0 go build -trimpath -o .tools/netmcp-bench ./cmd/netmcp
+CGO_ENABLED=0 go build -trimpath -o .tools/bench-peer ./internal/cmd/bench-peer
 .tools/netmcp-bench bench --quick
 
 stage "fuzz (each target ${FUZZTIME})"

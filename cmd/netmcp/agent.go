@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/netmcp/netmcp/agent"
 	"github.com/netmcp/netmcp/agent/discover"
@@ -27,8 +28,7 @@ import (
 	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/d2d/tlv"
 	"github.com/netmcp/netmcp/device"
-	"github.com/netmcp/netmcp/lab/sim"
-	"github.com/netmcp/netmcp/lab/topology"
+	"github.com/netmcp/netmcp/lab/serve"
 	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/server"
 )
@@ -52,11 +52,48 @@ type agentFlags struct {
 	mitigate         mitigateFlags
 }
 
-// newAgentCmd builds "netmcp agent" and its ask and lab subcommands.
+// agentRequired are the flags `netmcp agent run` cannot do without.
+var agentRequired = []string{"device", "cert", "key", "ca"}
+
+// newAgentCmd builds "netmcp agent": run, ask, sync, report verify, and
+// the hidden old spelling of `netmcp lab agents` (agent lab). As before
+// the subcommands, `netmcp agent --device ... --cert ...` runs the agent
+// (netmcp agent run); without a flag it prints its help.
 func newAgentCmd() *cobra.Command {
+	cmd := newAgentRunCmd()
+	cmd.Use = "agent"
+	cmd.Short = "The device-to-device collaboration agent (troubleshooting draft section 5): run, ask, sync, report"
+	cmd.Long = "The collaboration agent of a device: run one (netmcp agent run), inject an intent on one and get\n" +
+		"its signed report (ask), push the reports it kept to the controller (sync), check a report's\n" +
+		"signatures (report verify). An agent on every router of the simulated lab: netmcp lab agents.\n" +
+		"`netmcp agent` with the flags of `agent run` runs the agent, as it did before the subcommands."
+	run := cmd.RunE
+	cmd.RunE = func(c *cobra.Command, args []string) error {
+		if c.Flags().NFlag() == 0 {
+			return c.Help()
+		}
+		for _, n := range agentRequired {
+			_ = c.MarkFlagRequired(n)
+		}
+		if err := c.ValidateRequiredFlags(); err != nil {
+			return err
+		}
+		return run(c, args)
+	}
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		f.Hidden = true // those of agent run: its help shows them
+		delete(f.Annotations, cobra.BashCompOneRequiredFlag)
+	})
+	cmd.AddCommand(newAgentRunCmd(), newAgentAskCmd(), newAgentSyncCmd(), newReportCmd(),
+		alias("lab", "lab agents", newLabAgentsCmd()))
+	return cmd
+}
+
+// newAgentRunCmd builds "netmcp agent run".
+func newAgentRunCmd() *cobra.Command {
 	var f agentFlags
 	cmd := &cobra.Command{
-		Use:   "agent --device URL --cert F --key F --ca F",
+		Use:   "run --device URL --cert F --key F --ca F",
 		Short: "Run the device-to-device collaboration agent of a device (troubleshooting draft section 5)",
 		Long: "Run the collaboration agent of one device: an MCP server to its neighbours and operators on\n" +
 			"TLS 1.3 with mutual TLS (port 9514 by default) and an MCP client to its neighbours. Neighbours are\n" +
@@ -86,10 +123,9 @@ func newAgentCmd() *cobra.Command {
 	fl.BoolVar(&f.localCollab, "local-collaboration", false, "allow D2D calls even while the controller is reachable")
 	fl.BoolVar(&f.verbose, "verbose", false, "log to stderr")
 	f.mitigate.bind(fl)
-	for _, n := range []string{"device", "cert", "key", "ca"} {
+	for _, n := range agentRequired {
 		_ = cmd.MarkFlagRequired(n)
 	}
-	cmd.AddCommand(newAgentAskCmd(), newAgentLabCmd(), newAgentSyncCmd())
 	return cmd
 }
 
@@ -213,7 +249,7 @@ func runAgent(ctx context.Context, f agentFlags, in io.Reader, out, errw io.Writ
 	go a.SyncReports(ctx) // reports an earlier run could not push (agent_sync.go)
 	if la, ok := drv.(device.LLDPAgent); ok && f.neighbors == "" && f.lldpcli == "" {
 		// The device's own LLDP agent carries the TLV (the simulator's).
-		keep, err := deviceLLDPTLVs(f)
+		keep, err := serve.DeviceTLVs(f.device, f.topology)
 		if err != nil {
 			return withExit(2, err)
 		}
@@ -330,167 +366,6 @@ func newAgentAskCmd() *cobra.Command {
 	return cmd
 }
 
-// newAgentLabCmd builds "netmcp agent lab": an agent on every router of
-// the simulated lab, in one process so they share one network model.
-func newAgentLabCmd() *cobra.Command {
-	var dir, topo string
-	var base int
-	var mf mitigateFlags
-	cmd := &cobra.Command{
-		Use:   "lab [--dir DIR] [--base-port 9514]",
-		Short: "Run a collaboration agent on every router of the simulated lab (one process, one network model)",
-		Long: "Issue a lab CA, device certificates and an operator certificate (alice) into --dir, and run an agent\n" +
-			"per router of the simulated lab on consecutive loopback ports from --base-port. Neighbours come\n" +
-			"from the simulated LLDP: each router's LLDP agent advertises its agent's TLV (a router with LLDP\n" +
-			"disabled is heard by no one). Then, for example:\n" +
-			"  netmcp agent ask --device r1 --agent 127.0.0.1:9514 --cert DIR/alice.pem --key DIR/alice.key --ca DIR/ca.pem \\\n" +
-			"    \"verify packet loss on the path from r1 to r3 via r2\"",
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			consent, err := mf.consenter(cmd.InOrStdin(), cmd.ErrOrStderr())
-			if err != nil {
-				return err
-			}
-			return runAgentLab(cmd.Context(), dir, topo, base, consent, cmd.OutOrStdout(), cmd.ErrOrStderr())
-		},
-	}
-	mf.bind(cmd.Flags())
-	cmd.Flags().StringVar(&dir, "dir", "netmcp-agent-lab", "directory for the CA, certificates and agents' state")
-	cmd.Flags().StringVar(&topo, "topology", "", "topology YAML (default: the built-in lab)")
-	cmd.Flags().IntVar(&base, "base-port", agent.DefaultPort, "port of the first router's agent (0: any free ports)")
-	return cmd
-}
-
-func runAgentLab(ctx context.Context, dir, topoFile string, base int, consent *mitigationConsent, out, errw io.Writer) error {
-	t := sim.DefaultTopology()
-	if topoFile != "" {
-		var err error
-		if t, err = sim.LoadTopology(topoFile); err != nil {
-			return withExit(2, err)
-		}
-	}
-	lab, err := sim.NewLab(t, sim.LabOptions{})
-	if err != nil {
-		return err
-	}
-	defer lab.Close()
-	return serveAgentLab(ctx, lab, t, dir, base, consent, out, errw)
-}
-
-// serveAgentLab runs an agent on every router of lab (of topology t), its
-// CA and certificates in dir, until ctx ends.
-func serveAgentLab(ctx context.Context, lab *sim.Lab, t topology.Topology, dir string, base int, consent *mitigationConsent, out, errw io.Writer) error {
-	ca, err := pki.NewCA("netmcp agent lab CA")
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return withExit(2, err)
-	}
-	if err := pki.WriteFile(filepath.Join(dir, pki.CACertFile), ca.CertPEM, 0o644); err != nil {
-		return err
-	}
-	oc, ok, err := ca.Issue("alice", pki.KindClient, 0)
-	if err != nil {
-		return err
-	}
-	if _, _, err := pki.WriteKeyPair(dir, "alice", oc, ok); err != nil {
-		return err
-	}
-	logger := agentLogger(false, errw)
-	agents := map[string]*agent.Agent{}
-	lns := map[string]net.Listener{}
-	for i, name := range lab.Routers() {
-		drv, err := lab.Device(name)
-		if err != nil {
-			return err
-		}
-		srv, err := server.New(drv, server.Options{Version: version, ReadOnly: true, Logger: logger, User: "d2d-agent", DiagLimiter: agent.DeviceDiagLimiter()})
-		if err != nil {
-			return err
-		}
-		local, err := agent.LocalSession(ctx, srv.MCP())
-		if err != nil {
-			return err
-		}
-		certPEM, keyPEM, err := ca.Issue(name, pki.KindServer, 0)
-		if err != nil {
-			return err
-		}
-		signer, err := sign.OpenSigner(filepath.Join(dir, name), name)
-		if err != nil {
-			return err
-		}
-		alog, err := audit.Open(audit.PathIn(filepath.Join(dir, name)), audit.Options{})
-		if err != nil {
-			return err
-		}
-		defer alog.Close()
-		addr := "127.0.0.1:0" // --base-port 0: any free ports
-		if base > 0 {
-			addr = fmt.Sprintf("127.0.0.1:%d", base+i)
-		}
-		ln, err := net.Listen("tcp", addr)
-		if err != nil {
-			return withExit(2, err)
-		}
-		// d2d.mitigate writes through the router's approval gate
-		// (agent_mitigate.go).
-		writer, err := mitigationWriterFor(ctx, drv, name, filepath.Join(dir, name), alog, consent, logger)
-		if err != nil {
-			return err
-		}
-		port := ln.Addr().(*net.TCPAddr).Port
-		lns[name] = ln
-		disc := discover.LLDP{Get: agent.YangGetter(local), Skipped: func(n, why string) { logger.Info("LLDP neighbour skipped", "name", n, "why", why) }}
-		a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: ca.CertPEM, Local: local, Writer: writer, Signer: signer, Audit: alog,
-			Discoverer: disc, Port: uint16(port), Logger: logger,
-			Resolve: func(discover.Neighbor) string { return "127.0.0.1" }})
-		if err != nil {
-			return err
-		}
-		// The device's LLDP agent advertises the agent's TLV next to
-		// the custom TLVs the topology gives it.
-		keep, err := simLLDPTLVs(t, name)
-		if err != nil {
-			return err
-		}
-		if err := a.AdvertiseLLDP(ctx, drv, keep); err != nil {
-			return err
-		}
-		agents[name] = a
-		fmt.Fprintf(out, "%s: agent on https://%s/mcp\n", name, ln.Addr())
-	}
-	// Every TLV is set: each agent's first discovery, through the
-	// simulated LLDP.
-	for _, name := range lab.Routers() {
-		ns, err := agents[name].Discover(ctx)
-		if err != nil {
-			return fmt.Errorf("%s: discovery: %w", name, err)
-		}
-		var heard []string
-		for _, n := range ns {
-			heard = append(heard, n.Name+" on "+n.LocalInterface)
-		}
-		if len(heard) == 0 {
-			heard = []string{"none"}
-		}
-		fmt.Fprintf(out, "%s: LLDP neighbours: %s\n", name, strings.Join(heard, ", "))
-	}
-	fmt.Fprintf(out, "operator certificate: %s/alice.pem (key alice.key), CA %s/ca.pem\n", dir, dir)
-	errc := make(chan error, len(agents))
-	for name, a := range agents {
-		go func() { errc <- a.Serve(ctx, lns[name]) }()
-	}
-	var first error
-	for range agents {
-		if err := <-errc; err != nil && first == nil {
-			first = err
-		}
-	}
-	return first
-}
-
 func tlsLeaf(certPEM []byte) (*x509.Certificate, error) {
 	blk, _ := pem.Decode(certPEM)
 	if blk == nil {
@@ -503,4 +378,15 @@ func decodeTLV(s string) (tlv.Advert, error) { return tlv.DecodeHex(s) }
 
 func httpsClient(cfg *tls.Config) *http.Client {
 	return &http.Client{Transport: &http.Transport{TLSClientConfig: cfg}}
+}
+
+// toolText joins the text content of a tool result.
+func toolText(r *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range r.Content {
+		if t, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, t.Text)
+		}
+	}
+	return strings.TrimSpace(strings.Join(parts, "\n"))
 }

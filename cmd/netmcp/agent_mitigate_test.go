@@ -20,14 +20,14 @@ import (
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/d2d/report"
-	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/serve"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/remedy"
 	"github.com/netmcp/netmcp/server"
 )
 
-// TestAgentMitigate runs the agents of `netmcp agent lab` on a lab whose
+// TestAgentMitigate runs the agents of `netmcp lab agents` on a lab whose
 // r2 filters ICMP leaving toward r3, asks r2's agent for the path's report
 // over its operator endpoint, and calls d2d.mitigate there. The write goes
 // through r2's approval gate, whose question is relayed to the operator's
@@ -36,19 +36,18 @@ import (
 // path verifies clean, the commit is confirmed, and the gate's decisions
 // are in r2's audit log.
 func TestAgentMitigate(t *testing.T) {
-	topo := egressACLTopology()
-	lab, err := sim.NewLab(topo, sim.LabOptions{})
+	routers, closeLab, err := serve.OpenRouters(egressACLTopology())
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { lab.Close() })
+	t.Cleanup(func() { closeLab() })
 	dir := t.TempDir()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	// No terminal and no --yes: only the operator's client can consent.
 	go func() {
-		done <- serveAgentLab(ctx, lab, topo, dir, 0, &mitigationConsent{}, pw, io.Discard)
+		done <- serveAgentLab(ctx, routers, dir, 0, &mitigationConsent{}, pw, io.Discard)
 		pw.Close()
 	}()
 	t.Cleanup(func() { cancel(); <-done })
@@ -67,7 +66,7 @@ func TestAgentMitigate(t *testing.T) {
 	if r2 == "" {
 		t.Fatal("no r2 agent address printed")
 	}
-	acl := aclReader(t, lab, "r2")
+	acl := aclReader(t, routers[1]) // r2
 	if got := acl("NO-ICMP-OUT"); !slices.Equal(got, []int{10, 20}) {
 		t.Fatalf("NO-ICMP-OUT before: %v", got)
 	}
@@ -233,14 +232,10 @@ func operatorSession(t *testing.T, dir, addr string, elicit func(context.Context
 }
 
 // aclReader returns a reader of the entries (sequence ids) of an ACL of
-// device dev's running configuration, read through a read-only server.
-func aclReader(t *testing.T, lab *sim.Lab, dev string) func(set string) []int {
+// router r's running configuration, read through a read-only server.
+func aclReader(t *testing.T, r serve.Router) func(set string) []int {
 	t.Helper()
-	drv, err := lab.Device(dev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv, err := server.New(drv, server.Options{ReadOnly: true})
+	srv, err := server.New(r.Driver, server.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +249,7 @@ func aclReader(t *testing.T, lab *sim.Lab, dev string) func(set string) []int {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: netproto.ToolYangGet, Arguments: map[string]any{"path": controller.PathACL, "datastore": "running"}})
 		if err != nil || res.IsError {
-			t.Fatalf("reading %s's ACLs: %v %s", dev, err, toolText(res))
+			t.Fatalf("reading %s's ACLs: %v %s", r.Name, err, toolText(res))
 		}
 		body, _ := res.StructuredContent.(map[string]any)
 		return remedy.ACLSequences(body["data"], set)

@@ -20,9 +20,9 @@ import (
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
-// TestAgentCLI runs `netmcp agent lab` on a lab whose r2 filters ICMP
+// TestAgentCLI runs `netmcp lab agents` on a lab whose r2 filters ICMP
 // leaving toward r3, injects the intent with `netmcp agent ask`, and checks
-// the report with `netmcp report verify`, from its file and its URI; a
+// the report with `netmcp agent report verify`, from its file and its URI; a
 // tampered copy fails with exit status 1.
 func TestAgentCLI(t *testing.T) {
 	topo := egressACLTopology()
@@ -75,16 +75,16 @@ func TestAgentCLI(t *testing.T) {
 	}
 	file := filepath.Join(dir, "report.json")
 	os.WriteFile(file, []byte(out), 0o600)
-	if out, err := runRoot(t, "", "report", "verify", "--ca", filepath.Join(labDir, "ca.pem"), file); err != nil || !strings.Contains(out, "signatures verified (r1 ") {
+	if out, err := runRoot(t, "", "agent", "report", "verify", "--ca", filepath.Join(labDir, "ca.pem"), file); err != nil || !strings.Contains(out, "signatures verified (r1 ") {
 		t.Fatalf("verify file: %v\n%s", err, out)
 	}
-	if out, err := runRoot(t, "", append([]string{"report", "verify", "--device", "r1", "--agent", r1, rep.URI}, creds...)...); err != nil || !strings.Contains(out, "hypothesis: r2 discarded") {
+	if out, err := runRoot(t, "", append([]string{"agent", "report", "verify", "--device", "r1", "--agent", r1, rep.URI}, creds...)...); err != nil || !strings.Contains(out, "hypothesis: r2 discarded") {
 		t.Fatalf("verify URI: %v\n%s", err, out)
 	}
 	rep.Hypothesis.Device = "r1"
 	tb, _ := json.Marshal(rep)
 	os.WriteFile(file, tb, 0o600)
-	_, err = runRoot(t, "", "report", "verify", "--ca", filepath.Join(labDir, "ca.pem"), file)
+	_, err = runRoot(t, "", "agent", "report", "verify", "--ca", filepath.Join(labDir, "ca.pem"), file)
 	var ee *exitError
 	if err == nil || !errors.As(err, &ee) || ee.code != 1 {
 		t.Fatalf("tampered report: %v", err)

@@ -22,7 +22,7 @@ import (
 // labBuiltin is the value of a bare --lab: the built-in topology.
 const labBuiltin = "builtin"
 
-// askOptions are the flags of `netmcp ask`.
+// askOptions are the flags of `netmcp controller ask`.
 type askOptions struct {
 	inventory  string
 	lab        string
@@ -38,7 +38,7 @@ type askOptions struct {
 	llm        llmOptions // --llm: the model plans the intent (ask_llm.go)
 }
 
-// newAskCmd builds "netmcp ask".
+// newAskCmd builds "netmcp controller ask".
 func newAskCmd() *cobra.Command {
 	var o askOptions
 	cmd := &cobra.Command{
@@ -78,7 +78,7 @@ func newAskCmd() *cobra.Command {
 	return cmd
 }
 
-// runAsk is `netmcp ask`.
+// runAsk is `netmcp controller ask`.
 func runAsk(ctx context.Context, o askOptions, text string, stdin io.Reader, stdout, stderr io.Writer) error {
 	store := controller.Store{Dir: o.reportsDir}
 	if o.show != "" {
@@ -95,7 +95,7 @@ func runAsk(ctx context.Context, o askOptions, text string, stdin io.Reader, std
 		return withExit(2, fmt.Errorf("ask: --flap-window must not be negative, got %s", o.flapWindow))
 	}
 	if strings.TrimSpace(text) == "" {
-		return withExit(2, errors.New(`ask: no intent (e.g. netmcp ask --lab "what is wrong with the network?")`))
+		return withExit(2, errors.New(`ask: no intent (e.g. netmcp controller ask --lab "what is wrong with the network?")`))
 	}
 	in, err := controller.ParseIntent(text)
 	if err != nil {

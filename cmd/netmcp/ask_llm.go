@@ -18,9 +18,10 @@ import (
 	"github.com/netmcp/netmcp/controller"
 	llmagent "github.com/netmcp/netmcp/controller/llm"
 	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/serve"
 )
 
-// llmOptions are the --llm flags of `netmcp ask` and `netmcp controller
+// llmOptions are the --llm flags of `netmcp controller ask` and `netmcp controller
 // serve`: an OpenAI-compatible endpoint, its model, the environment
 // variable holding the key (the key itself is never a flag, never logged).
 type llmOptions struct {
@@ -97,12 +98,12 @@ func (o *llmOptions) describe() string {
 	return fmt.Sprintf("%s, model %s, key from $%s (%s)", o.url, o.model, o.keyEnv, key)
 }
 
-// runAskLLM is `netmcp ask --llm URL --model NAME "intent"`: the model
+// runAskLLM is `netmcp controller ask --llm URL --model NAME "intent"`: the model
 // plans the intent over the controller's tools (list_devices,
 // call_device_tool, ask); writes need the operator's consent on a terminal.
 func runAskLLM(ctx context.Context, o askOptions, text string, stdin io.Reader, stdout, stderr io.Writer) error {
 	if strings.TrimSpace(text) == "" {
-		return withExit(2, errors.New(`ask: no intent (e.g. netmcp ask --lab --llm URL --model NAME "why can't h1 reach h3?")`))
+		return withExit(2, errors.New(`ask: no intent (e.g. netmcp controller ask --lab --llm URL --model NAME "why can't h1 reach h3?")`))
 	}
 	llm, err := o.llm.client()
 	if err != nil {
@@ -182,7 +183,7 @@ func askFleetInventory(ctx context.Context, o askOptions, stderr io.Writer) (*in
 	if file == labBuiltin {
 		file = ""
 	}
-	topo, err := loadTopology(file)
+	topo, err := serve.LoadTopology(file)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -190,8 +191,9 @@ func askFleetInventory(ctx context.Context, o askOptions, stderr io.Writer) (*in
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	fmt.Fprintf(stderr, "lab: %d routers serving MCP on 127.0.0.1\n", len(lab.inv.Devices))
-	return lab.inv, lab.hosts, func() { _ = lab.stop() }, nil
+	inv := lab.Inventory()
+	fmt.Fprintf(stderr, "lab: %d routers serving MCP on 127.0.0.1\n", len(inv.Devices))
+	return inv, controller.HostsOf(topo), func() { _ = lab.Close() }, nil
 }
 
 // confirm asks the operator a yes/no question on the terminal.

@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/inventory"
 	reallab "github.com/netmcp/netmcp/lab/real"
 	"github.com/netmcp/netmcp/lab/score"
+	"github.com/netmcp/netmcp/lab/serve"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/lab/twin"
@@ -141,7 +141,8 @@ func TestAskRealSuite(t *testing.T) {
 	topo := twin.FastBGP(sim.DefaultTopology())
 	logger := slog.New(slog.NewTextHandler(io.Discard, nil))
 	start := time.Now()
-	rl, err := startRealLab(ctx, topo, fmt.Sprintf("t%dq-", os.Getpid()%100000), 0, logger)
+	dir := t.TempDir()
+	lab, err := serve.Up(ctx, serve.Options{Topology: topo, Real: true, NetnsPrefix: fmt.Sprintf("t%dq-", os.Getpid()%100000), StateDir: dir, Logger: logger})
 	if err != nil {
 		if os.Getenv("CI") == "" && !strings.Contains(err.Error(), "root") {
 			t.Skipf("skipped: the real lab cannot run here: %v", err)
@@ -149,16 +150,13 @@ func TestAskRealSuite(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
-		if err := rl.stop(); err != nil {
+		if err := lab.Close(); err != nil {
 			t.Errorf("stopping the real lab: %v", err)
 		}
 	})
-	t.Logf("real lab up in %.1f s (converged %.1f s)", time.Since(start).Seconds(), rl.lab.Converged.Seconds())
-	dir := t.TempDir()
-	invFile := filepath.Join(dir, "inventory.yaml")
-	if err := inventory.Save(invFile, rl.inventory()); err != nil {
-		t.Fatal(err)
-	}
+	rl := lab.Real()
+	t.Logf("real lab up in %.1f s (converged %.1f s)", time.Since(start).Seconds(), rl.Converged.Seconds())
+	invFile := filepath.Join(dir, serve.InventoryFile)
 	sweep := func(t *testing.T) *controller.Report {
 		t.Helper()
 		var out, errw bytes.Buffer
@@ -173,7 +171,7 @@ func TestAskRealSuite(t *testing.T) {
 		return &rep
 	}
 
-	awaitBGPRoutes(ctx, t, rl.lab, topo, 30*time.Second)
+	awaitBGPRoutes(ctx, t, rl, topo, 30*time.Second)
 	var rows []score.Row
 	rep := sweep(t)
 	s := score.Of(nikaAnswer(rep), score.Truth{})
@@ -194,7 +192,7 @@ func TestAskRealSuite(t *testing.T) {
 		}
 		ok := t.Run(c.fault, func(t *testing.T) {
 			t0 := time.Now()
-			if err := rl.lab.InjectFault(ctx, f); err != nil {
+			if err := rl.InjectFault(ctx, f); err != nil {
 				t.Fatalf("inject: %v", err)
 			}
 			cleared := false
@@ -203,16 +201,16 @@ func TestAskRealSuite(t *testing.T) {
 					return
 				}
 				cleared = true
-				if err := rl.lab.ClearFault(ctx, f); err != nil {
+				if err := rl.ClearFault(ctx, f); err != nil {
 					t.Errorf("clear: %v", err)
 				}
-				if err := rl.lab.WaitConverged(ctx, 60*time.Second); err != nil {
+				if err := rl.WaitConverged(ctx, 60*time.Second); err != nil {
 					t.Errorf("after clearing: %v", err)
 				}
-				awaitBGPRoutes(ctx, t, rl.lab, topo, 30*time.Second)
+				awaitBGPRoutes(ctx, t, rl, topo, 30*time.Second)
 			}
 			defer clear()
-			waited := awaitSymptom(ctx, t, rl.lab, topo, f, c.wait)
+			waited := awaitSymptom(ctx, t, rl, topo, f, c.wait)
 			rep := sweep(t)
 			truth := score.Truth{Devices: score.FaultDevices(topo, f), Names: []string{f.Name}}
 			s := score.Of(nikaAnswer(rep), truth)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -27,12 +28,13 @@ type benchFlags struct {
 	transports          []string
 	device, path        string
 	serveArgs           []string
+	peer                string // the bare server's program (benchPeerBinary)
 }
 
 // benchConfig is one server measured by `netmcp bench`.
 type benchConfig struct {
 	name string
-	bare bool     // the bench peer, not netmcp serve
+	bare bool     // the bench peer (internal/cmd/bench-peer), not netmcp serve
 	args []string // netmcp serve flags (besides --device and --listen)
 }
 
@@ -51,13 +53,15 @@ func newBenchCmd() *cobra.Command {
 		Use:   "bench",
 		Short: "Measure netmcp against a bare go-sdk server, side by side (p50, p99, calls/s, RSS)",
 		Long: "Measure sequential network.yang.get round trips through `netmcp serve` and through a bare\n" +
-			"go-sdk server built into this binary (hidden `netmcp bench-peer`: one equivalent tool on the\n" +
+			"go-sdk server (the test program bench-peer, internal/cmd/bench-peer: one equivalent tool on the\n" +
 			"same driver, none of netmcp's layers), over stdio and Streamable HTTP, interleaved: each\n" +
 			"repetition starts every server once per transport, in rotating order. Prints p50, p99, calls/s,\n" +
 			"the server process's RSS (VmRSS, after the calls) and the ratios netmcp/bare.\n\n" +
 			"Configurations: netmcp with its defaults (audit log on, state dir in a temporary directory),\n" +
 			"netmcp --no-state, and the bare server. Over HTTP netmcp runs with --rate 0: its default\n" +
-			"per-identity limit (50/s) would refuse a benchmark. Exits 1 if any call failed.",
+			"per-identity limit (50/s) would refuse a benchmark. Exits 1 if any call failed.\n\n" +
+			"The bare server is --peer, else bench-peer beside this executable, else built with `go build`\n" +
+			"from the source of netmcp (in a checkout of it, with Go installed).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if f.quick {
@@ -84,6 +88,7 @@ func newBenchCmd() *cobra.Command {
 	fl.StringSliceVar(&f.transports, "transport", []string{"stdio", "http"}, "transports to measure: stdio, http")
 	fl.StringVar(&f.device, "device", "sim://r1", "device URL served")
 	fl.StringVar(&f.path, "path", "/openconfig-interfaces:interfaces", "YANG path read (datastore running)")
+	fl.StringVar(&f.peer, "peer", "", "the bare go-sdk server's program (default: bench-peer beside netmcp, else built from source)")
 	fl.StringArrayVar(&f.serveArgs, "serve-arg", nil, "extra flag for every netmcp configuration (repeatable), e.g. --serve-arg=--audit-fsync=always")
 	return cmd
 }
@@ -158,6 +163,10 @@ func runBench(ctx context.Context, f benchFlags, stdout, stderr io.Writer) error
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	peer, err := benchPeerBinary(ctx, f.peer, self, tmp)
+	if err != nil {
+		return err
+	}
 
 	rep := benchReport{Machine: machine(), Tool: netproto.ToolYangGet, Device: f.device, Path: f.path,
 		Calls: f.calls, Reps: f.reps, Warmup: f.warmup, Started: time.Now().UTC().Truncate(time.Second)}
@@ -179,7 +188,7 @@ func runBench(ctx context.Context, f benchFlags, stdout, stderr io.Writer) error
 			for k := range benchConfigs {
 				c := benchConfigs[(k+i)%len(benchConfigs)]
 				run++
-				argv := benchArgv(self, c, t, filepath.Join(tmp, "state-"+strconv.Itoa(run)), f)
+				argv := benchArgv(self, peer, c, t, filepath.Join(tmp, "state-"+strconv.Itoa(run)), f)
 				r := results[t+"\x00"+c.name]
 				r.Argv = slices.Clone(argv[1:])
 				for j, a := range r.Argv {
@@ -236,10 +245,45 @@ func runBench(ctx context.Context, f benchFlags, stdout, stderr io.Writer) error
 	return nil
 }
 
-// benchArgv is the command line of configuration c on transport t.
-func benchArgv(self string, c benchConfig, t, stateDir string, f benchFlags) []string {
+// benchPeerName is the bare server's program, and benchPeerPackage its
+// source: a test program, not part of netmcp.
+const (
+	benchPeerName    = "bench-peer"
+	benchPeerPackage = "github.com/netmcp/netmcp/internal/cmd/bench-peer"
+)
+
+// benchPeerBinary returns the bare server's program: peer when given,
+// else bench-peer beside self (scripts/test.sh builds it there), else
+// one built into tmp from netmcp's source (`go run ./cmd/netmcp bench` in
+// a checkout).
+func benchPeerBinary(ctx context.Context, peer, self, tmp string) (string, error) {
+	if peer != "" {
+		return peer, nil
+	}
+	if beside := filepath.Join(filepath.Dir(self), benchPeerName); fileExists(beside) {
+		return beside, nil
+	}
+	bin := filepath.Join(tmp, benchPeerName)
+	build := exec.CommandContext(ctx, "go", "build", "-trimpath", "-o", bin, benchPeerPackage)
+	build.Env = append(os.Environ(), "CGO_ENABLED=0") // as netmcp's releases are built
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", withExit(2, fmt.Errorf("bench: no bare go-sdk server to compare with: give --peer, put %s beside netmcp, or run in a checkout of netmcp with Go (go build %s: %v)\n%s",
+			benchPeerName, benchPeerPackage, err, out))
+	}
+	return bin, nil
+}
+
+// fileExists tells whether name is an existing file.
+func fileExists(name string) bool {
+	st, err := os.Stat(name)
+	return err == nil && !st.IsDir()
+}
+
+// benchArgv is the command line of configuration c on transport t: self
+// is netmcp, peer the bare server.
+func benchArgv(self, peer string, c benchConfig, t, stateDir string, f benchFlags) []string {
 	if c.bare {
-		argv := []string{self, "bench-peer", "--device", f.device}
+		argv := []string{peer, "--device", f.device}
 		if t == "http" {
 			argv = append(argv, "--listen", "127.0.0.1:0")
 		}

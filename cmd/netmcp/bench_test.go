@@ -4,9 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
+	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +18,33 @@ import (
 	"github.com/netmcp/netmcp/netproto"
 )
 
+var (
+	peerOnce sync.Once
+	peerPath string
+	peerErr  error
+)
+
+// benchPeer builds the bare go-sdk server of `netmcp bench`
+// (internal/cmd/bench-peer, a test program) once per test run, beside the
+// netmcp under test (TestMain removes both); the tests still name it with
+// --peer.
+func benchPeer(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Dir(netmcpBinary(t))
+	peerOnce.Do(func() {
+		peerPath = filepath.Join(dir, benchPeerName)
+		build := exec.Command("go", "build", "-trimpath", "-o", peerPath, benchPeerPackage)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			peerErr = fmt.Errorf("go build %s: %v\n%s", benchPeerPackage, err, out)
+		}
+	})
+	if peerErr != nil {
+		t.Fatal(peerErr)
+	}
+	return peerPath
+}
+
 // TestBenchPeerAnswersAsNetmcp: the bench peer's network.yang.get returns
 // the same result (structured content and text) as netmcp serve's, for
 // each datastore, so that `netmcp bench` compares equal work. Operational
@@ -22,8 +52,8 @@ import (
 // strings: timestamps such as last-change, counters), which are compared
 // as "N".
 func TestBenchPeerAnswersAsNetmcp(t *testing.T) {
-	connect := func(args ...string) *mcp.ClientSession {
-		cmd := exec.Command(netmcpBinary(t), args...)
+	connect := func(bin string, args ...string) *mcp.ClientSession {
+		cmd := exec.Command(bin, args...)
 		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
 		cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench-test", Version: "1"}, nil).
 			Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 5 * time.Second}, nil)
@@ -33,8 +63,8 @@ func TestBenchPeerAnswersAsNetmcp(t *testing.T) {
 		t.Cleanup(func() { cs.Close() })
 		return cs
 	}
-	netmcp := connect("serve", "--device", "sim://r1", "--no-state")
-	bare := connect("bench-peer", "--device", "sim://r1")
+	netmcp := connect(netmcpBinary(t), "serve", "--device", "sim://r1", "--no-state")
+	bare := connect(benchPeer(t), "--device", "sim://r1")
 	for _, args := range []map[string]any{
 		{"path": "/openconfig-interfaces:interfaces", "datastore": "running"},
 		{"path": "/openconfig-interfaces:interfaces", "datastore": "operational"},
@@ -62,7 +92,7 @@ var uint64s = regexp.MustCompile(`"[0-9]+"`)
 // every server on every transport measured, no call failed, ratios to the
 // bare server, RSS read.
 func TestBenchJSON(t *testing.T) {
-	cmd := exec.Command(netmcpBinary(t), "bench", "--quick", "--calls", "20", "--warmup", "2", "--json")
+	cmd := exec.Command(netmcpBinary(t), "bench", "--quick", "--calls", "20", "--warmup", "2", "--json", "--peer", benchPeer(t))
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("netmcp bench: %v\n%s", err, out)

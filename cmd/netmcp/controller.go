@@ -33,16 +33,16 @@ type controllerServeOptions struct {
 	llm                                llmOptions // --llm: answers the devices' sampling requests (ask_llm.go)
 }
 
-// newControllerCmd builds "netmcp controller" (serve).
+// newControllerCmd builds "netmcp controller": ask and serve.
 func newControllerCmd() *cobra.Command {
-	c := &cobra.Command{Use: "controller", Short: "The fleet controller as an MCP server"}
+	c := &cobra.Command{Use: "controller", Short: "The fleet controller: diagnose from an intent (ask), or serve the fleet to an MCP host (serve)"}
 	var o controllerServeOptions
 	serve := &cobra.Command{
 		Use:   "serve [--inventory FILE | --lab[=TOPOLOGY]] [--listen ADDR [--tls-cert F --tls-key F [--client-ca F]]] [--policy FILE]",
 		Short: "Expose the whole fleet to an MCP host over one connection: list_devices, call_device_tool, ask",
 		Long: "Serve MCP (stdio, or Streamable HTTP at /mcp with --listen) with three tools: list_devices,\n" +
 			"call_device_tool (a device's own tool, under the device's policy and approval gate; its elicitations\n" +
-			"are forwarded to the host) and ask (an intent, as `netmcp ask`, with progress notifications; the\n" +
+			"are forwarded to the host) and ask (an intent, as `netmcp controller ask`, with progress notifications; the\n" +
 			"report is returned and saved, its fix is not applied).\n\n" +
 			"Who may call what: the host's identity (bearer token, mTLS client certificate with --client-ca,\n" +
 			"or the stdio user \"local\") and --policy FILE (roles with tool:, yang:, resource: and device: scopes,\n" +
@@ -67,7 +67,7 @@ func newControllerCmd() *cobra.Command {
 	f.StringVar(&o.audit, "audit", "", "the controller's audit log: every host call and refusal, hash-chained (default: controller-audit.jsonl in --reports; \"off\": none)")
 	f.StringVar(&o.d2dCA, "d2d-ca", "", "CA certificate (PEM) of the device agents: submit_report accepts their D2D reports (none without it)")
 	o.llm.addFlags(f, true)
-	c.AddCommand(serve)
+	c.AddCommand(newAskCmd(), serve)
 	return c
 }
 

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netmcp/netmcp/lab/serve"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
 )
@@ -135,8 +135,8 @@ func checkTSHost(t *testing.T, o tsHostOutcome, wantVersion, corr string) {
 // with the official TypeScript SDK client, as an MCP host: list the tools,
 // list the devices, call a device's tool (call_device_tool) and ask an
 // intent with progress and the host's correlation id. Over stdio the
-// fleet is the inventory a lab writes (writeLabInventory, as `netmcp lab
-// up` does), the lab running in this test; over HTTP, `--lab --fault`.
+// fleet is the inventory a lab writes in its state directory (as `netmcp
+// lab up` does), the lab running in this test; over HTTP, `--lab --fault`.
 func TestControllerServeTypeScriptClient(t *testing.T) {
 	node, clientDir := tsClient(t)
 	bin := netmcpBinary(t)
@@ -144,23 +144,20 @@ func TestControllerServeTypeScriptClient(t *testing.T) {
 	t.Run("stdio inventory", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		topo := sim.DefaultTopology()
-		rl, err := startLab(ctx, topo, sim.LabOptions{}, 0, slog.New(slog.DiscardHandler))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer rl.stop()
 		f, err := topology.ParseFault(ctlFault)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := rl.lab.InjectFault(f); err != nil {
-			t.Fatal(err)
-		}
-		inv, err := writeLabInventory(t.TempDir(), topo, rl)
+		dir := t.TempDir()
+		lab, err := serve.Up(ctx, serve.Options{Topology: sim.DefaultTopology(), StateDir: dir})
 		if err != nil {
 			t.Fatal(err)
 		}
+		defer lab.Close()
+		if _, err := lab.Inject(f); err != nil {
+			t.Fatal(err)
+		}
+		inv := filepath.Join(dir, serve.InventoryFile)
 		serve := []string{"stdio", bin, "controller", "serve", "--inventory", inv, "--reports", t.TempDir()}
 		// The 2025 handshake; then the client's automatic negotiation,
 		// which settles on 2026-07-28 over stdio.

@@ -315,3 +315,12 @@ func TestCrashStress(t *testing.T) {
 		t.Error("no kill after an acknowledged commit")
 	}
 }
+
+// remarshal copies from into to through JSON.
+func remarshal(from, to any) error {
+	b, err := json.Marshal(from)
+	if err != nil {
+		return err
+	}
+	return json.Unmarshal(b, to)
+}

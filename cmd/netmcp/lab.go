@@ -2,38 +2,27 @@ package main
 
 import (
 	"bufio"
-	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net/http"
-	"os"
-	"runtime"
-	"strconv"
 	"strings"
-	"sync"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/netmcp/netmcp/device"
-	"github.com/netmcp/netmcp/lab/sim"
-	"github.com/netmcp/netmcp/lab/topology"
-	"github.com/netmcp/netmcp/server"
-	"github.com/netmcp/netmcp/transport"
+	"github.com/netmcp/netmcp/lab/serve"
 )
 
-// newLabCmd builds "netmcp lab", which groups the simulated-lab commands
-// (up, demo).
+// labUpFlags are the flags of `netmcp lab up`.
+type labUpFlags struct {
+	topology, grid, stateDir, inventory, prefix string
+	basePort, chain                             int
+	report, realtime, ssh, real                 bool
+	faults                                      []string
+}
+
+// newLabCmd builds "netmcp lab", which groups the lab's commands.
 func newLabCmd() *cobra.Command {
-	labCmd := &cobra.Command{Use: "lab", Short: "Run a simulated network whose devices are MCP servers"}
-	var topoFile, stateDir, grid string
-	var basePort, chain int
-	var report, realtime, withSSH bool
-	var faults []string
-	var realFlags realLabFlags
+	labCmd := &cobra.Command{Use: "lab", Short: "Run a network whose devices are MCP servers: simulated, or real (FRR in namespaces)"}
+	var f labUpFlags
 	up := &cobra.Command{
 		Use:   "up",
 		Short: "Start every router of the topology as its own MCP server over HTTP on 127.0.0.1",
@@ -42,353 +31,86 @@ func newLabCmd() *cobra.Command {
 			"device, CLI dialect and URL. Runs until interrupted.\n\n" +
 			"--ssh also serves every router's CLI over SSH (prompts, paging, configuration mode and commit,\n" +
 			"as the device's dialect has them) and adds a fourth column: the ssh:// URL for `netmcp serve\n" +
-			"--device`, with the lab's client key and known_hosts (STATE-DIR/ssh, or a temporary directory).\n\n" +
+			"--device`, with the lab's client key and known_hosts (STATE-DIR/ssh).\n\n" +
 			"--chain N and --grid ROWSxCOLS generate a network instead of reading one: routers r1..rN of IOS XR\n" +
 			"with Loopback0 10.255.(i>>8).(i&255)/32 and /30 links running the IGP (a chain in a line; a grid\n" +
 			"numbered row by row, r1 top left). --report prints to stderr how long the lab took to be ready\n" +
 			"and its memory per router.\n\n" +
+			"--real builds the topology as a real network instead: Linux namespaces with FRR, lldpd and unbound\n" +
+			"(needs root), each device served through linux://.\n\n" +
 			"--fault injects a fault at start (repeatable; also the topology's faults: list). The lab keeps a\n" +
 			"control endpoint for `netmcp lab fault add|clear|list` and writes an inventory of its devices\n" +
-			"(inventory.yaml) in its state directory (--state-dir, default $XDG_STATE_HOME/netmcp/lab); both\n" +
-			"paths go to stderr. Diagnostics answer at once with simulated RTTs; --realtime paces them like\n" +
-			"the real tools.\n\n" + faultHelp(),
+			"(inventory.yaml) in its state directory (--state-dir, default $XDG_STATE_HOME/netmcp/lab), simulated\n" +
+			"or real; both paths go to stderr. Diagnostics answer at once with simulated RTTs; --realtime paces\n" +
+			"them like the real tools.\n\n" + serve.FaultHelp(),
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			topo, err := labTopology(topoFile, chain, grid, cmd.Flags().Changed("chain"))
-			if err != nil {
-				return withExit(2, err)
-			}
-			if realFlags.real {
-				realFlags.report = report
-				switch {
-				case withSSH:
-					return withExit(2, fmt.Errorf("--ssh serves the simulated routers' CLI; with --real, reach the routers' vtysh through ssh:// to the namespaces instead"))
-				case realtime:
-					return withExit(2, fmt.Errorf("--realtime is for the simulated lab; the real lab runs in real time"))
-				}
-				realFlags.faults, realFlags.stateDir = faults, stateDir
-				return runRealLab(cmd.Context(), topo, realFlags, basePort, cmd.OutOrStdout(), cmd.ErrOrStderr())
-			}
-			fs, err := labFaults(topo, faults)
-			if err != nil {
-				return withExit(2, err)
-			}
-			topo.Faults = append(topo.Faults, fs...)
-			dir, err := labStateDir(stateDir)
-			if err != nil {
-				return withExit(2, err)
-			}
-			lo := labRunOptions{basePort: basePort, controlDir: dir, notes: cmd.ErrOrStderr(), ssh: withSSH, stateDir: dir}
-			if report {
-				lo.report = cmd.ErrOrStderr()
-			}
-			return runLab(cmd.Context(), topo, sim.LabOptions{StateDir: stateDir, Realtime: realtime}, lo, cmd)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runLabUp(cmd, f) },
 	}
-	up.Flags().StringVar(&topoFile, "topology", "", "topology YAML (default: the built-in lab)")
-	up.Flags().IntVar(&chain, "chain", 0, "generate N routers in a line instead of reading a topology")
-	up.Flags().StringVar(&grid, "grid", "", "generate a grid of ROWSxCOLS routers (e.g. 32x32) instead of reading a topology")
-	up.Flags().BoolVar(&report, "report", false, "print the time to ready and the memory per router to stderr")
-	up.Flags().IntVar(&basePort, "base-port", 0, "first TCP port; device i listens on base-port+i (0: any free port)")
-	up.Flags().StringVar(&stateDir, "state-dir", "", "directory for each device's persistent state")
-	up.Flags().BoolVar(&withSSH, "ssh", false, "also serve every router's CLI over SSH on 127.0.0.1 (a fourth column: its ssh:// URL; keys in STATE-DIR/ssh)")
-	addRealLabFlags(up, &realFlags)
-	up.Flags().StringArrayVar(&faults, "fault", nil, "inject a fault: 'NAME TARGET [key=value ...]' (repeatable)")
-	up.Flags().BoolVar(&realtime, "realtime", false, "pace diagnostics like the real tools (ping: one request per second)")
-	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd(), newLabCompareCmd())
+	fl := up.Flags()
+	fl.StringVar(&f.topology, "topology", "", "topology YAML (default: the built-in lab)")
+	fl.IntVar(&f.chain, "chain", 0, "generate N routers in a line instead of reading a topology")
+	fl.StringVar(&f.grid, "grid", "", "generate a grid of ROWSxCOLS routers (e.g. 32x32) instead of reading a topology")
+	fl.BoolVar(&f.report, "report", false, "print the time to ready and the memory per router to stderr")
+	fl.IntVar(&f.basePort, "base-port", 0, "first TCP port; device i listens on base-port+i (0: any free port)")
+	fl.StringVar(&f.stateDir, "state-dir", "", "the lab's state directory: inventory.yaml, control file, SSH keys, devices' state (default $XDG_STATE_HOME/netmcp/lab)")
+	fl.StringVar(&f.inventory, "inventory", "", "also write the lab's inventory to this file (it is always in STATE-DIR/inventory.yaml)")
+	fl.BoolVar(&f.ssh, "ssh", false, "also serve every router's CLI over SSH on 127.0.0.1 (a fourth column: its ssh:// URL; keys in STATE-DIR/ssh)")
+	realHelp := "build the topology as a real network: Linux namespaces with FRR, lldpd and unbound (needs root), each router served through linux://; --fault and netmcp lab fault take the faults it builds: " + strings.Join(serve.RealFaults, ", ")
+	if serve.ErrNoRealLab != nil {
+		realHelp = "build the topology as a real network: " + serve.ErrNoRealLab.Error()
+	}
+	fl.BoolVar(&f.real, "real", false, realHelp)
+	fl.StringVar(&f.prefix, "netns-prefix", "", "with --real: prefix of the namespace names (default: none, so router r1 is linux://r1)")
+	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault: 'NAME TARGET [key=value ...]' (repeatable)")
+	fl.BoolVar(&f.realtime, "realtime", false, "pace diagnostics like the real tools (ping: one request per second)")
+	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd(), newLabCompareCmd(), newLabAgentsCmd())
 	return labCmd
 }
 
-// labTopology returns the topology of "lab up": generated by --chain or
-// --grid, else read from --topology (the built-in lab when empty). The
-// three are exclusive.
-func labTopology(file string, chain int, grid string, chainSet bool) (topology.Topology, error) {
-	n := 0
-	for _, set := range []bool{file != "", chainSet, grid != ""} {
-		if set {
-			n++
-		}
-	}
+// runLabUp is `netmcp lab up`: start the lab, print its devices, serve it
+// until interrupted.
+func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 	switch {
-	case n > 1:
-		return topology.Topology{}, errors.New("--topology, --chain and --grid are exclusive")
-	case chainSet:
-		return sim.ChainTopology(chain)
-	case grid != "":
-		rows, cols, err := sim.ParseGrid(grid)
-		if err != nil {
-			return topology.Topology{}, err
-		}
-		return sim.GridTopology(rows, cols)
+	case f.real && f.ssh:
+		return withExit(2, fmt.Errorf("--ssh serves the simulated routers' CLI; with --real, reach the routers' vtysh through ssh:// to the namespaces instead"))
+	case f.real && f.realtime:
+		return withExit(2, fmt.Errorf("--realtime is for the simulated lab; the real lab runs in real time"))
 	}
-	return loadTopology(file)
-}
-
-// loadTopology reads a topology file, or returns the built-in lab for "".
-func loadTopology(file string) (topology.Topology, error) {
-	if file == "" {
-		return sim.DefaultTopology(), nil
-	}
-	return sim.LoadTopology(file)
-}
-
-// labRunOptions are the options of runLab beyond the lab's own.
-type labRunOptions struct {
-	basePort int
-	// ssh serves every router's CLI over SSH too (keys under stateDir/ssh,
-	// or a temporary directory).
-	ssh      bool
-	stateDir string
-	// report, when set, receives one line: time to ready and memory.
-	report io.Writer
-	// controlDir, when set, is where the lab writes its control file and
-	// inventory (and serves its control endpoint); notes receives their paths.
-	controlDir string
-	notes      io.Writer
-}
-
-// runLab serves every router of topo until ctx is done.
-func runLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, lo labRunOptions, cmd *cobra.Command) error {
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
-	start, cpu0 := time.Now(), processCPU()
-	rl, err := startLab(ctx, topo, opts, lo.basePort, logger)
+	topo, err := serve.LabTopology(f.topology, f.chain, f.grid, cmd.Flags().Changed("chain"))
 	if err != nil {
 		return withExit(2, err)
 	}
-	if lo.ssh {
-		if err := rl.startSSH(lo.stateDir); err != nil {
-			_ = rl.stop()
-			return withExit(2, err)
-		}
+	faults, err := serve.ParseFaults(topo, f.faults, f.real)
+	if err != nil {
+		return withExit(2, err)
 	}
-	ready, cpu := time.Since(start), processCPU()-cpu0
-	if lo.controlDir != "" {
-		ctl, err := startLabControl(rl, topo, lo)
-		if err != nil {
-			_ = rl.stop()
-			return withExit(2, err)
-		}
-		rl.onStop = ctl.stop // the control endpoint stops before the lab
+	dir, err := serve.StateDir(f.stateDir)
+	if err != nil {
+		return withExit(2, err)
+	}
+	level := slog.LevelWarn
+	if f.real {
+		level = slog.LevelInfo // the real lab's progress: namespaces, daemons, convergence
+	}
+	errw := cmd.ErrOrStderr()
+	o := serve.Options{Topology: topo, Real: f.real, Faults: faults, BasePort: f.basePort, StateDir: dir, Inventory: f.inventory,
+		SSH: f.ssh, DeviceStateDir: f.stateDir, Realtime: f.realtime, NetnsPrefix: f.prefix, Report: f.report, Notes: errw,
+		Logger: slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})), Version: version}
+	lab, err := serve.Up(cmd.Context(), o)
+	if err != nil {
+		return withExit(2, err)
 	}
 	out := bufio.NewWriter(cmd.OutOrStdout())
-	for _, name := range rl.lab.Routers() {
-		drv, _ := rl.lab.Device(name)
-		fmt.Fprintf(out, "%s\t%s\t%s", name, drv.Info().CLIDialect, rl.urls[name])
-		if rl.ssh != nil {
-			fmt.Fprintf(out, "\t%s", rl.ssh.urls[name])
+	for _, d := range lab.Devices() {
+		fmt.Fprintf(out, "%s\t%s\t%s", d.Name, d.Dialect, d.URL)
+		if d.SSH != "" {
+			fmt.Fprintf(out, "\t%s", d.SSH)
 		}
 		fmt.Fprintln(out)
 	}
-	for _, name := range rl.lab.Hosts() {
-		fmt.Fprintf(out, "%s\t%s\t%s\n", name, sim.DialectLinux, rl.urls[name])
-	}
 	if err := out.Flush(); err != nil {
-		_ = rl.stop()
+		_ = lab.Close()
 		return err
 	}
-	if lo.report != nil {
-		fmt.Fprintln(lo.report, measureLab(len(rl.lab.Routers()), ready, cpu))
-	}
-	select {
-	case <-ctx.Done():
-	case <-rl.failed:
-	}
-	return rl.stop()
-}
-
-// runningLab is a simulated lab whose routers are served over HTTP.
-type runningLab struct {
-	labServers
-	lab    *sim.Lab
-	ssh    *labSSH // the SSH servers of --ssh (nil without)
-	devs   []*labDevice
-	cancel context.CancelFunc
-	onStop func() // run first by stop (the control endpoint)
-}
-
-// startLab builds the lab of topo and serves each router as its own MCP
-// server over Streamable HTTP on 127.0.0.1 (port basePort+i, or a free one
-// when basePort is 0), and returns without blocking. Stop it with stop.
-//
-// A router's MCP server is built on the first request to it: a lab of a
-// thousand routers of which a handful are used does not pay for a thousand
-// tool sets and schemas. The first router's is built at once, so that an
-// error in building one shows at start, not on first use.
-func startLab(ctx context.Context, topo topology.Topology, opts sim.LabOptions, basePort int, logger *slog.Logger) (*runningLab, error) {
-	lab, err := sim.NewLab(topo, opts)
-	if err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithCancel(ctx)
-	rl := &runningLab{lab: lab, cancel: cancel}
-	rl.init()
-	for i, name := range lab.Routers() {
-		drv, err := lab.Device(name)
-		if err == nil {
-			err = rl.serve(ctx, name, drv, i, basePort, logger)
-		}
-		if err != nil {
-			_ = rl.stop()
-			return nil, err
-		}
-	}
-	// The hosts too (dialect linux, read-only), after the routers' ports.
-	for i, name := range lab.Hosts() {
-		drv, err := lab.Host(name)
-		if err == nil {
-			err = rl.serve(ctx, name, drv, len(lab.Routers())+i, basePort, logger)
-		}
-		if err != nil {
-			_ = rl.stop()
-			return nil, err
-		}
-	}
-	if len(rl.devs) > 0 {
-		if _, err := rl.devs[0].handler(); err != nil {
-			_ = rl.stop()
-			return nil, err
-		}
-	}
-	return rl, nil
-}
-
-// serve starts the HTTP listener of one device (a router or a host).
-func (rl *runningLab) serve(ctx context.Context, name string, drv device.Driver, i, basePort int, logger *slog.Logger) error {
-	ld := &labDevice{name: name, drv: drv, logger: logger}
-	rl.devs = append(rl.devs, ld)
-	return rl.listen(ctx, name, i, basePort, ld)
-}
-
-// stop shuts the HTTP servers down, waits for them and closes the lab.
-func (rl *runningLab) stop() error {
-	if rl.onStop != nil {
-		rl.onStop()
-		rl.onStop = nil
-	}
-	rl.cancel()
-	errs := rl.wait()
-	sshErr := rl.ssh.close()
-	for _, d := range rl.devs {
-		d.close()
-	}
-	return errors.Join(append(errs, sshErr, rl.lab.Close())...)
-}
-
-// labDevice is the HTTP face of one router or host of a lab: its MCP server and
-// Streamable HTTP handler are built on first use.
-type labDevice struct {
-	name   string
-	drv    device.Driver
-	logger *slog.Logger
-
-	mu     sync.Mutex
-	srv    *server.Server
-	h      http.Handler
-	err    error
-	closed bool
-}
-
-// handler returns the device's HTTP handler, building its MCP server the
-// first time; an error building it is kept and returned every time.
-func (d *labDevice) handler() (http.Handler, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	switch {
-	case d.closed:
-		return nil, fmt.Errorf("device %s: the lab is stopping", d.name)
-	case d.h != nil || d.err != nil:
-		return d.h, d.err
-	}
-	srv, err := server.New(d.drv, server.Options{Version: version, Logger: d.logger.With("device", d.name)})
-	if err != nil {
-		d.err = fmt.Errorf("device %s: %w", d.name, err)
-		return nil, d.err
-	}
-	d.srv = srv
-	d.h = transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{Logger: d.logger})
-	return d.h, nil
-}
-
-// ServeHTTP serves a request through the device's MCP handler.
-func (d *labDevice) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	h, err := d.handler()
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusServiceUnavailable)
-		return
-	}
-	h.ServeHTTP(w, r)
-}
-
-// built tells whether the device's MCP server has been built.
-func (d *labDevice) built() bool {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	return d.srv != nil
-}
-
-// close closes the device's MCP server, if built, and refuses to build it
-// afterwards.
-func (d *labDevice) close() {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.closed = true
-	if d.srv != nil {
-		_ = d.srv.Close()
-	}
-}
-
-// labFigures are the measured costs of a running lab.
-type labFigures struct {
-	routers int
-	ready   time.Duration
-	cpu     time.Duration // CPU time spent getting ready (0: unknown)
-	rss     uint64        // resident set of the process (0: unknown)
-	heap    uint64        // live Go heap after a collection
-}
-
-// String is the --report line.
-func (f labFigures) String() string {
-	n := float64(max(f.routers, 1))
-	const mb = 1 << 20
-	rss := "RSS unknown"
-	if f.rss > 0 {
-		rss = fmt.Sprintf("RSS %.1f MB (%.3f MB per router)", float64(f.rss)/mb, float64(f.rss)/mb/n)
-	}
-	cpu := ""
-	if f.cpu > 0 {
-		cpu = fmt.Sprintf(" (CPU %.2f s)", f.cpu.Seconds())
-	}
-	return fmt.Sprintf("lab: %d routers ready in %.2f s%s; %s; Go heap %.1f MB (%.3f MB per router)",
-		f.routers, f.ready.Seconds(), cpu, rss, float64(f.heap)/mb, float64(f.heap)/mb/n)
-}
-
-// measureLab collects the figures of a lab of n routers that took ready
-// (and cpu of CPU time) to start: the process's resident set and the live
-// heap after a collection.
-func measureLab(n int, ready, cpu time.Duration) labFigures {
-	runtime.GC()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	return labFigures{routers: n, ready: ready, cpu: cpu, rss: processRSS(), heap: ms.HeapAlloc}
-}
-
-// processRSS reads this process's resident set size from /proc (Linux);
-// 0 where that is not available.
-func processRSS() uint64 {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	for _, l := range strings.Split(string(b), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			f := strings.Fields(v)
-			if len(f) == 2 && f[1] == "kB" {
-				kb, err := strconv.ParseUint(f[0], 10, 64)
-				if err == nil {
-					return kb << 10
-				}
-			}
-		}
-	}
-	return 0
+	return lab.Wait(cmd.Context())
 }

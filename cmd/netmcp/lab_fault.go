@@ -2,112 +2,44 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
-	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/inventory"
-	"github.com/netmcp/netmcp/lab/sim"
-	"github.com/netmcp/netmcp/lab/sim/netsim"
+	"github.com/netmcp/netmcp/lab/serve"
 	"github.com/netmcp/netmcp/lab/topology"
 )
-
-// faultHelp lists the fault names for the commands' help.
-func faultHelp() string {
-	var b strings.Builder
-	b.WriteString("Faults are written NAME TARGET [key=value ...], NAME one of the NIKA benchmark's fault names:\n")
-	for _, s := range topology.Catalog {
-		var keys []string
-		for _, p := range s.Params {
-			k := p.Key
-			if p.Default != "" {
-				k += "=" + p.Default
-			}
-			keys = append(keys, k)
-		}
-		tg := make([]string, len(s.Targets))
-		for i, t := range s.Targets {
-			tg[i] = map[topology.TargetKind]string{topology.TargetDevice: "DEVICE", topology.TargetInterface: "DEVICE:IF", topology.TargetLink: "DEVICE:IF"}[t]
-		}
-		fmt.Fprintf(&b, "  %s %s %s\n", s.Name, strings.Join(tg, "|"), strings.Join(keys, " "))
-	}
-	return b.String()
-}
-
-// labFaults parses the --fault flags of `lab up` and checks them against
-// the topology (names, targets, parameters): an error here comes before
-// anything starts.
-func labFaults(topo topology.Topology, words []string) ([]topology.Fault, error) {
-	var out []topology.Fault
-	for _, w := range words {
-		f, err := topology.ParseFault(w)
-		if err != nil {
-			return nil, fmt.Errorf("--fault: %w", err)
-		}
-		if err := netsim.CheckFault(&topo, f); err != nil {
-			return nil, fmt.Errorf("--fault %q: %w", w, err)
-		}
-		out = append(out, f)
-	}
-	return out, nil
-}
-
-// writeLabInventory writes the inventory of a running lab (devices, MCP
-// URLs, dialects) in dir and returns its path. The lab's servers take no
-// credentials (loopback only), so the entries name none.
-func writeLabInventory(dir string, topo topology.Topology, rl *runningLab) (string, error) {
-	inv := &inventory.Inventory{Name: topo.Name, Domains: controller.DomainsOf(topo)}
-	for _, name := range rl.lab.Routers() {
-		drv, _ := rl.lab.Device(name)
-		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name], Device: "sim://" + name,
-			Dialect: drv.Info().CLIDialect})
-	}
-	for _, name := range rl.lab.Hosts() {
-		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: rl.urls[name], Device: "sim://" + name, Dialect: sim.DialectLinux, Role: "host",
-			Addresses: topologyAddrs(topo, name)})
-	}
-	file := filepath.Join(dir, "inventory.yaml")
-	if err := inventory.Save(file, inv); err != nil {
-		return "", err
-	}
-	return file, nil
-}
 
 // newLabFaultCmd builds `netmcp lab fault add|clear|list`.
 func newLabFaultCmd() *cobra.Command {
 	var stateDir string
+	var asJSON, all bool
 	cmd := &cobra.Command{
 		Use:   "fault",
 		Short: "Inject, clear and list faults in a running lab",
 		Long: "Change a lab started by `netmcp lab up` through its control endpoint (127.0.0.1, a token in\n" +
-			"the lab's state directory; give the same --state-dir as lab up).\n\n" + faultHelp(),
+			"the lab's state directory; give the same --state-dir as lab up).\n\n" + serve.FaultHelp(),
 	}
 	cmd.PersistentFlags().StringVar(&stateDir, "state-dir", "", "the lab's state directory (default $XDG_STATE_HOME/netmcp/lab)")
-	client := func() (*controlClient, error) {
-		dir, err := labStateDir(stateDir)
+	// run dials the lab and prints what op returns.
+	run := func(cmd *cobra.Command, op func(*serve.Control) ([]serve.ActiveFault, error)) error {
+		dir, err := serve.StateDir(stateDir)
 		if err != nil {
-			return nil, err
+			return withExit(2, err)
 		}
-		return dialControl(dir)
-	}
-	var asJSON bool
-	show := func(w io.Writer, faults []sim.ActiveFault) error {
-		if asJSON {
-			enc := json.NewEncoder(w)
-			enc.SetIndent("", "  ")
-			return enc.Encode(faults)
+		c, err := serve.Dial(dir)
+		if err != nil {
+			return withExit(2, err)
 		}
-		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "ID\tKIND\tDEVICES\tFAULT\tNOTE")
-		for _, f := range faults {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.ID, f.Kind, strings.Join(f.Devices, ","), f.Words, f.Note)
+		got, err := op(c)
+		if err != nil {
+			return err
 		}
-		return tw.Flush()
+		return showFaults(cmd.OutOrStdout(), got, asJSON)
 	}
 	add := &cobra.Command{
 		Use:   "add NAME TARGET [key=value ...]",
@@ -118,34 +50,24 @@ func newLabFaultCmd() *cobra.Command {
 			if _, err := topology.ParseFault(words); err != nil {
 				return withExit(2, err)
 			}
-			c, err := client()
-			if err != nil {
-				return withExit(2, err)
-			}
-			got, err := c.do(cmd.Context(), "POST", "/v1/faults", faultRequest{Fault: words})
-			if err != nil {
-				return err
-			}
-			return show(cmd.OutOrStdout(), got)
+			return run(cmd, func(c *serve.Control) ([]serve.ActiveFault, error) { return c.Add(cmd.Context(), words) })
 		},
 	}
-	var all bool
 	clearCmd := &cobra.Command{
-		Use:   "clear ID|NAME TARGET [key=value ...]",
+		Use:   "clear (ID | NAME TARGET [key=value ...] | --all)",
 		Short: "Clear a fault, by its id (f1) or its words; --all clears every one",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if all == (len(args) > 0) {
-				return withExit(2, fmt.Errorf("give a fault (its id or words) or --all"))
+			switch {
+			case all && len(args) > 0:
+				return withExit(2, errors.New("give a fault (its id or words) or --all, not both"))
+			case all:
+				return run(cmd, func(c *serve.Control) ([]serve.ActiveFault, error) { return c.ClearAll(cmd.Context()) })
+			case len(args) == 0:
+				return withExit(2, errors.New("name the fault to clear (its id or words, see `netmcp lab fault list`), or clear every one with --all"))
 			}
-			c, err := client()
-			if err != nil {
-				return withExit(2, err)
-			}
-			got, err := c.do(cmd.Context(), "POST", "/v1/faults/clear", faultRequest{Fault: strings.Join(args, " "), All: all})
-			if err != nil {
-				return err
-			}
-			return show(cmd.OutOrStdout(), got)
+			return run(cmd, func(c *serve.Control) ([]serve.ActiveFault, error) {
+				return c.Clear(cmd.Context(), strings.Join(args, " "))
+			})
 		},
 	}
 	clearCmd.Flags().BoolVar(&all, "all", false, "clear every fault")
@@ -154,15 +76,7 @@ func newLabFaultCmd() *cobra.Command {
 		Short: "List the injected faults: id, kind (config or runtime), devices, words",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			c, err := client()
-			if err != nil {
-				return withExit(2, err)
-			}
-			got, err := c.do(cmd.Context(), "GET", "/v1/faults", nil)
-			if err != nil {
-				return err
-			}
-			return show(cmd.OutOrStdout(), got)
+			return run(cmd, func(c *serve.Control) ([]serve.ActiveFault, error) { return c.List(cmd.Context()) })
 		},
 	}
 	for _, c := range []*cobra.Command{add, clearCmd, list} {
@@ -172,23 +86,17 @@ func newLabFaultCmd() *cobra.Command {
 	return cmd
 }
 
-// startLabControl starts the control endpoint of a running lab and writes
-// its inventory, in lo.controlDir, and tells lo.notes where they are.
-func startLabControl(rl *runningLab, topo topology.Topology, lo labRunOptions) (*labControl, error) {
-	// The inventory first: a control file tells a lab is up and complete.
-	inv, err := writeLabInventory(lo.controlDir, topo, rl)
-	if err != nil {
-		return nil, fmt.Errorf("lab inventory: %w", err)
+// showFaults prints faults as a table, or as JSON.
+func showFaults(w io.Writer, faults []serve.ActiveFault, asJSON bool) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(faults)
 	}
-	ctl, err := startControl(rl.lab, lo.controlDir)
-	if err != nil {
-		return nil, err
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tDEVICES\tFAULT\tNOTE")
+	for _, f := range faults {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", f.ID, f.Kind, strings.Join(f.Devices, ","), f.Words, f.Note)
 	}
-	if lo.notes != nil {
-		fmt.Fprintf(lo.notes, "netmcp lab: inventory %s\nnetmcp lab: control endpoint %s (netmcp lab fault --state-dir %s)\n", inv, ctl.addr, lo.controlDir)
-		for _, f := range rl.lab.Faults() {
-			fmt.Fprintf(lo.notes, "netmcp lab: fault %s: %s (%s on %s)\n", f.ID, f.Words, f.Kind, strings.Join(f.Devices, ","))
-		}
-	}
-	return ctl, nil
+	return tw.Flush()
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/serve"
 	"github.com/netmcp/netmcp/lab/sim"
 )
 
@@ -48,7 +48,7 @@ func TestLabUpFaultErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--fault %q: %v, want an error with %q", tc.fault, err, tc.want)
 		}
-		if _, err := os.Stat(filepath.Join(dir, controlFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, serve.ControlFile)); err == nil {
 			t.Errorf("--fault %q: the lab started", tc.fault)
 		}
 	}
@@ -57,7 +57,8 @@ func TestLabUpFaultErrors(t *testing.T) {
 // TestLabFaultCommands starts `lab up --fault ...`, then changes the
 // running lab with `lab fault add|list|clear`, checks the inventory and a
 // configuration fault in a router's running configuration over MCP, and
-// that the control endpoint refuses a missing or wrong token.
+// that `lab fault clear` clears every fault with --all and refuses to
+// guess without it.
 func TestLabFaultCommands(t *testing.T) {
 	dir := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
@@ -76,7 +77,7 @@ func TestLabFaultCommands(t *testing.T) {
 		case <-time.After(time.Minute):
 		}
 	})
-	ctlFile := filepath.Join(dir, controlFile)
+	ctlFile := filepath.Join(dir, serve.ControlFile)
 	for {
 		if _, err := os.Stat(ctlFile); err == nil {
 			break
@@ -145,24 +146,22 @@ func TestLabFaultCommands(t *testing.T) {
 		t.Errorf("clearing a cleared fault: %v", err)
 	}
 
-	// The endpoint refuses a request without the token or with a wrong one.
-	c, err := dialControl(dir)
-	if err != nil {
+	// clear with nothing to clear names --all; --all clears every fault.
+	if _, err := runLabCmd(ctx, "fault", "clear", "--state-dir", dir); err == nil || !strings.Contains(err.Error(), "--all") {
+		t.Errorf("fault clear with no fault and no --all: %v, want an error naming --all", err)
+	}
+	if _, err := runLabCmd(ctx, "fault", "clear", "--state-dir", dir, "--all", "f2"); err == nil || !strings.Contains(err.Error(), "not both") {
+		t.Errorf("fault clear f2 --all: %v", err)
+	}
+	if _, err := runLabCmd(ctx, "fault", "add", "--state-dir", dir, "link_down", "r1:GigabitEthernet0/0/0"); err != nil {
 		t.Fatal(err)
 	}
-	for _, auth := range []string{"", "Bearer wrong", "Bearer " + c.info.Token + "x", c.info.Token} {
-		req, _ := http.NewRequestWithContext(ctx, "GET", "http://"+c.info.Address+"/v1/faults", nil)
-		if auth != "" {
-			req.Header.Set("Authorization", auth)
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusUnauthorized {
-			t.Errorf("Authorization %q: status %d, want 401", auth, resp.StatusCode)
-		}
+	out, err = runLabCmd(ctx, "fault", "clear", "--state-dir", dir, "--all")
+	if err != nil || !strings.Contains(out, "f2") || !strings.Contains(out, "f3") || !strings.Contains(out, "link_down r1:GigabitEthernet0/0/0") {
+		t.Fatalf("fault clear --all: %v\n%s", err, out)
+	}
+	if out, err := runLabCmd(ctx, "fault", "list", "--state-dir", dir, "--json"); err != nil || strings.TrimSpace(out) != "[]" {
+		t.Errorf("fault list after clear --all: %v\n%s", err, out)
 	}
 
 	stopUp()

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/netmcp/netmcp/lab/serve"
 )
 
 // TestLabUpRealFaultErrors checks that `lab up --real` refuses a bad
@@ -28,7 +30,7 @@ func TestLabUpRealFaultErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("--real --fault %q: %v, want an error with %q", tc.fault, err, tc.want)
 		}
-		if _, err := os.Stat(filepath.Join(dir, controlFile)); err == nil {
+		if _, err := os.Stat(filepath.Join(dir, serve.ControlFile)); err == nil {
 			t.Errorf("--real --fault %q: the lab started", tc.fault)
 		}
 	}

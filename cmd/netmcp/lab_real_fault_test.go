@@ -14,7 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/serve"
 )
 
 // TestLabRealFaults runs `lab up --real --fault icmp_acl_block ...` (as
@@ -31,46 +31,14 @@ func TestLabRealFaults(t *testing.T) {
 	defer cancel()
 	dir := t.TempDir()
 	prefix := fmt.Sprintf("t%df-", os.Getpid()%100000)
-	out := &syncBuffer{ch: make(chan struct{}, 1)}
-	errw := &syncBuffer{ch: make(chan struct{}, 1)}
-	upCtx, stopUp := context.WithCancel(ctx)
-	done := make(chan error, 1)
-	flags := realLabFlags{real: true, inventory: filepath.Join(dir, "inv.yaml"), prefix: prefix, stateDir: dir,
-		faults: []string{"icmp_acl_block r1:GigabitEthernet0/0/0"}}
-	go func() { done <- runRealLab(upCtx, sim.DefaultTopology(), flags, 0, out, errw) }()
-	stopped := false
-	stop := func() {
-		if stopped {
-			return
-		}
-		stopped = true
-		stopUp()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("lab up --real stopped with %v", err)
-			}
-		case <-time.After(30 * time.Second):
-			t.Error("lab up --real did not stop after cancel")
-		}
-	}
+	// r1, r2, r3, h1, h3: the host_crash part reaches h3
+	r, lines := startLabUp(ctx, t, 5, 90*time.Second, "--real", "--netns-prefix", prefix, "--state-dir", dir,
+		"--fault", "icmp_acl_block r1:GigabitEthernet0/0/0")
+	stop := func() { r.stop(t) }
 	defer stop()
-	deadline := time.After(90 * time.Second)
-	var lines []string
-	for len(lines) < 5 { // r1, r2, r3, h1, h3: the host_crash part reaches h3
-		select {
-		case <-out.ch:
-			lines = strings.Split(strings.TrimSpace(out.String()), "\n")
-		case err := <-done:
-			stopped = true
-			t.Fatalf("lab up --real ended early: %v\n%s", err, errw.String())
-		case <-deadline:
-			t.Fatalf("lab up --real printed %q\n%s", out.String(), errw.String())
-		}
-	}
 	urls := map[string]string{}
-	for _, l := range lines {
-		if f := strings.Split(l, "\t"); len(f) == 3 {
+	for _, f := range lines {
+		if len(f) == 3 {
 			urls[f[0]] = f[2]
 		}
 	}
@@ -138,7 +106,7 @@ func TestLabRealFaults(t *testing.T) {
 		t.Errorf("lab fault list after clearing = %q, %v; want none", got, err)
 	}
 	stop()
-	if _, err := os.Stat(filepath.Join(dir, controlFile)); err == nil {
+	if _, err := os.Stat(filepath.Join(dir, serve.ControlFile)); err == nil {
 		t.Error("the control file outlived the lab")
 	}
 }

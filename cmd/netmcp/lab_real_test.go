@@ -14,11 +14,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/inventory"
-	"github.com/netmcp/netmcp/lab/sim"
 )
 
 // TestLabUpReal runs `lab up --real` on the default topology (as root
-// with FRR installed), reads every device's inventory entry (the hosts
+// with FRR installed), reads every device's inventory entry in
+// STATE-DIR/inventory.yaml, as the simulated lab writes it (the hosts
 // with role host), and on r2
 // calls network.cli.exec (vtysh) and reads the BGP neighbours through a
 // real MCP session, then stops the lab.
@@ -26,27 +26,13 @@ func TestLabUpReal(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("skipped: lab up --real needs root")
 	}
-	t.Parallel() // with TestLabCompare: each waits mostly on its lab's protocols
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	inv := filepath.Join(t.TempDir(), "inv.yaml")
-	out := &syncBuffer{ch: make(chan struct{}, 1)}
-	errw := &syncBuffer{ch: make(chan struct{}, 1)}
-	done := make(chan error, 1)
-	flags := realLabFlags{real: true, inventory: inv, prefix: fmt.Sprintf("t%dm-", os.Getpid()%100000), report: true}
-	go func() { done <- runRealLab(ctx, sim.DefaultTopology(), flags, 0, out, errw) }()
-	deadline := time.After(90 * time.Second)
-	var lines []string
-	for len(lines) < 5 { // r1, r2, r3, h1, h3
-		select {
-		case <-out.ch:
-			lines = strings.Split(strings.TrimSpace(out.String()), "\n")
-		case err := <-done:
-			t.Fatalf("lab up --real ended early: %v\n%s", err, errw.String())
-		case <-deadline:
-			t.Fatalf("lab up --real printed %q\n%s", out.String(), errw.String())
-		}
-	}
+	t.Parallel() // with the other real-lab tests: each waits mostly on its lab's protocols
+	ctx := context.Background()
+	dir := t.TempDir()
+	prefix := fmt.Sprintf("t%dm-", os.Getpid()%100000)
+	r, lines := startLabUp(ctx, t, 5, 90*time.Second, "--real", "--netns-prefix", prefix, "--report", "--state-dir", dir) // r1, r2, r3, h1, h3
+	defer r.stop(t)
+	errw := r.errw
 	for _, l := range strings.Split(errw.String(), "\n") {
 		if strings.HasPrefix(l, "lab: ") {
 			t.Log(l)
@@ -55,15 +41,21 @@ func TestLabUpReal(t *testing.T) {
 	if !strings.Contains(errw.String(), "lab: memory of the daemons: ") || !strings.Contains(errw.String(), "zebra 3: PSS") {
 		t.Errorf("lab up --real --report printed no memory of the daemons:\n%s", errw.String())
 	}
+	inv := filepath.Join(dir, "inventory.yaml")
+	if !strings.Contains(errw.String(), "inventory in "+inv+"\n") {
+		t.Errorf("lab up --real does not say where its inventory is (%s):\n%s", inv, errw.String())
+	}
+	if _, err := os.Stat("netmcp-lab-inventory.yaml"); err == nil {
+		t.Error("lab up --real wrote netmcp-lab-inventory.yaml in the working directory")
+	}
 	urls := map[string]string{}
-	for _, l := range lines {
-		f := strings.Split(l, "\t")
+	for _, f := range lines {
 		dialect := "frr"
-		if strings.HasPrefix(l, "h") {
+		if strings.HasPrefix(f[0], "h") {
 			dialect = "linux" // a host: no FRR
 		}
 		if len(f) != 3 || f[1] != dialect || !strings.HasPrefix(f[2], "http://127.0.0.1:") {
-			t.Fatalf("line %q: want device<TAB>%s<TAB>http://127.0.0.1:PORT/mcp", l, dialect)
+			t.Fatalf("line %q: want device<TAB>%s<TAB>http://127.0.0.1:PORT/mcp", f, dialect)
 		}
 		urls[f[0]] = f[2]
 	}
@@ -145,16 +137,8 @@ func TestLabUpReal(t *testing.T) {
 		t.Fatalf("after the rollback r2's FRR still holds %q", line)
 	}
 
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("lab up --real stopped with %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("lab up --real did not stop after cancel")
-	}
-	if left, _ := filepath.Glob("/run/netns/" + flags.prefix + "*"); len(left) > 0 {
+	r.stop(t)
+	if left, _ := filepath.Glob("/run/netns/" + prefix + "*"); len(left) > 0 {
 		t.Errorf("namespaces left: %v", left)
 	}
 }

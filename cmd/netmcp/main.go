@@ -1,7 +1,9 @@
 // Command netmcp makes network equipment speak the Model Context Protocol.
 //
 // Each subcommand lives in its own file, built by one function listed in
-// commands (main.go); its flags are bound in that same function.
+// commands (main.go); its flags are bound in that same function. Commands
+// are nouns first (lab, controller, agent, serve, ...); an older spelling
+// is kept as a hidden alias (alias).
 package main
 
 import (
@@ -10,6 +12,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -38,20 +41,27 @@ var commands = []struct {
 }{
 	{"agent", newAgentCmd},
 	{"approve", newApproveCmd},
-	{"ask", newAskCmd},
+	{"ask", func() *cobra.Command { return alias("ask", "controller ask", newAskCmd()) }},
 	{"audit", newAuditCmd},
 	{"bench", newBenchCmd},
-	{"bench-peer", newBenchPeerCmd},
-	{"conformance-server", newConformanceCmd},
 	{"controller", newControllerCmd},
 	{"diag", newDiagCmd},
 	{"eval", newEvalCmd},
 	{"lab", newLabCmd},
 	{"parse", newParseCmd},
 	{"pki", newPKICmd},
-	{"report", newReportCmd},
+	{"report", func() *cobra.Command { return alias("report", "agent report", newReportCmd()) }},
 	{"serve", newServeCmd},
 	{"version", newVersionCmd},
+}
+
+// alias returns cmd as name, the hidden older spelling of `netmcp
+// canonical`: it runs the same, and help lists only the canonical one.
+func alias(name, canonical string, cmd *cobra.Command) *cobra.Command {
+	cmd.Use = name + strings.TrimPrefix(cmd.Use, cmd.Name())
+	cmd.Hidden = true
+	cmd.Short = "Older spelling of `netmcp " + canonical + "`"
+	return cmd
 }
 
 // newRootCmd returns the root command for the arguments args (without the

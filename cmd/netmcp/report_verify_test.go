@@ -89,7 +89,7 @@ func TestReportVerifyRefuses(t *testing.T) {
 		if err := os.WriteFile(file, []byte(tc.json), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		out, err := runRoot(t, "", "report", "verify", "--ca", caFile, file)
+		out, err := runRoot(t, "", "agent", "report", "verify", "--ca", caFile, file)
 		if tc.ok && err != nil {
 			t.Errorf("%s: refused: %v\n%s", tc.name, err, out)
 		}

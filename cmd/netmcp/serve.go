@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -116,27 +115,7 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 // The server bounds headers and idle keep-alives (transport.NewHTTPServer);
 // ln should be guarded (transport.GuardListener).
 func serveHTTP(ctx context.Context, ln net.Listener, h http.Handler) error {
-	return serveHTTPServer(ctx, ln, transport.NewHTTPServer(h, transport.ServerTimeouts{}))
-}
-
-// serveHTTPServer is serveHTTP with the server made by the caller, which
-// may also Close it (a crashed lab host): Serve's http.ErrServerClosed is
-// then returned.
-func serveHTTPServer(ctx context.Context, ln net.Listener, hs *http.Server) error {
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		err := hs.Shutdown(sctx)
-		if errors.Is(err, context.DeadlineExceeded) {
-			return hs.Close()
-		}
-		return err
-	}
+	return transport.Serve(ctx, ln, transport.NewHTTPServer(h, transport.ServerTimeouts{}))
 }
 
 // resolveStateDir returns the state directory of `netmcp serve`: the

@@ -2,8 +2,9 @@
 // against: a bare go-sdk server with one tool, network.yang.get, answering
 // from a device driver with the same JSON as netmcp's, and none of
 // netmcp's layers (authorization, validation, masking, audit, limits,
-// approval). `netmcp bench-peer` serves it as a process; the server
-// package's in-process benchmark connects to it directly.
+// approval). The test program internal/cmd/bench-peer serves it as a
+// process, for `netmcp bench`; the server package's in-process benchmark
+// connects to it directly.
 package benchpeer
 
 import (

@@ -88,7 +88,7 @@ func BenchmarkCommitInLargeLab(b *testing.B) {
 }
 
 // BenchmarkNewGeneratedLab builds the model and the drivers of generated
-// labs (without lab up's HTTP servers; see cmd/netmcp BenchmarkLabUp).
+// labs (without lab up's HTTP servers; see lab/serve BenchmarkLabUp).
 func BenchmarkNewGeneratedLab(b *testing.B) {
 	for _, n := range []int{50, 200, 1000} {
 		b.Run(fmt.Sprintf("chain%d", n), func(b *testing.B) {

@@ -1,7 +1,6 @@
-package main
+package serve
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"crypto/subtle"
@@ -9,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -18,17 +16,18 @@ import (
 	"sync"
 	"time"
 
-	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
 // The control endpoint of a running lab: HTTP on 127.0.0.1 (a random
 // port), every request authenticated by a random bearer token. The lab
-// writes the address and the token to controlFile in its state directory,
-// readable by its owner only; `netmcp lab fault` reads them there.
+// writes the address and the token to ControlFile in its state directory,
+// readable by its owner only; `netmcp lab fault` reads them there (Dial).
 
-// controlFile is the name of the control file in a lab's state directory.
-const controlFile = "control.json"
+// ControlFile is the name of the control file in a lab's state directory:
+// the endpoint's address and bearer token, readable by the lab's owner
+// only, present while the lab runs.
+const ControlFile = "control.json"
 
 // maxControlBody bounds a control request's body.
 const maxControlBody = 64 << 10
@@ -50,20 +49,20 @@ type faultRequest struct {
 
 // faultsReply is the body of every successful reply.
 type faultsReply struct {
-	Faults []sim.ActiveFault `json:"faults"`
+	Faults []ActiveFault `json:"faults"`
 }
 
 // faultLab is what the control endpoint drives: the simulated lab
 // (*sim.Lab) and the real one (realFaultLab) both satisfy it.
 type faultLab interface {
 	// Inject adds a fault and returns it with its id.
-	Inject(topology.Fault) (sim.ActiveFault, error)
+	Inject(topology.Fault) (ActiveFault, error)
 	// ClearFault removes the fault with that id or those words.
-	ClearFault(idOrWords string) (sim.ActiveFault, error)
+	ClearFault(idOrWords string) (ActiveFault, error)
 	// ClearFaults removes every fault.
 	ClearFaults()
 	// Faults lists the injected faults, oldest first.
-	Faults() []sim.ActiveFault
+	Faults() []ActiveFault
 }
 
 // labControl serves a lab's control endpoint.
@@ -77,34 +76,6 @@ type labControl struct {
 	mu    sync.Mutex // one change at a time
 }
 
-// labStateDir returns the directory of a lab's control file and inventory:
-// --state-dir when given, else $XDG_STATE_HOME/netmcp/lab
-// (~/.local/state/netmcp/lab). It is created private (0700); an existing
-// one that others can write to is refused.
-func labStateDir(stateDir string) (string, error) {
-	dir := stateDir
-	if dir == "" {
-		d, err := defaultStateDir("lab", "")
-		if err != nil {
-			return "", err
-		}
-		dir = d
-	}
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return "", err
-	}
-	st, err := os.Stat(dir)
-	if err != nil {
-		return "", err
-	}
-	// Others who could write there could swap the control file for one
-	// that sends the token elsewhere.
-	if st.Mode().Perm()&0o022 != 0 {
-		return "", fmt.Errorf("lab state directory %s is writable by other users (mode %v): chmod go-w it", dir, st.Mode().Perm())
-	}
-	return dir, nil
-}
-
 // startControl starts the control endpoint of lab and writes its control
 // file in dir.
 func startControl(lab faultLab, dir string) (*labControl, error) {
@@ -116,7 +87,7 @@ func startControl(lab faultLab, dir string) (*labControl, error) {
 	if err != nil {
 		return nil, fmt.Errorf("lab control endpoint: %w", err)
 	}
-	c := &labControl{lab: lab, token: hex.EncodeToString(b[:]), file: filepath.Join(dir, controlFile),
+	c := &labControl{lab: lab, token: hex.EncodeToString(b[:]), file: filepath.Join(dir, ControlFile),
 		addr: ln.Addr().String(), done: make(chan struct{})}
 	info, _ := json.Marshal(controlInfo{Address: c.addr, Token: c.token, PID: os.Getpid()})
 	if err := writePrivate(c.file, info); err != nil {
@@ -176,7 +147,7 @@ func (c *labControl) auth(next http.Handler) http.Handler {
 		got := []byte(r.Header.Get("Authorization"))
 		if subtle.ConstantTimeCompare(got, want) != 1 {
 			w.Header().Set("WWW-Authenticate", `Bearer realm="netmcp-lab"`)
-			replyError(w, http.StatusUnauthorized, errors.New("missing or wrong token (see the lab's "+controlFile+")"))
+			replyError(w, http.StatusUnauthorized, errors.New("missing or wrong token (see the lab's "+ControlFile+")"))
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, maxControlBody)
@@ -190,9 +161,9 @@ func replyError(w http.ResponseWriter, code int, err error) {
 	_ = json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
 }
 
-func reply(w http.ResponseWriter, faults []sim.ActiveFault) {
+func reply(w http.ResponseWriter, faults []ActiveFault) {
 	if faults == nil {
-		faults = []sim.ActiveFault{}
+		faults = []ActiveFault{}
 	}
 	w.Header().Set("Content-Type", "application/json")
 	_ = json.NewEncoder(w).Encode(faultsReply{Faults: faults})
@@ -230,7 +201,7 @@ func (c *labControl) add(w http.ResponseWriter, r *http.Request) {
 		replyError(w, http.StatusUnprocessableEntity, err)
 		return
 	}
-	reply(w, []sim.ActiveFault{af})
+	reply(w, []ActiveFault{af})
 }
 
 func (c *labControl) clear(w http.ResponseWriter, r *http.Request) {
@@ -256,71 +227,5 @@ func (c *labControl) clear(w http.ResponseWriter, r *http.Request) {
 		replyError(w, http.StatusNotFound, err)
 		return
 	}
-	reply(w, []sim.ActiveFault{af})
-}
-
-// controlClient talks to a running lab's control endpoint.
-type controlClient struct {
-	info controlInfo
-	hc   *http.Client
-}
-
-// dialControl reads the control file of the lab whose state directory is dir.
-func dialControl(dir string) (*controlClient, error) {
-	b, err := os.ReadFile(filepath.Join(dir, controlFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("no running lab in %s (no %s: start one with `netmcp lab up`, with the same --state-dir)", dir, controlFile)
-	}
-	if err != nil {
-		return nil, err
-	}
-	var info controlInfo
-	if err := json.Unmarshal(b, &info); err != nil || info.Address == "" || info.Token == "" {
-		return nil, fmt.Errorf("%s: not a lab control file", filepath.Join(dir, controlFile))
-	}
-	if host, _, err := net.SplitHostPort(info.Address); err != nil || !net.ParseIP(host).IsLoopback() {
-		return nil, fmt.Errorf("%s: the control address %q is not on loopback", filepath.Join(dir, controlFile), info.Address)
-	}
-	return &controlClient{info: info, hc: &http.Client{Timeout: 2 * time.Minute}}, nil
-}
-
-// do sends one request and decodes the reply's faults.
-func (c *controlClient) do(ctx context.Context, method, path string, body any) ([]sim.ActiveFault, error) {
-	var rd io.Reader
-	if body != nil {
-		b, err := json.Marshal(body)
-		if err != nil {
-			return nil, err
-		}
-		rd = bytes.NewReader(b)
-	}
-	req, err := http.NewRequestWithContext(ctx, method, "http://"+c.info.Address+path, rd)
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Authorization", "Bearer "+c.info.Token)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("lab control endpoint %s: %w (is the lab still running?)", c.info.Address, err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		var e struct {
-			Error string `json:"error"`
-		}
-		if json.Unmarshal(data, &e) == nil && e.Error != "" {
-			return nil, errors.New(e.Error)
-		}
-		return nil, fmt.Errorf("lab control endpoint: %s", resp.Status)
-	}
-	var out faultsReply
-	if err := json.Unmarshal(data, &out); err != nil {
-		return nil, fmt.Errorf("lab control endpoint: bad reply: %w", err)
-	}
-	return out.Faults, nil
+	reply(w, []ActiveFault{af})
 }

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"crypto/ed25519"
@@ -30,9 +30,9 @@ type labSSH struct {
 	urls    map[string]string // device -> ssh:// URL for the ssh driver
 }
 
-// startSSH serves every router of rl over SSH. The key files go to
+// startSSH serves every router of the simulated lab over SSH. The key files go to
 // stateDir/ssh, or to a temporary directory removed at stop.
-func (rl *runningLab) startSSH(stateDir string) error {
+func (l *Lab) startSSH(stateDir string) error {
 	ls := &labSSH{servers: map[string]*simssh.Server{}, urls: map[string]string{}}
 	if stateDir != "" {
 		ls.dir = filepath.Join(stateDir, "ssh")
@@ -46,7 +46,7 @@ func (rl *runningLab) startSSH(stateDir string) error {
 		}
 		ls.dir, ls.temp = d, true
 	}
-	rl.ssh = ls
+	l.ssh = ls
 	_, hostPriv, err := ed25519.GenerateKey(rand.Reader)
 	if err != nil {
 		return err
@@ -72,8 +72,8 @@ func (rl *runningLab) startSSH(stateDir string) error {
 		return fmt.Errorf("lab ssh: %w", err)
 	}
 	var known strings.Builder
-	for _, name := range rl.lab.Routers() {
-		drv, err := rl.lab.Device(name)
+	for _, name := range l.sim.Routers() {
+		drv, err := l.sim.Device(name)
 		if err != nil {
 			return err
 		}

@@ -1,8 +1,7 @@
-package main
+package serve
 
 import (
 	"context"
-	"log/slog"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -17,13 +16,13 @@ import (
 // modelled RTTs (target: under 5 ms).
 func BenchmarkLabPing5(b *testing.B) {
 	ctx := context.Background()
-	rl, err := startLab(ctx, sim.DefaultTopology(), sim.LabOptions{}, 0, slog.New(slog.DiscardHandler))
+	l, err := Up(ctx, Options{Topology: sim.DefaultTopology()})
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer rl.stop()
+	defer l.Close()
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: rl.urls["r1"]}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: l.URL("r1")}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

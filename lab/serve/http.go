@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"context"
@@ -44,15 +44,10 @@ func (ls *labServers) init() {
 	ls.failed = make(chan struct{})
 }
 
-// listen serves h as device name's MCP endpoint on 127.0.0.1, port
-// basePort+i (a free one when basePort is 0), until ctx ends.
-func (ls *labServers) listen(ctx context.Context, name string, i, basePort int, h http.Handler) error {
-	return ls.listenDevice(ctx, name, i, basePort, func() http.Handler { return h })
-}
-
-// listenDevice is listen with a handler made by mk, once now and again at
-// each revive.
-func (ls *labServers) listenDevice(ctx context.Context, name string, i, basePort int, mk func() http.Handler) error {
+// listen serves device name's MCP endpoint on 127.0.0.1, port basePort+i
+// (a free one when basePort is 0), until ctx ends, with a handler made by
+// mk, once now and again at each revive.
+func (ls *labServers) listen(ctx context.Context, name string, i, basePort int, mk func() http.Handler) error {
 	port := 0
 	if basePort > 0 {
 		port = basePort + i
@@ -79,7 +74,7 @@ func (ls *labServers) start(name string, ep *labEndpoint, ln net.Listener) {
 	ls.wg.Add(1)
 	go func() {
 		defer ls.wg.Done()
-		if err := serveHTTPServer(ctx, ln, hs); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := transport.Serve(ctx, ln, hs); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			ls.mu.Lock()
 			ls.errs = append(ls.errs, fmt.Errorf("device %s: %w", name, err))
 			ls.mu.Unlock()

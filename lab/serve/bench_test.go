@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"context"
@@ -38,12 +38,12 @@ func BenchmarkLabUp(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				runtime.GC()
 				start, cpu := time.Now(), processCPU()
-				rl, err := startLab(context.Background(), topo, sim.LabOptions{}, 0, logger)
+				l, err := Up(context.Background(), Options{Topology: topo, Logger: logger})
 				if err != nil {
 					b.Fatal(err)
 				}
-				f = measureLab(len(rl.lab.Routers()), time.Since(start), processCPU()-cpu)
-				if err := rl.stop(); err != nil {
+				f = measureLab(len(l.Routers()), time.Since(start), processCPU()-cpu)
+				if err := l.Close(); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -16,43 +15,35 @@ import (
 	"github.com/netmcp/netmcp/lab/sim"
 )
 
-// TestLabUpSSH runs `lab up --ssh` and drives the routers through the
-// printed ssh:// URLs with the ssh driver (real SSH, the lab's own client
+// TestUpSSH serves a lab with SSH (as `lab up --ssh`) and drives the
+// routers through their ssh:// URLs with the ssh driver (real SSH, the lab's own client
 // key and known_hosts): reads in both dialects, and a change committed
 // over SSH on r2 that r2's MCP server then reads. The key directory of a
 // lab without a state directory is removed when the lab stops.
-func TestLabUpSSH(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	out := &syncBuffer{ch: make(chan struct{}, 1)}
-	cmd := newLabCmd()
-	cmd.SetOut(out)
-	done := make(chan error, 1)
-	go func() {
-		done <- runLab(ctx, sim.DefaultTopology(), sim.LabOptions{}, labRunOptions{ssh: true}, cmd)
-	}()
-	deadline := time.After(20 * time.Second)
-	var lines []string
-	for len(lines) < 3 {
-		select {
-		case <-out.ch:
-			lines = strings.Split(strings.TrimSpace(out.String()), "\n")
-		case err := <-done:
-			t.Fatalf("lab up --ssh ended early: %v", err)
-		case <-deadline:
-			t.Fatalf("lab up --ssh printed %q", out.String())
-		}
+func TestUpSSH(t *testing.T) {
+	ctx := context.Background()
+	l, err := Up(ctx, Options{Topology: sim.DefaultTopology(), SSH: true})
+	if err != nil {
+		t.Fatal(err)
 	}
+	closed := false
+	defer func() {
+		if !closed {
+			l.Close()
+		}
+	}()
 	mcpURL, sshURL := map[string]string{}, map[string]string{}
-	for _, l := range lines {
-		f := strings.Split(l, "\t")
-		if len(f) == 3 && f[1] == "linux" {
+	for _, d := range l.Devices() {
+		if d.Host {
+			if d.SSH != "" {
+				t.Errorf("host %s has an SSH server: %s", d.Name, d.SSH)
+			}
 			continue // a host: MCP only, no SSH server
 		}
-		if len(f) != 4 || !strings.HasPrefix(f[3], "ssh://admin@127.0.0.1:") || !strings.Contains(f[3], "dialect="+f[1]) {
-			t.Fatalf("line %q: want device<TAB>dialect<TAB>MCP URL<TAB>ssh://admin@127.0.0.1:PORT?dialect=...", l)
+		if !strings.HasPrefix(d.SSH, "ssh://admin@127.0.0.1:") || !strings.Contains(d.SSH, "dialect="+d.Dialect) {
+			t.Fatalf("device %+v: want ssh://admin@127.0.0.1:PORT?dialect=...", d)
 		}
-		mcpURL[f[0]], sshURL[f[0]] = f[2], f[3]
+		mcpURL[d.Name], sshURL[d.Name] = d.URL, d.SSH
 	}
 
 	// The platform each router's version output names (default topology).
@@ -103,14 +94,9 @@ func TestLabUpSSH(t *testing.T) {
 	if _, err := os.Stat(keyDir); err != nil {
 		t.Fatalf("key directory %s: %v", keyDir, err)
 	}
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatalf("lab up --ssh stopped with %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("lab up --ssh did not stop after cancel")
+	closed = true
+	if err := l.Close(); err != nil {
+		t.Fatalf("close: %v", err)
 	}
 	if _, err := os.Stat(keyDir); !os.IsNotExist(err) {
 		t.Errorf("temporary key directory %s left after stop: %v", keyDir, err)
