@@ -102,7 +102,9 @@ func TestLabUpReal(t *testing.T) {
 			approvals++
 			return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}, nil
 		}})
-	ops, err := operator.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"]}, nil)
+	// A 2025-11-25 session: over HTTP, 2026-07-28 has no session to hold
+	// the candidate yet, and refuses writes.
+	ops, err := operator.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"]}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}
