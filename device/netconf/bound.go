@@ -219,21 +219,7 @@ func (s *depthScanner) scan(b []byte) int {
 				s.state, s.quote, s.lastByte = stStartTag, 0, c
 			}
 		case stStartTag:
-			switch {
-			case s.quote != 0:
-				if c == s.quote {
-					s.quote = 0
-				}
-			case c == '"' || c == '\'':
-				s.quote = c
-			case c == '>':
-				if s.lastByte != '/' {
-					s.depth++
-					s.maxDepth = max(s.maxDepth, s.depth)
-				}
-				s.state = stText
-			}
-			s.lastByte = c
+			s.startTag(c)
 		case stEndTag:
 			if c == '>' {
 				if s.depth > 0 {
@@ -242,17 +228,7 @@ func (s *depthScanner) scan(b []byte) int {
 				s.state = stText
 			}
 		case stBang:
-			s.bang = append(s.bang, c)
-			switch {
-			case string(s.bang) == "--":
-				s.state, s.tail = stComment, [2]byte{}
-			case string(s.bang) == "[CDATA[":
-				s.state, s.tail = stCDATA, [2]byte{}
-			case c == '>':
-				s.state = stText
-			case !isPrefix(s.bang, "--") && !isPrefix(s.bang, "[CDATA["):
-				s.state = stDecl
-			}
+			s.afterBang(c)
 		case stComment, stCDATA, stPI:
 			end := terminators[s.state]
 			if c == end[2] && s.tail[1] == end[1] && (end[0] == 0 || s.tail[0] == end[0]) {
@@ -266,6 +242,43 @@ func (s *depthScanner) scan(b []byte) int {
 		}
 	}
 	return s.maxDepth
+}
+
+// startTag consumes byte c inside a start tag: quoted attribute values
+// are skipped, and '>' ends the tag, one level deeper unless it closed
+// itself ("/>").
+func (s *depthScanner) startTag(c byte) {
+	switch {
+	case s.quote != 0:
+		if c == s.quote {
+			s.quote = 0
+		}
+	case c == '"' || c == '\'':
+		s.quote = c
+	case c == '>':
+		if s.lastByte != '/' {
+			s.depth++
+			s.maxDepth = max(s.maxDepth, s.depth)
+		}
+		s.state = stText
+	}
+	s.lastByte = c
+}
+
+// afterBang consumes byte c after "<!" until it is known whether a
+// comment, a CDATA section or another declaration opened.
+func (s *depthScanner) afterBang(c byte) {
+	s.bang = append(s.bang, c)
+	switch {
+	case string(s.bang) == "--":
+		s.state, s.tail = stComment, [2]byte{}
+	case string(s.bang) == "[CDATA[":
+		s.state, s.tail = stCDATA, [2]byte{}
+	case c == '>':
+		s.state = stText
+	case !isPrefix(s.bang, "--") && !isPrefix(s.bang, "[CDATA["):
+		s.state = stDecl
+	}
 }
 
 // isPrefix reports whether b is a prefix of s.
