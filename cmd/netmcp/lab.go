@@ -2,20 +2,23 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/netmcp/netmcp/console"
 	"github.com/netmcp/netmcp/lab/serve"
 )
 
 // labUpFlags are the flags of `netmcp lab up`.
 type labUpFlags struct {
 	topology, grid, stateDir, inventory, prefix string
+	console                                     string
 	basePort, chain                             int
-	report, realtime, ssh, real                 bool
+	report, realtime, ssh, real, noConsole      bool
 	faults                                      []string
 }
 
@@ -42,7 +45,10 @@ func newLabCmd() *cobra.Command {
 			"control endpoint for `netmcp lab fault add|clear|list` and writes an inventory of its devices\n" +
 			"(inventory.yaml) in its state directory (--state-dir, default $XDG_STATE_HOME/netmcp/lab), simulated\n" +
 			"or real; both paths go to stderr. Diagnostics answer at once with simulated RTTs; --realtime paces\n" +
-			"them like the real tools.\n\n" + serve.FaultHelp(),
+			"them like the real tools.\n\n" +
+			"The simulated lab also serves the web console (the network's map, live) on a free loopback port and\n" +
+			"prints its one-time login URL after the devices (console: URL); --console ADDR picks the address\n" +
+			"(with --real, it turns the console on), --console=off or --no-console turns it off.\n\n" + serve.FaultHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLabUp(cmd, f) },
 	}
@@ -63,6 +69,8 @@ func newLabCmd() *cobra.Command {
 	fl.StringVar(&f.prefix, "netns-prefix", "", "with --real: prefix of the namespace names (default: none, so router r1 is linux://r1)")
 	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault: 'NAME TARGET [key=value ...]' (repeatable)")
 	fl.BoolVar(&f.realtime, "realtime", false, "pace diagnostics like the real tools (ping: one request per second)")
+	fl.StringVar(&f.console, "console", "127.0.0.1:0", "serve the web console on this loopback address (off: none; with --real: none unless given)")
+	fl.BoolVar(&f.noConsole, "no-console", false, "do not serve the web console (as --console=off)")
 	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd(), newLabCompareCmd(), newLabAgentsCmd())
 	return labCmd
 }
@@ -100,6 +108,14 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 	if err != nil {
 		return withExit(2, err)
 	}
+	var web *console.Console
+	if f.console != console.Off && !f.noConsole && (!f.real || cmd.Flags().Changed("console")) {
+		topo := lab.Topology()
+		if web, err = console.Listen(f.console, console.Options{Inventory: lab.Inventory(), Topology: &topo, Logger: o.Logger}); err != nil {
+			_ = lab.Close()
+			return withExit(2, err)
+		}
+	}
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	for _, d := range lab.Devices() {
 		fmt.Fprintf(out, "%s\t%s\t%s", d.Name, d.Dialect, d.URL)
@@ -108,9 +124,16 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 		}
 		fmt.Fprintln(out)
 	}
-	if err := out.Flush(); err != nil {
-		_ = lab.Close()
-		return err
+	if web != nil {
+		fmt.Fprintln(out, "console:", web.LoginURL())
 	}
-	return lab.Wait(cmd.Context())
+	if err = out.Flush(); err == nil {
+		err = lab.Wait(cmd.Context())
+	} else {
+		_ = lab.Close()
+	}
+	if web != nil {
+		err = errors.Join(err, web.Close())
+	}
+	return err
 }
