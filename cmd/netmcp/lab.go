@@ -15,11 +15,11 @@ import (
 
 // labUpFlags are the flags of `netmcp lab up`.
 type labUpFlags struct {
-	topology, grid, stateDir, inventory, prefix string
-	console                                     string
-	basePort, chain                             int
-	report, realtime, ssh, real, noConsole      bool
-	faults                                      []string
+	topology, grid, stateDir, inventory, prefix  string
+	console                                      string
+	basePort, chain                              int
+	report, realtime, ssh, real, noConsole, gnmi bool
+	faults                                       []string
 }
 
 // newLabCmd builds "netmcp lab", which groups the lab's commands.
@@ -60,6 +60,7 @@ func newLabCmd() *cobra.Command {
 	fl.IntVar(&f.basePort, "base-port", 0, "first TCP port; device i listens on base-port+i (0: any free port)")
 	fl.StringVar(&f.stateDir, "state-dir", "", "the lab's state directory: inventory.yaml, control file, SSH keys, devices' state (default $XDG_STATE_HOME/netmcp/lab)")
 	fl.StringVar(&f.inventory, "inventory", "", "also write the lab's inventory to this file (it is always in STATE-DIR/inventory.yaml)")
+	fl.BoolVar(&f.gnmi, "gnmi", false, "also serve every router over gNMI on 127.0.0.1, TLS from the lab's CA (STATE-DIR/gnmi/ca.pem); the inventory gives each router's gnmi:// URL")
 	fl.BoolVar(&f.ssh, "ssh", false, "also serve every router's CLI over SSH on 127.0.0.1 (a fourth column: its ssh:// URL; keys in STATE-DIR/ssh)")
 	realHelp := "build the topology as a real network: Linux namespaces with FRR, lldpd and unbound (needs root), each router served through linux://; --fault and netmcp lab fault take the faults it builds: " + strings.Join(serve.RealFaults, ", ")
 	if serve.ErrNoRealLab != nil {
@@ -81,6 +82,8 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 	switch {
 	case f.real && f.ssh:
 		return withExit(2, fmt.Errorf("--ssh serves the simulated routers' CLI; with --real, reach the routers' vtysh through ssh:// to the namespaces instead"))
+	case f.real && f.gnmi:
+		return withExit(2, fmt.Errorf("--gnmi serves the simulated routers; the real lab's FRR has no gNMI server here"))
 	case f.real && f.realtime:
 		return withExit(2, fmt.Errorf("--realtime is for the simulated lab; the real lab runs in real time"))
 	}
@@ -102,7 +105,7 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 	}
 	errw := cmd.ErrOrStderr()
 	o := serve.Options{Topology: topo, Real: f.real, Faults: faults, BasePort: f.basePort, StateDir: dir, Inventory: f.inventory,
-		SSH: f.ssh, DeviceStateDir: f.stateDir, Realtime: f.realtime, NetnsPrefix: f.prefix, Report: f.report, Notes: errw,
+		SSH: f.ssh, GNMI: f.gnmi, DeviceStateDir: f.stateDir, Realtime: f.realtime, NetnsPrefix: f.prefix, Report: f.report, Notes: errw,
 		Logger: slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})), Version: version}
 	lab, err := serve.Up(cmd.Context(), o)
 	if err != nil {

@@ -3,16 +3,22 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/serve"
 )
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
@@ -209,4 +215,43 @@ func eventually(t testing.TB, within time.Duration, what string, cond func() boo
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// TestLabUpGNMI checks that `netmcp lab up --gnmi` writes each router's
+// gnmi:// URL into the inventory, that the inventory still loads, and
+// that the gNMI driver reads r1's interfaces through it with the lab's CA.
+func TestLabUpGNMI(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	r, _ := startLabUp(ctx, t, 5, 10*time.Second, "--state-dir", dir, "--gnmi", "--no-console")
+	defer r.stop(t)
+	inv, err := inventory.Load(filepath.Join(dir, serve.InventoryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range inv.Devices {
+		if want := d.Role != "host"; (d.GNMI != "") != want {
+			t.Errorf("inventory entry of %s has gnmi %q; want one for a router only", d.Name, d.GNMI)
+		}
+	}
+	r1, _ := inv.Device("r1")
+	ca := filepath.Join(dir, "gnmi", "ca.pem")
+	if !strings.HasPrefix(r1.GNMI, "gnmi://127.0.0.1:") || !strings.Contains(r1.GNMI, url.QueryEscape(ca)) {
+		t.Fatalf("r1's gnmi URL is %q: want gnmi://127.0.0.1:PORT?ca-file=%s", r1.GNMI, ca)
+	}
+	drv, err := device.Open(ctx, r1.GNMI, device.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drv.Close()
+	got, err := drv.Get(ctx, device.Operational, "/openconfig-interfaces:interfaces")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	if !strings.Contains(string(b), "GigabitEthernet") {
+		t.Fatalf("r1's interfaces over gNMI: %.300s", b)
+	}
+	r.stop(t)
 }
