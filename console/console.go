@@ -71,6 +71,9 @@ type Console struct {
 
 	cancel context.CancelFunc
 	done   chan struct{}
+
+	hs     *http.Server  // the server of Listen (nil: the caller serves Handler)
+	served chan struct{} // closed when hs has stopped
 }
 
 // New returns the console of the fleet, already reading it.
@@ -134,12 +137,16 @@ func (c *Console) LoginURL() string {
 	return strings.TrimSuffix(c.opts.BaseURL, "/") + "/login?token=" + tok
 }
 
-// Close stops reading the fleet, ends the open event streams, and closes
-// the fleet the console made.
+// Close stops reading the fleet, ends the open event streams, stops the
+// server of Listen, and closes the fleet the console made.
 func (c *Console) Close() error {
 	c.cancel()
 	<-c.done
 	c.hub.close()
+	if c.hs != nil {
+		_ = c.hs.Close()
+		<-c.served
+	}
 	if c.ownFleet {
 		return c.fleet.Close()
 	}

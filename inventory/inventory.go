@@ -64,6 +64,9 @@ type Device struct {
 	// Device is the device URL behind the server (sim://r1, netconf://...),
 	// for information.
 	Device string `yaml:"device,omitempty" json:"device,omitempty"`
+	// GNMI is the device's gnmi:// URL, when it is also reachable over
+	// gNMI (a lab's routers with `netmcp lab up --gnmi`), for information.
+	GNMI string `yaml:"gnmi,omitempty" json:"gnmi,omitempty"`
 	// Dialect is the CLI dialect, when known before connecting.
 	Dialect string `yaml:"dialect,omitempty" json:"dialect,omitempty"`
 	// Site, Role and Tags group devices for intents ("between site-a and site-b").

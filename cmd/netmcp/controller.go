@@ -16,6 +16,7 @@ import (
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/console"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/controller/serve"
 	"github.com/netmcp/netmcp/policy"
@@ -29,6 +30,7 @@ type controllerServeOptions struct {
 	policy                             string // who may call what (docs/security.md, "The controller's hosts")
 	tlsCert, tlsKey, clientCA          string // HTTPS and mutual TLS: the client certificate names the host
 	audit                              string // the controller's audit log ("off": none)
+	web                                string // the web console's address ("": none)
 	faults                             []string
 	llm                                llmOptions // --llm: answers the devices' sampling requests (ask_llm.go)
 }
@@ -66,6 +68,7 @@ func newControllerCmd() *cobra.Command {
 	f.StringVar(&o.clientCA, "client-ca", "", "CA bundle (PEM): require client certificates it signed (mutual TLS); the certificate's CN names the host")
 	f.StringVar(&o.audit, "audit", "", "the controller's audit log: every host call and refusal, hash-chained (default: controller-audit.jsonl in --reports; \"off\": none)")
 	f.StringVar(&o.d2dCA, "d2d-ca", "", "CA certificate (PEM) of the device agents: submit_report accepts their D2D reports (none without it)")
+	f.StringVar(&o.web, "web", "", "also serve the web console of the fleet (its map, live) on this loopback address; its login URL goes to stderr (default: none)")
 	o.llm.addFlags(f, true)
 	c.AddCommand(newAskCmd(), serve)
 	return c
@@ -120,6 +123,14 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		fmt.Fprintf(stderr, "connect: %v (retried in the background)\n", err)
 	}
 	cancel()
+	if o.web != "" {
+		web, err := console.Listen(o.web, console.Options{Fleet: fleet})
+		if err != nil {
+			return withExit(2, err)
+		}
+		defer web.Close()
+		fmt.Fprintf(stderr, "controller: console at %s\n", web.LoginURL())
+	}
 	srv = serve.New(&controller.Controller{Fleet: fleet, Hosts: hosts, Domains: domains}, controller.Store{Dir: o.reportsDir}, version)
 	srv.SetAccess(access)
 	if err := enableD2D(srv, o.d2dCA); err != nil {

@@ -2,21 +2,24 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
 
 	"github.com/spf13/cobra"
 
+	"github.com/netmcp/netmcp/console"
 	"github.com/netmcp/netmcp/lab/serve"
 )
 
 // labUpFlags are the flags of `netmcp lab up`.
 type labUpFlags struct {
-	topology, grid, stateDir, inventory, prefix string
-	basePort, chain                             int
-	report, realtime, ssh, real                 bool
-	faults                                      []string
+	topology, grid, stateDir, inventory, prefix  string
+	console                                      string
+	basePort, chain                              int
+	report, realtime, ssh, real, noConsole, gnmi bool
+	faults                                       []string
 }
 
 // newLabCmd builds "netmcp lab", which groups the lab's commands.
@@ -42,7 +45,10 @@ func newLabCmd() *cobra.Command {
 			"control endpoint for `netmcp lab fault add|clear|list` and writes an inventory of its devices\n" +
 			"(inventory.yaml) in its state directory (--state-dir, default $XDG_STATE_HOME/netmcp/lab), simulated\n" +
 			"or real; both paths go to stderr. Diagnostics answer at once with simulated RTTs; --realtime paces\n" +
-			"them like the real tools.\n\n" + serve.FaultHelp(),
+			"them like the real tools.\n\n" +
+			"The simulated lab also serves the web console (the network's map, live) on a free loopback port and\n" +
+			"prints its one-time login URL after the devices (console: URL); --console ADDR picks the address\n" +
+			"(with --real, it turns the console on), --console=off or --no-console turns it off.\n\n" + serve.FaultHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLabUp(cmd, f) },
 	}
@@ -54,6 +60,7 @@ func newLabCmd() *cobra.Command {
 	fl.IntVar(&f.basePort, "base-port", 0, "first TCP port; device i listens on base-port+i (0: any free port)")
 	fl.StringVar(&f.stateDir, "state-dir", "", "the lab's state directory: inventory.yaml, control file, SSH keys, devices' state (default $XDG_STATE_HOME/netmcp/lab)")
 	fl.StringVar(&f.inventory, "inventory", "", "also write the lab's inventory to this file (it is always in STATE-DIR/inventory.yaml)")
+	fl.BoolVar(&f.gnmi, "gnmi", false, "also serve every router over gNMI on 127.0.0.1, TLS from the lab's CA (STATE-DIR/gnmi/ca.pem); the inventory gives each router's gnmi:// URL")
 	fl.BoolVar(&f.ssh, "ssh", false, "also serve every router's CLI over SSH on 127.0.0.1 (a fourth column: its ssh:// URL; keys in STATE-DIR/ssh)")
 	realHelp := "build the topology as a real network: Linux namespaces with FRR, lldpd and unbound (needs root), each router served through linux://; --fault and netmcp lab fault take the faults it builds: " + strings.Join(serve.RealFaults, ", ")
 	if serve.ErrNoRealLab != nil {
@@ -63,6 +70,8 @@ func newLabCmd() *cobra.Command {
 	fl.StringVar(&f.prefix, "netns-prefix", "", "with --real: prefix of the namespace names (default: none, so router r1 is linux://r1)")
 	fl.StringArrayVar(&f.faults, "fault", nil, "inject a fault: 'NAME TARGET [key=value ...]' (repeatable)")
 	fl.BoolVar(&f.realtime, "realtime", false, "pace diagnostics like the real tools (ping: one request per second)")
+	fl.StringVar(&f.console, "console", "127.0.0.1:0", "serve the web console on this loopback address (off: none; with --real: none unless given)")
+	fl.BoolVar(&f.noConsole, "no-console", false, "do not serve the web console (as --console=off)")
 	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd(), newLabCompareCmd(), newLabAgentsCmd())
 	return labCmd
 }
@@ -73,6 +82,8 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 	switch {
 	case f.real && f.ssh:
 		return withExit(2, fmt.Errorf("--ssh serves the simulated routers' CLI; with --real, reach the routers' vtysh through ssh:// to the namespaces instead"))
+	case f.real && f.gnmi:
+		return withExit(2, fmt.Errorf("--gnmi serves the simulated routers; the real lab's FRR has no gNMI server here"))
 	case f.real && f.realtime:
 		return withExit(2, fmt.Errorf("--realtime is for the simulated lab; the real lab runs in real time"))
 	}
@@ -94,11 +105,19 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 	}
 	errw := cmd.ErrOrStderr()
 	o := serve.Options{Topology: topo, Real: f.real, Faults: faults, BasePort: f.basePort, StateDir: dir, Inventory: f.inventory,
-		SSH: f.ssh, DeviceStateDir: f.stateDir, Realtime: f.realtime, NetnsPrefix: f.prefix, Report: f.report, Notes: errw,
+		SSH: f.ssh, GNMI: f.gnmi, DeviceStateDir: f.stateDir, Realtime: f.realtime, NetnsPrefix: f.prefix, Report: f.report, Notes: errw,
 		Logger: slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})), Version: version}
 	lab, err := serve.Up(cmd.Context(), o)
 	if err != nil {
 		return withExit(2, err)
+	}
+	var web *console.Console
+	if f.console != console.Off && !f.noConsole && (!f.real || cmd.Flags().Changed("console")) {
+		topo := lab.Topology()
+		if web, err = console.Listen(f.console, console.Options{Inventory: lab.Inventory(), Topology: &topo, Logger: o.Logger}); err != nil {
+			_ = lab.Close()
+			return withExit(2, err)
+		}
 	}
 	out := bufio.NewWriter(cmd.OutOrStdout())
 	for _, d := range lab.Devices() {
@@ -108,9 +127,16 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 		}
 		fmt.Fprintln(out)
 	}
-	if err := out.Flush(); err != nil {
-		_ = lab.Close()
-		return err
+	if web != nil {
+		fmt.Fprintln(out, "console:", web.LoginURL())
 	}
-	return lab.Wait(cmd.Context())
+	if err = out.Flush(); err == nil {
+		err = lab.Wait(cmd.Context())
+	} else {
+		_ = lab.Close()
+	}
+	if web != nil {
+		err = errors.Join(err, web.Close())
+	}
+	return err
 }

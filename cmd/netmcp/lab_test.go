@@ -3,12 +3,22 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/url"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/serve"
 )
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader.
@@ -44,7 +54,8 @@ type runningLabCmd struct {
 }
 
 // startLabUp runs `netmcp lab up ARGS...` until stop (or ctx ends) and
-// waits for its first n device lines, which it returns (split in fields).
+// waits for its first n device lines, which it returns (split in fields);
+// the other lines it prints (console: URL) are left in out.
 func startLabUp(ctx context.Context, t *testing.T, n int, within time.Duration, args ...string) (*runningLabCmd, [][]string) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(ctx)
@@ -59,7 +70,7 @@ func startLabUp(ctx context.Context, t *testing.T, n int, within time.Duration, 
 	for len(lines) < n {
 		select {
 		case <-r.out.ch:
-			lines = strings.Split(strings.TrimSpace(r.out.String()), "\n")
+			lines = deviceLines(r.out.String())
 		case err := <-r.done:
 			r.stopped = true
 			t.Fatalf("lab up %v ended early: %v\n%s", args, err, r.errw.String())
@@ -73,6 +84,17 @@ func startLabUp(ctx context.Context, t *testing.T, n int, within time.Duration, 
 		fields = append(fields, strings.Split(l, "\t"))
 	}
 	return r, fields
+}
+
+// deviceLines are the device lines of lab up's output: those with tabs.
+func deviceLines(out string) []string {
+	var lines []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "\t") {
+			lines = append(lines, l)
+		}
+	}
+	return lines
 }
 
 // stop interrupts lab up and checks it stops cleanly; a second call does
@@ -122,5 +144,114 @@ func TestLabUp(t *testing.T) {
 		t.Fatalf("show version on r2 says %q", text)
 	}
 	cs.Close()
+	r.stop(t)
+}
+
+// TestLabUpConsole checks that `netmcp lab up` serves the web console and
+// prints its login URL after the devices, that the URL logs a browser in
+// and the session cookie then opens the map, and that --no-console and
+// --console=off print none.
+func TestLabUpConsole(t *testing.T) {
+	ctx := context.Background()
+	r, _ := startLabUp(ctx, t, 5, 10*time.Second, "--state-dir", t.TempDir())
+	defer r.stop(t)
+	var login string
+	eventually(t, 5*time.Second, "lab up prints console: URL", func() bool {
+		for _, l := range strings.Split(r.out.String(), "\n") {
+			if u, ok := strings.CutPrefix(l, "console: "); ok {
+				login = u
+				return true
+			}
+		}
+		return false
+	})
+	if !strings.HasPrefix(login, "http://127.0.0.1:") || !strings.Contains(login, "/login?token=") {
+		t.Fatalf("console URL %q: want http://127.0.0.1:PORT/login?token=...", login)
+	}
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hc := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	get := func(u string) (int, string) {
+		t.Helper()
+		resp, err := hc.Get(u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if code, _ := get(login); code != http.StatusOK {
+		t.Fatalf("GET login URL: %d, want 200", code)
+	}
+	base, _, _ := strings.Cut(login, "/login")
+	if u, _ := url.Parse(base); len(jar.Cookies(u)) == 0 {
+		t.Fatal("the login URL set no session cookie")
+	}
+	if code, body := get(base + "/"); code != http.StatusOK || !strings.Contains(body, "<svg") || !strings.Contains(body, "r1") {
+		t.Fatalf("GET / with the session: %d, want 200 and the map of r1..:\n%.500s", code, body)
+	}
+	r.stop(t)
+
+	for _, off := range []string{"--no-console", "--console=off"} {
+		r, _ := startLabUp(ctx, t, 5, 10*time.Second, "--state-dir", t.TempDir(), off)
+		out := r.out.String()
+		r.stop(t)
+		if strings.Contains(out, "console") {
+			t.Errorf("lab up %s printed a console:\n%s", off, out)
+		}
+	}
+}
+
+// eventually polls cond every 20 ms until it holds or the time is up.
+func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within %v", what, within)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestLabUpGNMI checks that `netmcp lab up --gnmi` writes each router's
+// gnmi:// URL into the inventory, that the inventory still loads, and
+// that the gNMI driver reads r1's interfaces through it with the lab's CA.
+func TestLabUpGNMI(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	r, _ := startLabUp(ctx, t, 5, 10*time.Second, "--state-dir", dir, "--gnmi", "--no-console")
+	defer r.stop(t)
+	inv, err := inventory.Load(filepath.Join(dir, serve.InventoryFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range inv.Devices {
+		if want := d.Role != "host"; (d.GNMI != "") != want {
+			t.Errorf("inventory entry of %s has gnmi %q; want one for a router only", d.Name, d.GNMI)
+		}
+	}
+	r1, _ := inv.Device("r1")
+	ca := filepath.Join(dir, "gnmi", "ca.pem")
+	if !strings.HasPrefix(r1.GNMI, "gnmi://127.0.0.1:") || !strings.Contains(r1.GNMI, url.QueryEscape(ca)) {
+		t.Fatalf("r1's gnmi URL is %q: want gnmi://127.0.0.1:PORT?ca-file=%s", r1.GNMI, ca)
+	}
+	drv, err := device.Open(ctx, r1.GNMI, device.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drv.Close()
+	got, err := drv.Get(ctx, device.Operational, "/openconfig-interfaces:interfaces")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(got)
+	if !strings.Contains(string(b), "GigabitEthernet") {
+		t.Fatalf("r1's interfaces over gNMI: %.300s", b)
+	}
 	r.stop(t)
 }

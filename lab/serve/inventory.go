@@ -16,7 +16,7 @@ const roleHost = "host"
 
 // Inventory lists the lab's devices with their MCP endpoints: the routers,
 // then the hosts (role host, with the topology's addresses); the domains
-// its DNS servers serve. The lab's servers take no credentials (loopback
+// its DNS servers serve; with Options.GNMI, each router's gnmi:// URL. The lab's servers take no credentials (loopback
 // only), so the entries name none. A real lab's devices are linux://
 // devices tagged real-lab; a simulated lab's are sim:// devices.
 func (l *Lab) Inventory() *inventory.Inventory {
@@ -25,6 +25,9 @@ func (l *Lab) Inventory() *inventory.Inventory {
 		e := inventory.Device{Name: d.name, URL: l.URL(d.name), Device: "sim://" + d.name, Dialect: d.drv.Info().CLIDialect}
 		if l.real != nil {
 			e.Device, e.Tags = "linux://"+l.real.Namespace(d.name), []string{"real-lab"}
+		}
+		if l.gnmi != nil {
+			e.GNMI = l.gnmi.urls[d.name]
 		}
 		if i >= l.routers {
 			e.Role, e.Addresses = roleHost, l.topo.Addresses(d.name)

@@ -42,6 +42,11 @@ type Options struct {
 	// SSH also serves every simulated router's CLI over SSH; its keys go
 	// to StateDir/ssh, or to a temporary directory removed by Close.
 	SSH bool
+	// GNMI also serves every simulated router over gNMI on its own
+	// 127.0.0.1 port, over TLS with a certificate of the lab's CA
+	// (StateDir/gnmi/ca.pem, or a temporary directory removed by Close);
+	// the inventory gives each router's gnmi:// URL.
+	GNMI bool
 	// DeviceStateDir holds the simulated devices' persistent state (one
 	// directory per device); "" keeps it in memory.
 	DeviceStateDir string
@@ -82,6 +87,7 @@ type Lab struct {
 	byName  map[string]*labDevice
 	routers int // devs[:routers] are the routers, the rest hosts
 	ssh     *labSSH
+	gnmi    *labGNMI
 	ctl     *labControl
 	invFile []string        // where the inventory was written
 	srvCtx  context.Context // the servers' context, cancelled by Close
@@ -99,6 +105,9 @@ type Device struct {
 	// SSH is its CLI's ssh:// URL for the ssh driver, with the lab's key
 	// and known_hosts (Options.SSH; routers only).
 	SSH string
+	// GNMI is its gnmi:// URL for the gNMI driver, naming the lab's CA
+	// file (Options.GNMI; routers only).
+	GNMI string
 	// Host tells an end host (role host in the inventory) from a router.
 	Host bool
 }
@@ -172,6 +181,11 @@ func upSim(ctx context.Context, o Options) (*Lab, error) {
 			return nil, errors.Join(err, l.Close())
 		}
 	}
+	if o.GNMI {
+		if err := l.startGNMI(o.StateDir, o); err != nil {
+			return nil, errors.Join(err, l.Close())
+		}
+	}
 	ready, cpu := time.Since(start), processCPU()-cpu0
 	if o.StateDir != "" {
 		// The inventory first: a control file tells a lab is up and complete.
@@ -186,6 +200,9 @@ func upSim(ctx context.Context, o Options) (*Lab, error) {
 				fmt.Fprintf(o.Notes, "netmcp lab: inventory %s\n", f)
 			}
 			l.noteControl(o)
+			if l.gnmi != nil {
+				fmt.Fprintf(o.Notes, "netmcp lab: gNMI on every router, TLS from the CA %s (gnmi:// URLs in the inventory)\n", l.gnmi.caPEM)
+			}
 			for _, f := range lab.Faults() {
 				noteFault(o.Notes, f)
 			}
@@ -243,6 +260,9 @@ func (l *Lab) Devices() []Device {
 		out[i] = Device{Name: d.name, Dialect: d.drv.Info().CLIDialect, URL: l.URL(d.name), Host: i >= l.routers}
 		if l.ssh != nil {
 			out[i].SSH = l.ssh.urls[d.name]
+		}
+		if l.gnmi != nil {
+			out[i].GNMI = l.gnmi.urls[d.name]
 		}
 	}
 	return out
@@ -340,7 +360,7 @@ func (l *Lab) Close() error {
 		}
 		l.cancel()
 		errs := l.wait()
-		errs = append(errs, l.ssh.close())
+		errs = append(errs, l.ssh.close(), l.gnmi.close())
 		for _, d := range l.devs {
 			d.close()
 		}

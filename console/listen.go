@@ -1,0 +1,57 @@
+package console
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Off is the address that turns a command's console off (--console=off).
+const Off = "off"
+
+// Listen serves a new console of opts over HTTP on addr (host:port; port
+// 0 picks a free one) until Close, and sets opts.BaseURL, when empty, to
+// the address it listens on, so that LoginURL is the URL to print. Unless
+// opts.AllowRemote is set, addr must be a loopback address or localhost.
+func Listen(addr string, opts Options) (*Console, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, fmt.Errorf("console: address %q: want HOST:PORT", addr)
+	}
+	if !opts.AllowRemote && !loopbackHost(host) {
+		return nil, fmt.Errorf("console: %s is not a loopback address: the console serves loopback only", addr)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("console: %w", err)
+	}
+	if opts.BaseURL == "" {
+		opts.BaseURL = "http://" + ln.Addr().String()
+	}
+	c, err := New(opts)
+	if err != nil {
+		ln.Close()
+		return nil, err
+	}
+	c.hs = &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	c.served = make(chan struct{})
+	go func() {
+		defer close(c.served)
+		if err := c.hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			c.log.Error("console: serving stopped", "err", err)
+		}
+	}()
+	return c, nil
+}
+
+// loopbackHost tells whether host is a loopback address or localhost.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
