@@ -72,7 +72,7 @@ func newLabCmd() *cobra.Command {
 	fl.BoolVar(&f.realtime, "realtime", false, "pace diagnostics like the real tools (ping: one request per second)")
 	fl.StringVar(&f.console, "console", "127.0.0.1:0", "serve the web console on this loopback address (off: none; with --real: none unless given)")
 	fl.BoolVar(&f.noConsole, "no-console", false, "do not serve the web console (as --console=off)")
-	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd(), newLabCompareCmd(), newLabAgentsCmd())
+	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd(), newLabCompareCmd(), newLabAgentsCmd(), newLabGenCmd())
 	return labCmd
 }
 
