@@ -2,9 +2,6 @@ package llm_test
 
 import (
 	"context"
-	"errors"
-	"net"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -13,87 +10,46 @@ import (
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
-	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/inventory"
+	"github.com/netmcp/netmcp/lab/labtest"
 	"github.com/netmcp/netmcp/lab/sim"
-	"github.com/netmcp/netmcp/server"
-	"github.com/netmcp/netmcp/transport"
 )
 
-// This file is a trimmed copy of the controller's own test lab
-// (controller/lab_test.go) until the shared served-lab harness replaces
-// both.
-
-// testLab is the simulated lab with each router and each host served by
-// its own MCP server over Streamable HTTP on a loopback port, and a
-// connected fleet.
+// testLab is the simulated lab served by lab/labtest, each router and
+// each host its own MCP server, and a connected fleet of them all.
 type testLab struct {
 	fleet *client.Fleet
 	ctl   *controller.Controller
 }
 
-// newTestLab starts the default lab, healthy.
+// newTestLab starts the default lab, healthy, with the simulator's
+// default telemetry period.
 func newTestLab(t testing.TB) *testLab {
 	t.Helper()
-	topo := sim.DefaultTopology()
-	lab, err := sim.NewLab(topo, sim.LabOptions{})
+	l := labtest.New(t, labtest.Options{TelemetryInterval: sim.DefaultTelemetryInterval})
+	f, err := client.New(withHosts(l), client.Options{CallTimeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}
-	inv := &inventory.Inventory{Name: "test"}
-	var servers []*http.Server
-	var srvs []*server.Server
-	serveDevice := func(name, role string, drv device.Driver) {
-		srv, err := server.New(drv, server.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatal(err)
-		}
-		hs := &http.Server{Handler: transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{})}
-		go func() {
-			if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
-				t.Errorf("%s: %v", name, err)
-			}
-		}()
-		servers, srvs = append(servers, hs), append(srvs, srv)
-		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: "http://" + ln.Addr().String() + transport.Path, Device: "sim://" + name, Role: role})
-	}
-	for _, name := range lab.Routers() {
-		drv, err := lab.Device(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		serveDevice(name, "router", drv)
-	}
-	for _, name := range lab.Hosts() {
-		drv, err := lab.Host(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		serveDevice(name, controller.RoleHost, drv)
-	}
-	f, err := client.New(inv, client.Options{CallTimeout: time.Minute})
-	if err != nil {
-		t.Fatal(err)
-	}
+	t.Cleanup(func() { f.Close() })
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if err := f.Connect(ctx); err != nil {
 		t.Fatal(err)
 	}
-	l := &testLab{fleet: f, ctl: &controller.Controller{Fleet: f, Hosts: controller.HostsOf(topo), Domains: controller.DomainsOf(topo)}}
-	t.Cleanup(func() {
-		f.Close()
-		for i, hs := range servers {
-			_ = hs.Close()
-			_ = srvs[i].Close()
+	topo := l.Topology()
+	return &testLab{fleet: f, ctl: &controller.Controller{Fleet: f, Hosts: controller.HostsOf(topo), Domains: controller.DomainsOf(topo)}}
+}
+
+// withHosts is the lab's inventory with its hosts too (role host).
+func withHosts(l *labtest.Lab) *inventory.Inventory {
+	var hosts []inventory.Device
+	for _, d := range l.Serve().Devices() {
+		if d.Host {
+			hosts = append(hosts, inventory.Device{Name: d.Name, URL: d.URL, Device: "sim://" + d.Name, Role: controller.RoleHost})
 		}
-		lab.Close()
-	})
-	return l
+	}
+	return l.Inventory(hosts...)
 }
 
 // textOf is the text content of a tool result.

@@ -13,6 +13,7 @@ import (
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/controller/serve"
+	"github.com/netmcp/netmcp/lab/labtest"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -20,16 +21,16 @@ import (
 // since the marks (requests, responses, and the prompts/list a runbook
 // starts with) carries the report's correlation id, and that the tool
 // calls and runbook rounds they record are the report's calls.
-func checkCorrelated(t *testing.T, l *serverLab, m auditMarks, rep *controller.Report) {
+func checkCorrelated(t *testing.T, l *labtest.Lab, m auditMarks, rep *controller.Report) {
 	t.Helper()
 	want := map[string][]string{} // device -> tools called, in any order
 	for _, c := range rep.Calls {
 		want[c.Device] = append(want[c.Device], c.Tool)
 	}
 	touched := 0
-	for _, name := range l.lab.Routers() {
+	for _, name := range l.Routers() {
 		var got []string
-		for _, r := range l.since(m, name) {
+		for _, r := range since(l, m, name) {
 			if r.Correlation != rep.CorrelationID {
 				t.Errorf("%s: audit record %d (%s %s %s) has correlation id %q, want the report's %q",
 					name, r.Seq, r.Kind, r.Method, r.Tool, r.Correlation, rep.CorrelationID)
@@ -63,9 +64,9 @@ func checkCorrelated(t *testing.T, l *serverLab, m auditMarks, rep *controller.R
 // device the call reaches (ask, call_device_tool, an mcp:// resource
 // read), and it is what the devices' audit logs record.
 func TestCorrelationThroughControllerServer(t *testing.T) {
-	l := newServerLab(t, "icmp_acl_block r3:GigabitEthernet0/0/0")
+	l := labtest.New(t, labtest.Options{Faults: []string{"icmp_acl_block r3:GigabitEthernet0/0/0"}, Audit: true})
 	f := quietFleet(t, l)
-	srv := serve.New(&controller.Controller{Fleet: f, Hosts: l.hosts()}, controller.Store{Dir: t.TempDir()}, "test")
+	srv := serve.New(&controller.Controller{Fleet: f, Hosts: controller.HostsOf(l.Topology())}, controller.Store{Dir: t.TempDir()}, "test")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
@@ -77,7 +78,7 @@ func TestCorrelationThroughControllerServer(t *testing.T) {
 	defer cs.Close()
 	meta := func(id string) mcp.Meta { return mcp.Meta{netproto.MetaCorrelationID: id} }
 
-	m := l.marks()
+	m := marks(l)
 	p := &mcp.CallToolParams{Name: serve.ToolAsk, Arguments: map[string]any{"intent": "what is wrong with the network?"}}
 	p.SetMeta(meta("host-ask-1"))
 	res, err := cs.CallTool(ctx, p)
@@ -91,7 +92,7 @@ func TestCorrelationThroughControllerServer(t *testing.T) {
 	}
 	checkCorrelated(t, l, m, &rep)
 
-	m = l.marks()
+	m = marks(l)
 	p = &mcp.CallToolParams{Name: serve.ToolCallDeviceTool, Arguments: map[string]any{
 		"device": "r2", "tool": netproto.ToolYangGet, "arguments": map[string]any{"path": "/openconfig-system:system/config/hostname"}}}
 	p.SetMeta(meta("host-call-2"))
@@ -110,7 +111,7 @@ func TestCorrelationThroughControllerServer(t *testing.T) {
 	}
 	for name, w := range want {
 		var got []string
-		for _, r := range l.since(m, name) {
+		for _, r := range since(l, m, name) {
 			got = append(got, fmt.Sprintf("%s %s %s", r.Kind, r.Method, r.Correlation))
 		}
 		if strings.Join(got, "; ") != strings.Join(w, "; ") {

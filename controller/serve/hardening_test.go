@@ -19,6 +19,7 @@ import (
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/controller/serve"
+	"github.com/netmcp/netmcp/lab/labtest"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
 )
@@ -50,9 +51,9 @@ var r1Secrets = []string{"Huawei@123", "N3tOps!2025", "s3cr3t-ro"}
 // role (it sees every secret), through the controller with pol (nil: no
 // policy file) over HTTPS; mtls requires client certificates. r1 and r2
 // are at site a, r3 at site b.
-func newHardenedLab(t *testing.T, pol string, mtls bool) (*serverLab, *policyServer) {
+func newHardenedLab(t *testing.T, pol string, mtls bool) (*labtest.Lab, *policyServer) {
 	t.Helper()
-	l := newServerLabAs(t, policy.RoleAdmin)
+	l := labtest.New(t, labtest.Options{Audit: true, Role: policy.RoleAdmin})
 	var p *policy.Policy
 	if pol != "" {
 		var err error
@@ -60,7 +61,7 @@ func newHardenedLab(t *testing.T, pol string, mtls bool) (*serverLab, *policySer
 			t.Fatal(err)
 		}
 	}
-	return l, servePolicy(t, sited(l.inventory()), l.hosts(), p, mtls)
+	return l, servePolicy(t, sited(l.Inventory()), controller.HostsOf(l.Topology()), p, mtls)
 }
 
 // callDevice calls a device's tool through call_device_tool; a tool error
@@ -269,7 +270,7 @@ func TestControllerServeApprovalGoesToItsHost(t *testing.T) {
 		}
 	}
 	var answers int
-	for _, r := range l.audit("r1") {
+	for _, r := range l.Audit("r1") {
 		if r.Method == "elicitation/create" && r.Kind == audit.KindNotification {
 			answers++
 			if !strings.Contains(string(r.Arguments), `"mtls:ops"`) {
@@ -321,7 +322,7 @@ func TestControllerServeApprovalPromptMasksSecrets(t *testing.T) {
 			t.Errorf("the approval question shows no arguments: %s", m)
 		}
 	}
-	b, err := os.ReadFile(l.devs["r1"].auditPath)
+	b, err := os.ReadFile(l.AuditFile("r1"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,7 +345,7 @@ func TestControllerServeClearCountersByEffect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	hosts := map[string]*mcp.ClientSession{"noc": ps.connect(t, ctx, "noc"), "anonymous": anonPS.connect(t, ctx, "")}
-	m := l.marks()
+	m := marks(l)
 	for name, cs := range hosts {
 		for _, cmd := range []string{"clear counters", "reset counters interface GigabitEthernet0/0/1", "CL counters", "clear counters | include x"} {
 			_, err := callDevice(ctx, cs, "r1", netproto.ToolCLIExec, map[string]any{"cmd": cmd}, nil)
@@ -354,7 +355,7 @@ func TestControllerServeClearCountersByEffect(t *testing.T) {
 			t.Errorf("%s: display version: %v", name, err)
 		}
 	}
-	for _, r := range l.since(m, "r1") {
+	for _, r := range since(l, m, "r1") {
 		if r.Kind == audit.KindRequest && strings.Contains(string(r.Arguments), "counters") {
 			t.Errorf("r1 received a clear command: %s", r.Arguments)
 		}
@@ -467,7 +468,7 @@ func TestControllerServeBoundsCorrelationID(t *testing.T) {
 	ops := ps.connect(t, ctx, "ops")
 	for _, id := range []string{strings.Repeat("x", 200<<10), "bad id\nwith a newline", strings.Repeat("y", netproto.MaxCorrelationID+1)} {
 		before := len(ps.records(t))
-		m := l.marks()
+		m := marks(l)
 		if _, err := callDevice(ctx, ops, "r1", netproto.ToolYangGet, map[string]any{"path": hostnamePathTest}, mcp.Meta{netproto.MetaCorrelationID: id}); err != nil {
 			t.Fatal(err)
 		}
@@ -479,7 +480,7 @@ func TestControllerServeBoundsCorrelationID(t *testing.T) {
 		if got == "" || len(got) > netproto.MaxCorrelationID || strings.ContainsAny(got, " \n") || strings.Contains(got, "xxxx") || strings.Contains(got, "yyyy") {
 			t.Errorf("the controller recorded correlation id %.60q (%d bytes)", got, len(got))
 		}
-		for _, r := range l.since(m, "r1") {
+		for _, r := range since(l, m, "r1") {
 			if r.Correlation != got {
 				t.Errorf("r1 recorded correlation id %.60q, the controller %.60q", r.Correlation, got)
 			}

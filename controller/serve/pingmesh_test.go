@@ -11,8 +11,6 @@ import (
 
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/controller/serve"
-	"github.com/netmcp/netmcp/diag"
-	"github.com/netmcp/netmcp/server"
 )
 
 // meshOf runs the controller's pingmesh on the lab and logs its table.
@@ -73,13 +71,7 @@ func TestPingmesh(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			opts := func(name string) server.Options {
-				if name == tc.refuse {
-					return server.Options{DiagLimiter: diag.NewLimiter(0, 0)}
-				}
-				return server.Options{}
-			}
-			l := newTestLabOpts(t, opts, tc.faults...)
+			l := newTestLabRefusing(t, tc.refuse, tc.faults...)
 			m := meshOf(t, l, controller.PingmeshOptions{Count: 3, Backoff: 5 * time.Millisecond})
 			if !slices.Equal(m.Sources, all) || len(m.Destinations) != len(all) || len(m.Pairs) != len(pairs) {
 				t.Fatalf("sources %v, destinations %v, %d pairs", m.Sources, m.Destinations, len(m.Pairs))

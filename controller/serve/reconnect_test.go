@@ -11,6 +11,7 @@ import (
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/controller/serve"
+	"github.com/netmcp/netmcp/lab/labtest"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -20,10 +21,10 @@ import (
 // and reports it unreachable; once it is back, the supervisor reconnects
 // it and the same calls work again, without the host reconnecting.
 func TestControllerServerDeviceRestart(t *testing.T) {
-	l := newServerLab(t)
+	l := labtest.New(t, labtest.Options{Audit: true})
 	var ups cpuUpdates
 	f := reconnectFleet(t, l, &ups)
-	srv := serve.New(&controller.Controller{Fleet: f, Hosts: l.hosts()}, controller.Store{Dir: t.TempDir()}, "test")
+	srv := serve.New(&controller.Controller{Fleet: f, Hosts: controller.HostsOf(l.Topology())}, controller.Store{Dir: t.TempDir()}, "test")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	ct, st := mcp.NewInMemoryTransports()
@@ -59,7 +60,7 @@ func TestControllerServerDeviceRestart(t *testing.T) {
 	}
 
 	r2 := f.Device("r2")
-	l.kill("r2")
+	l.Kill("r2")
 	waitFor(t, 20*time.Second, "r2 seen down", func() bool { st, _ := r2.State(); return st != client.StateConnected })
 	devs := state()
 	if d := devs["r2"]; d.State == "connected" || d.Error == "" {
@@ -82,7 +83,7 @@ func TestControllerServerDeviceRestart(t *testing.T) {
 		t.Errorf("ask with r2 down: unreachable %v, want r2", rep.Unreachable)
 	}
 
-	l.start("r2")
+	l.Start("r2")
 	waitFor(t, 30*time.Second, "r2 reconnected", func() bool { st, _ := r2.State(); return st == client.StateConnected })
 	if d := state()["r2"]; d.State != "connected" || d.Error != "" || len(d.Tools) == 0 {
 		t.Errorf("list_devices after the restart: %+v", d)

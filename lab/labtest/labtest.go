@@ -42,9 +42,12 @@ type Options struct {
 	// (0: DefaultTelemetry).
 	TelemetryInterval time.Duration
 	// Audit installs security on every device's server (server.Secure,
-	// the local role operator) with an audit log of its own, which
+	// the local role Role) with an audit log of its own, which
 	// outlives the device's restarts; Lab.Audit reads it.
 	Audit bool
+	// Role is the role the devices give an unauthenticated loopback peer
+	// with Audit (empty: policy.RoleOperator).
+	Role string
 }
 
 // Lab is a served simulated lab owned by one test.
@@ -52,6 +55,7 @@ type Lab struct {
 	t    testing.TB
 	lab  *serve.Lab
 	dir  string // the audit logs
+	role string // the local role with Audit
 	mu   sync.Mutex
 	down map[string]bool // killed devices
 	logs map[string]*audit.Log
@@ -67,7 +71,10 @@ func New(t testing.TB, o Options) *Lab {
 	if o.TelemetryInterval == 0 {
 		o.TelemetryInterval = DefaultTelemetry
 	}
-	l := &Lab{t: t, dir: t.TempDir(), down: map[string]bool{}, logs: map[string]*audit.Log{}}
+	if o.Role == "" {
+		o.Role = policy.RoleOperator
+	}
+	l := &Lab{t: t, dir: t.TempDir(), role: o.Role, down: map[string]bool{}, logs: map[string]*audit.Log{}}
 	so := serve.Options{Topology: o.Topology, TelemetryInterval: o.TelemetryInterval}
 	if o.Audit {
 		for _, d := range o.Topology.Devices {
@@ -118,13 +125,17 @@ func (l *Lab) auditLog(name string) (*audit.Log, error) {
 
 func (l *Lab) auditPath(name string) string { return filepath.Join(l.dir, name+".audit.jsonl") }
 
+// AuditFile is the file of device name's audit log (Options.Audit), to
+// read it as written, byte for byte.
+func (l *Lab) AuditFile(name string) string { return l.auditPath(name) }
+
 // secure installs security with device name's audit log on its server.
 func (l *Lab) secure(name string, srv *server.Server) (func(http.Handler) http.Handler, error) {
 	log, err := l.auditLog(name)
 	if err != nil {
 		return nil, err
 	}
-	sec, err := srv.Secure(server.SecurityOptions{Audit: log, LocalRole: policy.RoleOperator})
+	sec, err := srv.Secure(server.SecurityOptions{Audit: log, LocalRole: l.role})
 	if err != nil {
 		return nil, err
 	}
