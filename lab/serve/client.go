@@ -22,12 +22,22 @@ type Control struct {
 }
 
 // Dial reads the control file of the lab whose state directory is dir
-// (see StateDir). The endpoint must be on loopback.
+// (see StateDir). The directory and the file must be the caller's and
+// writable by no one else, and the endpoint must be on loopback.
 func Dial(dir string) (*Control, error) {
-	b, err := os.ReadFile(filepath.Join(dir, ControlFile))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("no running lab in %s (no %s: start one with `netmcp lab up`, with the same --state-dir)", dir, ControlFile)
+	for _, p := range []string{dir, filepath.Join(dir, ControlFile)} {
+		st, err := os.Stat(p)
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, fmt.Errorf("no running lab in %s (no %s: start one with `netmcp lab up`, with the same --state-dir)", dir, ControlFile)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if err := checkPrivate(p, st); err != nil {
+			return nil, err
+		}
 	}
+	b, err := os.ReadFile(filepath.Join(dir, ControlFile))
 	if err != nil {
 		return nil, err
 	}

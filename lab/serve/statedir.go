@@ -9,7 +9,7 @@ import (
 // StateDir returns a lab's state directory, which holds its control file
 // and inventory: dir when given, else $XDG_STATE_HOME/netmcp/lab
 // (~/.local/state/netmcp/lab). It is created private (0700); an existing
-// one that others can write to is refused.
+// one that another user owns or can write to is refused.
 func StateDir(dir string) (string, error) {
 	if dir == "" {
 		d, err := defaultStateDir()
@@ -25,12 +25,23 @@ func StateDir(dir string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Others who could write there could swap the control file for one
-	// that sends the token elsewhere.
-	if st.Mode().Perm()&0o022 != 0 {
-		return "", fmt.Errorf("lab state directory %s is writable by other users (mode %v): chmod go-w it", dir, st.Mode().Perm())
+	if err := checkPrivate(dir, st); err != nil {
+		return "", err
 	}
 	return dir, nil
+}
+
+// checkPrivate refuses a lab's state directory or control file that
+// another user owns or can write to: either could swap the control file
+// for one that sends the token elsewhere.
+func checkPrivate(path string, st os.FileInfo) error {
+	if err := checkOwner(path, st); err != nil {
+		return err
+	}
+	if st.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s is writable by other users (mode %v): chmod go-w it", path, st.Mode().Perm())
+	}
+	return nil
 }
 
 // defaultStateDir is $XDG_STATE_HOME/netmcp/lab, or
