@@ -141,6 +141,7 @@ func newDevice(f *Fleet, inv inventory.Device) *Device {
 				o.OnProgress(d, req.Params)
 			}
 		},
+		//lint:ignore SA1019 MCP logging, deprecated since 2026-07-28, carries the drafts' live output
 		LoggingMessageHandler: func(_ context.Context, req *mcp.LoggingMessageRequest) {
 			if o.OnLog != nil {
 				o.OnLog(d, req.Params)
@@ -153,6 +154,7 @@ func newDevice(f *Fleet, inv inventory.Device) *Device {
 		}
 	}
 	if o.Sample != nil {
+		//lint:ignore SA1019 MCP sampling, deprecated since 2026-07-28, brings the devices' requests to the controller's model
 		copts.CreateMessageHandler = func(ctx context.Context, req *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
 			return o.Sample(ctx, d, req.Params)
 		}

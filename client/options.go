@@ -28,6 +28,8 @@ const (
 type ElicitFunc func(ctx context.Context, d *Device, req *mcp.ElicitParams) (*mcp.ElicitResult, error)
 
 // SampleFunc answers a device's sampling/createMessage request.
+//
+//lint:ignore SA1019 MCP sampling, deprecated since 2026-07-28, brings the devices' requests to the controller's model
 type SampleFunc func(ctx context.Context, d *Device, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 
 // Options configure a Fleet. The zero value is usable.
@@ -72,6 +74,7 @@ type Options struct {
 	// OnProgress receives progress notifications of calls in progress.
 	OnProgress func(d *Device, p *mcp.ProgressNotificationParams)
 	// OnLog receives notifications/message log records.
+	//lint:ignore SA1019 MCP logging, deprecated since 2026-07-28, carries the drafts' live output
 	OnLog func(d *Device, p *mcp.LoggingMessageParams)
 	// OnState is told of every change of a device's connection state,
 	// with the error that caused it (nil when connected).

@@ -109,15 +109,6 @@ func buildGraph(topo *topology.Topology, inv *inventory.Inventory, extra []linkS
 	return g
 }
 
-// linkKey identifies a link by its ends, whatever their order.
-func linkKey(a, aif, b, bif string) string {
-	x, y := a+":"+aif, b+":"+bif
-	if y < x {
-		x, y = y, x
-	}
-	return x + "|" + y
-}
-
 // layout places the nodes by a force-directed placement (Fruchterman and
 // Reingold), deterministic: the same graph always gets the same picture.
 // Nodes start on a spiral in name order; links pull, nodes push apart,

@@ -8,8 +8,6 @@ import "github.com/netmcp/netmcp/remedy"
 type (
 	// aclSet is one ACL of a device.
 	aclSet = remedy.ACLSet
-	// aclEntry is one rule of an ACL, in the terms of openconfig-acl.
-	aclEntry = remedy.ACLEntry
 	// aclBinding applies an ACL to an interface in a direction.
 	aclBinding = remedy.ACLBinding
 	// traffic is a class of packets an ACL is checked against.

@@ -521,20 +521,6 @@ func (r *run) linkCauseKnown(c Cause) bool {
 	return false
 }
 
-// linksUp tells whether every link of a device is up at both ends.
-func (r *run) linksUp(n *network, dev string) bool {
-	for _, l := range n.Links {
-		for _, e := range []end{l.A, l.B} {
-			if e.Device == dev {
-				if it := n.Devices[dev].Iface(e.Iface); it == nil || !it.OperUp {
-					return false
-				}
-			}
-		}
-	}
-	return true
-}
-
 // missingAdvertisements finds a router whose connected LAN (with a known
 // host) is in no other BGP router's table while its sessions are up: it
 // does not advertise the prefix.

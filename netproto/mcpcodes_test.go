@@ -26,11 +26,12 @@ var mcp20260728Codes = map[int64]string{
 	jsonrpc.CodeMethodNotFound:                "method not found",
 	jsonrpc.CodeInvalidParams:                 "invalid params",
 	jsonrpc.CodeInternalError:                 "internal error",
-	mcp.CodeResourceNotFound:                  "resource not found",
 	mcp.CodeHeaderMismatch:                    "header mismatch",
 	mcp.CodeMissingRequiredClientCapabilities: "missing required client capabilities",
 	mcp.CodeUnsupportedProtocolVersion:        "unsupported protocol version",
 	mcp.CodeURLElicitationRequired:            "URL elicitation required",
+	//lint:ignore SA1019 resource not found (-32002) is still an MCP code, which netmcp's codes must not collide with
+	mcp.CodeResourceNotFound: "resource not found",
 }
 
 // mcpReserved is the range MCP 2026-07-28 reserves for its own codes.
@@ -71,7 +72,9 @@ func TestNoSentCodeCollidesWithMCP(t *testing.T) {
 	sdkConsts := map[string]int64{
 		"jsonrpc.CodeParseError": jsonrpc.CodeParseError, "jsonrpc.CodeInvalidRequest": jsonrpc.CodeInvalidRequest,
 		"jsonrpc.CodeMethodNotFound": jsonrpc.CodeMethodNotFound, "jsonrpc.CodeInvalidParams": jsonrpc.CodeInvalidParams,
+		//lint:ignore SA1019 resource not found (-32002) is still an MCP code, which netmcp's codes must not collide with
 		"jsonrpc.CodeInternalError": jsonrpc.CodeInternalError, "mcp.CodeResourceNotFound": mcp.CodeResourceNotFound,
+		//lint:ignore SA1019 resource not found (-32002) is still an MCP code, which netmcp's codes must not collide with
 		"mcp.ResourceNotFoundError": mcp.CodeResourceNotFound, "mcp.CodeHeaderMismatch": mcp.CodeHeaderMismatch,
 		"mcp.CodeMissingRequiredClientCapabilities": mcp.CodeMissingRequiredClientCapabilities,
 		"mcp.CodeUnsupportedProtocolVersion":        mcp.CodeUnsupportedProtocolVersion,

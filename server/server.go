@@ -167,6 +167,7 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribeHandler,
 		Capabilities: &mcp.ServerCapabilities{
+			//lint:ignore SA1019 MCP logging, deprecated since 2026-07-28, carries the drafts' live output
 			Logging:   &mcp.LoggingCapabilities{},
 			Tools:     &mcp.ToolCapabilities{ListChanged: false},
 			Prompts:   &mcp.PromptCapabilities{ListChanged: false},

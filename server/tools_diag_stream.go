@@ -58,6 +58,7 @@ func (st *diagStream) line(line string) {
 	if st.ss == nil {
 		return
 	}
+	//lint:ignore SA1019 MCP logging, deprecated since 2026-07-28, carries the drafts' live output
 	_ = st.ss.Log(st.ctx, &mcp.LoggingMessageParams{Logger: st.logger, Level: "info", Data: line})
 	if st.token == nil || st.count == nil {
 		return

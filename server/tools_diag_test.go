@@ -188,6 +188,7 @@ func dial(t testing.TB, drv device.Driver, opts server.Options, over, proto stri
 	t.Cleanup(func() { s.Close() })
 	c := &diagClient{}
 	copts := &mcp.ClientOptions{
+		//lint:ignore SA1019 MCP logging, deprecated since 2026-07-28, carries the drafts' live output
 		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
 			d, _ := r.Params.Data.(string)
 			c.add(event{kind: "log", logger: r.Params.Logger, data: d})
@@ -219,6 +220,7 @@ func dial(t testing.TB, drv device.Driver, opts server.Options, over, proto stri
 	c.cs = cs
 	c.proto = cs.InitializeResult().ProtocolVersion
 	if c.proto != protoNew {
+		//lint:ignore SA1019 MCP logging, deprecated since 2026-07-28, carries the drafts' live output
 		if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
 			t.Fatal(err)
 		}
@@ -232,6 +234,7 @@ func dial(t testing.TB, drv device.Driver, opts server.Options, over, proto stri
 func (c *diagClient) call(ctx context.Context, name string, args map[string]any, token any) (map[string]any, error) {
 	p := &mcp.CallToolParams{Name: name, Arguments: args}
 	if c.proto == protoNew {
+		//lint:ignore SA1019 MCP logging, deprecated since 2026-07-28, carries the drafts' live output
 		p.Meta = mcp.Meta{mcp.MetaKeyLogLevel: "info"}
 	}
 	if token != nil {

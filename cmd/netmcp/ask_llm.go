@@ -63,6 +63,7 @@ func (o *llmOptions) sampler(op *operator, progress io.Writer) (client.SampleFun
 	if err != nil || llm == nil {
 		return nil, err
 	}
+	//lint:ignore SA1019 MCP sampling, deprecated since 2026-07-28, brings the devices' requests to the controller's model
 	s := &llmagent.Sampler{LLM: llm, Progress: progress, Consent: func(_ context.Context, device string, p *mcp.CreateMessageParams) (bool, string) {
 		if o.sampling {
 			return true, ""

@@ -106,7 +106,7 @@ func TestAskRemediationPolicy(t *testing.T) {
 	allow := filepath.Join(dir, "allow.yaml")
 	os.WriteFile(deny, []byte("auto-approve: true\nroot-causes: [bgp_acl_block]\n"), 0o600)
 	os.WriteFile(allow, []byte("auto-approve: true\nroot-causes: [icmp_acl_block]\ndevices: [r3]\n"), 0o600)
-	out, errs, err := askRun(t, "--lab", "--json", "--reports", dir, "--yes", "--policy", deny, "--fault", fault, "can r1 reach h3")
+	_, errs, err := askRun(t, "--lab", "--json", "--reports", dir, "--yes", "--policy", deny, "--fault", fault, "can r1 reach h3")
 	if err != nil {
 		t.Fatal(err, errs)
 	}
@@ -116,7 +116,7 @@ func TestAskRemediationPolicy(t *testing.T) {
 	if strings.Contains(errs, "network.yang.edit") {
 		t.Errorf("a change was attempted without consent:\n%s", errs)
 	}
-	out, errs, err = askRun(t, "--lab", "--json", "--reports", dir, "--yes", "--policy", allow, "--fault", fault, "can r1 reach h3")
+	out, errs, err := askRun(t, "--lab", "--json", "--reports", dir, "--yes", "--policy", allow, "--fault", fault, "can r1 reach h3")
 	if err != nil {
 		t.Fatal(err, errs)
 	}

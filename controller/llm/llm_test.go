@@ -481,8 +481,10 @@ func TestLLMSampling(t *testing.T) {
 	// A device that asks its client to sample when its tool is called.
 	dev := mcp.NewServer(&mcp.Implementation{Name: "sampler-device"}, nil)
 	mcp.AddTool(dev, &mcp.Tool{Name: "explain"}, func(ctx context.Context, req *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		//lint:ignore SA1019 MCP sampling, deprecated since 2026-07-28, brings the devices' requests to the controller's model
 		res, err := req.Session.CreateMessage(ctx, &mcp.CreateMessageParams{
 			SystemPrompt: "You explain syslog lines.", MaxTokens: 100,
+			//lint:ignore SA1019 MCP sampling, deprecated since 2026-07-28, brings the devices' requests to the controller's model
 			Messages: []*mcp.SamplingMessage{{Role: "user", Content: &mcp.TextContent{Text: "explain: %BGP-5-ADJCHANGE neighbor 10.0.12.2 Down"}}},
 		})
 		if err != nil {
@@ -498,6 +500,7 @@ func TestLLMSampling(t *testing.T) {
 			s := newScriptedLLM(t, "", func(n int, req wireRequest) (int, any) { return 200, answer("the BGP session to 10.0.12.2 went down") })
 			lc, _ := llm.NewClient(s.srv.URL+"/v1", "scripted-model", "")
 			var asked []string
+			//lint:ignore SA1019 MCP sampling, deprecated since 2026-07-28, brings the devices' requests to the controller's model
 			sampler := &llm.Sampler{LLM: lc, Consent: func(_ context.Context, device string, p *mcp.CreateMessageParams) (bool, string) {
 				asked = append(asked, device)
 				return tc.consent, "the test operator said no"

@@ -17,6 +17,8 @@ const defaultMaxSamples = 20
 // SampleConsentFunc asks the operator whether a device's sampling
 // request may be sent to the LLM; it returns the answer and, when refused,
 // why. A nil function refuses every request.
+//
+//lint:ignore SA1019 MCP sampling, deprecated since 2026-07-28, brings the devices' requests to the controller's model
 type SampleConsentFunc func(ctx context.Context, device string, p *mcp.CreateMessageParams) (ok bool, why string)
 
 // Sampler answers the devices' sampling/createMessage requests through
@@ -40,6 +42,8 @@ type Sampler struct {
 
 // Sample answers one device's sampling request. A refusal or a failure is
 // an error, which the device receives as the request's JSON-RPC error.
+//
+//lint:ignore SA1019 MCP sampling, deprecated since 2026-07-28, brings the devices' requests to the controller's model
 func (s *Sampler) Sample(ctx context.Context, d *client.Device, p *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error) {
 	prog := &llmProgress{w: s.Progress, redact: s.LLM.Redact}
 	name := d.Name()
@@ -111,5 +115,6 @@ func (s *Sampler) Sample(ctx context.Context, d *client.Device, p *mcp.CreateMes
 		model = s.LLM.Model
 	}
 	prog.printf("sampling request from %s answered by %s (%s)", name, model, stop)
+	//lint:ignore SA1019 MCP sampling, deprecated since 2026-07-28, brings the devices' requests to the controller's model
 	return &mcp.CreateMessageResult{Role: "assistant", Model: model, StopReason: stop, Content: &mcp.TextContent{Text: s.LLM.Redact(ch.Message.Content)}}, nil
 }

@@ -236,6 +236,7 @@ func (d *Driver) stream(ctx context.Context, req *gpb.SubscribeRequest, hint yan
 				fn(b)
 			}
 		case *gpb.SubscribeResponse_Error:
+			//lint:ignore SA1019 older targets still report an error in the deprecated error field
 			return synced, status.Error(codes.Code(r.Error.GetCode()), r.Error.GetMessage())
 		}
 	}

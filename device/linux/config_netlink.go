@@ -272,7 +272,7 @@ func (d *Driver) applyInterfaces(ifs []ifConfig) error {
 	if err != nil {
 		return err
 	}
-	defer h.Delete()
+	defer h.Close()
 	var undo []func() error
 	fail := func(err error) error {
 		for k := len(undo) - 1; k >= 0; k-- {

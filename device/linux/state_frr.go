@@ -50,7 +50,7 @@ func (d *Driver) vtysh(ctx context.Context, command string) ([]byte, error) {
 	case err != nil:
 		return nil, fmt.Errorf("linux: vtysh %q: %v: %s%s", command, err, strings.TrimSpace(stdout.String()), strings.TrimSpace(stderr.String()))
 	}
-	return []byte(stdout.String()), nil
+	return stdout.Bytes(), nil
 }
 
 // vtyshJSON runs a "show ... json" command and decodes it into v.

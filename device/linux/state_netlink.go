@@ -85,7 +85,7 @@ func (d *Driver) readNetlink() (*nlState, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer h.Delete()
+	defer h.Close()
 	var links []netlink.Link
 	if err := retry(func() (e error) { links, e = h.LinkList(); return }); err != nil {
 		return nil, fmt.Errorf("linux: listing links: %w", err)
@@ -170,7 +170,7 @@ func (d *Driver) readRoutes(fam int, names map[int]string) ([]nlRoute, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer h.Delete()
+	defer h.Close()
 	family := netlink.FAMILY_V4
 	if fam == 6 {
 		family = netlink.FAMILY_V6

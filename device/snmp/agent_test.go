@@ -10,7 +10,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,14 +18,6 @@ import (
 	"github.com/netmcp/netmcp/device/snmp"
 	"github.com/netmcp/netmcp/device/snmp/snmptest"
 	"github.com/netmcp/netmcp/netproto"
-)
-
-// agent is one snmpd shared by the tests of this file (starting one costs
-// a namespace and a daemon).
-var (
-	agentOnce sync.Once
-	agent     *snmptest.Agent
-	agentT    *testing.T
 )
 
 func open(t *testing.T, url string) device.Driver {

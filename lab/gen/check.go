@@ -22,11 +22,10 @@ import (
 // A service is a host running a DNS service or named in a DNS zone by an
 // alias (an A record under another name than its own).
 type Checker struct {
-	ospf     []ospfProbe
-	bgp      []bgpProbe
-	pings    []pingProbe
-	lookups  []dnsProbe
-	hostPing int // pings of a probe
+	ospf    []ospfProbe
+	bgp     []bgpProbe
+	pings   []pingProbe
+	lookups []dnsProbe
 }
 
 type ospfProbe struct {

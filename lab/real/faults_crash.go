@@ -273,6 +273,6 @@ func (l *Lab) inNetlink(d *planDevice, fn func(*netlink.Handle) error) error {
 	if err != nil {
 		return fmt.Errorf("netlink in %s: %w", d.NS, err)
 	}
-	defer nl.Delete()
+	defer nl.Close()
 	return fn(nl)
 }

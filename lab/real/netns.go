@@ -130,7 +130,7 @@ func (h *nsHandles) handle(name string) (*netlink.Handle, error) {
 // close releases every handle.
 func (h *nsHandles) close() {
 	for _, nl := range h.nl {
-		nl.Delete()
+		nl.Close()
 	}
 	for _, ns := range h.ns {
 		ns.Close()

@@ -110,7 +110,9 @@ func Join(prefix, p *gpb.Path) *gpb.Path {
 // the "cli" origin.
 func FromGNMI(p *gpb.Path, resolve Resolver) (yang.Path, Style, error) {
 	elems := p.GetElem()
+	//lint:ignore SA1019 the deprecated element field (gNMI 0.3) is read for older targets
 	if len(elems) == 0 && len(p.GetElement()) > 0 {
+		//lint:ignore SA1019 the deprecated element field (gNMI 0.3) is read for older targets
 		for _, n := range p.GetElement() {
 			elems = append(elems, &gpb.PathElem{Name: n})
 		}
@@ -259,6 +261,7 @@ func Text(p *gpb.Path) string {
 		b.WriteString(o + ":")
 	}
 	elems := p.GetElem()
+	//lint:ignore SA1019 the deprecated element field (gNMI 0.3) is read for older targets
 	if len(elems) == 0 && len(p.GetElement()) == 0 {
 		b.WriteString("/")
 	}
@@ -273,6 +276,7 @@ func Text(p *gpb.Path) string {
 			fmt.Fprintf(&b, "[%s=%s]", k, e.GetKey()[k])
 		}
 	}
+	//lint:ignore SA1019 the deprecated element field (gNMI 0.3) is read for older targets
 	for _, n := range p.GetElement() {
 		if len(elems) == 0 {
 			b.WriteString("/" + n)

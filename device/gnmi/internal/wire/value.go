@@ -46,8 +46,10 @@ func Decode(v *gpb.TypedValue) (any, error) {
 	case *gpb.TypedValue_DoubleVal:
 		return x.DoubleVal, nil
 	case *gpb.TypedValue_FloatVal:
+		//lint:ignore SA1019 older targets still send the deprecated float_val
 		return float64(x.FloatVal), nil
 	case *gpb.TypedValue_DecimalVal:
+		//lint:ignore SA1019 older targets still send the deprecated decimal_val
 		d := x.DecimalVal
 		return strconv.FormatFloat(float64(d.GetDigits())/math.Pow10(int(d.GetPrecision())), 'f', int(d.GetPrecision()), 64), nil
 	case *gpb.TypedValue_BytesVal:
