@@ -25,8 +25,7 @@ const ControllerToolSubmitReport = "submit_report"
 // reports not yet accepted by the controller.
 const OutboxDir = "outbox"
 
-// ReportPusher pushes finished reports to the controller (issue 15 point
-// 6). Each report is first written to the outbox (Dir), so a report the
+// ReportPusher pushes finished reports to the controller. Each report is first written to the outbox (Dir), so a report the
 // controller could not take stays on the device, across restarts, until a
 // later Flush (the next run, the agent's next start, or `netmcp agent
 // sync`) delivers it.

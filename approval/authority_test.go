@@ -275,7 +275,7 @@ func TestTokenBoundToBinding(t *testing.T) {
 
 // Used consent nonces are kept in the state directory: the same consent is
 // refused by a new gate (a restart), and an unreadable nonce file refuses
-// every consent rather than risk a replay (issue 9, point 7).
+// every consent rather than risk a replay.
 func TestConsentNoncesSurviveRestart(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -327,7 +327,7 @@ func TestConsentNoncesSurviveRestart(t *testing.T) {
 
 // Pending tokens are pooled per identity: a caller over its cap loses its
 // own oldest token, and a full gate refuses new tokens instead of evicting
-// anyone's (issue 9, point 8).
+// anyone's.
 func TestTokenPoolPerIdentity(t *testing.T) {
 	ctx := context.Background()
 	g := New(Options{MaxPending: 6, MaxPendingPerIdentity: 3})

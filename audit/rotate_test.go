@@ -10,7 +10,7 @@ import (
 
 // The log rotates by size without breaking the chain: each segment starts
 // from the previous head, Verify checks them as one chain, a restart
-// continues it, and tampering with a segment is found (issue 9, point 8).
+// continues it, and tampering with a segment is found.
 func TestRotationKeepsTheChain(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName)
 	opts := Options{Now: fixedClock(), Sync: SyncNever, MaxSize: 2048}

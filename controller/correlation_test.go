@@ -86,8 +86,7 @@ func checkCorrelated(t *testing.T, l *serverLab, m auditMarks, rep *controller.R
 	}
 }
 
-// TestCorrelationInAuditLogs (issue 12 point 8, the troubleshooting
-// draft's 7.4): every call of an intent carries one id in
+// TestCorrelationInAuditLogs (the troubleshooting draft's 7.4): every call of an intent carries one id in
 // _meta["netmcp/correlationId"], which each device's audit log records on
 // the request and its response, so the intent can be followed across the
 // devices; the next intent has its own id.

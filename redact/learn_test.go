@@ -7,7 +7,7 @@ import (
 
 // TestMaskingLearnsNothing checks that masking never teaches the redactor:
 // text a caller sent, masked as configuration or as a tree, must not make
-// its values masked elsewhere (issue 9, point 3: a viewer could otherwise
+// its values masked elsewhere (a viewer could otherwise
 // hide any word from every other session, and confirm guesses).
 func TestMaskingLearnsNothing(t *testing.T) {
 	r := New(Options{})

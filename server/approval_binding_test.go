@@ -20,7 +20,7 @@ import (
 )
 
 // A commit token approves the candidate whose diff it showed: after a
-// further edit it is refused and nothing is committed (issue 9, point 6).
+// further edit it is refused and nothing is committed.
 func TestCommitTokenBoundToCandidate(t *testing.T) {
 	e := newSim(t, "", server.Options{})
 	cs := e.dial(t, nil)
@@ -59,8 +59,7 @@ func TestCommitTokenBoundToCandidate(t *testing.T) {
 }
 
 // Invalid changes and changes that meet another session's lock are refused
-// with their own codes before anyone is asked to approve them (issue 9,
-// point 6).
+// with their own codes before anyone is asked to approve them.
 func TestChangeCheckedBeforeApproval(t *testing.T) {
 	e := newSim(t, "", server.Options{})
 	var mu sync.Mutex
@@ -115,7 +114,7 @@ func TestChangeCheckedBeforeApproval(t *testing.T) {
 }
 
 // A signed consent is used once, even across a restart of the server, and
-// only on the device it names (issue 9, point 7).
+// only on the device it names.
 func TestConsentNotReplayable(t *testing.T) {
 	pub, priv, _ := ed25519.GenerateKey(nil)
 	stateDir := t.TempDir()

@@ -66,7 +66,7 @@ func (c *collector) String() string {
 // network.yang.edit at a secret leaf (and through CLI lines and a file push)
 // as a viewer (refused), an operator (held for approval) and an admin
 // (held for approval): the audit log, its syslog export and the server's
-// log must not carry it (issue 9, point 5). An oversized request is recorded
+// log must not carry it. An oversized request is recorded
 // as a bounded digest.
 func TestSecretsNeverReachAudit(t *testing.T) {
 	col := newCollector(t)

@@ -38,8 +38,8 @@ func callApproved(t *testing.T, cs *mcp.ClientSession, tool string, args map[str
 
 // TestRollbackAuthorizedByEffect: after an admin changes the admin
 // password, an operator may not roll that change back (it would restore a
-// secret leaf), but may roll back a change of ordinary leaves (issue 9,
-// point 4: writes are decided by the leaves they change, whatever the tool).
+// secret leaf), but may roll back a change of ordinary leaves (writes
+// are decided by the leaves they change, whatever the tool).
 func TestRollbackAuthorizedByEffect(t *testing.T) {
 	env := newSecEnv(t, envConfig{file: matrixPolicy})
 	admin, _ := env.session(env.token("ada", "", time.Hour), nil)

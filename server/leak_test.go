@@ -16,7 +16,7 @@ import (
 	"github.com/netmcp/netmcp/redact"
 )
 
-// The tests of this file are regression tests of issue 9 (points 1 to 3):
+// The tests of this file are regression tests of three leaks:
 // a caller who may not read secrets must not get them in pieces, nor learn
 // them through an oracle, nor teach the masker. Each runs through real MCP
 // sessions over HTTP against r1 of the simulated lab.

@@ -15,7 +15,7 @@ import (
 
 // One identity's approval requests cannot evict another's pending
 // approval: 1100 refused commits of an operator leave an admin's token
-// valid (issue 9, point 8).
+// valid.
 func TestApprovalPoolPerIdentity(t *testing.T) {
 	e := newSecEnv(t, envConfig{file: matrixPolicy})
 	admin, _ := e.session(e.token("ada", "", time.Hour), nil)
@@ -31,7 +31,7 @@ func TestApprovalPoolPerIdentity(t *testing.T) {
 }
 
 // Sessions are bounded per identity and overall; a refused initialize
-// leaves no session state (issue 9, point 8).
+// leaves no session state.
 func TestSessionBounds(t *testing.T) {
 	e := newSecEnv(t, envConfig{file: matrixPolicy})
 	otto := e.token("otto", "", time.Hour)

@@ -26,7 +26,7 @@ var maskerTemplates = []string{
 // masked text (network.file.pull's chunks), the same masked by a caller
 // whose input echoes random text, as JSON, and as an error. The secret must
 // never appear, and no window may hold more of the secret than its
-// surroundings in the unmasked text did by chance (issue 9, points 1-3).
+// surroundings in the unmasked text did by chance.
 func FuzzMaskerWindows(f *testing.F) {
 	f.Add("interface Gi0\n description uplink\n", "S3cret!pw", uint8(0), uint16(3), uint16(5), "show run")
 	f.Add("", "public-ro", uint8(4), uint16(0), uint16(1), "")

@@ -692,7 +692,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	// the operator (the summary echoes the lines), recorded in the audit log.
 	lines := []string{"snmp-agent community read N3w-C0mm", "aaa", "local-user netops password irreversible-cipher N3w-Pass!99"}
 	collect(callTool(viewer, netproto.ToolCLIConfigure, map[string]any{"commands": lines}))
-	// The operator may not change secret leaves (issue 9, point 4): the
+	// The operator may not change secret leaves: the
 	// lines are refused before any approval, and the refusal shows no secret.
 	opOut, opErr := callTool(operator, netproto.ToolCLIConfigure, map[string]any{"commands": lines})
 	if rpcCode(opErr) != int64(netproto.CodeAccessDenied) {

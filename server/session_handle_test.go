@@ -15,9 +15,9 @@ import (
 
 // Other sessions' ids are never shown: the lock-conflict error and the
 // commit history name a holder by identity and a handle, so a client of the
-// same identity cannot learn another's session id and act on its candidate
-// (issue 9, point 10). The history and the approval prompt name the
-// caller's identity, not the server's OS user (point 4).
+// same identity cannot learn another's session id and act on its candidate.
+// The history and the approval prompt name the caller's identity, not the
+// server's OS user.
 func TestSessionIDsNotHandedOut(t *testing.T) {
 	e := newSecEnv(t, envConfig{file: matrixPolicy})
 	tok := e.token("otto", "", time.Hour)
@@ -66,7 +66,7 @@ func TestSessionIDsNotHandedOut(t *testing.T) {
 }
 
 // The operator's approval prompt names the caller's identity and role, not
-// the server's OS user (issue 9, point 4).
+// the server's OS user.
 func TestApprovalPromptNamesCaller(t *testing.T) {
 	e := newSim(t, "", server.Options{User: "root"})
 	if _, err := e.srv.Secure(server.SecurityOptions{LocalUser: "alice"}); err != nil {

@@ -82,7 +82,7 @@ func stdioClient(t *testing.T, args ...string) *mcp.ClientSession {
 
 var yangGetArgs = map[string]any{"path": "/openconfig-interfaces:interfaces", "datastore": "running"}
 
-// TestStdioDefaultsAnswerEveryRead is issue 10's check: 10,000 sequential
+// TestStdioDefaultsAnswerEveryRead: 10,000 sequential
 // network.yang.get calls from one script over stdio, with serve's default
 // flags (audit on), are all answered without error. With the old
 // defaults (50 calls/s, burst 100 on every transport) all but about the

@@ -31,8 +31,8 @@ import (
 // audit log by default.
 const defaultAuditMaxSize = 64 << 20
 
-// securityFlags are the security flags of `netmcp serve` (issue 5: who may
-// do what): TLS and mutual TLS, the TLS stream, the local role, limits and
+// securityFlags are the security flags of `netmcp serve` (who may do
+// what): TLS and mutual TLS, the TLS stream, the local role, limits and
 // the audit trail's export. The policy file is serve's --policy.
 type securityFlags struct {
 	tlsCert, tlsKey, clientCA string
@@ -204,7 +204,7 @@ func (sf *securityFlags) securityOptions(a serveArgs) (server.SecurityOptions, f
 		opts.RateLimiter = policy.NewRateLimiter(f.RateLimit.PerSecond, f.RateLimit.Burst)
 	case sf.stdioOnly(a) && !sf.rateExplicit:
 		// One local user, who started the process: a per-identity rate
-		// limit only refuses its scripts (issue 10). Configured
+		// limit only refuses its scripts. Configured
 		// explicitly (flags or policy), it applies.
 	case sf.rate > 0:
 		if sf.burst < 1 {

@@ -81,7 +81,7 @@ func (l Limits) withDefaults() Limits {
 }
 
 // Agent plans a free-form intent with an LLM over the controller's own
-// tools (issue 12, point 7): the model is offered list_devices,
+// tools: the model is offered list_devices,
 // call_device_tool and ask as function tools; each call it returns is
 // checked (known tool, JSON object arguments, known device and device
 // tool, a write only with the operator's consent) and run through the

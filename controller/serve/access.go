@@ -21,7 +21,7 @@ import (
 	"github.com/netmcp/netmcp/server"
 )
 
-// Identity sources and roles of the controller's hosts (issue 12: the
+// Identity sources and roles of the controller's hosts (the
 // host's identity and the controller's policy decide what it may call;
 // troubleshooting draft 7.3: the host never reaches a device but through
 // the controller's tools and policy).

@@ -21,7 +21,7 @@ import (
 	"github.com/netmcp/netmcp/d2d/report"
 )
 
-// D2D report names of the controller's MCP server (issue 15 point 6: a
+// D2D report names of the controller's MCP server (a
 // device agent pushes its signed roll-up report to the controller).
 const (
 	// ToolSubmitReport takes a device-to-device roll-up report (the JSON of

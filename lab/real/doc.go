@@ -8,8 +8,8 @@
 // daemon is a child process that is signalled and waited for (PID 1 on the
 // project's machines does not reap orphans), and every namespace deleted.
 //
-// This kernel has neither dummy nor vrf devices (see the project's
-// notes/real-lab.md), so the mapping is:
+// The kernels this runs on here have neither dummy nor vrf devices, so
+// the mapping is:
 //   - a topology interface keeps its name as the Linux interface's alias
 //     (ip link ... alias), and gets a Linux name of at most 15 characters
 //     derived from it ("GigabitEthernet0/0/0/1" becomes "gi0-0-0-1");

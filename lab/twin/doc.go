@@ -1,4 +1,4 @@
-// Package twin holds the twin check of issue 13: one topology built twice,
+// Package twin holds the twin check: one topology built twice,
 // as the simulator's model (package lab/sim) and as a real lab of FRR
 // in network namespaces (package lab/real), with the same faults
 // applied to both, and the two compared fact by fact.
