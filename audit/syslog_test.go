@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netmcp/netmcp/internal/syncbuf"
 	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/pki"
 )
@@ -77,7 +78,7 @@ input(type="imtcp" address="127.0.0.1" port="%d" ruleset="audit")
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "-n", "-f", confPath, "-i", filepath.Join(dir, "rsyslogd.pid"))
-	var stderr strings.Builder
+	var stderr syncbuf.Buffer
 	cmd.Stdout, cmd.Stderr = &stderr, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/netmcp/netmcp/internal/syncbuf"
 )
 
 // lab is three network namespaces a—b—c joined by veth pairs:
@@ -111,7 +113,7 @@ func (l *lab) startUnbound(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command("ip", "netns", "exec", l.c, "unbound", "-d", "-c", conf)
-	var stderr strings.Builder
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package server_test
 
 import (
-	"bytes"
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
@@ -17,7 +16,6 @@ import (
 	"net/http"
 	"os"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/internal/syncbuf"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/policy"
@@ -44,24 +43,6 @@ const (
 	testResource = "https://r1.test/mcp"
 )
 
-// syncBuffer is a bytes.Buffer safe for concurrent writers (captured logs).
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // secEnv is r1 of the simulated lab served over HTTP (or HTTPS) through
 // Server.Secure, with a JWT issuer, a captured log and an audit log.
 type secEnv struct {
@@ -69,7 +50,7 @@ type secEnv struct {
 	srv       *server.Server
 	sec       *server.Security
 	url       string
-	logs      *syncBuffer
+	logs      *syncbuf.Buffer
 	auditPath string
 	key       ed25519.PrivateKey
 	red       *redact.Redactor
@@ -101,7 +82,7 @@ func newSecEnv(t testing.TB, cfg envConfig) *secEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	logs := &syncBuffer{}
+	logs := &syncbuf.Buffer{}
 	red := redact.New(redact.Options{})
 	logger := slog.New(server.RedactingLogHandler(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}), red, ""))
 	sopts := server.Options{Logger: logger, User: "tester"}

@@ -9,12 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/internal/syncbuf"
 	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/transport"
 )
@@ -164,7 +164,7 @@ func TestStdioAnswersRequestsReadBeforeEOF(t *testing.T) {
 	input.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
 	input.WriteString(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{}}}` + "\n")
 	input.WriteString(`{"jsonrpc":"2.0","id":2,"method":"ping"}`) // last line without newline
-	var out lockedBuf
+	var out syncbuf.Buffer
 	done := make(chan error, 1)
 	go func() { done <- transport.ServeIO(context.Background(), srv, &input, &out) }()
 	select {
@@ -190,23 +190,6 @@ func TestStdioAnswersRequestsReadBeforeEOF(t *testing.T) {
 	if !strings.Contains(got["1"], `"done"`) {
 		t.Errorf("slow call answered %s", got["1"])
 	}
-}
-
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuf) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
 
 // TestHTTPProtocolErrors: over HTTP too, a body the SDK would mishandle is

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/internal/syncbuf"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -122,8 +123,8 @@ func TestBenchFlagErrors(t *testing.T) {
 		{"bench", "--transport", "carrier-pigeon"},
 	} {
 		root := newRootCmd(args)
-		root.SetOut(new(lockedBuffer))
-		root.SetErr(new(lockedBuffer))
+		root.SetOut(new(syncbuf.Buffer))
+		root.SetErr(new(syncbuf.Buffer))
 		err := root.Execute()
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.code != 2 {

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/audit"
+	"github.com/netmcp/netmcp/internal/syncbuf"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/pki"
 )
@@ -61,7 +62,7 @@ func TestControllerServePolicyFlags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			bad := o
 			tc.edit(&bad)
-			err := runControllerServe(context.Background(), bad, strings.NewReader(""), &lockedBuffer{}, &lockedBuffer{})
+			err := runControllerServe(context.Background(), bad, strings.NewReader(""), &syncbuf.Buffer{}, &syncbuf.Buffer{})
 			var ee *exitError
 			if !errors.As(err, &ee) || ee.code != 2 || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("got %v, want exit 2 with %q", err, tc.want)
@@ -71,9 +72,9 @@ func TestControllerServePolicyFlags(t *testing.T) {
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	done := make(chan error, 1)
-	go func() { done <- runControllerServe(ctx, o, strings.NewReader(""), &lockedBuffer{}, &stderr) }()
+	go func() { done <- runControllerServe(ctx, o, strings.NewReader(""), &syncbuf.Buffer{}, &stderr) }()
 	re := regexp.MustCompile(`MCP at (https://[0-9.:]+/mcp)`)
 	var url string
 	for deadline := time.Now().Add(30 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {

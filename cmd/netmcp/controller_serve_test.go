@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netmcp/netmcp/internal/syncbuf"
 	"github.com/netmcp/netmcp/lab/serve"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
@@ -62,7 +63,7 @@ func runTSHost(t *testing.T, node, clientDir, version, corr string, args ...stri
 	cmd.Env = append(os.Environ(), "MCP_CLIENT_DIR="+clientDir, "MCP_VERSION="+version, "MCP_INTENT="+ctlIntent,
 		"MCP_CORRELATION="+corr, "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	cmd.WaitDelay = 5 * time.Second
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	out, _ := cmd.Output()
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
@@ -166,7 +167,7 @@ func TestControllerServeTypeScriptClient(t *testing.T) {
 	})
 
 	t.Run("http lab", func(t *testing.T) {
-		var stderr lockedBuffer
+		var stderr syncbuf.Buffer
 		srv := exec.Command(bin, "controller", "serve", "--lab", "--fault", ctlFault, "--listen", "127.0.0.1:0", "--reports", t.TempDir())
 		srv.Stderr = &stderr
 		if err := srv.Start(); err != nil {

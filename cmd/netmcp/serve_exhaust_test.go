@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/internal/syncbuf"
 	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/transport/tlsstream"
 )
@@ -44,7 +45,7 @@ func TestServeSurvivesConnectionFlood(t *testing.T) {
 	if err := os.WriteFile(keyFile, key, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd := exec.Command("sh", "-c", `ulimit -n 100 && exec "$@"`, "sh", netmcpBinary(t), "serve", "--device", "sim://r1", "--no-state",
 		"--listen", "127.0.0.1:0", "--tls-stream-listen", "127.0.0.1:0", "--tls-cert", certFile, "--tls-key", keyFile,
 		"--max-conns-per-source", "16")

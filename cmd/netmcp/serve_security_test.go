@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,27 +19,11 @@ import (
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/internal/syncbuf"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/transport"
 )
-
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
-}
 
 // TestServeAuditVerify serves sim://r1 over HTTP as `netmcp serve` does,
 // runs a real MCP session, and checks the audit log it produced with
@@ -54,7 +37,7 @@ func TestServeAuditVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer drv.Close()
-	var logs, stderr lockedBuffer
+	var logs, stderr syncbuf.Buffer
 	sf := &securityFlags{localRole: "viewer", maxRequestBytes: transport.DefaultMaxBodyBytes, auditFsync: "always",
 		rate: server.DefaultRatePerSecond, burst: server.DefaultRateBurst, maxConcurrent: server.DefaultMaxConcurrentPerSession}
 	logger := sf.wrapLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))

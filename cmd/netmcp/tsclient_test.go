@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/netmcp/netmcp/internal/syncbuf"
 )
 
 // tsClient locates Node 22 and @modelcontextprotocol/client, which
@@ -66,7 +68,7 @@ func runTSClient(t *testing.T, node, clientDir, version string, args ...string) 
 	cmd.Env = append(os.Environ(), "MCP_CLIENT_DIR="+clientDir, "MCP_VERSION="+version,
 		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	cmd.WaitDelay = 5 * time.Second
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	cmd.Stderr = &stderr
 	out, _ := cmd.Output()
 	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
@@ -102,7 +104,7 @@ func TestTypeScriptClientRead(t *testing.T) {
 	check("stdio, 2026-07-28 pinned", runTSClient(t, node, clientDir, "2026-07-28", append([]string{"stdio"}, serve...)...), "2026-07-28")
 	check("stdio, automatic negotiation", runTSClient(t, node, clientDir, "auto", append([]string{"stdio"}, serve...)...), "2026-07-28")
 
-	var stderr lockedBuffer
+	var stderr syncbuf.Buffer
 	srv := exec.Command(bin, "serve", "--device", "sim://r1", "--no-state", "--listen", "127.0.0.1:0")
 	srv.Stderr = &stderr
 	if err := srv.Start(); err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/controller/llm"
+	"github.com/netmcp/netmcp/internal/syncbuf"
 	"github.com/netmcp/netmcp/inventory"
 )
 
@@ -152,25 +153,14 @@ func toolResults(req wireRequest) map[string]string {
 	return out
 }
 
-func newAgent(t *testing.T, l *testLab, s *scriptedLLM, key string) (*llm.Agent, *bytes.Buffer) {
+func newAgent(t *testing.T, l *testLab, s *scriptedLLM, key string) (*llm.Agent, *syncbuf.Buffer) {
 	t.Helper()
 	lc, err := llm.NewClient(s.srv.URL+"/v1", "scripted-model", key)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var progress bytes.Buffer
-	return &llm.Agent{LLM: lc, Controller: &controller.Controller{Fleet: l.fleet, Hosts: l.ctl.Hosts}, Progress: &syncBuffer{b: &progress}}, &progress
-}
-
-type syncBuffer struct {
-	mu sync.Mutex
-	b  *bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
+	progress := new(syncbuf.Buffer)
+	return &llm.Agent{LLM: lc, Controller: &controller.Controller{Fleet: l.fleet, Hosts: l.ctl.Hosts}, Progress: progress}, progress
 }
 
 func runAgent(t *testing.T, a *llm.Agent, intent string) *llm.Run {
