@@ -295,8 +295,8 @@ func waitOwned(t testing.TB, nodes []*node, inv []string, within time.Duration) 
 		if dup == 0 && missing == 0 {
 			return time.Since(start)
 		}
-		if time.Since(start) > within {
-			t.Fatalf("after %v: %d devices owned twice, %d not owned", within, dup, missing)
+		if time.Since(start) > stretch(within) {
+			t.Fatalf("after %v: %d devices owned twice, %d not owned", stretch(within), dup, missing)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

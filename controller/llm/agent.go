@@ -51,7 +51,8 @@ type Limits struct {
 	MaxCallsPerTurn int
 	// MaxCompletionTokens is each request's max_tokens (default 2048).
 	MaxCompletionTokens int64
-	// Timeout bounds the whole run (default 5 minutes).
+	// Timeout bounds the conversation with the model and the calls it makes,
+	// from the first request on (default 5 minutes).
 	Timeout time.Duration
 	// MaxResultChars bounds each tool result given back to the model
 	// (default 16,000).
@@ -155,14 +156,17 @@ func (a *Agent) Run(ctx context.Context, intent string) (*Run, error) {
 	prog := &llmProgress{w: a.Progress, redact: a.LLM.Redact}
 	defer func() { run.ElapsedMS = time.Since(start).Milliseconds() }()
 
-	rctx, cancel := context.WithTimeout(ctx, lim.Timeout)
-	defer cancel()
-	tools, closeTools, err := a.connectTools(rctx, corr, prog, lim)
+	// Connecting to the controller's own tools is local work bounded by
+	// ctx; the time bound is for the conversation with the model, so that
+	// a busy machine does not spend it before the first request.
+	tools, closeTools, err := a.connectTools(ctx, corr, prog, lim)
 	if err != nil {
 		run.Stop, run.Error = StopError, a.LLM.Redact(err.Error())
 		return run, err
 	}
 	defer closeTools()
+	rctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
 	defs, err := tools.defs()
 	if err != nil {
 		run.Stop, run.Error = StopError, err.Error()
