@@ -237,3 +237,69 @@ func TestSubscriptionPolledWithoutStream(t *testing.T) {
 	}
 	ups.waitFrom(t, operURI, serve.SourcePoll, "")
 }
+
+// BenchmarkSubscriptionLatency measures the time from r1's link going
+// down (or up again) in the lab to the host holding the notification of
+// its oper-status through the controller, in ms/event: fed by the gNMI
+// ON_CHANGE stream, and by polling every 100 ms (a change falls at a
+// random phase of the period).
+func BenchmarkSubscriptionLatency(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		gnmi bool
+		poll time.Duration
+	}{{"on-change", true, -1}, {"poll-100ms", false, 100 * time.Millisecond}} {
+		b.Run(bc.name, func(b *testing.B) {
+			l := labtest.New(b, labtest.Options{GNMI: bc.gnmi})
+			got := make(chan struct{}, 64)
+			f := quietFleetOf(b, l.Inventory())
+			srv := serve.New(&controller.Controller{Fleet: f}, controller.Store{}, "bench")
+			srv.SetWatch(serve.WatchOptions{PollInterval: bc.poll})
+			defer srv.Close()
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			ct, st := mcp.NewInMemoryTransports()
+			go srv.MCP().Run(ctx, st)
+			cs, err := mcp.NewClient(&mcp.Implementation{Name: "host"}, &mcp.ClientOptions{ResourceUpdatedHandler: func(context.Context, *mcp.ResourceUpdatedNotificationRequest) {
+				got <- struct{}{}
+			}}).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer cs.Close()
+			if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: operURI}); err != nil {
+				b.Fatal(err)
+			}
+			id := ""
+			var total time.Duration
+			b.ResetTimer()
+			b.StopTimer()
+			for i := 0; i < b.N; i++ {
+				time.Sleep(time.Duration(i%10) * 10 * time.Millisecond) // any phase of a poll
+				for len(got) > 0 {
+					<-got // a late duplicate is not this change's
+				}
+				start := time.Now()
+				if id == "" {
+					fa, err := l.Sim().Inject(topology.Fault{Name: "link_down", Target: "r1:GigabitEthernet0/0/0"})
+					if err != nil {
+						b.Fatal(err)
+					}
+					id = fa.ID
+				} else {
+					if _, err := l.Sim().ClearFault(id); err != nil {
+						b.Fatal(err)
+					}
+					id = ""
+				}
+				select {
+				case <-got:
+				case <-time.After(30 * time.Second):
+					b.Fatal("no notification within 30 s")
+				}
+				total += time.Since(start)
+			}
+			b.ReportMetric(float64(total.Microseconds())/1000/float64(b.N), "ms/event")
+		})
+	}
+}
