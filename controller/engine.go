@@ -343,7 +343,8 @@ type pingResult struct {
 	Err  error
 	Text string
 	// Unknown is set when the device refused or timed out the probe
-	// itself (busy with other diagnostics): the probe shows nothing
+	// itself (busy with other diagnostics), or runs no probes at all (a
+	// router reached over gNMI answers -32084): the probe shows nothing
 	// of the path, and is no evidence either way.
 	Unknown bool
 }
@@ -367,7 +368,7 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 		args["dontFragment"] = true
 	}
 	out, n, err := r.probe(dev, netproto.ToolPing, args)
-	p := pingResult{Dev: dev, Dst: dst, Call: n, Err: err, Loss: 100, Unknown: refused(err)}
+	p := pingResult{Dev: dev, Dst: dst, Call: n, Err: err, Loss: 100, Unknown: refused(err) || notRun(err)}
 	if lostDevice(err) {
 		r.noteLost(dev, err)
 	}
@@ -445,6 +446,14 @@ const probeTries = 6
 // refused tells whether a diagnostic call failed because the device
 // would not run it now (too many diagnostics running, or its own time
 // limit), not because of what it probed.
+// notRun reports whether a probe's error is the device's answer that it
+// cannot run it (-32084: no diagnostics through its driver, an option it
+// lacks), not a result.
+func notRun(err error) bool {
+	var je *jsonrpc.Error
+	return errors.As(err, &je) && je.Code == int64(netproto.CodeConfigIncompatible)
+}
+
 func refused(err error) bool {
 	if err == nil {
 		return false

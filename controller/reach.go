@@ -457,17 +457,8 @@ func (r *run) downLinkCause(n *network) (Cause, bool) {
 // hostCause: the host's router has its LAN up but the host does not answer.
 func (r *run) hostCause(n *network, dst endpoint) Cause {
 	h, _ := n.HostAt(dst.Addr)
-	d := n.Devices[h.Router.Device]
-	it := d.Iface(h.Router.Iface)
-	arp, mac := "no ARP entry", ""
-	if it != nil {
-		for _, a := range it.ARP {
-			if a.IP == dst.Addr {
-				arp, mac = "ARP entry "+a.MAC, a.MAC
-			}
-		}
-	}
-	ev := r.ev(d.Calls[pathInterfaces], d.Name, netproto.ToolYangGet, "%s on %s: %s", dst.Addr, h.Router.Iface, arp)
+	it := n.Devices[h.Router.Device].Iface(h.Router.Iface)
+	ev, arp, mac := r.routerARP(n, dst)
 	where := h.Router.Device + ":" + h.Router.Iface
 	if it != nil && !it.OperUp {
 		c := newCause("host_crash", []string{h.Host.Name}, where,
@@ -487,14 +478,7 @@ func (r *run) hostCause(n *network, dst endpoint) Cause {
 			c.Fix = fmt.Sprintf("Bring host %s back up.", h.Host.Name)
 			return c
 		}
-		for _, hi := range hv.Ifaces {
-			if hi.Loopback || hi.Name == "lo" || hi.OperUp || hi.OperStatus == "" {
-				continue
-			}
-			c := newCause("link_down", []string{h.Router.Device, h.Host.Name}, where+" — "+h.Host.Name+":"+hi.Name,
-				fmt.Sprintf("The link from %s:%s to host %s is down: the host's %s is operationally %s, and its router sees no ARP for %s.", h.Router.Device, h.Router.Iface, h.Host.Name, hi.Name, hi.OperStatus, dst.Addr),
-				ev, r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s admin %s, oper %s", hi.Name, upDown(hi.AdminUp), hi.OperStatus))
-			c.Fix = fmt.Sprintf("Restore the link between %s and host %s (cable, the access port, the host's port).", h.Router.Device, h.Host.Name)
+		if c, ok := r.hostPortDown(n, dst, ev); ok {
 			return c
 		}
 	}
@@ -509,6 +493,44 @@ func (r *run) hostCause(n *network, dst endpoint) Cause {
 		fmt.Sprintf("Host %s resolves (%s) but does not answer its router %s on the same LAN: its netmask (or a route of its own) sends the replies elsewhere.", h.Host.Name, arp, h.Router.Device), ev)
 	c.Fix = fmt.Sprintf("Check host %s's netmask and routes: %s must be on-link.", h.Host.Name, h.Router.Addr)
 	return c
+}
+
+// routerARP is what the router of the host at dst knows of it: its ARP
+// entry (arp in words, mac "" when none) and that as evidence.
+func (r *run) routerARP(n *network, dst endpoint) (ev Evidence, arp, mac string) {
+	h, _ := n.HostAt(dst.Addr)
+	d := n.Devices[h.Router.Device]
+	arp = "no ARP entry"
+	if it := d.Iface(h.Router.Iface); it != nil {
+		for _, a := range it.ARP {
+			if a.IP == dst.Addr {
+				arp, mac = "ARP entry "+a.MAC, a.MAC
+			}
+		}
+	}
+	return r.ev(d.Calls[pathInterfaces], d.Name, netproto.ToolYangGet, "%s on %s: %s", dst.Addr, h.Router.Iface, arp), arp, mac
+}
+
+// hostPortDown: the host at dst, which serves its own view, has a port
+// down (and its router no ARP entry for it, ev): the link to it is down.
+func (r *run) hostPortDown(n *network, dst endpoint, ev Evidence) (Cause, bool) {
+	h, _ := n.HostAt(dst.Addr)
+	hv := n.HostViews[h.Host.Name]
+	if hv == nil || hv.Err != "" {
+		return Cause{}, false
+	}
+	where := h.Router.Device + ":" + h.Router.Iface
+	for _, hi := range hv.Ifaces {
+		if hi.Loopback || hi.Name == "lo" || hi.OperUp || hi.OperStatus == "" {
+			continue
+		}
+		c := newCause("link_down", []string{h.Router.Device, h.Host.Name}, where+" — "+h.Host.Name+":"+hi.Name,
+			fmt.Sprintf("The link from %s:%s to host %s is down: the host's %s is operationally %s, and its router sees no ARP for %s.", h.Router.Device, h.Router.Iface, h.Host.Name, hi.Name, hi.OperStatus, dst.Addr),
+			ev, r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s admin %s, oper %s", hi.Name, upDown(hi.AdminUp), hi.OperStatus))
+		c.Fix = fmt.Sprintf("Restore the link between %s and host %s (cable, the access port, the host's port).", h.Router.Device, h.Host.Name)
+		return c, true
+	}
+	return Cause{}, false
 }
 
 // locateLoss pings across every link of a path from both ends and names

@@ -371,6 +371,14 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 		switch {
 		case lostDevice(p.local.Err) || lostDevice(p.far.Err):
 			continue // a prober was lost (Report.Unreachable), not the host
+		case notRun(p.local.Err):
+			// The router runs no probes (reached over gNMI): a host that
+			// serves its own view still shows a port of its own down.
+			if ev, _, mac := r.routerARP(n, ep); mac == "" && !r.hasCauseOn(p.h.Host.Name) {
+				if c, ok := r.hostPortDown(n, ep, ev); ok {
+					r.rep.addCause(c)
+				}
+			}
 		case p.local.Unknown || p.far.Unknown:
 			continue // a probe refused even after retries shows nothing
 		case !p.local.OK() && p.local.Loss == 100:

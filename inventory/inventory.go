@@ -65,7 +65,9 @@ type Device struct {
 	// for information.
 	Device string `yaml:"device,omitempty" json:"device,omitempty"`
 	// GNMI is the device's gnmi:// URL, when it is also reachable over
-	// gNMI (a lab's routers with `netmcp lab up --gnmi`), for information.
+	// gNMI (a lab's routers with `netmcp lab up --gnmi`): `netmcp
+	// controller serve` follows the device's changes through its ON_CHANGE
+	// stream for the resource subscriptions.
 	GNMI string `yaml:"gnmi,omitempty" json:"gnmi,omitempty"`
 	// Dialect is the CLI dialect, when known before connecting.
 	Dialect string `yaml:"dialect,omitempty" json:"dialect,omitempty"`

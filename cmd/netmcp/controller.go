@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"path/filepath"
@@ -26,14 +27,18 @@ import (
 // controllerServeOptions are the flags of `netmcp controller serve`.
 type controllerServeOptions struct {
 	inventory, lab, listen, reportsDir string
-	d2dCA                              string // controller_d2d.go
-	policy                             string // who may call what (docs/security.md, "The controller's hosts")
-	tlsCert, tlsKey, clientCA          string // HTTPS and mutual TLS: the client certificate names the host
-	audit                              string // the controller's audit log ("off": none)
-	web                                string // the web console's address ("": none)
+	d2dCA                              string        // controller_d2d.go
+	policy                             string        // who may call what (docs/security.md, "The controller's hosts")
+	tlsCert, tlsKey, clientCA          string        // HTTPS and mutual TLS: the client certificate names the host
+	audit                              string        // the controller's audit log ("off": none)
+	web                                string        // the web console's address ("": none)
+	poll                               time.Duration // period of the reads feeding subscriptions of devices without a change stream
 	faults                             []string
 	llm                                llmOptions // --llm: answers the devices' sampling requests (ask_llm.go)
 }
+
+// defaultPoll is --poll's default (the name serve is a command below).
+const defaultPoll = serve.DefaultPollInterval
 
 // newControllerCmd builds "netmcp controller": ask and serve.
 func newControllerCmd() *cobra.Command {
@@ -69,6 +74,7 @@ func newControllerCmd() *cobra.Command {
 	f.StringVar(&o.audit, "audit", "", "the controller's audit log: every host call and refusal, hash-chained (default: controller-audit.jsonl in --reports; \"off\": none)")
 	f.StringVar(&o.d2dCA, "d2d-ca", "", "CA certificate (PEM) of the device agents: submit_report accepts their D2D reports (none without it)")
 	f.StringVar(&o.web, "web", "", "also serve the web console of the fleet (its map, live) on this loopback address; its login URL goes to stderr (default: none)")
+	f.DurationVar(&o.poll, "poll", defaultPoll, "period of the reads that feed resource subscriptions to a device without a change stream (a device with a gnmi: URL in the inventory is followed by its ON_CHANGE stream instead); 0: no polling")
 	o.llm.addFlags(f, true)
 	c.AddCommand(newAskCmd(), serve)
 	return c
@@ -133,6 +139,12 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	srv = serve.New(&controller.Controller{Fleet: fleet, Hosts: hosts, Domains: domains}, controller.Store{Dir: o.reportsDir}, version)
 	srv.SetAccess(access)
+	poll := o.poll
+	if poll <= 0 {
+		poll = -1 // no polling
+	}
+	srv.SetWatch(serve.WatchOptions{PollInterval: poll, Log: slog.New(slog.NewTextHandler(stderr, nil))})
+	defer srv.Close()
 	if err := enableD2D(srv, o.d2dCA); err != nil {
 		return withExit(2, err)
 	}

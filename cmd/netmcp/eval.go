@@ -23,6 +23,7 @@ type evalOptions struct {
 	timeout    time.Duration
 	json       bool
 	submission string
+	gnmi       bool
 }
 
 // newEvalCmd builds "netmcp eval".
@@ -62,6 +63,7 @@ func newEvalCmd() *cobra.Command {
 	f.DurationVar(&o.timeout, "timeout", eval.DefaultTimeout, "bound on each case's diagnosis")
 	f.BoolVar(&o.json, "json", false, "print the report as JSON")
 	f.StringVar(&o.submission, "submission", "", "write the answers in NIKA's submission format to this file (JSON lines)")
+	f.BoolVar(&o.gnmi, "gnmi", false, "serve every router over gNMI (as lab up --gnmi) and reach it only through gnmi:// (its MCP server fronts the gnmi:// driver)")
 	return cmd
 }
 
@@ -76,6 +78,7 @@ func runEval(ctx context.Context, o evalOptions, stdout, stderr io.Writer) error
 		opts.Agent = argv
 	}
 	opts.Timeout = o.timeout
+	opts.GNMI = o.gnmi
 	if !o.json && isTerminal(stderr) {
 		opts.Progress, opts.Live = stderr, true
 	}

@@ -19,7 +19,10 @@
 // they answer is masked for a host without the secrets scope on the
 // device, as the device's own server masks for its callers, and a
 // device's approval question goes to the host request that caused it,
-// and only there. The files: server.go (the tools), resources.go,
+// and only there. A host may subscribe to a device resource: a device
+// with a gNMI URL in the inventory is followed by its ON_CHANGE stream
+// (device.Watcher), any other polled through its server. The files:
+// server.go (the tools), resources.go, watch.go (the subscriptions),
 // access.go (identity, policy, audit), relay.go (approval questions),
 // mask.go (secrets), pingmesh.go and d2d.go.
 package serve

@@ -38,6 +38,7 @@ type Server struct {
 	acc     *access      // access.go: who may call what, and the audit log
 	relay   relays       // relay.go: the host requests in progress, for elicitations
 	secrets secretsState // mask.go: what the devices' answers are masked with
+	watch   *watches     // watch.go: what feeds the resource subscriptions
 }
 
 // DeviceInfo is one device of list_devices.
@@ -50,6 +51,9 @@ type DeviceInfo struct {
 	Role    string   `json:"role,omitempty"`
 	Tags    []string `json:"tags,omitempty"`
 	Tools   []string `json:"tools"`
+	// Stream is "on-change" while the controller follows the device's
+	// change stream (gNMI ON_CHANGE) for a resource subscription.
+	Stream string `json:"stream,omitempty"`
 }
 
 // ListDevicesOut is list_devices' result.
@@ -73,8 +77,12 @@ type askIn struct {
 // reports of ask in store (none when its Dir is empty).
 func New(ctl *controller.Controller, store controller.Store, version string) *Server {
 	s := &Server{ctl: ctl, store: store, acc: newAccess(AccessOptions{}), secrets: newSecretsState()}
+	s.watch = newWatches(s, WatchOptions{})
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "netmcp-controller", Version: version}, &mcp.ServerOptions{
-		Instructions: "One connection to the whole network: list_devices, call_device_tool to run a device's own tool, ask to diagnose an intent (reachability, path MTU, BGP or OSPF down, what is wrong with the network?), pingmesh for the reachability and latency matrix between hosts and routers' loopbacks.",
+		// watch.go: device resources followed by their change stream or polled
+		SubscribeHandler:   s.subscribeResource,
+		UnsubscribeHandler: s.unsubscribeResource,
+		Instructions:       "One connection to the whole network: list_devices, call_device_tool to run a device's own tool, ask to diagnose an intent (reachability, path MTU, BGP or OSPF down, what is wrong with the network?), pingmesh for the reachability and latency matrix between hosts and routers' loopbacks.",
 	})
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolListDevices, Description: "List the fleet's devices: connection state, dialect, site, role, tags and tools."}, s.listDevices)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolCallDeviceTool, Description: "Call one tool of one device (its result is returned as the device gave it). Writes go through the device's own authorization and approval; its elicitations are forwarded to you."}, s.callDeviceTool)
@@ -112,6 +120,9 @@ func (s *Server) listDevices(ctx context.Context, req *mcp.CallToolRequest, _ st
 		}
 		for _, t := range d.Tools() {
 			di.Tools = append(di.Tools, t.Name)
+		}
+		if s.watch.streaming(d.Name()) {
+			di.Stream = SourceOnChange
 		}
 		out.Devices = append(out.Devices, di)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/labtest"
 )
 
@@ -34,7 +35,13 @@ func since(l *labtest.Lab, m auditMarks, name string) []audit.Record {
 // keep-alive pings), so that every audit record of a run is the run's.
 func quietFleet(t testing.TB, l *labtest.Lab) *client.Fleet {
 	t.Helper()
-	f, err := client.New(l.Inventory(), client.Options{KeepAlive: -1, CallTimeout: 30 * time.Second})
+	return quietFleetOf(t, l.Inventory())
+}
+
+// quietFleetOf is quietFleet of an inventory.
+func quietFleetOf(t testing.TB, inv *inventory.Inventory) *client.Fleet {
+	t.Helper()
+	f, err := client.New(inv, client.Options{KeepAlive: -1, CallTimeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

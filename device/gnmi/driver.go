@@ -72,6 +72,7 @@ var (
 	_ device.Driver     = (*Driver)(nil)
 	_ device.Configurer = (*Driver)(nil)
 	_ device.Telemetry  = (*Driver)(nil)
+	_ device.Watcher    = (*Driver)(nil)
 )
 
 // Open connects to the target described by cfg: it reads its

@@ -294,3 +294,25 @@ func (d *Driver) batch(n *gpb.Notification, resolve wire.Resolver) (Batch, error
 	}
 	return b, nil
 }
+
+// WatchChanges implements device.Watcher with a Watch in ModeOnChange that
+// reconnects: the leaves the target sends before its first sync_response
+// are its current data, not changes, and are not reported.
+func (d *Driver) WatchChanges(ctx context.Context, paths []string, fn func(device.Changes)) error {
+	synced := false
+	return d.Watch(ctx, Subscription{Paths: paths, Mode: ModeOnChange, Reconnect: true}, func(b Batch) {
+		if b.Sync {
+			synced = true
+			fn(device.Changes{Synced: true})
+			return
+		}
+		if !synced || len(b.Updates) == 0 {
+			return
+		}
+		c := device.Changes{Paths: make([]string, len(b.Updates))}
+		for i, u := range b.Updates {
+			c.Paths[i] = u.Path
+		}
+		fn(c)
+	})
+}

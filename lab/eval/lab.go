@@ -31,6 +31,7 @@ type servedLab struct {
 	inv   *inventory.Inventory
 	calls atomic.Int64
 	devs  []servedDevice
+	gnmi  *gnmiFront // the routers' gNMI servers and drivers, with gNMI
 }
 
 // servedDevice is one device's MCP server and its HTTP listener.
@@ -50,8 +51,9 @@ func labOptions() sim.LabOptions {
 	return o
 }
 
-// startLab builds topo with faults and serves its devices.
-func startLab(topo topology.Topology, faults []topology.Fault) (*servedLab, error) {
+// startLab builds topo with faults and serves its devices; with gnmi,
+// each router's MCP server reaches it through gnmi:// (gnmi.go).
+func startLab(topo topology.Topology, faults []topology.Fault, gnmi bool) (*servedLab, error) {
 	lab, err := sim.NewLab(topo, labOptions())
 	if err != nil {
 		return nil, err
@@ -63,10 +65,23 @@ func startLab(topo topology.Topology, faults []topology.Fault) (*servedLab, erro
 			return nil, fmt.Errorf("fault %s: %w", f, err)
 		}
 	}
+	if gnmi {
+		if l.gnmi, err = newGNMIFront(); err != nil {
+			l.close()
+			return nil, err
+		}
+	}
 	for _, name := range lab.Routers() {
-		drv, err := lab.Device(name)
+		var drv device.Driver
+		drv, err = lab.Device(name)
+		inv := inventory.Device{Name: name, Device: "sim://" + name}
+		if err == nil && gnmi {
+			drv, inv.Device, err = l.gnmi.front(name, drv)
+			inv.GNMI = inv.Device
+		}
 		if err == nil {
-			err = l.serve(inventory.Device{Name: name, Device: "sim://" + name, Dialect: drv.Info().CLIDialect}, drv)
+			inv.Dialect = drv.Info().CLIDialect
+			err = l.serve(inv, drv)
 		}
 		if err != nil {
 			l.close()
@@ -129,6 +144,7 @@ func (l *servedLab) close() {
 		_ = d.hs.Close()
 		_ = d.srv.Close()
 	}
+	l.gnmi.close()
 	_ = l.lab.Close()
 }
 

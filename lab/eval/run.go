@@ -40,6 +40,11 @@ type Options struct {
 	Progress io.Writer
 	// Live rewrites the running case's line in place (a terminal).
 	Live bool
+	// GNMI serves every router over gNMI as `netmcp lab up --gnmi` does,
+	// and its MCP server reaches it through the gnmi:// driver, so that
+	// the diagnoser reads the routers over gNMI only (the hosts stay
+	// simulated devices of their own).
+	GNMI bool
 }
 
 // Run scores the diagnoser on every case of s, one after the other. It
@@ -101,7 +106,7 @@ func runCase(ctx context.Context, c suite.Case, in controller.Intent, o Options)
 	}
 	faults := topo.Faults
 	topo.Faults = nil
-	l, err := startLab(topo, faults)
+	l, err := startLab(topo, faults, o.GNMI)
 	if err != nil {
 		return r, fmt.Errorf("eval: case %s: %w", c.ID, err)
 	}

@@ -48,6 +48,9 @@ type Options struct {
 	// Role is the role the devices give an unauthenticated loopback peer
 	// with Audit (empty: policy.RoleOperator).
 	Role string
+	// GNMI also serves every router over gNMI, as `netmcp lab up --gnmi`
+	// does; Inventory then gives each router's gnmi:// URL.
+	GNMI bool
 }
 
 // Lab is a served simulated lab owned by one test.
@@ -75,7 +78,7 @@ func New(t testing.TB, o Options) *Lab {
 		o.Role = policy.RoleOperator
 	}
 	l := &Lab{t: t, dir: t.TempDir(), role: o.Role, down: map[string]bool{}, logs: map[string]*audit.Log{}}
-	so := serve.Options{Topology: o.Topology, TelemetryInterval: o.TelemetryInterval}
+	so := serve.Options{Topology: o.Topology, TelemetryInterval: o.TelemetryInterval, GNMI: o.GNMI}
 	if o.Audit {
 		for _, d := range o.Topology.Devices {
 			if _, err := l.auditLog(d.Name); err != nil {
@@ -221,11 +224,15 @@ func (l *Lab) Start(name string) {
 }
 
 // Inventory lists the lab's routers with their MCP endpoints (as devices
-// sim://NAME), then extra.
+// sim://NAME, with their gnmi:// URLs with Options.GNMI), then extra.
 func (l *Lab) Inventory(extra ...inventory.Device) *inventory.Inventory {
 	inv := &inventory.Inventory{Name: "test"}
+	gnmi := map[string]string{}
+	for _, d := range l.lab.Devices() {
+		gnmi[d.Name] = d.GNMI
+	}
 	for _, name := range l.lab.Routers() {
-		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: l.URL(name), Device: "sim://" + name})
+		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: l.URL(name), Device: "sim://" + name, GNMI: gnmi[name]})
 	}
 	inv.Devices = append(inv.Devices, extra...)
 	return inv
