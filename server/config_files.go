@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/netproto"
 )
 
 // Limits of network.file.pull and network.file.push.
@@ -147,6 +149,11 @@ func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
 	}
 	if len(in.Content) > MaxFileChunk && (in.More || in.Offset > 0) {
 		return nil, invalidParams("%s: a chunk has at most %d bytes, this one %d", c.tool, MaxFileChunk, len(in.Content))
+	}
+	if (in.More || in.Offset > 0) && stateless(c) {
+		return nil, RPCError(netproto.Errorf(netproto.CodeConfigIncompatible,
+			"%s: a chunked upload is not served on protocol 2026-07-28 over HTTP, whose requests share no session to gather the chunks in; "+
+				"send the file in one call (up to %d bytes), or upload over a 2025-11-25 session or stdio", c.tool, MaxFileSize))
 	}
 	owner := s.owner(c.req.Session)
 	key := uploadKey(owner.Session, in.Name)
