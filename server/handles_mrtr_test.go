@@ -174,3 +174,6 @@ func refused(r rawReply, want string) bool {
 	b, _ := json.Marshal(r.Result)
 	return r.Result["isError"] == true && strings.Contains(string(b), want)
 }
+
+// deviceOwner is an owner for the fake device, whose Diff ignores it.
+func deviceOwner() device.Owner { return device.Owner{} }

@@ -72,6 +72,10 @@ type Options struct {
 	// HandleTTL is how long a handle lives without use (default
 	// DefaultHandleTTL).
 	HandleTTL time.Duration
+	// IdempotencyTTL is how long the result of a write sent with an
+	// idempotency key is remembered (default DefaultIdempotencyTTL, never
+	// less than the rollback window).
+	IdempotencyTTL time.Duration
 }
 
 // Server is one device served over MCP.
@@ -104,6 +108,7 @@ type Server struct {
 	uploads       uploads        // chunked network.file.push in progress
 	localMu       sync.Mutex     // candidateMu of calls without a session
 	handles       *handleStore   // state of stateless calls (handles.go)
+	idem          *idemStore     // results of keyed writes (idempotency.go)
 
 	unsubscribe func()
 }
@@ -167,6 +172,7 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	s.diag, _ = drv.(device.Diagnoser)
 	s.handleTag = strings.ToLower(rand.Text()[:6])
 	s.handles = newHandleStore(opts.StateDir, opts.HandleTTL)
+	s.idem = newIdemStore(opts.StateDir)
 	s.cursorKey = make([]byte, 32)
 	if _, err := rand.Read(s.cursorKey); err != nil {
 		return nil, fmt.Errorf("server: cursor key: %w", err)
