@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -76,6 +77,9 @@ type Options struct {
 	// idempotency key is remembered (default DefaultIdempotencyTTL, never
 	// less than the rollback window).
 	IdempotencyTTL time.Duration
+	// TaskTTL is how long a finished task of the Tasks extension is kept
+	// for tasks/get (default DefaultTaskTTL).
+	TaskTTL time.Duration
 }
 
 // Server is one device served over MCP.
@@ -109,6 +113,7 @@ type Server struct {
 	localMu       sync.Mutex     // candidateMu of calls without a session
 	handles       *handleStore   // state of stateless calls (handles.go)
 	idem          *idemStore     // results of keyed writes (idempotency.go)
+	tasks         *taskStore     // the Tasks extension (tasks.go)
 
 	unsubscribe func()
 }
@@ -173,6 +178,7 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	s.handleTag = strings.ToLower(rand.Text()[:6])
 	s.handles = newHandleStore(opts.StateDir, opts.HandleTTL)
 	s.idem = newIdemStore(opts.StateDir)
+	s.tasks = &taskStore{ttl: cmp.Or(opts.TaskTTL, DefaultTaskTTL), m: map[string]*task{}}
 	s.cursorKey = make([]byte, 32)
 	if _, err := rand.Read(s.cursorKey); err != nil {
 		return nil, fmt.Errorf("server: cursor key: %w", err)
@@ -204,6 +210,9 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	s.addConfigResources()
 	s.addPrompts()
 	if err := s.addCustomMethods(); err != nil {
+		return nil, err
+	}
+	if err := s.addTaskMethods(); err != nil {
 		return nil, err
 	}
 	// Middleware order: the first listed runs first (outermost).

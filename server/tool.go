@@ -147,6 +147,9 @@ func (s *Server) addTool(d toolDef) error {
 		}
 		c := &call{req: req, args: args, tool: d.name}
 		ctx = withRetry(ctx, req)
+		if wantsTask(d.name, req) {
+			return s.startTask(ctx, d, c)
+		}
 		if d.write {
 			key, err := idempotencyKey(req)
 			if err != nil {
