@@ -134,11 +134,13 @@ type stateBinding struct {
 // process serving the device from the same directory (protocol 2026-07-28
 // lets any copy of a server answer the repeated call).
 type mrtrApprover struct {
-	key  []byte
-	ttl  time.Duration
-	dir  string // "" keeps the used nonces in memory
-	mu   sync.Mutex
-	used map[string]time.Time // nonces redeemed, until they expire (without dir)
+	key []byte
+	ttl time.Duration
+	dir string // "" keeps the used nonces in memory
+	mu  sync.Mutex
+	// swept is when the used nonces of dir were last swept.
+	swept time.Time
+	used  map[string]time.Time // nonces redeemed, until they expire (without dir)
 }
 
 // mrtrKeyFile and mrtrUsedDir are the key and the redeemed nonces of
@@ -224,7 +226,13 @@ func (m *mrtrApprover) redeem(nonce string, expires, now time.Time) (bool, error
 	}
 	// Used nonces past every request state's life are forgotten: their
 	// request states are refused as expired anyway.
-	if ents, err := os.ReadDir(dir); err == nil {
+	m.mu.Lock()
+	sweep := now.Sub(m.swept) >= time.Minute
+	if sweep {
+		m.swept = now
+	}
+	m.mu.Unlock()
+	if ents, err := os.ReadDir(dir); sweep && err == nil {
 		for _, e := range ents {
 			if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > 2*m.ttl {
 				_ = os.Remove(filepath.Join(dir, e.Name()))

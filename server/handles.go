@@ -77,9 +77,10 @@ type handleStore struct {
 	dir string
 	ttl time.Duration
 
-	mu  sync.Mutex
-	mem map[string]*handleRecord // key -> record, without a directory
-	mus map[string]*sync.Mutex   // key -> the mutex ordering its candidate changes
+	mu    sync.Mutex
+	mem   map[string]*handleRecord // key -> record, without a directory
+	mus   map[string]*sync.Mutex   // key -> the mutex ordering its candidate changes
+	swept time.Time                // the last sweep of the directory (expired)
 }
 
 func newHandleStore(stateDir string, ttl time.Duration) *handleStore {
@@ -199,6 +200,17 @@ func (hs *handleStore) expired(now time.Time) []*handleRecord {
 		hs.mu.Unlock()
 		return out
 	}
+	// A sweep reads every record: at most one per sweepEvery (a handle
+	// found expired when it is used is dropped then).
+	hs.mu.Lock()
+	due := now.Sub(hs.swept) >= sweepEvery
+	if due {
+		hs.swept = now
+	}
+	hs.mu.Unlock()
+	if !due {
+		return nil
+	}
 	ents, err := os.ReadDir(hs.dir)
 	if err != nil {
 		return nil
@@ -285,6 +297,13 @@ func (s *Server) openHandle(ctx context.Context, tool, token string, mint bool) 
 	rec, err := s.handles.load(key)
 	if err != nil {
 		return nil, err
+	}
+	if rec != nil && !now.Before(rec.Expires) {
+		if s.cfg != nil {
+			s.cfg.Release(rec.Owner)
+		}
+		s.handles.remove(key)
+		rec = nil
 	}
 	if rec == nil {
 		return nil, RPCError(netproto.Errorf(netproto.CodeConfigIncompatible,

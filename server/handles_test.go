@@ -23,7 +23,7 @@ import (
 // rawClient speaks protocol 2026-07-28 over HTTP as raw JSON-RPC: no
 // initialize, no session; version, capabilities and client info in _meta.
 type rawClient struct {
-	t     *testing.T
+	t     testing.TB
 	url   string
 	token string // bearer token, "" for none
 	caps  string // client capabilities JSON
@@ -117,7 +117,7 @@ func (c *rawClient) callErr(tool, args string, code int, want string) {
 }
 
 // serveHTTP serves s over Streamable HTTP for the test and returns /mcp's URL.
-func serveHTTP(t *testing.T, s *server.Server) string {
+func serveHTTP(t testing.TB, s *server.Server) string {
 	t.Helper()
 	ts := httptest.NewServer(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return s.MCP() }, transport.HTTPOptions{}))
 	t.Cleanup(ts.Close)

@@ -60,10 +60,15 @@ type idemRecord struct {
 
 // idemStore keeps idempotency records in dir, or in memory when dir is "".
 type idemStore struct {
-	dir string
-	mu  sync.Mutex
-	mem map[string]*idemRecord
+	dir       string
+	mu        sync.Mutex
+	mem       map[string]*idemRecord
+	lastSweep time.Time
 }
+
+// sweepEvery spaces the sweeps of expired records: a sweep reads every
+// record, and an expired one is refused when it is read anyway.
+const sweepEvery = time.Minute
 
 func newIdemStore(stateDir string) *idemStore {
 	st := &idemStore{mem: map[string]*idemRecord{}}
@@ -123,8 +128,13 @@ func (st *idemStore) remove(id string) {
 	}
 }
 
-// sweep forgets the records expired at now. Called with st.mu held.
+// sweep forgets the records expired at now, at most once per sweepEvery.
+// Called with st.mu held.
 func (st *idemStore) sweep(now time.Time) {
+	if now.Sub(st.lastSweep) < sweepEvery {
+		return
+	}
+	st.lastSweep = now
 	if st.dir == "" {
 		for id, r := range st.mem {
 			if !now.Before(r.Expires) {
@@ -195,6 +205,10 @@ func (s *Server) idempotent(ctx context.Context, tool, key string, args json.Raw
 	st.mu.Lock()
 	st.sweep(now)
 	rec, err := st.load(id)
+	if rec != nil && !now.Before(rec.Expires) {
+		st.remove(id)
+		rec = nil
+	}
 	if err == nil && rec == nil {
 		err = st.save(id, &idemRecord{Tool: tool, Digest: digest, Running: true, Server: s.handleTag, Expires: now.Add(s.idempotencyTTL()).UTC()})
 	}
