@@ -228,7 +228,8 @@ type doneResult struct {
 // createdResult is the tools/call result that created t.
 func (t *task) createdResult(ttl time.Duration) *taskResult {
 	r := t.snapshot(ttl)
-	r.ResultType = "task"
+	// A short call may be done already; its outcome comes with tasks/get.
+	r.ResultType, r.Result, r.Error, r.InputRequests = "task", nil, nil, nil
 	return r
 }
 

@@ -60,7 +60,8 @@ func TestTasksExtension(t *testing.T) {
 		t.Helper()
 		r := ping(tasks, count, intervalMs)
 		id, _ := r.Result["taskId"].(string)
-		if r.Error != nil || r.Result["resultType"] != "task" || r.Result["status"] != "working" || id == "" {
+		// A short ping may be done when the task is created.
+		if st := r.Result["status"]; r.Error != nil || r.Result["resultType"] != "task" || st != "working" && st != "completed" || id == "" || r.Result["result"] != nil {
 			t.Fatalf("ping as a task: %+v %v", r.Error, r.Result)
 		}
 		for _, k := range []string{"createdAt", "lastUpdatedAt", "ttlMs"} {
