@@ -11,8 +11,6 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/netmcp/netmcp/netproto"
 )
 
 // Limits of network.file.pull and network.file.push.
@@ -49,6 +47,7 @@ type filePullResult struct {
 
 // filePushArgs are the arguments of network.file.push.
 type filePushArgs struct {
+	handleArg
 	Name    string `json:"name"`
 	Content string `json:"content" jsonschema:"the file, or one chunk of at most 262144 bytes"`
 	SHA256  string `json:"sha256,omitempty" jsonschema:"SHA-256 of the whole file; required on the last (or only) chunk of a push"`
@@ -60,6 +59,7 @@ type filePushArgs struct {
 // the chunks staged so far (with the offset of the next chunk). Its fields
 // are in the order of their JSON names.
 type filePushResult struct {
+	handleResult
 	Name       string `json:"name"`
 	NextOffset *int   `json:"nextOffset,omitempty"`
 	SHA256     string `json:"sha256"`
@@ -150,10 +150,8 @@ func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
 	if len(in.Content) > MaxFileChunk && (in.More || in.Offset > 0) {
 		return nil, invalidParams("%s: a chunk has at most %d bytes, this one %d", c.tool, MaxFileChunk, len(in.Content))
 	}
-	if (in.More || in.Offset > 0) && stateless(c) {
-		return nil, RPCError(netproto.Errorf(netproto.CodeConfigIncompatible,
-			"%s: a chunked upload is not served on protocol 2026-07-28 over HTTP, whose requests share no session to gather the chunks in; "+
-				"send the file in one call (up to %d bytes), or upload over a 2025-11-25 session or stdio", c.tool, MaxFileSize))
+	if stateless(c) {
+		return s.filePushHandle(ctx, c, in)
 	}
 	owner := s.owner(c.req.Session)
 	key := uploadKey(owner.Session, in.Name)

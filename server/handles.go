@@ -63,12 +63,19 @@ type handleRecord struct {
 	// Server is the run of the server whose device candidate holds Ops;
 	// another run rebuilds the candidate from Ops.
 	Server string `json:"server,omitempty"`
+	// Upload is a chunked network.file.push in progress (handles_upload.go).
+	Upload *handleUpload `json:"upload,omitempty"`
 }
 
-// candidateOp is one change of a handle's candidate: YANG edits or CLI lines.
+// candidateOp is one change of a handle's candidate: YANG edits, CLI
+// lines, or a configuration file written whole (File, its content in Data
+// in memory or in the file Copy beside the record).
 type candidateOp struct {
 	Edit  []device.Edit `json:"edit,omitempty"`
 	Lines []string      `json:"lines,omitempty"`
+	File  string        `json:"file,omitempty"`
+	Copy  string        `json:"copy,omitempty"`
+	Data  []byte        `json:"-"`
 }
 
 // handleStore keeps handle records in dir/handles, or in memory when dir
@@ -162,7 +169,7 @@ func (hs *handleStore) save(key string, r *handleRecord) error {
 	return atomicfile.WriteFile(hs.path(key), b, 0o600)
 }
 
-// remove forgets the record of key.
+// remove forgets the record of key, and the files kept beside it.
 func (hs *handleStore) remove(key string) {
 	hs.mu.Lock()
 	delete(hs.mem, key)
@@ -170,7 +177,28 @@ func (hs *handleStore) remove(key string) {
 	hs.mu.Unlock()
 	if hs.dir != "" {
 		_ = os.Remove(hs.path(key))
+		if extra, err := filepath.Glob(filepath.Join(hs.dir, key+".*")); err == nil {
+			for _, f := range extra {
+				_ = os.Remove(f)
+			}
+		}
 	}
+}
+
+// replayFile writes a configuration file of a handle's candidate again.
+func (s *Server) replayFile(ctx context.Context, owner device.Owner, op candidateOp) error {
+	data := op.Data
+	if s.handles.dir != "" {
+		b, err := os.ReadFile(filepath.Join(s.handles.dir, op.Copy))
+		if err != nil {
+			return err
+		}
+		data = b
+	}
+	if s.files == nil {
+		return fmt.Errorf("the device has no configuration files")
+	}
+	return s.files.WriteFile(ctx, owner, op.File, data)
 }
 
 // mutex returns the mutex that orders the candidate changes of key.
@@ -334,9 +362,12 @@ func (s *Server) rebuildCandidate(ctx context.Context, h *callHandle) error {
 		_ = s.cfg.Discard(ctx, owner)
 		for _, op := range h.rec.Ops {
 			var err error
-			if len(op.Lines) > 0 {
+			switch {
+			case op.File != "":
+				err = s.replayFile(ctx, owner, op)
+			case len(op.Lines) > 0:
 				err = s.cfg.Configure(ctx, owner, op.Lines)
-			} else {
+			default:
 				err = s.cfg.Edit(ctx, owner, op.Edit)
 			}
 			if err != nil {

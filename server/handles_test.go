@@ -1,7 +1,9 @@
 package server_test
 
 import (
+	"crypto/sha256"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -280,5 +282,73 @@ func TestHandleBoundToIdentity(t *testing.T) {
 	got := otto.call(netproto.ToolYangGet, `{"path":"`+pathLo100+`/config/description","datastore":"running"}`)
 	if b, _ := json.Marshal(got["data"]); !strings.Contains(string(b), "by otto") || strings.Contains(string(b), "by ada") {
 		t.Errorf("running description %s, want otto's only", b)
+	}
+}
+
+// TestHandleChunkedUpload: on protocol 2026-07-28 over HTTP a chunked
+// network.file.push gathers its chunks under a handle, across two copies
+// of the server with one state directory (or in memory); the last chunk
+// writes the candidate-config as the handle's candidate, and the other
+// copy commits it, rebuilding the candidate from the file kept with the
+// handle.
+func TestHandleChunkedUpload(t *testing.T) {
+	for _, mode := range []string{"state-dir", "memory"} {
+		t.Run(mode, func(t *testing.T) { testChunkedUpload(t, mode == "memory") })
+	}
+}
+
+// testChunkedUpload runs TestHandleChunkedUpload with two copies of the
+// server on a state directory or, in memory, with one.
+func testChunkedUpload(t *testing.T, memory bool) {
+	dir := t.TempDir()
+	if memory {
+		dir = ""
+	}
+	serve := func() *rawClient {
+		s, err := server.New(simR1(t), server.Options{Approver: server.AllowAll, StateDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return &rawClient{t: t, url: serveHTTP(t, s)}
+	}
+	c1, c2 := serve(), (*rawClient)(nil)
+	if c2 = c1; !memory {
+		c2 = serve()
+	}
+	running := c1.call(netproto.ToolFilePull, `{"name":"running-config"}`)["content"].(string)
+	text := strings.Replace(running, "sysname r1", "sysname r1-chunked", 1)
+	parts := []string{text[:len(text)/3], text[len(text)/3 : 2*len(text)/3], text[2*len(text)/3:]}
+	push := func(c *rawClient, i, offset int, handle string) map[string]any {
+		t.Helper()
+		args := map[string]any{"name": "candidate-config", "content": parts[i], "offset": offset, "more": i < 2}
+		if i == 2 {
+			args["sha256"] = fmt.Sprintf("%x", sha256.Sum256([]byte(text)))
+		}
+		if handle != "" {
+			args["handle"] = handle
+		}
+		b, _ := json.Marshal(args)
+		return c.call(netproto.ToolFilePush, string(b))
+	}
+	out := push(c1, 0, 0, "")
+	h, _ := out["handle"].(string)
+	if out["status"] != "staged" || h == "" {
+		t.Fatalf("first chunk: %v", out)
+	}
+	// A chunk at the wrong offset is refused, on either copy.
+	c2.callErr(netproto.ToolFilePush, withHandle(`{"name":"candidate-config","content":"x","offset":1,"more":true}`, h), -32602, "received so far")
+	if out := push(c2, 1, len(parts[0]), h); out["status"] != "staged" || out["nextOffset"] != float64(len(parts[0])+len(parts[1])) {
+		t.Fatalf("second chunk on the other copy: %v", out)
+	}
+	if out := push(c1, 2, len(parts[0])+len(parts[1]), h); out["status"] != "written" || out["size"] != float64(len(text)) {
+		t.Fatalf("last chunk: %v", out)
+	}
+	if r := c2.call(netproto.ToolCommit, withHandle(`{}`, h)); r["status"] != "committed" {
+		t.Fatalf("commit on the other copy: %v", r)
+	}
+	got := c2.call(netproto.ToolYangGet, `{"path":"/openconfig-system:system/config/hostname","datastore":"running"}`)
+	if !strings.Contains(fmt.Sprint(got["data"]), "r1-chunked") {
+		t.Errorf("running hostname %v, want the uploaded one", got["data"])
 	}
 }
