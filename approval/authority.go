@@ -60,6 +60,10 @@ type Authority struct {
 	nonceErr error                // the used nonces could not be loaded: refuse consents
 }
 
+// StateDir returns Options.StateDir: where the Authority keeps what must
+// outlive the process ("" for nothing).
+func (g *Authority) StateDir() string { return g.opts.StateDir }
+
 // Open returns an Authority, loading the used consent nonces of
 // Options.StateDir. An unreadable nonce file is an error.
 func Open(opts Options) (*Authority, error) {

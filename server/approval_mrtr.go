@@ -3,6 +3,13 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"sync"
 	"time"
 
@@ -121,16 +128,126 @@ type stateBinding struct {
 	Nonce   string    `json:"n"`
 }
 
-// mrtrApprover issues and checks signed request states.
+// mrtrApprover issues and checks signed request states. With a state
+// directory its key and the nonces it redeemed live there, so that a
+// request state issued by one process is honoured, once, by another
+// process serving the device from the same directory (protocol 2026-07-28
+// lets any copy of a server answer the repeated call).
 type mrtrApprover struct {
-	key  []byte
-	ttl  time.Duration
-	mu   sync.Mutex
-	used map[string]time.Time // nonces redeemed, until they expire
+	key []byte
+	ttl time.Duration
+	dir string // "" keeps the used nonces in memory
+	mu  sync.Mutex
+	// swept is when the used nonces of dir were last swept.
+	swept time.Time
+	used  map[string]time.Time // nonces redeemed, until they expire (without dir)
 }
 
-func newMRTRApprover() *mrtrApprover {
-	return &mrtrApprover{key: []byte(rand.Text() + rand.Text()), ttl: 10 * time.Minute, used: map[string]time.Time{}}
+// mrtrKeyFile and mrtrUsedDir are the key and the redeemed nonces of
+// request states in the state directory.
+const (
+	mrtrKeyFile = "mrtr.key"
+	mrtrUsedDir = "mrtr-used"
+)
+
+func newMRTRApprover(dir string) (*mrtrApprover, error) {
+	m := &mrtrApprover{ttl: 10 * time.Minute, used: map[string]time.Time{}, dir: dir}
+	if dir == "" {
+		m.key = []byte(rand.Text() + rand.Text())
+		return m, nil
+	}
+	key, err := sharedKey(filepath.Join(dir, mrtrKeyFile))
+	if err != nil {
+		return nil, fmt.Errorf("request-state key: %w", err)
+	}
+	m.key = key
+	return m, nil
+}
+
+// sharedKey returns the key in path, creating it when absent; processes
+// racing to create it end up with the same one.
+func sharedKey(path string) ([]byte, error) {
+	if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
+		return b, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	key := []byte(rand.Text() + rand.Text())
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return readWrittenKey(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := f.Write(key); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return key, f.Close()
+}
+
+// readWrittenKey reads a key another process is writing: it was created
+// with O_EXCL and is written at once, so a few reads see it whole.
+func readWrittenKey(path string) ([]byte, error) {
+	for range 100 {
+		if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
+			return b, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return nil, fmt.Errorf("%s stays incomplete", path)
+}
+
+// redeem records nonce as used until expires; false when it was already.
+func (m *mrtrApprover) redeem(nonce string, expires, now time.Time) (bool, error) {
+	if m.dir == "" {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		for n, exp := range m.used {
+			if !now.Before(exp) {
+				delete(m.used, n)
+			}
+		}
+		if _, seen := m.used[nonce]; seen {
+			return false, nil
+		}
+		m.used[nonce] = expires
+		return true, nil
+	}
+	dir := filepath.Join(m.dir, mrtrUsedDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false, err
+	}
+	// Used nonces past every request state's life are forgotten: their
+	// request states are refused as expired anyway.
+	m.mu.Lock()
+	sweep := now.Sub(m.swept) >= time.Minute
+	if sweep {
+		m.swept = now
+	}
+	m.mu.Unlock()
+	if ents, err := os.ReadDir(dir); sweep && err == nil {
+		for _, e := range ents {
+			if fi, err := e.Info(); err == nil && now.Sub(fi.ModTime()) > 2*m.ttl {
+				_ = os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	sum := sha256.Sum256([]byte(nonce))
+	f, err := os.OpenFile(filepath.Join(dir, hex.EncodeToString(sum[:16])), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, f.Close()
 }
 
 // ask returns the input-required refusal of req.
@@ -161,17 +278,13 @@ func (m *mrtrApprover) check(req approval.Request, hash string, r retry) error {
 	if res == nil {
 		return denyf("the repeated call carries no answer to %q", inputRequestID)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	for n, exp := range m.used {
-		if !now.Before(exp) {
-			delete(m.used, n)
-		}
+	fresh, err := m.redeem(b.Nonce, b.Expires, now)
+	if err != nil {
+		return denyf("the operator's answer could not be recorded as used (%v); nothing was changed", err)
 	}
-	if _, seen := m.used[b.Nonce]; seen {
+	if !fresh {
 		return denyf("the operator's answer was already used (replay)")
 	}
-	m.used[b.Nonce] = b.Expires
 	switch res.Action {
 	case "accept":
 		if ok, _ := res.Content["approve"].(bool); ok {

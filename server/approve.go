@@ -42,6 +42,15 @@ func (s *Server) approveRequest(ctx context.Context, req ApprovalRequest) error 
 	if id, ok := policy.IdentityFrom(ctx); ok {
 		req.User, req.Role = id.String(), strings.Join(id.Roles, ",")
 	}
+	// A call of protocol 2026-07-28 over HTTP has a session of its own, so
+	// its approval (a token, an input-required answer) is bound to what
+	// outlives it: the handle it acts under, or else the caller's identity;
+	// the arguments, handle included, are bound by their digest.
+	if o, ok := ctx.Value(ownerKey{}).(callOwner); ok {
+		req.Session = o.approval
+	} else if statelessSession(req.MCPSession) {
+		req.Session = "stateless:" + s.callIdentity(ctx)
+	}
 	req.Device = s.info.Name
 	err := s.opts.Approver.Approve(ctx, req)
 	if err == nil {

@@ -35,7 +35,13 @@ func NewMCPApprover(g *approval.Authority, log *slog.Logger) *MCPApprover {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &MCPApprover{g: g, log: log, mrtr: newMRTRApprover()}
+	m, err := newMRTRApprover(g.StateDir())
+	if err != nil {
+		// Without its shared key the gate still works in this process.
+		log.Warn("request states kept in this process only", "error", err)
+		m, _ = newMRTRApprover("")
+	}
+	return &MCPApprover{g: g, log: log, mrtr: m}
 }
 
 // Needs implements ToolPolicy.

@@ -47,6 +47,7 @@ type filePullResult struct {
 
 // filePushArgs are the arguments of network.file.push.
 type filePushArgs struct {
+	handleArg
 	Name    string `json:"name"`
 	Content string `json:"content" jsonschema:"the file, or one chunk of at most 262144 bytes"`
 	SHA256  string `json:"sha256,omitempty" jsonschema:"SHA-256 of the whole file; required on the last (or only) chunk of a push"`
@@ -58,6 +59,7 @@ type filePushArgs struct {
 // the chunks staged so far (with the offset of the next chunk). Its fields
 // are in the order of their JSON names.
 type filePushResult struct {
+	handleResult
 	Name       string `json:"name"`
 	NextOffset *int   `json:"nextOffset,omitempty"`
 	SHA256     string `json:"sha256"`
@@ -147,6 +149,9 @@ func (s *Server) filePush(ctx context.Context, c *call) (any, error) {
 	}
 	if len(in.Content) > MaxFileChunk && (in.More || in.Offset > 0) {
 		return nil, invalidParams("%s: a chunk has at most %d bytes, this one %d", c.tool, MaxFileChunk, len(in.Content))
+	}
+	if stateless(c) {
+		return s.filePushHandle(ctx, c, in)
 	}
 	owner := s.owner(c.req.Session)
 	key := uploadKey(owner.Session, in.Name)

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -63,6 +65,21 @@ type Options struct {
 	// at once, overall and per session. Nil means DefaultDiagMax and
 	// DefaultDiagPerSession.
 	DiagLimiter *diag.Limiter
+	// StateDir is the device's state directory, where the handles of
+	// protocol 2026-07-28 calls over HTTP are kept (in StateDir/handles),
+	// so that a restarted server, or another process with the same
+	// directory, continues them. "" keeps them in memory.
+	StateDir string
+	// HandleTTL is how long a handle lives without use (default
+	// DefaultHandleTTL).
+	HandleTTL time.Duration
+	// IdempotencyTTL is how long the result of a write sent with an
+	// idempotency key is remembered (default DefaultIdempotencyTTL, never
+	// less than the rollback window).
+	IdempotencyTTL time.Duration
+	// TaskTTL is how long a finished task of the Tasks extension is kept
+	// for tasks/get (default DefaultTaskTTL).
+	TaskTTL time.Duration
 }
 
 // Server is one device served over MCP.
@@ -94,6 +111,9 @@ type Server struct {
 	liveBy        map[string]int // initialized sessions per identity
 	uploads       uploads        // chunked network.file.push in progress
 	localMu       sync.Mutex     // candidateMu of calls without a session
+	handles       *handleStore   // state of stateless calls (handles.go)
+	idem          *idemStore     // results of keyed writes (idempotency.go)
+	tasks         *taskStore     // the Tasks extension (tasks.go)
 
 	unsubscribe func()
 }
@@ -156,6 +176,9 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	s.tel, _ = drv.(device.Telemetry)
 	s.diag, _ = drv.(device.Diagnoser)
 	s.handleTag = strings.ToLower(rand.Text()[:6])
+	s.handles = newHandleStore(opts.StateDir, opts.HandleTTL)
+	s.idem = newIdemStore(opts.StateDir)
+	s.tasks = &taskStore{ttl: cmp.Or(opts.TaskTTL, DefaultTaskTTL), m: map[string]*task{}}
 	s.cursorKey = make([]byte, 32)
 	if _, err := rand.Read(s.cursorKey); err != nil {
 		return nil, fmt.Errorf("server: cursor key: %w", err)
@@ -187,6 +210,9 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	s.addConfigResources()
 	s.addPrompts()
 	if err := s.addCustomMethods(); err != nil {
+		return nil, err
+	}
+	if err := s.addTaskMethods(); err != nil {
 		return nil, err
 	}
 	// Middleware order: the first listed runs first (outermost).
@@ -232,7 +258,7 @@ func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 		if id, ok := policy.IdentityFrom(ctx); ok {
 			who = id.String()
 		}
-		if transport.Stateless(ss) && isWrite(req) {
+		if _, ok := req.GetParams().(*WriteParams); ok && transport.Stateless(ss) {
 			return nil, statelessWrite(req)
 		}
 		fresh, err := s.admitSession(ss, who)
@@ -248,22 +274,15 @@ func (s *Server) sessionMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// statelessWrite is the error of a state-changing call on a session that
-// ends with the call (protocol 2026-07-28 over HTTP): what such a call
-// stages or asks for (the candidate and its lock, a chunked upload, the
-// operator's approval) would be lost with the session before the client's
-// next request could use it.
+// statelessWrite is the error of resources/write on a session that ends
+// with the call (protocol 2026-07-28 over HTTP): the candidate it writes
+// would be released with the session before the client's next request
+// could commit it; the tools carry the candidate under a handle instead.
 func statelessWrite(req mcp.Request) error {
-	what := "resources/write"
-	if p, ok := req.GetParams().(*mcp.CallToolParamsRaw); ok {
-		what = p.Name
-	}
 	return RPCError(netproto.Errorf(netproto.CodeConfigIncompatible,
-		"%s is not served on protocol 2026-07-28 over HTTP: a change is staged, uploaded and approved across "+
-			"several requests, which this protocol ties to no session; server-minted handles kept in the state "+
-			"directory (a candidate, an upload, an approval, passed back as arguments) will carry that state but are "+
-			"not implemented yet. Make changes over a 2025-11-25 session (initialize, then Mcp-Session-Id) or stdio; "+
-			"reads work on every version", what))
+		"resources/write is not served on protocol 2026-07-28 over HTTP: the candidate it writes belongs to no session and "+
+			"would be lost before a commit; change the candidate with network.yang.edit or network.cli.configure, which return "+
+			"a \"handle\" that network.commit takes, or write over a 2025-11-25 session (initialize, then Mcp-Session-Id) or stdio"))
 }
 
 // admitSession counts ss against the session bounds at its first request.

@@ -147,35 +147,52 @@ func (s *Server) addTool(d toolDef) error {
 		}
 		c := &call{req: req, args: args, tool: d.name}
 		ctx = withRetry(ctx, req)
-		if !d.write {
-			if err := s.approveRead(ctx, c); err != nil {
-				if res := approvalRequiredToolResult(err); res != nil {
-					return res, nil
-				}
+		if wantsTask(d.name, req) {
+			return s.startTask(ctx, d, c)
+		}
+		if d.write {
+			key, err := idempotencyKey(req)
+			if err != nil {
 				return nil, err
 			}
+			if key != "" {
+				return s.idempotent(ctx, d.name, key, c.rawArgs(), func() (*mcp.CallToolResult, error) { return s.serveCall(ctx, d, c) })
+			}
 		}
-		out, err := d.run(ctx, c)
-		if err != nil {
+		return s.serveCall(ctx, d, c)
+	})
+	return nil
+}
+
+// serveCall runs a validated call of d and makes its result.
+func (s *Server) serveCall(ctx context.Context, d toolDef, c *call) (*mcp.CallToolResult, error) {
+	if !d.write {
+		if err := s.approveRead(ctx, c); err != nil {
 			if res := approvalRequiredToolResult(err); res != nil {
 				return res, nil
 			}
-			if e := RPCError(err); e != nil {
-				return nil, e
-			}
-			if ctx.Err() != nil {
-				return nil, ctx.Err()
-			}
-			res := &mcp.CallToolResult{}
-			res.SetError(err)
+			return nil, err
+		}
+	}
+	out, err := d.run(ctx, c)
+	if err != nil {
+		if res := approvalRequiredToolResult(err); res != nil {
 			return res, nil
 		}
-		if res, ok, err := maskedToolResult(ctx, out); ok || err != nil {
-			return res, err
+		if e := RPCError(err); e != nil {
+			return nil, e
 		}
-		return toolResult(out)
-	})
-	return nil
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		res := &mcp.CallToolResult{}
+		res.SetError(err)
+		return res, nil
+	}
+	if res, ok, err := maskedToolResult(ctx, out); ok || err != nil {
+		return res, err
+	}
+	return toolResult(out)
 }
 
 func ptr[T any](v T) *T { return &v }

@@ -55,6 +55,9 @@ func newDiagStream(ctx context.Context, ss *mcp.ServerSession, token any, t diag
 
 // line is the driver's onLine callback.
 func (st *diagStream) line(line string) {
+	if report, ok := st.ctx.Value(taskProgressKey{}).(func(string)); ok {
+		report(line) // a task's status message: its latest line
+	}
 	if st.ss == nil {
 		return
 	}

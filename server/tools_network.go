@@ -103,15 +103,17 @@ func (o cliExecResult) Text() string { return o.Stdout }
 type cliConfigureArgs struct {
 	Commands []string `json:"commands,omitempty" jsonschema:"configuration lines in the device's dialect"`
 	Lines    string   `json:"lines,omitempty" jsonschema:"the same, as one newline-separated text"`
+	handleArg
 }
 
 // cliConfigureResult is the result of network.cli.configure.
 type cliConfigureResult struct {
 	Changes []device.Change `json:"changes"`
 	Diff    string          `json:"diff"`
-	Lines   int             `json:"lines"`
-	Status  string          `json:"status"`
-	Target  string          `json:"target"`
+	handleResult
+	Lines  int    `json:"lines"`
+	Status string `json:"status"`
+	Target string `json:"target"`
 }
 
 // yangGetArgs are the arguments of network.yang.get.
@@ -133,6 +135,7 @@ func (r yangGetResult) jsonTree() any { return map[string]any{"data": r.Data} }
 type yangEditArgs struct {
 	Target string        `json:"target,omitempty"`
 	Edit   []device.Edit `json:"edit"`
+	handleArg
 }
 
 // yangEditResult is the result of network.yang.edit.
@@ -140,6 +143,7 @@ type yangEditResult struct {
 	Changes  []device.Change `json:"changes"`
 	CommitID string          `json:"commit-id"`
 	Diff     string          `json:"diff"`
+	handleResult
 }
 
 // commitArgs are the arguments of network.commit.
@@ -149,6 +153,7 @@ type commitArgs struct {
 	Cancel    bool   `json:"cancel,omitempty"`
 	DryRun    bool   `json:"dryRun,omitempty"`
 	Comment   string `json:"comment,omitempty"`
+	handleArg
 }
 
 // rollbackArgs are the arguments of network.rollback.
@@ -225,7 +230,10 @@ func (s *Server) cliConfigure(ctx context.Context, c *call) (any, error) {
 		return nil, invalidParams("%s: give \"commands\" (an array of lines) or \"lines\" (text)", c.tool)
 	}
 	ss := c.req.Session
-	owner := s.owner(ss)
+	ctx, owner, h, mu, err := s.writeTarget(ctx, c, true)
+	if err != nil {
+		return nil, err
+	}
 	// Refuse what cannot apply before a person is asked to approve it.
 	if err := s.checkConfigure(ctx, owner, lines); err != nil {
 		return nil, err
@@ -233,18 +241,22 @@ func (s *Server) cliConfigure(ctx context.Context, c *call) (any, error) {
 	if err := s.approve(ctx, ss, c.tool, c.rawArgs(), "apply to the candidate:\n"+strings.Join(lines, "\n")); err != nil {
 		return nil, err
 	}
-	mu := s.candidateMu(ss)
 	mu.Lock()
 	defer mu.Unlock()
 	if err := s.cfg.Configure(ctx, owner, lines); err != nil {
 		return nil, err
+	}
+	if h != nil {
+		if err := s.saveHandle(h, &candidateOp{Lines: lines}, false); err != nil {
+			return nil, s.handleLost(ctx, h, err)
+		}
 	}
 	d, err := s.cfg.Diff(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
 	return cliConfigureResult{Status: "applied", Target: "candidate", Lines: len(lines),
-		Changes: nonNil(d.Changes), Diff: d.Unified}, nil
+		Changes: nonNil(d.Changes), Diff: d.Unified, handleResult: h.result()}, nil
 }
 
 // cliLines returns the configuration lines of network.cli.configure:
@@ -289,7 +301,10 @@ func (s *Server) yangEdit(ctx context.Context, c *call) (any, error) {
 		return nil, RPCError(netproto.Errorf(netproto.CodeConfigIncompatible, "%s: %d edits exceed maxBulkEdit %d; nothing was applied; split the change into requests of at most %d edits", c.tool, len(in.Edit), max, max))
 	}
 	ss := c.req.Session
-	owner := s.owner(ss)
+	ctx, owner, h, mu, err := s.writeTarget(ctx, c, true)
+	if err != nil {
+		return nil, err
+	}
 	// Refuse what cannot apply before a person is asked to approve it.
 	if err := s.checkEdit(ctx, owner, in.Edit); err != nil {
 		return nil, err
@@ -302,17 +317,21 @@ func (s *Server) yangEdit(ctx context.Context, c *call) (any, error) {
 	if err := s.approve(ctx, ss, c.tool, c.rawArgs(), sum.String()); err != nil {
 		return nil, err
 	}
-	mu := s.candidateMu(ss)
 	mu.Lock()
 	defer mu.Unlock()
 	if err := s.cfg.Edit(ctx, owner, in.Edit); err != nil {
 		return nil, err
 	}
+	if h != nil {
+		if err := s.saveHandle(h, &candidateOp{Edit: in.Edit}, false); err != nil {
+			return nil, s.handleLost(ctx, h, err)
+		}
+	}
 	d, err := s.cfg.Diff(ctx, owner)
 	if err != nil {
 		return nil, err
 	}
-	return yangEditResult{CommitID: s.nextEditID(), Changes: nonNil(d.Changes), Diff: d.Unified}, nil
+	return yangEditResult{CommitID: s.nextEditID(), Changes: nonNil(d.Changes), Diff: d.Unified, handleResult: h.result()}, nil
 }
 
 // nextEditID names a candidate change in the draft's commit-id format
@@ -357,6 +376,15 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 	}
 	ss := c.req.Session
 	owner := s.owner(ss)
+	var h *callHandle
+	mu := s.candidateMu(ss)
+	if !in.Confirm && !in.Cancel && stateless(c) {
+		// The candidate of a stateless call is the handle's.
+		var err error
+		if ctx, owner, h, mu, err = s.writeTarget(ctx, c, false); err != nil {
+			return nil, err
+		}
+	}
 	switch {
 	case in.Confirm:
 		if err := s.approve(ctx, ss, c.tool, c.rawArgs(), "confirm the pending confirmed commit (make it permanent)"); err != nil {
@@ -398,7 +426,6 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 		}
 		// The candidate may have changed while the approval was given
 		// (a concurrent call of this session): commit only what was approved.
-		mu := s.candidateMu(ss)
 		mu.Lock()
 		defer mu.Unlock()
 		if d, err = s.cfg.Diff(ctx, owner); err != nil {
@@ -412,7 +439,15 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 			return nil, errCandidateChanged(c.tool)
 		}
 	}
-	return s.cfg.Commit(ctx, owner, opts)
+	res, err := s.cfg.Commit(ctx, owner, opts)
+	if err == nil && h != nil && !in.DryRun {
+		// The commit consumed the handle's candidate; the handle goes on
+		// for the next change.
+		if err := s.saveHandle(h, nil, true); err != nil {
+			s.log.Warn("handle not saved after its commit", "owner", owner.Session, "error", err)
+		}
+	}
+	return res, err
 }
 
 // defaultRollbackWindow is the rollback window of a confirmed commit

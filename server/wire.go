@@ -36,6 +36,28 @@ func (s *Server) wireMiddleware(next mcp.MethodHandler) mcp.MethodHandler {
 				return &promptList{ListPromptsResult: lr, schemas: s.promptSchemas}, nil
 			}
 			return res, err
+		case "tools/call":
+			res, err := next(ctx, method, req)
+			if t := taskOf(res); t != nil && err == nil {
+				return t.createdResult(s.tasks.ttl), nil
+			}
+			return res, err
+		case "server/discover":
+			res, err := next(ctx, method, req)
+			var d *mcp.DiscoverResult
+			switch r := res.(type) {
+			case *mcp.DiscoverResult:
+				d = r
+			case *discoverResult:
+				d = r.DiscoverResult
+			}
+			if d != nil && err == nil {
+				if d.Capabilities == nil {
+					d.Capabilities = &mcp.ServerCapabilities{}
+				}
+				d.Capabilities.AddExtension(TasksExtensionID, map[string]any{})
+			}
+			return res, err
 		case "resources/subscribe":
 			res, err := next(ctx, method, req)
 			if r, ok := req.(*mcp.SubscribeRequest); ok && err == nil {

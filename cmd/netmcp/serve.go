@@ -100,7 +100,7 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 	defer drv.Close()
 	logger.Info("serving", "device", f.device, "stateDir", stateDir)
 	srv, err := server.New(drv, server.Options{Version: version, CompatNames: f.compatNames, ReadOnly: f.readOnly,
-		PageSize: f.pageSize, Logger: logger, Approver: gate, User: osUser(),
+		PageSize: f.pageSize, Logger: logger, Approver: gate, User: osUser(), StateDir: stateDir,
 		MaxSessions: f.sec.maxSessions, MaxSessionsPerIdentity: f.sec.maxSessionsPerIdentity})
 	if err != nil {
 		return err

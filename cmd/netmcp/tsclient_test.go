@@ -125,3 +125,40 @@ func TestTypeScriptClientRead(t *testing.T) {
 	check("http, 2026-07-28 pinned", runTSClient(t, node, clientDir, "2026-07-28", "http", url), "2026-07-28")
 	check("http, 2025 handshake", runTSClient(t, node, clientDir, "", "http", url), "2025-11-25")
 }
+
+// TestTypeScriptClientWrite: the official TypeScript SDK 2 client in its
+// default mode over HTTP (protocol 2026-07-28, no session) edits the
+// candidate of `netmcp serve` and commits it under the handle the edit
+// returned, each write approved through input_required: the SDK answers
+// with its elicitation handler and repeats the call.
+func TestTypeScriptClientWrite(t *testing.T) {
+	node, clientDir := tsClient(t)
+	_, url := startHTTPServe(t, "--device", "sim://r1", "--state-dir", t.TempDir(), "--local-role", "operator")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "tswrite.mjs"), url)
+	cmd.Env = append(os.Environ(), "MCP_CLIENT_DIR="+clientDir, "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.WaitDelay = 5 * time.Second
+	var stderr syncbuf.Buffer
+	cmd.Stderr = &stderr
+	stdout, _ := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
+	var o struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Asked           int    `json:"asked"`
+		Prompt          string `json:"prompt"`
+		Handle          string `json:"handle"`
+		Commit          string `json:"commit"`
+		Description     any    `json:"description"`
+		Error           string `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &o); err != nil {
+		t.Fatalf("tswrite.mjs printed no outcome: %v\nstdout: %s\nstderr: %s", err, stdout, stderr.String())
+	}
+	if o.Error != "" || o.ProtocolVersion != "2026-07-28" || o.Asked != 2 || o.Handle == "" || o.Commit != "committed" || o.Description != "from typescript" {
+		t.Fatalf("TypeScript client: %+v\nstderr: %s", o, stderr.String())
+	}
+	if !strings.Contains(o.Prompt, "commit") {
+		t.Errorf("the operator was asked %q, not about the commit", o.Prompt)
+	}
+}

@@ -1,0 +1,465 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/internal/atomicfile"
+	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/policy"
+	"github.com/netmcp/netmcp/transport"
+)
+
+// A request of protocol 2026-07-28 over HTTP belongs to no session, so
+// what a change needs across requests (the candidate and its lock) is held
+// under a handle: an opaque token the server mints at the first change of
+// the candidate, returns in the tool's result, and the client passes back
+// as the "handle" argument of the next calls. The handle's record is kept
+// in the state directory (Options.StateDir), so that the server restarted,
+// or another process serving the device from the same directory, continues
+// it: the record lists the candidate's changes, which a server that did not
+// make them replays on the device's candidate before it goes on. A handle
+// is bound to the identity that minted it and expires after
+// Options.HandleTTL without use; an expired handle's candidate is dropped
+// and its lock released.
+
+// DefaultHandleTTL is how long a handle lives without use
+// (Options.HandleTTL).
+const DefaultHandleTTL = 30 * time.Minute
+
+// handlePrefix starts every handle.
+const handlePrefix = "nh_"
+
+// handleDir is the directory of handle records inside the state directory.
+const handleDir = "handles"
+
+// handleRecord is what the server keeps of a handle. The token itself is
+// not stored: the record is named by its digest.
+type handleRecord struct {
+	// Identity is the caller the handle is bound to.
+	Identity string `json:"identity"`
+	// Owner is who the handle is on the device (its candidate lock holder).
+	Owner device.Owner `json:"owner"`
+	// Created and Expires bound the handle's life; each use moves Expires.
+	Created time.Time `json:"created"`
+	Expires time.Time `json:"expires"`
+	// Ops are the changes made to the candidate under the handle since its
+	// last commit, in order.
+	Ops []candidateOp `json:"ops,omitempty"`
+	// Server is the run of the server whose device candidate holds Ops;
+	// another run rebuilds the candidate from Ops.
+	Server string `json:"server,omitempty"`
+	// Upload is a chunked network.file.push in progress (handles_upload.go).
+	Upload *handleUpload `json:"upload,omitempty"`
+}
+
+// candidateOp is one change of a handle's candidate: YANG edits, CLI
+// lines, or a configuration file written whole (File, its content in Data
+// in memory or in the file Copy beside the record).
+type candidateOp struct {
+	Edit  []device.Edit `json:"edit,omitempty"`
+	Lines []string      `json:"lines,omitempty"`
+	File  string        `json:"file,omitempty"`
+	Copy  string        `json:"copy,omitempty"`
+	Data  []byte        `json:"-"`
+}
+
+// handleStore keeps handle records in dir/handles, or in memory when dir
+// is "".
+type handleStore struct {
+	dir string
+	ttl time.Duration
+
+	mu    sync.Mutex
+	mem   map[string]*handleRecord // key -> record, without a directory
+	mus   map[string]*sync.Mutex   // key -> the mutex ordering its candidate changes
+	swept time.Time                // the last sweep of the directory (expired)
+}
+
+func newHandleStore(stateDir string, ttl time.Duration) *handleStore {
+	if ttl <= 0 {
+		ttl = DefaultHandleTTL
+	}
+	hs := &handleStore{ttl: ttl, mem: map[string]*handleRecord{}, mus: map[string]*sync.Mutex{}}
+	if stateDir != "" {
+		hs.dir = filepath.Join(stateDir, handleDir)
+	}
+	return hs
+}
+
+// handleKey is the name of a handle's record: the digest of its token, so
+// that the directory does not hold usable handles.
+func handleKey(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:16])
+}
+
+// validHandle reports whether token has the form of a handle.
+func validHandle(token string) bool {
+	if !strings.HasPrefix(token, handlePrefix) || len(token) != len(handlePrefix)+26 {
+		return false
+	}
+	for _, r := range token[len(handlePrefix):] {
+		if !(r >= 'A' && r <= 'Z' || r >= '2' && r <= '7') {
+			return false
+		}
+	}
+	return true
+}
+
+func (hs *handleStore) path(key string) string { return filepath.Join(hs.dir, key+".json") }
+
+// load returns the record of key, or nil when there is none.
+func (hs *handleStore) load(key string) (*handleRecord, error) {
+	if hs.dir == "" {
+		hs.mu.Lock()
+		defer hs.mu.Unlock()
+		if r := hs.mem[key]; r != nil {
+			c := *r
+			c.Ops = append([]candidateOp(nil), r.Ops...)
+			return &c, nil
+		}
+		return nil, nil
+	}
+	b, err := os.ReadFile(hs.path(key))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var r handleRecord
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("handle record %s: %w", key, err)
+	}
+	return &r, nil
+}
+
+// save writes the record of key atomically.
+func (hs *handleStore) save(key string, r *handleRecord) error {
+	if hs.dir == "" {
+		c := *r
+		c.Ops = append([]candidateOp(nil), r.Ops...)
+		hs.mu.Lock()
+		hs.mem[key] = &c
+		hs.mu.Unlock()
+		return nil
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(hs.dir, 0o700); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(hs.path(key), b, 0o600)
+}
+
+// remove forgets the record of key, and the files kept beside it.
+func (hs *handleStore) remove(key string) {
+	hs.mu.Lock()
+	delete(hs.mem, key)
+	delete(hs.mus, key)
+	hs.mu.Unlock()
+	if hs.dir != "" {
+		_ = os.Remove(hs.path(key))
+		if extra, err := filepath.Glob(filepath.Join(hs.dir, key+".*")); err == nil {
+			for _, f := range extra {
+				_ = os.Remove(f)
+			}
+		}
+	}
+}
+
+// replayFile writes a configuration file of a handle's candidate again.
+func (s *Server) replayFile(ctx context.Context, owner device.Owner, op candidateOp) error {
+	data := op.Data
+	if s.handles.dir != "" {
+		b, err := os.ReadFile(filepath.Join(s.handles.dir, op.Copy))
+		if err != nil {
+			return err
+		}
+		data = b
+	}
+	if s.files == nil {
+		return fmt.Errorf("the device has no configuration files")
+	}
+	return s.files.WriteFile(ctx, owner, op.File, data)
+}
+
+// mutex returns the mutex that orders the candidate changes of key.
+func (hs *handleStore) mutex(key string) *sync.Mutex {
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	m := hs.mus[key]
+	if m == nil {
+		m = &sync.Mutex{}
+		hs.mus[key] = m
+	}
+	return m
+}
+
+// expired removes the records expired at now and returns them.
+func (hs *handleStore) expired(now time.Time) []*handleRecord {
+	var out []*handleRecord
+	if hs.dir == "" {
+		hs.mu.Lock()
+		for k, r := range hs.mem {
+			if !now.Before(r.Expires) {
+				out = append(out, r)
+				delete(hs.mem, k)
+				delete(hs.mus, k)
+			}
+		}
+		hs.mu.Unlock()
+		return out
+	}
+	// A sweep reads every record: at most one per sweepEvery (a handle
+	// found expired when it is used is dropped then).
+	hs.mu.Lock()
+	due := now.Sub(hs.swept) >= sweepEvery
+	if due {
+		hs.swept = now
+	}
+	hs.mu.Unlock()
+	if !due {
+		return nil
+	}
+	ents, err := os.ReadDir(hs.dir)
+	if err != nil {
+		return nil
+	}
+	for _, e := range ents {
+		key, ok := strings.CutSuffix(e.Name(), ".json")
+		if !ok {
+			continue
+		}
+		r, err := hs.load(key)
+		if err != nil || r == nil || now.Before(r.Expires) {
+			continue
+		}
+		out = append(out, r)
+		hs.remove(key)
+	}
+	return out
+}
+
+// callHandle is the handle a call acts under.
+type callHandle struct {
+	token string
+	key   string
+	rec   *handleRecord
+	fresh bool // minted by this call, not saved yet
+}
+
+// handleArg is the argument of a write tool that names its handle.
+type handleArg struct {
+	Handle string `json:"handle,omitempty" jsonschema:"protocol 2026-07-28 over HTTP: the handle network.yang.edit or network.cli.configure returned, naming the candidate to act on (edits without it start a new candidate)"`
+}
+
+// handleLost answers a change whose handle record could not be written:
+// the handle's candidate is dropped, so that no change is applied that the
+// record does not hold.
+func (s *Server) handleLost(ctx context.Context, h *callHandle, err error) error {
+	owner := h.rec.Owner
+	_ = s.cfg.Discard(ctx, owner)
+	s.handles.remove(h.key)
+	s.log.Error("handle record not written; candidate discarded", "owner", owner.Session, "error", err)
+	return fmt.Errorf("the state directory could not record the change (%v); the handle's candidate was discarded, nothing will be committed", err)
+}
+
+// callIdentity names the caller of ctx for handle binding: the identity
+// the access-control layer authenticated, or else Options.User.
+func (s *Server) callIdentity(ctx context.Context) string {
+	if id, ok := policy.IdentityFrom(ctx); ok {
+		return id.String()
+	}
+	if s.opts.User != "" {
+		return "user:" + s.opts.User
+	}
+	return "anonymous"
+}
+
+// stateless reports whether c runs on a session that ends with it
+// (protocol 2026-07-28 over HTTP), where state lives under handles.
+func stateless(c *call) bool {
+	return c.req != nil && c.req.Session != nil && transport.Stateless(c.req.Session)
+}
+
+// openHandle returns the handle of a stateless call: the one named by
+// token, checked (it exists, has not expired, belongs to the caller) and
+// with its candidate rebuilt on the device when another server run made
+// it; or, with token "" and mint set, a new one, saved when the call
+// changes the candidate (saveHandle).
+func (s *Server) openHandle(ctx context.Context, tool, token string, mint bool) (*callHandle, error) {
+	now := time.Now()
+	s.expireHandles(now)
+	who := s.callIdentity(ctx)
+	if token == "" {
+		if !mint {
+			return nil, invalidParams("%s: on protocol 2026-07-28 over HTTP pass the \"handle\" that network.yang.edit or network.cli.configure returned: it names the candidate to act on", tool)
+		}
+		token = handlePrefix + rand.Text()
+		key := handleKey(token)
+		return &callHandle{token: token, key: key, fresh: true, rec: &handleRecord{Identity: who,
+			Owner: device.Owner{Session: "h-" + key[:12], User: who}, Created: now.UTC(), Expires: now.Add(s.handles.ttl).UTC(), Server: s.handleTag}}, nil
+	}
+	if !validHandle(token) {
+		return nil, invalidParams("%s: \"handle\" is not a handle this server issued", tool)
+	}
+	key := handleKey(token)
+	rec, err := s.handles.load(key)
+	if err != nil {
+		return nil, err
+	}
+	if rec != nil && !now.Before(rec.Expires) {
+		if s.cfg != nil {
+			s.cfg.Release(rec.Owner)
+		}
+		s.handles.remove(key)
+		rec = nil
+	}
+	if rec == nil {
+		return nil, RPCError(netproto.Errorf(netproto.CodeConfigIncompatible,
+			"%s: the handle is unknown or expired (handles expire after %s without use; an expired handle's candidate is dropped); start again without \"handle\"", tool, s.handles.ttl))
+	}
+	if rec.Identity != who {
+		s.log.Warn("handle refused: another identity", "tool", tool, "identity", who)
+		return nil, RPCError(netproto.Errorf(netproto.CodeAccessDenied,
+			"%s: the handle belongs to another identity; a handle acts only for the caller it was issued to", tool))
+	}
+	h := &callHandle{token: token, key: key, rec: rec}
+	if rec.Server != s.handleTag {
+		if err := s.rebuildCandidate(ctx, h); err != nil {
+			return nil, err
+		}
+	}
+	return h, nil
+}
+
+// rebuildCandidate replays h's changes on the device's candidate, which
+// another run of the server made, and records that this run holds them.
+func (s *Server) rebuildCandidate(ctx context.Context, h *callHandle) error {
+	mu := s.handles.mutex(h.key)
+	mu.Lock()
+	defer mu.Unlock()
+	owner := h.rec.Owner
+	if len(h.rec.Ops) > 0 {
+		_ = s.cfg.Discard(ctx, owner)
+		for _, op := range h.rec.Ops {
+			var err error
+			switch {
+			case op.File != "":
+				err = s.replayFile(ctx, owner, op)
+			case len(op.Lines) > 0:
+				err = s.cfg.Configure(ctx, owner, op.Lines)
+			default:
+				err = s.cfg.Edit(ctx, owner, op.Edit)
+			}
+			if err != nil {
+				_ = s.cfg.Discard(ctx, owner)
+				return RPCError(netproto.Errorf(netproto.CodeConfigIncompatible,
+					"the candidate of this handle could not be rebuilt on this server (%v); nothing was changed; start again without \"handle\"", err))
+			}
+		}
+	}
+	h.rec.Server = s.handleTag
+	return s.handles.save(h.key, h.rec)
+}
+
+// saveHandle records, after the call changed the candidate with op (or
+// committed it, with clear), the handle's new state and moves its expiry.
+func (s *Server) saveHandle(h *callHandle, op *candidateOp, clear bool) error {
+	if op != nil {
+		h.rec.Ops = append(h.rec.Ops, *op)
+	}
+	if clear {
+		h.rec.Ops = nil
+	}
+	h.rec.Server = s.handleTag
+	h.rec.Expires = time.Now().Add(s.handles.ttl).UTC()
+	return s.handles.save(h.key, h.rec)
+}
+
+// expireHandles drops the handles expired at now: their candidate is
+// discarded and its lock released.
+func (s *Server) expireHandles(now time.Time) {
+	for _, r := range s.handles.expired(now) {
+		if s.cfg != nil {
+			s.cfg.Release(r.Owner)
+		}
+		s.log.Info("handle expired, candidate released", "owner", r.Owner.Session)
+	}
+}
+
+// handleResult is what a result says of the handle a call acted under.
+type handleResult struct {
+	Handle        string `json:"handle,omitempty" jsonschema:"protocol 2026-07-28 over HTTP: pass it back as \"handle\" to act on this candidate"`
+	HandleExpires string `json:"handleExpires,omitempty" jsonschema:"when the handle expires without use (RFC 3339)"`
+}
+
+// result returns what a result says of h (nothing without a handle).
+func (h *callHandle) result() handleResult {
+	if h == nil {
+		return handleResult{}
+	}
+	return handleResult{Handle: h.token, HandleExpires: h.rec.Expires.Format(time.RFC3339)}
+}
+
+// ownerKey carries the device owner and approval session of a call acting
+// under a handle to the approval gate.
+type ownerKey struct{}
+
+// callOwner is who a call is on the device and to the approval gate.
+type callOwner struct {
+	owner device.Owner
+	// approval is the session an approval is bound to: the handle's owner,
+	// or, for a call that mints a handle, the caller's identity (each
+	// attempt of such a call mints another handle).
+	approval string
+}
+
+func withCallOwner(ctx context.Context, o callOwner) context.Context {
+	return context.WithValue(ctx, ownerKey{}, o)
+}
+
+// writeTarget resolves who a state-changing call acts as: on a session,
+// the session's owner (h nil); on a stateless call, the handle's.
+func (s *Server) writeTarget(ctx context.Context, c *call, mint bool) (context.Context, device.Owner, *callHandle, *sync.Mutex, error) {
+	ss := c.req.Session
+	if !stateless(c) {
+		return ctx, s.owner(ss), nil, s.candidateMu(ss), nil
+	}
+	var a handleArg
+	if err := json.Unmarshal(c.args, &a); err != nil {
+		return ctx, device.Owner{}, nil, nil, invalidParams("%s arguments: %v", c.tool, err)
+	}
+	h, err := s.openHandle(ctx, c.tool, a.Handle, mint)
+	if err != nil {
+		return ctx, device.Owner{}, nil, nil, err
+	}
+	appr := h.rec.Owner.Session
+	if h.fresh {
+		appr = "new-handle:" + h.rec.Identity
+	}
+	ctx = withCallOwner(ctx, callOwner{owner: h.rec.Owner, approval: appr})
+	return ctx, h.rec.Owner, h, s.handles.mutex(h.key), nil
+}
+
+// statelessSession reports whether ss serves one call of protocol
+// 2026-07-28 over HTTP.
+func statelessSession(ss *mcp.ServerSession) bool { return ss != nil && transport.Stateless(ss) }
