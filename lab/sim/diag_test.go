@@ -119,3 +119,25 @@ func TestDiagnoseSimulatedTime(t *testing.T) {
 		t.Errorf("output:\n%s", r.Output)
 	}
 }
+
+// TestDiagnoseIgnoresWallClockDeadline: outside a realtime lab the answer is
+// computed in simulated time, so a deadline that passed on a busy machine
+// does not turn it into a timeout; a cancellation still stops the run.
+func TestDiagnoseIgnoresWallClockDeadline(t *testing.T) {
+	lab, _ := newTestLab(t)
+	r1 := mustDevice(t, lab, "r1")
+	req := diag.Request{Tool: "ping", Destination: "10.255.0.2", Count: 3, IntervalMs: 200}
+
+	expired, cancel := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	r, err := r1.Diagnose(expired, req, nil)
+	if err != nil || !strings.Contains(r.Output, "3 packets transmitted, 3 received") {
+		t.Fatalf("past deadline: err %v\n%s", err, r.Output)
+	}
+
+	cancelled, cancelNow := context.WithCancel(context.Background())
+	cancelNow()
+	if r, err := r1.Diagnose(cancelled, req, nil); err == nil {
+		t.Fatalf("cancelled run answered:\n%s", r.Output)
+	}
+}
