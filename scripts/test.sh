@@ -78,7 +78,7 @@ REAL_PEER_PKGS=(
 # Tests too heavy for the race detector, as "PACKAGE TEST": skipped in the
 # -race run and run on their own without it.
 #   TestGridOf1024 builds a 1,024-router model: 10 s, 170 s under -race;
-#   TestUpGrid1024 serves it too, and its ping times out under -race.
+#   TestUpGrid1024 serves it too: about a minute under -race.
 RACE_SKIP=(
 	"./lab/sim TestGridOf1024"
 	"./lab/serve TestUpGrid1024"
