@@ -5,18 +5,20 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/netmcp/netmcp/console"
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/lab/serve"
 )
 
 // labUpFlags are the flags of `netmcp lab up`.
 type labUpFlags struct {
 	topology, grid, stateDir, inventory, prefix  string
-	console                                      string
+	console, reports                             string
 	basePort, chain                              int
 	report, realtime, ssh, real, noConsole, gnmi bool
 	faults                                       []string
@@ -72,6 +74,7 @@ func newLabCmd() *cobra.Command {
 	fl.BoolVar(&f.realtime, "realtime", false, "pace diagnostics like the real tools (ping: one request per second)")
 	fl.StringVar(&f.console, "console", "127.0.0.1:0", "serve the web console on this loopback address (off: none; with --real: none unless given)")
 	fl.BoolVar(&f.noConsole, "no-console", false, "do not serve the web console (as --console=off)")
+	fl.StringVar(&f.reports, "reports", controller.DefaultReportsDir(), "directory of the reports the console's asks save (as `controller ask --reports`)")
 	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd(), newLabCompareCmd(), newLabAgentsCmd(), newLabGenCmd())
 	return labCmd
 }
@@ -111,10 +114,13 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 	if err != nil {
 		return withExit(2, err)
 	}
-	var web *console.Console
+	var web *webConsole
 	if f.console != console.Off && !f.noConsole && (!f.real || cmd.Flags().Changed("console")) {
 		topo := lab.Topology()
-		if web, err = console.Listen(f.console, console.Options{Inventory: lab.Inventory(), Topology: &topo, Logger: o.Logger}); err != nil {
+		inv := lab.Inventory()
+		web, err = serveConsole(f.console, console.Options{Inventory: inv, Topology: &topo, Logger: o.Logger}, nil, inv,
+			controller.HostsOf(topo), f.reports, filepath.Join(dir, consoleAuditFile), nil)
+		if err != nil {
 			_ = lab.Close()
 			return withExit(2, err)
 		}
@@ -128,7 +134,7 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 		fmt.Fprintln(out)
 	}
 	if web != nil {
-		fmt.Fprintln(out, "console:", web.LoginURL())
+		fmt.Fprintln(out, "console:", web.console().LoginURL())
 	}
 	if err = out.Flush(); err == nil {
 		err = lab.Wait(cmd.Context())
@@ -136,7 +142,7 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 		_ = lab.Close()
 	}
 	if web != nil {
-		err = errors.Join(err, web.Close())
+		err = errors.Join(err, web.close())
 	}
 	return err
 }
