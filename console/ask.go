@@ -62,7 +62,8 @@ type page struct {
 	User, Role  string
 	Operator    bool
 	Engine      bool
-	Pending     int // approvals waiting
+	Audit       bool // audit logs to search
+	Pending     int  // approvals waiting
 }
 
 func (c *Console) basePage(r *http.Request, title string) page {
@@ -73,7 +74,7 @@ func (c *Console) basePage(r *http.Request, title string) page {
 		n = len(c.approvals.pending)
 		c.approvals.mu.Unlock()
 	}
-	return page{Title: title, CSRF: csrfOf(r), User: s.user, Role: s.role, Operator: s.operator(), Engine: c.opts.Engine != nil, Pending: n}
+	return page{Title: title, CSRF: csrfOf(r), User: s.user, Role: s.role, Operator: s.operator(), Engine: c.opts.Engine != nil, Audit: len(c.auditFiles()) > 0, Pending: n}
 }
 
 // serveAsk starts an intent's run and sends the browser to its page.

@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -122,8 +123,12 @@ func newAskLab(t testing.TB, faults ...string) *askLab {
 		store: controller.Store{Dir: dir + "/reports"}}
 	srv := httptest.NewUnstartedServer(nil)
 	base := "http://" + srv.Listener.Addr().String()
+	files := []console.AuditFile{{Name: "console", Path: alog.Path()}}
+	for _, r := range l.Routers() {
+		files = append(files, console.AuditFile{Name: r, Path: l.AuditFile(r), Device: r})
+	}
 	c, err := console.New(console.Options{Inventory: inv, Fleet: fleet, Topology: &topo, BaseURL: base, Interval: 200 * time.Millisecond,
-		User: "alice", Engine: eng, Audit: alog})
+		User: "alice", Engine: eng, Audit: alog, AuditFiles: files})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,5 +364,78 @@ func TestAskApproveApply(t *testing.T) {
 	}
 	if _, err := audit.Verify(a.audit); err != nil {
 		t.Errorf("console audit log: %v", err)
+	}
+}
+
+// TestAuditSearch: the audit page searches the console's and the
+// devices' logs by user, device, tool, correlation id and time, shows
+// each chain's verification, refuses a malformed time, and is read-only.
+func TestAuditSearch(t *testing.T) {
+	a := newAskLab(t, "icmp_acl_block r3:GigabitEthernet0/0/0")
+	op := a.login(t, a.c.LoginURL())
+	viewerURL, _ := a.c.AddLogin("victor", console.RoleViewer)
+	viewer := a.login(t, viewerURL)
+	_, run := op.post("/ask", url.Values{"intent": {"verify reachability between r1 and h3"}}, true)
+	id := op.waitRun(run, time.Minute)
+	op.post("/report/"+id+"/apply", nil, true)
+	m := regexp.MustCompile(`action="(/approvals/[^/"]+)/approve"`).FindStringSubmatch(op.get("/approvals", http.StatusOK))
+	if m == nil {
+		t.Fatal("no approval waiting")
+	}
+	_, run = op.post(m[1]+"/approve", nil, true)
+	op.waitRun(run, 2*time.Minute)
+
+	count := func(body string) int {
+		t.Helper()
+		m := regexp.MustCompile(`id="audit-count">(\d+) record`).FindStringSubmatch(body)
+		if m == nil {
+			t.Fatalf("no count on the audit page:\n%.1500s", body)
+		}
+		n := 0
+		fmt.Sscan(m[1], &n)
+		return n
+	}
+	rows := func(body string) []string {
+		return regexp.MustCompile(`(?s)<tr><td>\d{4}-.*?</tr>`).FindAllString(body, -1)
+	}
+	all := viewer.get("/audit", http.StatusOK)
+	if !strings.Contains(all, "<strong>console</strong>: verified") || !strings.Contains(all, "<strong>r3</strong>: verified") {
+		t.Errorf("the chains' verification is not shown:\n%.1500s", all)
+	}
+	n := count(all)
+	cases := []struct {
+		query string
+		check func(rows []string) bool
+	}{
+		{"user=alice", func(rs []string) bool {
+			for _, r := range rs {
+				if !strings.Contains(r, "<td>alice</td>") {
+					return false
+				}
+			}
+			return true
+		}},
+		{"tool=console/approval", func(rs []string) bool { return len(rs) == 1 && strings.Contains(rs[0], "approved") }},
+		{"device=r3&tool=network.commit", func(rs []string) bool {
+			for _, r := range rs {
+				if !strings.Contains(r, "<td>r3</td>") {
+					return false
+				}
+			}
+			return len(rs) > 0
+		}},
+		{"device=r1&tool=network.commit", func(rs []string) bool { return len(rs) == 0 }},
+		{"from=2000-01-01T00:00&to=2000-01-02T00:00", func(rs []string) bool { return len(rs) == 0 }},
+	}
+	for _, c := range cases {
+		body := viewer.get("/audit?"+c.query, http.StatusOK)
+		k := count(body)
+		if k == 0 && c.query != "device=r1&tool=network.commit" && !strings.HasPrefix(c.query, "from=") || k > n || !c.check(rows(body)) {
+			t.Errorf("audit search %s: %d of %d records, rows:\n%s", c.query, k, n, strings.Join(rows(body), "\n"))
+		}
+	}
+	viewer.get("/audit?from=yesterday", http.StatusBadRequest)
+	if code, _ := viewer.post("/audit", nil, true); code != http.StatusMethodNotAllowed {
+		t.Errorf("POST /audit: %d, want 405", code)
 	}
 }

@@ -55,6 +55,9 @@ type Options struct {
 	// decision made in the console, with the session's identity (nil:
 	// none).
 	Audit *audit.Log
+	// AuditFiles are the audit logs the audit page searches (default: the
+	// file of Audit): the controller's, the console's, the devices'.
+	AuditFiles []AuditFile
 	// AllowRemote serves requests from other hosts than loopback.
 	AllowRemote bool
 	// Interval is the period of the interface reads (default 500 ms); OSPF

@@ -49,7 +49,7 @@ func diffLines(d string) []diffLine {
 // box (POST /ask), a run's page and stream (/runs/ID, /runs/ID/events),
 // the saved reports (/reports, /report/ID), a fix's request
 // (POST /report/ID/apply) and the approvals queue (/approvals, POST
-// /approvals/ID/approve|decline).
+// /approvals/ID/approve|decline); with audit logs, their search (/audit).
 func (c *Console) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", c.static)
@@ -68,6 +68,7 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("POST /report/{id}/apply", c.authed(c.withEngine(c.operatorOnly(c.serveApply))))
 	mux.Handle("GET /approvals", c.authed(c.withEngine(c.serveApprovals)))
 	mux.Handle("POST /approvals/{id}/{decision}", c.authed(c.withEngine(c.operatorOnly(c.serveDecide))))
+	mux.Handle("GET /audit", c.authed(c.serveAudit))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		securityHeaders(w)
 		if !c.opts.AllowRemote && !loopbackOnly(r) {
