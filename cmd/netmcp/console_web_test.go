@@ -143,7 +143,8 @@ func TestControllerServeWeb(t *testing.T) {
 		}
 		return m != nil
 	})
-	page := loginConsole(t, login).askAndFix("verify reachability between r1 and h3")
+	s := loginConsole(t, login)
+	page := s.askAndFix("verify reachability between r1 and h3")
 	if !strings.Contains(page, "verified") || !strings.Contains(page, "confirmed") {
 		t.Errorf("the fix was not verified and confirmed:\n%.3000s", page)
 	}
@@ -163,5 +164,10 @@ func TestControllerServeWeb(t *testing.T) {
 	}
 	if !decided {
 		t.Error("the controller's audit log does not record the approval")
+	}
+	// The console searches the controller's audit log.
+	_, found, _ := s.do(http.MethodGet, s.base+"/audit?tool=console/approval", nil)
+	if !strings.Contains(found, "<strong>controller</strong>: verified") || !strings.Contains(found, `id="audit-count">1 record`) {
+		t.Errorf("audit search of the controller's log:\n%.2000s", found)
 	}
 }

@@ -131,7 +131,11 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	cancel()
 	if o.web != "" {
-		w, err := serveConsole(o.web, console.Options{Inventory: inv}, fleet, inv, hosts, o.reportsDir, "", access.Audit)
+		co := console.Options{Inventory: inv}
+		if access.Audit != nil {
+			co.AuditFiles = []console.AuditFile{{Name: "controller", Path: access.Audit.Path()}}
+		}
+		w, err := serveConsole(o.web, co, fleet, inv, hosts, o.reportsDir, "", access.Audit)
 		if err != nil {
 			return withExit(2, err)
 		}
