@@ -48,9 +48,11 @@ func newLabCmd() *cobra.Command {
 			"(inventory.yaml) in its state directory (--state-dir, default $XDG_STATE_HOME/netmcp/lab), simulated\n" +
 			"or real; both paths go to stderr. Diagnostics answer at once with simulated RTTs; --realtime paces\n" +
 			"them like the real tools.\n\n" +
-			"The simulated lab also serves the web console (the network's map, live) on a free loopback port and\n" +
-			"prints its one-time login URL after the devices (console: URL); --console ADDR picks the address\n" +
-			"(with --real, it turns the console on), --console=off or --no-console turns it off.\n\n" + serve.FaultHelp(),
+			"The simulated lab also serves the web console (the network's map, live; an ask box whose reports go to\n" +
+			"--reports; fixes applied once approved in its approvals queue; its audit log console-audit.jsonl in the\n" +
+			"state directory) on a free loopback port and prints its one-time login URL after the devices\n" +
+			"(console: URL); --console ADDR picks the address (with --real, it turns the console on),\n" +
+			"--console=off or --no-console turns it off (docs/console.md).\n\n" + serve.FaultHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLabUp(cmd, f) },
 	}
