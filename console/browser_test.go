@@ -3,6 +3,7 @@ package console_test
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/netmcp/netmcp/console"
 	"github.com/netmcp/netmcp/lab/topology"
 )
 
@@ -293,5 +295,71 @@ func TestBrowserAsk(t *testing.T) {
 	}
 	if e := errs.get(); len(e) > 0 {
 		t.Errorf("console errors: %v", e)
+	}
+}
+
+// axeScript returns axe-core's script, which scripts/install-deps.sh
+// installs into .tools/mcp ($NETMCP_AXE_CORE names another copy); it
+// skips the test when it is absent, and fails it under CI.
+func axeScript(t testing.TB) string {
+	t.Helper()
+	path := os.Getenv("NETMCP_AXE_CORE")
+	if path == "" {
+		root, err := filepath.Abs("..")
+		if err != nil {
+			t.Fatal(err)
+		}
+		path = filepath.Join(root, ".tools", "mcp", "node_modules", "axe-core", "axe.min.js")
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		msg := "axe-core is not installed (" + path + "); run scripts/install-deps.sh"
+		if v := strings.ToLower(os.Getenv("CI")); v != "" && v != "false" && v != "0" {
+			t.Fatal(msg + " (CI is set: this check must run)")
+		}
+		t.Skip(msg)
+	}
+	return string(b)
+}
+
+// TestBrowserAccessibility runs axe-core inside each of the console's
+// pages (the map, a report with its fix, the approvals queue with a fix
+// waiting, the reports, the audit search, a device) and fails on any
+// serious or critical violation.
+func TestBrowserAccessibility(t *testing.T) {
+	axe := axeScript(t)
+	ctx, _ := browser(t)
+	a := newAskLab(t, "icmp_acl_block r3:GigabitEthernet0/0/0")
+	op := a.login(t, a.c.LoginURL())
+	_, run := op.post("/ask", url.Values{"intent": {"verify reachability between r1 and h3"}}, true)
+	id := op.waitRun(run, time.Minute)
+	op.post("/report/"+id+"/apply", nil, true)
+
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer cancel()
+	login, err := a.c.AddLogin("alice", console.RoleOperator)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Do(ctx, chromedp.Navigate(login), chromedp.WaitVisible(chromedp.CSS(`svg.map`))); err != nil {
+		t.Fatal(err)
+	}
+	check := `axe.run(document, {resultTypes: ['violations']}).then(r => r.violations
+		.filter(v => v.impact === 'serious' || v.impact === 'critical')
+		.map(v => v.impact + ' ' + v.id + ': ' + v.help + ' at ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', ')))`
+	for _, p := range []string{"/", "/report/" + id, "/approvals", "/reports", "/audit", "/device/r3"} {
+		if err := chromedp.Do(ctx, chromedp.Navigate(a.base+p), chromedp.WaitVisible(chromedp.CSS(`body`))); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](axe+"\n;true")); err != nil {
+			t.Fatalf("%s: load axe-core: %v", p, err)
+		}
+		found, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](check, chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatalf("%s: axe-core: %v", p, err)
+		}
+		for _, v := range found {
+			t.Errorf("%s: %s", p, v)
+		}
 	}
 }
