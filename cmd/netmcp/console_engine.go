@@ -215,3 +215,16 @@ func (w *webConsole) close() error {
 	}
 	return err
 }
+
+// printViewerLogins makes a one-time viewer login per name and prints
+// "PREFIX (viewer NAME): URL" for each.
+func printViewerLogins(w io.Writer, c *console.Console, prefix string, names []string) error {
+	for _, n := range names {
+		u, err := c.AddLogin(n, console.RoleViewer)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "%s (viewer %s): %s\n", prefix, n, u)
+	}
+	return nil
+}

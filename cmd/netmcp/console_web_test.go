@@ -120,7 +120,7 @@ func TestControllerServeWeb(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	reports := t.TempDir()
 	o := controllerServeOptions{lab: labBuiltin, listen: "127.0.0.1:0", web: "127.0.0.1:0", reportsDir: reports,
-		faults: []string{"icmp_acl_block r3:GigabitEthernet0/0/0"}}
+		faults: []string{"icmp_acl_block r3:GigabitEthernet0/0/0"}, webViewers: []string{"victor"}}
 	errw := &syncBuffer{ch: make(chan struct{}, 1)}
 	done := make(chan error, 1)
 	go func() { done <- runControllerServe(ctx, o, strings.NewReader(""), io.Discard, errw) }()
@@ -143,6 +143,21 @@ func TestControllerServeWeb(t *testing.T) {
 		}
 		return m != nil
 	})
+	var viewerLogin string
+	eventually(t, 5*time.Second, "controller serve prints the viewer's login", func() bool {
+		m := regexp.MustCompile(`console \(viewer victor\): (\S+)`).FindStringSubmatch(errw.String())
+		if m != nil {
+			viewerLogin = m[1]
+		}
+		return m != nil
+	})
+	viewer := loginConsole(t, viewerLogin)
+	if code, _, _ := viewer.do(http.MethodPost, viewer.base+"/ask", url.Values{"intent": {"what is wrong with the network?"}}); code != http.StatusForbidden {
+		t.Errorf("the viewer's ask: %d, want 403", code)
+	}
+	if _, home, _ := viewer.do(http.MethodGet, viewer.base+"/", nil); strings.Contains(home, `action="/ask"`) || !strings.Contains(home, "victor (viewer)") {
+		t.Errorf("the viewer's map page shows the ask box or not the viewer:\n%.1500s", home)
+	}
 	s := loginConsole(t, login)
 	page := s.askAndFix("verify reachability between r1 and h3")
 	if !strings.Contains(page, "verified") || !strings.Contains(page, "confirmed") {

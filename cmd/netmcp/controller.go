@@ -34,6 +34,7 @@ type controllerServeOptions struct {
 	web                                string        // the web console's address ("": none)
 	poll                               time.Duration // period of the reads feeding subscriptions of devices without a change stream
 	faults                             []string
+	webViewers                         []string   // viewer logins to print
 	llm                                llmOptions // --llm: answers the devices' sampling requests (ask_llm.go)
 }
 
@@ -75,6 +76,7 @@ func newControllerCmd() *cobra.Command {
 	f.StringVar(&o.d2dCA, "d2d-ca", "", "CA certificate (PEM) of the device agents: submit_report accepts their D2D reports (none without it)")
 	f.StringVar(&o.web, "web", "", "also serve the web console of the fleet on this loopback address: its map, live, the ask box, saved reports and the approvals queue of fixes; its login URL goes to stderr (default: none)")
 	f.DurationVar(&o.poll, "poll", defaultPoll, "period of the reads that feed resource subscriptions to a device without a change stream (a device with a gnmi: URL in the inventory is followed by its ON_CHANGE stream instead); 0: no polling")
+	f.StringArrayVar(&o.webViewers, "web-viewer", nil, "with --web, also print a one-time console login for a viewer of this name, who may look but not ask, apply or approve (repeatable)")
 	o.llm.addFlags(f, true)
 	c.AddCommand(newAskCmd(), serve)
 	return c
@@ -142,6 +144,9 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		web.ptr.Store(w.console())
 		defer w.close()
 		fmt.Fprintf(stderr, "controller: console at %s\n", w.console().LoginURL())
+		if err := printViewerLogins(stderr, w.console(), "controller: console", o.webViewers); err != nil {
+			return withExit(2, err)
+		}
 	}
 	srv = serve.New(&controller.Controller{Fleet: fleet, Hosts: hosts, Domains: domains}, controller.Store{Dir: o.reportsDir}, version)
 	srv.SetAccess(access)

@@ -21,7 +21,7 @@ type labUpFlags struct {
 	console, reports                             string
 	basePort, chain                              int
 	report, realtime, ssh, real, noConsole, gnmi bool
-	faults                                       []string
+	faults, viewers                              []string
 }
 
 // newLabCmd builds "netmcp lab", which groups the lab's commands.
@@ -76,6 +76,7 @@ func newLabCmd() *cobra.Command {
 	fl.BoolVar(&f.realtime, "realtime", false, "pace diagnostics like the real tools (ping: one request per second)")
 	fl.StringVar(&f.console, "console", "127.0.0.1:0", "serve the web console on this loopback address (off: none; with --real: none unless given)")
 	fl.BoolVar(&f.noConsole, "no-console", false, "do not serve the web console (as --console=off)")
+	fl.StringArrayVar(&f.viewers, "console-viewer", nil, "also print a one-time console login for a viewer of this name, who may look but not ask, apply or approve (repeatable)")
 	fl.StringVar(&f.reports, "reports", controller.DefaultReportsDir(), "directory of the reports the console's asks save (as `controller ask --reports`)")
 	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd(), newLabCompareCmd(), newLabAgentsCmd(), newLabGenCmd())
 	return labCmd
@@ -137,6 +138,11 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 	}
 	if web != nil {
 		fmt.Fprintln(out, "console:", web.console().LoginURL())
+		if err := printViewerLogins(out, web.console(), "console", f.viewers); err != nil {
+			_ = web.close()
+			_ = lab.Close()
+			return withExit(2, err)
+		}
 	}
 	if err = out.Flush(); err == nil {
 		err = lab.Wait(cmd.Context())

@@ -158,7 +158,7 @@ func TestLabUpConsole(t *testing.T) {
 	ctx := context.Background()
 	state := t.TempDir()
 	r, _ := startLabUp(ctx, t, 5, 10*time.Second, "--state-dir", state, "--reports", t.TempDir(),
-		"--fault", "icmp_acl_block r3:GigabitEthernet0/0/0")
+		"--fault", "icmp_acl_block r3:GigabitEthernet0/0/0", "--console-viewer", "victor")
 	defer r.stop(t)
 	var login string
 	eventually(t, 5*time.Second, "lab up prints console: URL", func() bool {
@@ -173,6 +173,9 @@ func TestLabUpConsole(t *testing.T) {
 	if !strings.HasPrefix(login, "http://127.0.0.1:") || !strings.Contains(login, "/login?token=") {
 		t.Fatalf("console URL %q: want http://127.0.0.1:PORT/login?token=...", login)
 	}
+	eventually(t, 5*time.Second, "lab up prints the viewer's login", func() bool {
+		return strings.Contains(r.out.String(), "console (viewer victor): http://127.0.0.1:")
+	})
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
