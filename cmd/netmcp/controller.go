@@ -120,9 +120,14 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	var srv *serve.Server
 	web := &webConsole{}
 	fleet, err := client.New(inv, client.Options{Name: "netmcp-controller", Version: version, CallTimeout: time.Minute, Sample: sample,
-		Elicit: consoleElicit(web.console, func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return srv.Elicit(ctx, d, p)
-		})})
+		// A question a host request owns goes to that host; the console
+		// answers those of the fixes it applies; the rest are declined.
+		Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			if srv.Owns(p) {
+				return srv.Elicit(ctx, d, p)
+			}
+			return consoleElicit(web.console, srv.Elicit)(ctx, d, p)
+		}})
 	if err != nil {
 		return withExit(2, err)
 	}
