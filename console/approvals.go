@@ -56,12 +56,12 @@ type approvals struct {
 	pending map[string]*approval
 	decided []*approval // newest last
 	// applying maps the correlation id of an approved apply in progress
-	// to its approver.
-	applying map[string]string
+	// to its approval.
+	applying map[string]*approval
 }
 
 func newApprovals() *approvals {
-	return &approvals{pending: map[string]*approval{}, applying: map[string]string{}}
+	return &approvals{pending: map[string]*approval{}, applying: map[string]*approval{}}
 }
 
 // request queues a report's fix; it refuses a second request for the
@@ -134,37 +134,50 @@ func (q *approvals) undo(a *approval) {
 	q.pending[a.ID] = a
 }
 
-// begin marks an approved apply in progress: the devices' questions that
-// carry its correlation id are answered in approver's name until end.
-func (q *approvals) begin(corr, approver string) (end func()) {
+// begin marks an approved apply in progress: the questions of its
+// devices that carry its correlation id are answered in its approver's
+// name until end.
+func (q *approvals) begin(a *approval) (end func()) {
 	q.mu.Lock()
-	q.applying[corr] = approver
+	q.applying[a.Correlation] = a
 	q.mu.Unlock()
 	return func() {
 		q.mu.Lock()
-		delete(q.applying, corr)
+		delete(q.applying, a.Correlation)
 		q.mu.Unlock()
 	}
 }
 
-func (q *approvals) approver(corr string) (string, bool) {
+// applyingAs returns the approver and the devices of the apply in
+// progress under correlation id corr.
+func (q *approvals) applyingAs(corr string) (approver string, devices []string, ok bool) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	who, ok := q.applying[corr]
-	return who, ok && corr != ""
+	a, ok := q.applying[corr]
+	if !ok || corr == "" {
+		return "", nil, false
+	}
+	return a.Decider, a.Devices(), true
 }
 
 // Elicit answers a device's approval question when it belongs to a fix
 // approved in the console and being applied (the question names the
-// apply's correlation id): accepted, in the approver's name
-// (_meta netproto.MetaAnsweredBy, which the device records). ok is false
+// apply's correlation id): accepted, from a device the fix changes, in
+// the approver's name
+// (_meta netproto.MetaAnsweredBy, which the device records); declined
+// from any other device. ok is false
 // for a question the console does not own; the caller answers it (or
 // declines it).
 func (c *Console) Elicit(_ context.Context, d *client.Device, p *mcp.ElicitParams) (res *mcp.ElicitResult, ok bool) {
 	corr, _ := p.GetMeta()[netproto.MetaCorrelationID].(string)
-	who, ok := c.approvals.approver(corr)
+	who, devices, ok := c.approvals.applyingAs(corr)
 	if !ok {
 		return nil, false
+	}
+	if !slices.Contains(devices, d.Name()) {
+		// The approved fix changes other devices only.
+		c.auditEvent(who, corr, "console/elicitation", d.Name(), map[string]any{"device": d.Name(), "question": p.Message, "action": "decline"})
+		return &mcp.ElicitResult{Action: "decline"}, true
 	}
 	c.auditEvent(who, corr, "console/elicitation", d.Name(), map[string]any{"device": d.Name(), "question": p.Message, "action": "accept"})
 	return &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true, "confirm": true},

@@ -279,7 +279,7 @@ func (c *Console) serveDecide(w http.ResponseWriter, r *http.Request) {
 	}
 	consent := "console:" + s.user
 	rn, err := c.runs.start("apply", "the fix of report "+a.Report, s.user, func(ctx context.Context, rn *run) (string, error) {
-		end := c.approvals.begin(a.Correlation, s.user)
+		end := c.approvals.begin(a)
 		defer end()
 		rep, err := c.opts.Engine.Apply(ctx, a.Report, consent, rn)
 		if err != nil {
