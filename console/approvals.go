@@ -107,6 +107,18 @@ func (q *approvals) pendingFor(report string) (approval, bool) {
 	return approval{}, false
 }
 
+// lastDecided returns the newest decided approval of a report.
+func (q *approvals) lastDecided(report string) (approval, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	for i := len(q.decided) - 1; i >= 0; i-- {
+		if q.decided[i].Report == report {
+			return *q.decided[i], true
+		}
+	}
+	return approval{}, false
+}
+
 // decide takes a pending approval out of the queue, decided by user.
 func (q *approvals) decide(id, decision, user string) (*approval, error) {
 	q.mu.Lock()

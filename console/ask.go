@@ -172,6 +172,7 @@ type reportPage struct {
 	mapPage
 	R       *Report
 	Pending *approval
+	Decided *approval // the last decision on its fix, if any
 	CanFix  bool
 }
 
@@ -199,6 +200,9 @@ func (c *Console) serveReport(w http.ResponseWriter, r *http.Request) {
 	p.FaultNodes, p.FaultLinks = c.highlights(rep)
 	if a, ok := c.approvals.pendingFor(rep.ID); ok {
 		p.Pending = &a
+	}
+	if a, ok := c.approvals.lastDecided(rep.ID); ok {
+		p.Decided = &a
 	}
 	p.CanFix = p.Operator && rep.pending() && p.Pending == nil
 	c.render(w, http.StatusOK, "report.html", p)

@@ -296,6 +296,20 @@ func TestAskApproveApply(t *testing.T) {
 	if code, _ := op.post("/report/"+id+"/apply", nil, false); code != http.StatusForbidden {
 		t.Errorf("apply without CSRF token: %d, want 403", code)
 	}
+	// A declined request changes nothing and says so; it may be asked again.
+	if code, _ := op.post("/report/"+id+"/apply", nil, true); code != http.StatusSeeOther {
+		t.Fatalf("apply: %d", code)
+	}
+	d := regexp.MustCompile(`action="(/approvals/[^/"]+)/decline"`).FindStringSubmatch(op.get("/approvals", http.StatusOK))
+	if d == nil {
+		t.Fatal("no decline button")
+	}
+	if code, loc := op.post(d[1]+"/decline", nil, true); code != http.StatusSeeOther || loc != "/approvals" {
+		t.Fatalf("decline: %d %q", code, loc)
+	}
+	if page := op.get("/report/"+id, http.StatusOK); !strings.Contains(page, `id="declined"`) || !strings.Contains(page, `id="apply"`) {
+		t.Error("the report does not say the fix was declined, or does not offer it again")
+	}
 	if code, loc := op.post("/report/"+id+"/apply", nil, true); code != http.StatusSeeOther || loc != "/approvals" {
 		t.Fatalf("apply: %d %q", code, loc)
 	}
@@ -356,6 +370,15 @@ func TestAskApproveApply(t *testing.T) {
 	methods := map[string]string{}
 	for _, r := range recs {
 		methods[r.Method] = r.Identity
+	}
+	declined := 0
+	for _, r := range recs {
+		if r.Method == "console/approval" && strings.Contains(string(r.Arguments), `"decision":"declined"`) {
+			declined++
+		}
+	}
+	if declined != 1 {
+		t.Errorf("console audit: %d declined decisions, want 1", declined)
 	}
 	for _, m := range []string{"console/ask", "console/apply-request", "console/approval", "console/apply"} {
 		if methods[m] != "alice" {

@@ -217,7 +217,13 @@ func contains(list []string, s string) bool {
 // ($NETMCP_ARTIFACTS/console-NAME.png, else in the test's directory).
 func artifact(t testing.TB, ctx context.Context, name string) {
 	t.Helper()
+	waitJS(t, ctx, 5*time.Second, name+" loaded", `document.readyState === 'complete' && document.documentElement.clientWidth > 0`)
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	for deadline := time.Now().Add(2 * time.Second); err != nil && time.Now().Before(deadline); {
+		// A page just loaded may not be laid out yet.
+		time.Sleep(50 * time.Millisecond)
+		png, err = chromedp.Run(ctx, chromedp.FullScreenshot(100))
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,10 +288,12 @@ func TestBrowserAsk(t *testing.T) {
 	}
 	waitJS(t, ctx, 10*time.Second, "the approvals queue", `location.pathname === '/approvals' && !!document.querySelector('button.approve')`)
 	artifact(t, ctx, "approvals")
+	start = time.Now()
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`button.approve`))); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, time.Minute, "the fix applied", `location.pathname.startsWith('/report/') && !!document.getElementById('remediation')`)
+	t.Logf("approve to verified fix on screen: %v", time.Since(start))
 	rem, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`#remediation`)))
 	if err != nil {
 		t.Fatal(err)
