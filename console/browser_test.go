@@ -249,9 +249,12 @@ func TestBrowserAsk(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Navigate(a.c.LoginURL()), chromedp.WaitVisible(chromedp.CSS(`svg.map`))); err != nil {
 		t.Fatal(err)
 	}
+	if err := chromedp.Do(ctx, chromedp.SendKeys(chromedp.CSS(`#intent`), "verify reachability between r1 and h3")); err != nil {
+		t.Fatal(err)
+	}
+	artifact(t, ctx, "ask")
 	start := time.Now()
 	if err := chromedp.Do(ctx,
-		chromedp.SendKeys(chromedp.CSS(`#intent`), "verify reachability between r1 and h3"),
 		chromedp.Click(chromedp.CSS(`form.ask button`))); err != nil {
 		t.Fatal(err)
 	}
