@@ -24,26 +24,54 @@ const (
 const contentSecurityPolicy = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; " +
 	"connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 
+// Roles of a console session.
+const (
+	// RoleOperator may see everything, ask, apply a fix and decide an
+	// approval.
+	RoleOperator = "operator"
+	// RoleViewer may see everything and change nothing: no ask, no apply,
+	// no approval (refused with 403, and no such button is shown).
+	RoleViewer = "viewer"
+)
+
 // session is a logged-in browser.
 type session struct {
+	user    string
+	role    string
 	csrf    string
 	expires time.Time
 }
 
-// auth holds the one-time login token and the sessions it opened.
+// operator tells whether the session may change anything.
+func (s *session) operator() bool { return s.role == RoleOperator }
+
+// login is a one-time login token not used yet.
+type login struct{ user, role string }
+
+// auth holds the one-time login tokens and the sessions they opened.
 type auth struct {
 	ttl time.Duration
 
 	mu       sync.Mutex
-	token    string // "" once used
+	token    string // the first login's token, "" once used
+	logins   map[string]login
 	sessions map[string]*session
 }
 
-func newAuth(token string, ttl time.Duration) *auth {
+func newAuth(token, user string, ttl time.Duration) *auth {
 	if token == "" {
 		token = randomToken()
 	}
-	return &auth{token: token, ttl: ttl, sessions: map[string]*session{}}
+	return &auth{token: token, ttl: ttl, logins: map[string]login{token: {user: user, role: RoleOperator}}, sessions: map[string]*session{}}
+}
+
+// add makes a new one-time login token for user in role.
+func (a *auth) add(user, role string) string {
+	tok := randomToken()
+	a.mu.Lock()
+	a.logins[tok] = login{user: user, role: role}
+	a.mu.Unlock()
+	return tok
 }
 
 func randomToken() string {
@@ -52,17 +80,27 @@ func randomToken() string {
 	return base64.RawURLEncoding.EncodeToString(b)
 }
 
-// exchange consumes the login token for a new session; ok is false when
+// exchange consumes a one-time login token for a new session; ok is false when
 // the token is wrong or was already used.
 func (a *auth) exchange(token string) (id string, ok bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if a.token == "" || subtle.ConstantTimeCompare([]byte(token), []byte(a.token)) != 1 {
+	var who login
+	found := false
+	for tok, l := range a.logins {
+		if subtle.ConstantTimeCompare([]byte(token), []byte(tok)) == 1 {
+			who, found = l, true
+			delete(a.logins, tok)
+			if tok == a.token {
+				a.token = ""
+			}
+		}
+	}
+	if !found || token == "" {
 		return "", false
 	}
-	a.token = ""
 	id = randomToken()
-	a.sessions[id] = &session{csrf: randomToken(), expires: time.Now().Add(a.ttl)}
+	a.sessions[id] = &session{user: who.user, role: who.role, csrf: randomToken(), expires: time.Now().Add(a.ttl)}
 	return id, true
 }
 
@@ -141,7 +179,7 @@ func securityHeaders(w http.ResponseWriter) {
 	h.Set("Content-Security-Policy", contentSecurityPolicy)
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("X-Frame-Options", "DENY")
-	h.Set("Referrer-Policy", "no-referrer")
+	h.Set("Referrer-Policy", "same-origin") // "no-referrer" makes Chromium send "Origin: null" with a form
 	h.Set("Cross-Origin-Opener-Policy", "same-origin")
 	h.Set("Cache-Control", "no-store")
 }

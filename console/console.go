@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"errors"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"log/slog"
@@ -15,6 +16,7 @@ import (
 
 	"embed"
 
+	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/topology"
@@ -42,6 +44,20 @@ type Options struct {
 	BaseURL string
 	// LoginToken is the one-time login token (default: a random one).
 	LoginToken string
+	// User is the identity of the session LoginURL opens, an operator
+	// (default "console"): it is the name that asks, approvals and the
+	// devices' records of them carry.
+	User string
+	// Engine runs intents and applies their fixes (nil: the console has
+	// no ask box, no reports and no approvals).
+	Engine Engine
+	// Audit receives a record of every ask, apply request and approval
+	// decision made in the console, with the session's identity (nil:
+	// none).
+	Audit *audit.Log
+	// AuditFiles are the audit logs the audit page searches (default: the
+	// file of Audit): the controller's, the console's, the devices'.
+	AuditFiles []AuditFile
 	// AllowRemote serves requests from other hosts than loopback.
 	AllowRemote bool
 	// Interval is the period of the interface reads (default 500 ms); OSPF
@@ -72,6 +88,9 @@ type Console struct {
 	cancel context.CancelFunc
 	done   chan struct{}
 
+	runs      *runs      // asks and applies in progress or done
+	approvals *approvals // fixes waiting for an operator's decision
+
 	hs     *http.Server  // the server of Listen (nil: the caller serves Handler)
 	served chan struct{} // closed when hs has stopped
 }
@@ -90,14 +109,17 @@ func New(opts Options) (*Console, error) {
 	if opts.SessionTTL <= 0 {
 		opts.SessionTTL = 12 * time.Hour
 	}
+	if opts.User == "" {
+		opts.User = "console"
+	}
 	tmpl, err := template.New("").Funcs(funcs).ParseFS(assets, "templates/*.html")
 	if err != nil {
 		return nil, err
 	}
 	static, _ := fs.Sub(assets, "static")
-	c := &Console{opts: opts, log: opts.Logger, fleet: opts.Fleet, auth: newAuth(opts.LoginToken, opts.SessionTTL),
+	c := &Console{opts: opts, log: opts.Logger, fleet: opts.Fleet, auth: newAuth(opts.LoginToken, opts.User, opts.SessionTTL),
 		tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServerFS(static)), hub: newHub(),
-		states: map[string]*devState{}, done: make(chan struct{})}
+		states: map[string]*devState{}, done: make(chan struct{}), runs: newRuns(), approvals: newApprovals()}
 	inv := opts.Inventory
 	if c.fleet == nil && inv != nil {
 		if c.fleet, err = client.New(inv, client.Options{}); err != nil {
@@ -137,11 +159,25 @@ func (c *Console) LoginURL() string {
 	return strings.TrimSuffix(c.opts.BaseURL, "/") + "/login?token=" + tok
 }
 
-// Close stops reading the fleet, ends the open event streams, stops the
-// server of Listen, and closes the fleet the console made.
+// AddLogin returns a new one-time login URL that opens a session of
+// user in role (RoleOperator or RoleViewer).
+func (c *Console) AddLogin(user, role string) (string, error) {
+	if role != RoleOperator && role != RoleViewer {
+		return "", fmt.Errorf("console: role %q: want %s or %s", role, RoleOperator, RoleViewer)
+	}
+	if user == "" {
+		return "", errors.New("console: a login needs a user name")
+	}
+	return strings.TrimSuffix(c.opts.BaseURL, "/") + "/login?token=" + c.auth.add(user, role), nil
+}
+
+// Close stops reading the fleet, ends the open event streams and the
+// runs in progress, stops the server of Listen, and closes the fleet the
+// console made.
 func (c *Console) Close() error {
 	c.cancel()
 	<-c.done
+	c.runs.close()
 	c.hub.close()
 	if c.hs != nil {
 		_ = c.hs.Close()

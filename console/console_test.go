@@ -37,9 +37,15 @@ func startConsole(t testing.TB, l *testLab) (*console.Console, string) {
 // loggedIn returns an HTTP client with the console's session cookie.
 func loggedIn(t testing.TB, c *console.Console) *http.Client {
 	t.Helper()
+	return loginWith(t, c.LoginURL())
+}
+
+// loginWith returns an HTTP client logged in with a one-time login URL.
+func loginWith(t testing.TB, loginURL string) *http.Client {
+	t.Helper()
 	jar, _ := cookiejar.New(nil)
 	hc := &http.Client{Jar: jar}
-	resp, err := hc.Get(c.LoginURL())
+	resp, err := hc.Get(loginURL)
 	if err != nil {
 		t.Fatal(err)
 	}

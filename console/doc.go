@@ -13,9 +13,23 @@
 // session that is not up is orange, a device that cannot be reached is
 // drawn red.
 //
-// Security: a page is served only to a session, made by exchanging the
-// one-time login token (LoginURL, printed by whoever starts the console)
-// for an HttpOnly, SameSite=Strict cookie. Every state-changing request
+// With an Engine (the controller's, wired by the command), the console
+// also asks: an intent posted from the ask box runs in the background,
+// its plan and calls streamed to the run's page (server-sent events);
+// the report's page shows the diagnosis, the evidence, the faulty
+// devices and links highlighted on the map and the proposed fix as a
+// diff. "Apply" queues the fix for approval; an operator's approval runs
+// it through the engine (confirmed commit, verification, confirm or roll
+// back), and the devices' approval questions for it are answered in the
+// approver's name (Console.Elicit). Every ask, request and decision is
+// recorded in the audit log with the session's user; the audit page
+// searches the logs it is given and shows each hash chain's status.
+//
+// Security: a page is served only to a session, made by exchanging a
+// one-time login token (LoginURL, printed by whoever starts the console,
+// an operator's; AddLogin makes others, a viewer's) for an HttpOnly,
+// SameSite=Strict cookie. A session has a user and a role: a viewer sees
+// everything and every change it posts is refused (403). Every state-changing request
 // carries the session's CSRF token. Every response has a strict
 // Content-Security-Policy: scripts only from the console's own files, no
 // inline script or style. Unless Options.AllowRemote is set, requests from

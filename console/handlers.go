@@ -15,15 +15,41 @@ import (
 )
 
 var funcs = template.FuncMap{
-	"f0":      func(v float64) string { return fmt.Sprintf("%.0f", v) },
-	"join":    strings.Join,
-	"lower":   strings.ToLower,
-	"shortIf": shortIf,
+	"f0":        func(v float64) string { return fmt.Sprintf("%.0f", v) },
+	"join":      strings.Join,
+	"lower":     strings.ToLower,
+	"shortIf":   shortIf,
+	"diffLines": diffLines,
+}
+
+// diffLine is a line of a unified diff with its class (add, del, hdr).
+type diffLine struct{ Class, Text string }
+
+// diffLines splits a diff into classed lines.
+func diffLines(d string) []diffLine {
+	var out []diffLine
+	for _, l := range strings.Split(strings.TrimRight(d, "\n"), "\n") {
+		cls := ""
+		switch {
+		case strings.HasPrefix(l, "+++"), strings.HasPrefix(l, "---"), strings.HasPrefix(l, "@@"):
+			cls = "hdr"
+		case strings.HasPrefix(l, "+"):
+			cls = "add"
+		case strings.HasPrefix(l, "-"):
+			cls = "del"
+		}
+		out = append(out, diffLine{cls, l})
+	}
+	return out
 }
 
 // Handler serves the console: the map (/), a device's page
 // (/device/NAME), the state stream (/events), the login exchange
-// (/login) and the embedded assets (/static/).
+// (/login) and the embedded assets (/static/); with an Engine, the ask
+// box (POST /ask), a run's page and stream (/runs/ID, /runs/ID/events),
+// the saved reports (/reports, /report/ID), a fix's request
+// (POST /report/ID/apply) and the approvals queue (/approvals, POST
+// /approvals/ID/approve|decline); with audit logs, their search (/audit).
 func (c *Console) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /static/", c.static)
@@ -34,6 +60,15 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("GET /api/state", c.authed(c.serveState))
 	mux.Handle("GET /device/{name}", c.authed(c.serveDevice))
 	mux.Handle("POST /logout", c.authed(c.serveLogout))
+	mux.Handle("POST /ask", c.authed(c.withEngine(c.operatorOnly(c.serveAsk))))
+	mux.Handle("GET /runs/{id}", c.authed(c.withEngine(c.serveRun)))
+	mux.Handle("GET /runs/{id}/events", c.authed(c.withEngine(c.serveRunEvents)))
+	mux.Handle("GET /reports", c.authed(c.withEngine(c.serveReports)))
+	mux.Handle("GET /report/{id}", c.authed(c.withEngine(c.serveReport)))
+	mux.Handle("POST /report/{id}/apply", c.authed(c.withEngine(c.operatorOnly(c.serveApply))))
+	mux.Handle("GET /approvals", c.authed(c.withEngine(c.serveApprovals)))
+	mux.Handle("POST /approvals/{id}/{decision}", c.authed(c.withEngine(c.operatorOnly(c.serveDecide))))
+	mux.Handle("GET /audit", c.authed(c.serveAudit))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		securityHeaders(w)
 		if !c.opts.AllowRemote && !loopbackOnly(r) {
@@ -53,7 +88,7 @@ func (c *Console) authed(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s, ok := c.auth.session(r)
 		if !ok {
-			if r.Method == http.MethodGet && (r.URL.Path == "/" || strings.HasPrefix(r.URL.Path, "/device/")) {
+			if r.Method == http.MethodGet && !strings.HasSuffix(r.URL.Path, "/events") && !strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/map.svg" {
 				c.render(w, http.StatusUnauthorized, "login.html", nil)
 				return
 			}
@@ -108,10 +143,11 @@ func (c *Console) serveLogout(w http.ResponseWriter, r *http.Request) {
 
 // mapPage is the data of the map's templates.
 type mapPage struct {
-	Title string
-	CSRF  string
-	G     *graph
-	V     view
+	page
+	G *graph
+	V view
+	// FaultNodes and FaultLinks are highlighted (a report's findings).
+	FaultNodes, FaultLinks map[string]bool
 }
 
 func (c *Console) mapData(r *http.Request) mapPage {
@@ -123,7 +159,7 @@ func (c *Console) mapData(r *http.Request) mapPage {
 	} else if c.opts.Topology != nil && c.opts.Topology.Name != "" {
 		title = c.opts.Topology.Name
 	}
-	return mapPage{Title: title, CSRF: csrfOf(r), G: c.graph, V: c.view.clone()}
+	return mapPage{page: c.basePage(r, title), G: c.graph, V: c.view.clone()}
 }
 
 func (c *Console) serveMap(w http.ResponseWriter, r *http.Request) {
@@ -147,18 +183,18 @@ func (c *Console) serveState(w http.ResponseWriter, r *http.Request) {
 
 // devicePage is the data of a device's page.
 type devicePage struct {
-	Title, CSRF string
-	Name        string
-	Managed     bool
-	State       nodeView
-	Err         string
-	Ifaces      []iface
-	Neighbours  []linkSpec
-	Routes      []routeRow
-	RoutesErr   string
-	Syslog      []string
-	SyslogErr   string
-	BGPDown     []string
+	page
+	Name       string
+	Managed    bool
+	State      nodeView
+	Err        string
+	Ifaces     []iface
+	Neighbours []linkSpec
+	Routes     []routeRow
+	RoutesErr  string
+	Syslog     []string
+	SyslogErr  string
+	BGPDown    []string
 }
 
 // routeRow is one route of a device's IPv4 RIB.
@@ -169,7 +205,7 @@ func (c *Console) serveDevice(w http.ResponseWriter, r *http.Request) {
 	c.mu.RLock()
 	_, known := c.graph.index[name]
 	st := c.states[name]
-	p := devicePage{Title: name, CSRF: csrfOf(r), Name: name, State: c.view.Nodes[name]}
+	p := devicePage{page: c.basePage(r, name), Name: name, State: c.view.Nodes[name]}
 	if known {
 		p.Managed = c.graph.Nodes[c.graph.index[name]].Managed
 	}

@@ -5,8 +5,9 @@
 #
 #   apt:  the real network software the tests drive (see APT_PACKAGES)
 #   npm:  Node 22 (the `node` package, linux-x64 binary) into .tools/node22,
-#         the MCP conformance suite, MCP Inspector and the TypeScript SDK 2
-#         client (@modelcontextprotocol/client), pinned by
+#         the MCP conformance suite, MCP Inspector, the TypeScript SDK 2
+#         client (@modelcontextprotocol/client) and axe-core (the console's
+#         accessibility check), pinned by
 #         scripts/npm/package-lock.json, into .tools/mcp
 #   go:   go mod download; staticcheck (honnef.co/go/tools, its version
 #         pinned below) into .tools/bin
@@ -100,10 +101,10 @@ install_npm_tools() {
 	want=$(sha256sum "$root/scripts/npm/package.json" "$lock" | sha256sum | cut -d' ' -f1)
 	[ -f "$dir/.installed" ] && have=$(cat "$dir/.installed")
 	if [ "$want" = "$have" ] && [ -x "$dir/node_modules/.bin/conformance" ] && [ -x "$dir/node_modules/.bin/mcp-inspector" ] &&
-		[ -f "$dir/node_modules/@modelcontextprotocol/client/dist/index.mjs" ]; then
+		[ -f "$dir/node_modules/@modelcontextprotocol/client/dist/index.mjs" ] && [ -f "$dir/node_modules/axe-core/axe.min.js" ]; then
 		return
 	fi
-	log "npm ci: MCP conformance suite, MCP Inspector and the TypeScript client into .tools/mcp"
+	log "npm ci: MCP conformance suite, MCP Inspector, the TypeScript client and axe-core into .tools/mcp"
 	mkdir -p "$dir"
 	cp "$root/scripts/npm/package.json" "$lock" "$dir/"
 	(cd "$dir" && PATH="$node_bin:$PATH" npm ci --no-audit --no-fund --loglevel=error >/dev/null)

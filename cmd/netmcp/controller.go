@@ -34,6 +34,7 @@ type controllerServeOptions struct {
 	web                                string        // the web console's address ("": none)
 	poll                               time.Duration // period of the reads feeding subscriptions of devices without a change stream
 	faults                             []string
+	webViewers                         []string   // viewer logins to print
 	llm                                llmOptions // --llm: answers the devices' sampling requests (ask_llm.go)
 }
 
@@ -73,8 +74,9 @@ func newControllerCmd() *cobra.Command {
 	f.StringVar(&o.clientCA, "client-ca", "", "CA bundle (PEM): require client certificates it signed (mutual TLS); the certificate's CN names the host")
 	f.StringVar(&o.audit, "audit", "", "the controller's audit log: every host call and refusal, hash-chained (default: controller-audit.jsonl in --reports; \"off\": none)")
 	f.StringVar(&o.d2dCA, "d2d-ca", "", "CA certificate (PEM) of the device agents: submit_report accepts their D2D reports (none without it)")
-	f.StringVar(&o.web, "web", "", "also serve the web console of the fleet (its map, live) on this loopback address; its login URL goes to stderr (default: none)")
+	f.StringVar(&o.web, "web", "", "also serve the web console of the fleet on this loopback address: its map, live, the ask box, saved reports and the approvals queue of fixes; its login URL goes to stderr (default: none)")
 	f.DurationVar(&o.poll, "poll", defaultPoll, "period of the reads that feed resource subscriptions to a device without a change stream (a device with a gnmi: URL in the inventory is followed by its ON_CHANGE stream instead); 0: no polling")
+	f.StringArrayVar(&o.webViewers, "web-viewer", nil, "with --web, also print a one-time console login for a viewer of this name, who may look but not ask, apply or approve (repeatable)")
 	o.llm.addFlags(f, true)
 	c.AddCommand(newAskCmd(), serve)
 	return c
@@ -116,9 +118,15 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		return withExit(2, err)
 	}
 	var srv *serve.Server
+	web := &webConsole{}
 	fleet, err := client.New(inv, client.Options{Name: "netmcp-controller", Version: version, CallTimeout: time.Minute, Sample: sample,
+		// A question a host request owns goes to that host; the console
+		// answers those of the fixes it applies; the rest are declined.
 		Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			return srv.Elicit(ctx, d, p)
+			if srv.Owns(p) {
+				return srv.Elicit(ctx, d, p)
+			}
+			return consoleElicit(web.console, srv.Elicit)(ctx, d, p)
 		}})
 	if err != nil {
 		return withExit(2, err)
@@ -130,12 +138,20 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	cancel()
 	if o.web != "" {
-		web, err := console.Listen(o.web, console.Options{Fleet: fleet})
+		co := console.Options{Inventory: inv}
+		if access.Audit != nil {
+			co.AuditFiles = []console.AuditFile{{Name: "controller", Path: access.Audit.Path()}}
+		}
+		w, err := serveConsole(o.web, co, fleet, inv, hosts, o.reportsDir, "", access.Audit)
 		if err != nil {
 			return withExit(2, err)
 		}
-		defer web.Close()
-		fmt.Fprintf(stderr, "controller: console at %s\n", web.LoginURL())
+		web.ptr.Store(w.console())
+		defer w.close()
+		fmt.Fprintf(stderr, "controller: console at %s\n", w.console().LoginURL())
+		if err := printViewerLogins(stderr, w.console(), "controller: console", o.webViewers); err != nil {
+			return withExit(2, err)
+		}
 	}
 	srv = serve.New(&controller.Controller{Fleet: fleet, Hosts: hosts, Domains: domains}, controller.Store{Dir: o.reportsDir}, version)
 	srv.SetAccess(access)

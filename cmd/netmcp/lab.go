@@ -5,21 +5,23 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/netmcp/netmcp/console"
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/lab/serve"
 )
 
 // labUpFlags are the flags of `netmcp lab up`.
 type labUpFlags struct {
 	topology, grid, stateDir, inventory, prefix  string
-	console                                      string
+	console, reports                             string
 	basePort, chain                              int
 	report, realtime, ssh, real, noConsole, gnmi bool
-	faults                                       []string
+	faults, viewers                              []string
 }
 
 // newLabCmd builds "netmcp lab", which groups the lab's commands.
@@ -46,9 +48,11 @@ func newLabCmd() *cobra.Command {
 			"(inventory.yaml) in its state directory (--state-dir, default $XDG_STATE_HOME/netmcp/lab), simulated\n" +
 			"or real; both paths go to stderr. Diagnostics answer at once with simulated RTTs; --realtime paces\n" +
 			"them like the real tools.\n\n" +
-			"The simulated lab also serves the web console (the network's map, live) on a free loopback port and\n" +
-			"prints its one-time login URL after the devices (console: URL); --console ADDR picks the address\n" +
-			"(with --real, it turns the console on), --console=off or --no-console turns it off.\n\n" + serve.FaultHelp(),
+			"The simulated lab also serves the web console (the network's map, live; an ask box whose reports go to\n" +
+			"--reports; fixes applied once approved in its approvals queue; its audit log console-audit.jsonl in the\n" +
+			"state directory) on a free loopback port and prints its one-time login URL after the devices\n" +
+			"(console: URL); --console ADDR picks the address (with --real, it turns the console on),\n" +
+			"--console=off or --no-console turns it off (docs/console.md).\n\n" + serve.FaultHelp(),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runLabUp(cmd, f) },
 	}
@@ -72,6 +76,8 @@ func newLabCmd() *cobra.Command {
 	fl.BoolVar(&f.realtime, "realtime", false, "pace diagnostics like the real tools (ping: one request per second)")
 	fl.StringVar(&f.console, "console", "127.0.0.1:0", "serve the web console on this loopback address (off: none; with --real: none unless given)")
 	fl.BoolVar(&f.noConsole, "no-console", false, "do not serve the web console (as --console=off)")
+	fl.StringArrayVar(&f.viewers, "console-viewer", nil, "also print a one-time console login for a viewer of this name, who may look but not ask, apply or approve (repeatable)")
+	fl.StringVar(&f.reports, "reports", controller.DefaultReportsDir(), "directory of the reports the console's asks save (as `controller ask --reports`)")
 	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd(), newLabCompareCmd(), newLabAgentsCmd(), newLabGenCmd())
 	return labCmd
 }
@@ -111,10 +117,13 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 	if err != nil {
 		return withExit(2, err)
 	}
-	var web *console.Console
+	var web *webConsole
 	if f.console != console.Off && !f.noConsole && (!f.real || cmd.Flags().Changed("console")) {
 		topo := lab.Topology()
-		if web, err = console.Listen(f.console, console.Options{Inventory: lab.Inventory(), Topology: &topo, Logger: o.Logger}); err != nil {
+		inv := lab.Inventory()
+		web, err = serveConsole(f.console, console.Options{Inventory: inv, Topology: &topo, Logger: o.Logger}, nil, inv,
+			controller.HostsOf(topo), f.reports, filepath.Join(dir, consoleAuditFile), nil)
+		if err != nil {
 			_ = lab.Close()
 			return withExit(2, err)
 		}
@@ -128,7 +137,12 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 		fmt.Fprintln(out)
 	}
 	if web != nil {
-		fmt.Fprintln(out, "console:", web.LoginURL())
+		fmt.Fprintln(out, "console:", web.console().LoginURL())
+		if err := printViewerLogins(out, web.console(), "console", f.viewers); err != nil {
+			_ = web.close()
+			_ = lab.Close()
+			return withExit(2, err)
+		}
 	}
 	if err = out.Flush(); err == nil {
 		err = lab.Wait(cmd.Context())
@@ -136,7 +150,7 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 		_ = lab.Close()
 	}
 	if web != nil {
-		err = errors.Join(err, web.Close())
+		err = errors.Join(err, web.close())
 	}
 	return err
 }

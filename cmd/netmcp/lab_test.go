@@ -9,6 +9,7 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/serve"
@@ -149,11 +151,14 @@ func TestLabUp(t *testing.T) {
 
 // TestLabUpConsole checks that `netmcp lab up` serves the web console and
 // prints its login URL after the devices, that the URL logs a browser in
-// and the session cookie then opens the map, and that --no-console and
+// and the session cookie then opens the map, that its ask box finds an
+// injected fault and applies the approved fix, and that --no-console and
 // --console=off print none.
 func TestLabUpConsole(t *testing.T) {
 	ctx := context.Background()
-	r, _ := startLabUp(ctx, t, 5, 10*time.Second, "--state-dir", t.TempDir())
+	state := t.TempDir()
+	r, _ := startLabUp(ctx, t, 5, 10*time.Second, "--state-dir", state, "--reports", t.TempDir(),
+		"--fault", "icmp_acl_block r3:GigabitEthernet0/0/0", "--console-viewer", "victor")
 	defer r.stop(t)
 	var login string
 	eventually(t, 5*time.Second, "lab up prints console: URL", func() bool {
@@ -168,6 +173,9 @@ func TestLabUpConsole(t *testing.T) {
 	if !strings.HasPrefix(login, "http://127.0.0.1:") || !strings.Contains(login, "/login?token=") {
 		t.Fatalf("console URL %q: want http://127.0.0.1:PORT/login?token=...", login)
 	}
+	eventually(t, 5*time.Second, "lab up prints the viewer's login", func() bool {
+		return strings.Contains(r.out.String(), "console (viewer victor): http://127.0.0.1:")
+	})
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +201,23 @@ func TestLabUpConsole(t *testing.T) {
 	if code, body := get(base + "/"); code != http.StatusOK || !strings.Contains(body, "<svg") || !strings.Contains(body, "r1") {
 		t.Fatalf("GET / with the session: %d, want 200 and the map of r1..:\n%.500s", code, body)
 	}
+	// The ask box: the intent finds the ACL on r3, the fix is applied
+	// once approved, and the console's audit log records the decision.
+	jar2, _ := cookiejar.New(nil)
+	s := &webSession{t: t, hc: &http.Client{Jar: jar2}, base: base}
+	s.hc.Jar.SetCookies(mustURL(t, base), jar.Cookies(mustURL(t, base)))
+	s.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	_, home, _ := s.do(http.MethodGet, base+"/", nil)
+	if m := regexp.MustCompile(`name="csrf-token" content="([^"]+)"`).FindStringSubmatch(home); m != nil {
+		s.csrf = m[1]
+	}
+	if page := s.askAndFix("verify reachability between r1 and h3"); !strings.Contains(page, "confirmed") {
+		t.Errorf("the fix was not confirmed:\n%.3000s", page)
+	}
+	recs, err := audit.ReadFile(filepath.Join(state, consoleAuditFile))
+	if err != nil || len(recs) == 0 {
+		t.Errorf("console audit log: %v, %d records", err, len(recs))
+	}
 	r.stop(t)
 
 	for _, off := range []string{"--no-console", "--console=off"} {
@@ -203,6 +228,15 @@ func TestLabUpConsole(t *testing.T) {
 			t.Errorf("lab up %s printed a console:\n%s", off, out)
 		}
 	}
+}
+
+func mustURL(t *testing.T, s string) *url.URL {
+	t.Helper()
+	u, err := url.Parse(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u
 }
 
 // eventually polls cond every 20 ms until it holds or the time is up.

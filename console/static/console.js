@@ -3,6 +3,44 @@
 // Content-Security-Policy; this file is all there is.
 'use strict';
 (function () {
+  // A run's page: its progress lines as they come, then its report.
+  const runEl = document.getElementById('run');
+  if (runEl && !runEl.dataset.done) {
+    const list = document.getElementById('run-lines');
+    const status = document.getElementById('run-status');
+    const link = document.getElementById('run-report');
+    let got = 0; // lines of this connection: each starts at the first line
+    const rs = new EventSource('/runs/' + encodeURIComponent(runEl.dataset.run) + '/events');
+    rs.addEventListener('open', () => { got = 0; });
+    rs.addEventListener('line', (e) => {
+      got++;
+      if (got <= list.children.length) return; // shown already
+      const li = document.createElement('li');
+      li.textContent = JSON.parse(e.data);
+      list.append(li);
+    });
+    rs.addEventListener('done', (e) => {
+      rs.close();
+      const d = JSON.parse(e.data);
+      runEl.dataset.done = 'yes';
+      if (d.error) {
+        status.replaceChildren();
+        const span = document.createElement('span');
+        span.className = 'error';
+        span.textContent = 'Failed: ' + d.error;
+        status.append(span);
+        return;
+      }
+      status.textContent = 'Done.';
+      if (d.report) {
+        const a = link.querySelector('a');
+        a.href = '/report/' + encodeURIComponent(d.report);
+        link.hidden = false;
+        location.assign(a.href);
+      }
+    });
+  }
+
   const map = document.getElementById('map');
   if (!map) return;
   const status = document.getElementById('status');
@@ -10,6 +48,10 @@
   const nodes = {}; // name -> {s, n}
   const links = {}; // id -> {s, a, b, n}
   let version = 0;
+
+  function say(text) {
+    if (status) status.textContent = text;
+  }
 
   function setState(el, s) {
     for (const c of Array.from(el.classList)) {
@@ -41,11 +83,13 @@
     if (!a) return;
     setState(a, n.s);
     const kind = Array.from(a.classList).find((c) => c.startsWith('k-')) || 'k-router';
-    a.setAttribute('aria-label', name + ', ' + kind.slice(2) + ', ' + n.s + (n.n ? ', ' + n.n : ''));
+    const faulty = a.classList.contains('fault') ? ', found faulty' : '';
+    a.setAttribute('aria-label', name + ', ' + kind.slice(2) + ', ' + n.s + (n.n ? ', ' + n.n : '') + faulty);
     setTitle(a, name + ': ' + n.s + (n.n ? ' (' + n.n + ')' : ''));
   }
 
   function renderProblems() {
+    if (!problems) return; // a report's page has no list of problems
     const items = [];
     for (const [name, n] of Object.entries(nodes)) {
       if (n.s === 'down' || n.s === 'warn') items.push([n.s, name + ': ' + (n.n || n.s)]);
@@ -80,7 +124,7 @@
     for (const [id, l] of Object.entries(msg.links || {})) applyLink(id, l);
     for (const [name, n] of Object.entries(msg.nodes || {})) applyNode(name, n);
     renderProblems();
-    status.textContent = 'Live · updated ' + new Date().toLocaleTimeString();
+    say('Live · updated ' + new Date().toLocaleTimeString());
     map.dataset.version = String(version);
   }
 
@@ -95,6 +139,6 @@
   const es = new EventSource('/events');
   es.addEventListener('state', (e) => apply(JSON.parse(e.data)));
   es.addEventListener('layout', () => { relayout(); });
-  es.addEventListener('open', () => { status.textContent = 'Live'; });
-  es.addEventListener('error', () => { status.textContent = 'Reconnecting…'; });
+  es.addEventListener('open', () => { say('Live'); });
+  es.addEventListener('error', () => { say('Reconnecting…'); });
 })();

@@ -90,6 +90,20 @@ func (r *relays) owner(corr string) (ss *mcp.ServerSession, id policy.Identity, 
 	return ss, id, ss != nil
 }
 
+// Owns tells whether a host request in progress owns a device's
+// approval question: the question names a correlation id, and one host
+// session's requests in progress carry it. Elicit relays such a question
+// to that host; another answerer (the web console, for the fixes it
+// applies) must leave it alone.
+func (s *Server) Owns(p *mcp.ElicitParams) bool {
+	corr, _ := p.GetMeta()[netproto.MetaCorrelationID].(string)
+	if corr == "" {
+		return false
+	}
+	_, _, ok := s.relay.owner(corr)
+	return ok
+}
+
 // Elicit relays a device's elicitation (an approval question) to the host
 // session whose request caused it, naming the device, and only there. A
 // question no single request in progress owns, from a device that host

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,7 +24,11 @@ import (
 func TestControllerServer(t *testing.T) {
 	l := newTestLab(t, "icmp_acl_block r3:GigabitEthernet0/0/0")
 	var srv *serve.Server
+	var owned atomic.Int32 // device questions a host request owned
 	fleet, err := client.New(l.inv, client.Options{Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		if srv.Owns(p) {
+			owned.Add(1)
+		}
 		return srv.Elicit(ctx, d, p)
 	}})
 	if err != nil {
@@ -96,6 +101,16 @@ func TestControllerServer(t *testing.T) {
 	mu.Unlock()
 	if len(got) == 0 || !strings.HasPrefix(got[0], "[r3] ") {
 		t.Errorf("no elicitation forwarded (result %v %s), got %q", err, textOf(res), got)
+	}
+	// The host's request owned the question; nobody owns one that names
+	// another correlation id, or none.
+	if owned.Load() == 0 {
+		t.Error("Owns: the question of the host's write was not the host's")
+	}
+	for _, m := range []mcp.Meta{nil, {"netmcp/correlationId": "c-nobody"}} {
+		if srv.Owns(&mcp.ElicitParams{Message: "approve?", Meta: m}) {
+			t.Errorf("Owns: a question with meta %v is owned", m)
+		}
 	}
 	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"intent": "what is wrong with the network?"},
 		Meta: mcp.Meta{"progressToken": "p1"}})
