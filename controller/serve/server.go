@@ -39,6 +39,7 @@ type Server struct {
 	relay   relays       // relay.go: the host requests in progress, for elicitations
 	secrets secretsState // mask.go: what the devices' answers are masked with
 	watch   *watches     // watch.go: what feeds the resource subscriptions
+	cluster Cluster      // cluster.go: the other replicas (nil: a single controller)
 }
 
 // DeviceInfo is one device of list_devices.
@@ -138,6 +139,9 @@ func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, i
 	if err := s.authorizeDeviceCall(id, d, in.Tool, in.Arguments); err != nil {
 		return nil, nil, rpcError(err)
 	}
+	if err := s.useConsent(ctx, in.Arguments); err != nil { // cluster.go
+		return nil, nil, rpcError(err)
+	}
 	if policy.IsWriteTool(in.Tool) {
 		// The configuration may hold new secrets: learn it again before
 		// the next masked answer.
@@ -175,7 +179,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 		// The intent runs over the devices this host reaches, and only
 		// those: a host limited to a site neither reads nor learns of the
 		// others through a sweep or a path.
-		ctl.Fleet = s.ctl.Fleet.View(func(d *client.Device) bool { return s.reaches(id, d) })
+		ctl.Fleet = s.ctl.Fleet.View(func(d *client.Device) bool { return s.reaches(id, d) && s.holds(d) })
 		for _, d := range ctl.Fleet.Devices() {
 			scope = append(scope, d.Name())
 		}
@@ -190,8 +194,12 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 			rep.Facts = map[string]any{}
 		}
 		rep.Facts["scope"] = scope
-		rep.Diagnosis += fmt.Sprintf(" (Only the devices %s reaches were examined: %s; %d other device(s) of the fleet were not.)",
-			id, strings.Join(scope, ", "), hidden)
+		who := fmt.Sprintf("%s reaches", id)
+		if s.cluster != nil {
+			who = fmt.Sprintf("%s reaches and this controller replica holds", id)
+		}
+		rep.Diagnosis += fmt.Sprintf(" (Only the devices %s were examined: %s; %d other device(s) of the fleet were not.)",
+			who, strings.Join(scope, ", "), hidden)
 	}
 	s.limitRemediation(id, rep)
 	if s.store.Dir != "" {
@@ -201,6 +209,12 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 		return nil, nil, err
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: reportText(rep)}}}, rep, nil
+}
+
+// holds reports whether this replica holds d's session: always for a
+// single controller.
+func (s *Server) holds(d *client.Device) bool {
+	return s.cluster == nil || s.cluster.Serves(d.Name())
 }
 
 func reportText(r *controller.Report) string {
