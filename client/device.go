@@ -607,6 +607,11 @@ func (d *Device) waitReplaced(ctx context.Context, cs *mcp.ClientSession) {
 // gets Options.CallTimeout.
 func (d *Device) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
 	if remote := d.remote(ctx); remote != nil {
+		if _, ok := ctx.Deadline(); !ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, d.opts.CallTimeout)
+			defer cancel()
+		}
 		res, err := remote(ctx, d, name, args)
 		if err != nil {
 			return nil, &DeviceError{Device: d.inv.Name, Op: "tools/call " + name, Err: err}
