@@ -191,6 +191,30 @@ func TestControllerCluster(t *testing.T) {
 		}
 	}
 
+	// A report of ask through one replica is read through another.
+	res, err := reps[0].cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"intent": "what is wrong with the network?"}})
+	if err != nil || res.IsError {
+		t.Fatalf("ask through %s: %v %+v", reps[0].name, err, res)
+	}
+	var rep struct{ ID, Diagnosis string }
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &rep); err != nil || rep.ID == "" {
+		t.Fatalf("ask through %s: no report id in %s", reps[0].name, b)
+	}
+	if !strings.Contains(rep.Diagnosis, "this controller replica holds") {
+		t.Errorf("ask through %s does not say it examined only the devices it holds: %s", reps[0].name, rep.Diagnosis)
+	}
+	for _, r := range reps[1:] {
+		rr, err := r.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "netmcp://reports/" + rep.ID})
+		if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, rep.ID) {
+			t.Fatalf("report %s of %s read through %s: %v", rep.ID, reps[0].name, r.name, err)
+		}
+		rr, err = r.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "netmcp://reports"})
+		if err != nil || !strings.Contains(rr.Contents[0].Text, rep.ID) {
+			t.Fatalf("reports listed through %s: %v, want %s among them", r.name, err, rep.ID)
+		}
+	}
+
 	// A consent is used once across the cluster, whatever replica sees it.
 	_, key, _ := ed25519.GenerateKey(nil)
 	now := time.Now()

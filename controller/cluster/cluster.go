@@ -116,6 +116,9 @@ type Replica struct {
 	state   jetstream.KeyValue
 	sub     *nats.Subscription
 
+	reportsMu sync.Mutex
+	reportsKV jetstream.KeyValue // reports.go: opened on first use
+
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	kick   chan struct{}

@@ -33,6 +33,7 @@ const (
 type Server struct {
 	ctl     *controller.Controller
 	store   controller.Store
+	reports reportStore // store, or with a cluster shared with the other replicas (cluster.go)
 	srv     *mcp.Server
 	d2d     d2dState     // d2d.go: the CA pushed D2D reports are checked against
 	acc     *access      // access.go: who may call what, and the audit log
@@ -77,7 +78,7 @@ type askIn struct {
 // New builds the controller's MCP server over ctl's fleet, saving the
 // reports of ask in store (none when its Dir is empty).
 func New(ctl *controller.Controller, store controller.Store, version string) *Server {
-	s := &Server{ctl: ctl, store: store, acc: newAccess(AccessOptions{}), secrets: newSecretsState()}
+	s := &Server{ctl: ctl, store: store, reports: store, acc: newAccess(AccessOptions{}), secrets: newSecretsState()}
 	s.watch = newWatches(s, WatchOptions{})
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "netmcp-controller", Version: version}, &mcp.ServerOptions{
 		// watch.go: device resources followed by their change stream or polled
@@ -203,7 +204,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 	}
 	s.limitRemediation(id, rep)
 	if s.store.Dir != "" {
-		_, _ = s.store.Save(rep) // whole: each reader gets it masked for them (resources.go)
+		_, _ = s.reports.Save(rep) // whole: each reader gets it masked for them (resources.go)
 	}
 	if rep, err = s.maskReport(ctx, id, rep, req.Params.Arguments); err != nil {
 		return nil, nil, err
