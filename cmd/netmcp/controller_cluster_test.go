@@ -51,6 +51,9 @@ type replicaProc struct {
 	cmd    *exec.Cmd
 	stderr *syncbuf.Buffer
 	cs     *mcp.ClientSession
+	// unnamed counts the devices list_devices showed without the replica
+	// holding them (a device between owners).
+	unnamed int
 }
 
 // startReplica starts a replica over inv and connects an MCP host to it.
@@ -89,7 +92,7 @@ func (r *replicaProc) held(ctx context.Context) (held []string, all int, err err
 		return nil, 0, err
 	}
 	var out struct {
-		Devices []struct{ Name, State string }
+		Devices []struct{ Name, State, Replica string }
 	}
 	b, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(b, &out); err != nil {
@@ -98,6 +101,9 @@ func (r *replicaProc) held(ctx context.Context) (held []string, all int, err err
 	for _, d := range out.Devices {
 		if d.State == "connected" {
 			held = append(held, d.Name)
+		}
+		if d.Replica == "" {
+			r.unnamed++
 		}
 	}
 	return held, len(out.Devices), nil
@@ -122,6 +128,12 @@ func ownedOnce(t *testing.T, ctx context.Context, reps []*replicaProc, names []s
 			}
 		}
 		var bad []string
+		for _, r := range reps {
+			if r.unnamed > 0 {
+				bad = append(bad, fmt.Sprintf("%s names no holder for %d devices", r.name, r.unnamed))
+				r.unnamed = 0
+			}
+		}
 		for _, d := range names {
 			if len(count[d]) != 1 {
 				bad = append(bad, fmt.Sprintf("%s held by %v", d, count[d]))

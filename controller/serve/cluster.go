@@ -22,6 +22,9 @@ import (
 type Cluster interface {
 	// Serves reports whether this replica holds device's session now.
 	Serves(device string) bool
+	// Owner names the replica instance holding device's lease, as this
+	// replica last saw it.
+	Owner(device string) (string, bool)
 	// UseNonce records a consent's nonce as used across the cluster until
 	// forget, or refuses it as used before (or when it cannot be recorded).
 	UseNonce(ctx context.Context, nonce string, forget time.Time) error

@@ -56,6 +56,9 @@ type DeviceInfo struct {
 	// Stream is "on-change" while the controller follows the device's
 	// change stream (gNMI ON_CHANGE) for a resource subscription.
 	Stream string `json:"stream,omitempty"`
+	// Replica is, in a controller cluster, the replica instance that
+	// holds the device's session (its calls are forwarded there).
+	Replica string `json:"replica,omitempty"`
 }
 
 // ListDevicesOut is list_devices' result.
@@ -125,6 +128,9 @@ func (s *Server) listDevices(ctx context.Context, req *mcp.CallToolRequest, _ st
 		}
 		if s.watch.streaming(d.Name()) {
 			di.Stream = SourceOnChange
+		}
+		if s.cluster != nil {
+			di.Replica, _ = s.cluster.Owner(d.Name())
 		}
 		out.Devices = append(out.Devices, di)
 	}
