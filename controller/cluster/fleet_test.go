@@ -19,7 +19,7 @@ type fleetNode struct {
 }
 
 // joinFleet starts a replica whose sessions are a fleet over l.
-func joinFleet(t *testing.T, url, name string, l *labtest.Lab) *fleetNode {
+func joinFleet(t testing.TB, url, name string, l *labtest.Lab) *fleetNode {
 	t.Helper()
 	s := &FleetSessions{}
 	f, err := client.New(l.Inventory(), client.Options{Remote: s.Remote})
