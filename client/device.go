@@ -33,6 +33,9 @@ const (
 	StateDown
 	// StateClosed: the fleet was closed; the device is not used any more.
 	StateClosed
+	// StateReleased: the fleet does not hold the device (Fleet.Release):
+	// another controller replica owns its session.
+	StateReleased
 )
 
 // String returns the state's name.
@@ -46,6 +49,8 @@ func (s State) String() string {
 		return "down"
 	case StateClosed:
 		return "closed"
+	case StateReleased:
+		return "released"
 	}
 	return fmt.Sprintf("State(%d)", int(s))
 }
@@ -56,6 +61,10 @@ var ErrNotConnected = errors.New("not connected")
 
 // ErrClosed is wrapped by the error of a call made after Fleet.Close.
 var ErrClosed = errors.New("fleet closed")
+
+// ErrReleased is wrapped by the error of a call on a device the fleet
+// released (Fleet.Release) when no Options.Remote takes it.
+var ErrReleased = errors.New("device released: another replica holds its session")
 
 // DeviceError is the error of an operation on one device.
 type DeviceError struct {
@@ -95,9 +104,14 @@ type Device struct {
 	dial  *dialer
 	fleet *Fleet
 
-	kick  chan struct{} // cuts a backoff short (a call is waiting)
-	first chan struct{} // closed when the first attempt ended
-	done  chan struct{} // closed when the supervisor ended
+	kick      chan struct{} // cuts a backoff short (a call is waiting)
+	first     chan struct{} // closed when the first attempt ended
+	firstOnce sync.Once
+
+	// The running supervisor, guarded by fleet.mu: stop cancels it,
+	// stopped is closed when it ended.
+	stop    context.CancelFunc
+	stopped chan struct{}
 
 	subMu sync.Mutex // serialises Subscribe/Unsubscribe with the replay after a reconnect
 
@@ -115,11 +129,12 @@ type Device struct {
 	tools      []*mcp.Tool
 	subs       map[string]bool
 	subErrs    map[string]error
+	released   bool // Fleet.Release: calls go to Options.Remote
 }
 
 func newDevice(f *Fleet, inv inventory.Device) *Device {
 	d := &Device{inv: inv, opts: &f.opts, fleet: f, log: f.opts.Logger.With("device", inv.Name),
-		kick: make(chan struct{}, 1), first: make(chan struct{}), done: make(chan struct{}),
+		kick: make(chan struct{}, 1), first: make(chan struct{}),
 		change: make(chan struct{}), subs: map[string]bool{}, subErrs: map[string]error{}}
 	d.dial = &dialer{inv: inv, opts: &f.opts, onInit: d.sniffed}
 	o := f.opts
@@ -261,15 +276,15 @@ func (d *Device) sniffed(raw json.RawMessage) {
 }
 
 // run is the supervisor: connect, watch the session, reconnect with
-// backoff when it is lost, until ctx is done.
-func (d *Device) run(ctx context.Context) {
-	defer close(d.done)
+// backoff when it is lost, until ctx is done; then it closes done.
+func (d *Device) run(ctx context.Context, done chan struct{}) {
+	defer close(done)
 	delay := d.opts.BackoffInitial
 	firstDone := false
 	endFirst := func() {
 		if !firstDone {
 			firstDone = true
-			close(d.first)
+			d.firstOnce.Do(func() { close(d.first) })
 		}
 	}
 	defer endFirst()
@@ -502,6 +517,8 @@ func (d *Device) Session(ctx context.Context) (*mcp.ClientSession, error) {
 			return cs, nil
 		case StateClosed:
 			return nil, ErrClosed
+		case StateReleased:
+			return nil, ErrReleased
 		case StateDown:
 			if kicked || time.Since(end) < d.opts.BackoffInitial {
 				return nil, notConnected(last, fails)
@@ -589,6 +606,21 @@ func (d *Device) waitReplaced(ctx context.Context, cs *mcp.ClientSession) {
 // The context's correlation id goes in _meta; a context without deadline
 // gets Options.CallTimeout.
 func (d *Device) CallTool(ctx context.Context, name string, args any) (*mcp.CallToolResult, error) {
+	if remote := d.remote(ctx); remote != nil {
+		if _, ok := ctx.Deadline(); !ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, d.opts.CallTimeout)
+			defer cancel()
+		}
+		res, err := remote(ctx, d, name, args)
+		if err != nil {
+			return nil, &DeviceError{Device: d.inv.Name, Op: "tools/call " + name, Err: err}
+		}
+		if res != nil && res.IsError {
+			return res, &ToolError{Tool: name, Text: resultText(res)}
+		}
+		return res, nil
+	}
 	var res *mcp.CallToolResult
 	err := d.do(ctx, "tools/call "+name, func(ctx context.Context, cs *mcp.ClientSession) error {
 		r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
@@ -602,6 +634,29 @@ func (d *Device) CallTool(ctx context.Context, name string, args any) (*mcp.Call
 		return nil
 	})
 	return res, err
+}
+
+// remote returns Options.Remote when the fleet released d and ctx allows
+// forwarding, nil when the call is to run on this fleet's session.
+func (d *Device) remote(ctx context.Context) RemoteFunc {
+	if d.opts.Remote == nil || ctx.Value(localOnlyKey{}) != nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.released {
+		return nil
+	}
+	return d.opts.Remote
+}
+
+type localOnlyKey struct{}
+
+// LocalOnly returns ctx marked so that a call made with it runs on this
+// fleet's own session and is never given to Options.Remote: the call a
+// replica runs for another one.
+func LocalOnly(ctx context.Context) context.Context {
+	return context.WithValue(ctx, localOnlyKey{}, true)
 }
 
 // resultText joins the text contents of a tool result.

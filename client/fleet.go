@@ -27,6 +27,7 @@ type Fleet struct {
 	mu      sync.Mutex
 	started bool
 	closed  bool
+	ctx     context.Context // the supervisors' parent, cancelled by Close
 	cancel  context.CancelFunc
 	// view: the fleet is a View of another, whose supervisors own the
 	// sessions: Start does nothing and Close ends nothing.
@@ -43,6 +44,7 @@ func New(inv *inventory.Inventory, opts Options) (*Fleet, error) {
 		return nil, err
 	}
 	f := &Fleet{opts: opts.withDefaults(), byName: map[string]*Device{}, tools: map[[32]byte][]*mcp.Tool{}}
+	f.ctx, f.cancel = context.WithCancel(context.Background())
 	f.connSem = make(chan struct{}, f.opts.Concurrency)
 	for _, dev := range inv.Devices {
 		d := newDevice(f, dev)
@@ -62,11 +64,78 @@ func (f *Fleet) Start() {
 		return
 	}
 	f.started = true
-	ctx, cancel := context.WithCancel(context.Background())
-	f.cancel = cancel
 	for _, d := range f.devs {
-		go d.run(ctx)
+		f.startLocked(d)
 	}
+}
+
+// startLocked starts d's supervisor unless it runs. f.mu is held.
+func (f *Fleet) startLocked(d *Device) {
+	if d.stop != nil {
+		return
+	}
+	ctx, cancel := context.WithCancel(f.ctx)
+	done := make(chan struct{})
+	d.stop, d.stopped = cancel, done
+	go d.run(ctx, done)
+}
+
+// Hold starts the supervisor of one device (Start starts every device's):
+// a fleet shared by controller replicas holds a session only to the
+// devices this replica owns. A device already held is left as it is.
+func (f *Fleet) Hold(name string) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	d := f.byName[name]
+	switch {
+	case d == nil:
+		return fmt.Errorf("client: no device %q in the fleet", name)
+	case f.view:
+		return errors.New("client: Hold on a view of a fleet")
+	case f.closed:
+		return ErrClosed
+	}
+	d.mu.Lock()
+	d.released = false
+	d.mu.Unlock()
+	if d.stop == nil {
+		d.setState(StateConnecting, nil)
+	}
+	f.startLocked(d)
+	return nil
+}
+
+// Release stops one device's supervisor and closes its session, and waits
+// for them: another replica owns the device now. Until Hold, the device's
+// calls go to Options.Remote, or fail with ErrReleased. Releasing a device
+// that was never held marks it released.
+func (f *Fleet) Release(name string) error {
+	f.mu.Lock()
+	d := f.byName[name]
+	switch {
+	case d == nil:
+		f.mu.Unlock()
+		return fmt.Errorf("client: no device %q in the fleet", name)
+	case f.view:
+		f.mu.Unlock()
+		return errors.New("client: Release on a view of a fleet")
+	}
+	stop, stopped := d.stop, d.stopped
+	d.stop, d.stopped = nil, nil
+	d.mu.Lock()
+	d.released = true
+	d.mu.Unlock()
+	f.mu.Unlock()
+	if stop != nil {
+		stop()
+		<-stopped
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if !f.closed && d.stop == nil { // not held again meanwhile
+		d.setState(StateReleased, ErrReleased)
+	}
+	return nil
 }
 
 // Connect starts the supervisors (Start) and waits until every device has
@@ -101,15 +170,18 @@ func (f *Fleet) Close() error {
 		return nil
 	}
 	f.closed = true
-	started := f.started && !f.view
-	if f.cancel != nil {
+	var running []chan struct{}
+	if !f.view {
 		f.cancel()
+		for _, d := range f.devs {
+			if d.stopped != nil {
+				running = append(running, d.stopped)
+			}
+		}
 	}
 	f.mu.Unlock()
-	if started {
-		for _, d := range f.devs {
-			<-d.done
-		}
+	for _, done := range running {
+		<-done
 	}
 	return nil
 }

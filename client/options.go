@@ -32,6 +32,11 @@ type ElicitFunc func(ctx context.Context, d *Device, req *mcp.ElicitParams) (*mc
 //lint:ignore SA1019 MCP sampling, deprecated since 2026-07-28, brings the devices' requests to the controller's model
 type SampleFunc func(ctx context.Context, d *Device, req *mcp.CreateMessageParams) (*mcp.CreateMessageResult, error)
 
+// RemoteFunc runs a tool call on a device the fleet released (another
+// controller replica holds its session) and returns that replica's answer;
+// a result with isError set is the device's own tool error.
+type RemoteFunc func(ctx context.Context, d *Device, tool string, args any) (*mcp.CallToolResult, error)
+
 // Options configure a Fleet. The zero value is usable.
 type Options struct {
 	// Name and Version are the clientInfo sent at initialize (default
@@ -79,6 +84,11 @@ type Options struct {
 	// OnState is told of every change of a device's connection state,
 	// with the error that caused it (nil when connected).
 	OnState func(d *Device, s State, err error)
+
+	// Remote, when set, takes the tool calls made on a device the fleet
+	// released (Fleet.Release): a controller replica forwards them to the
+	// replica that owns the device.
+	Remote RemoteFunc
 
 	// Dial, when set, replaces the transport the inventory describes (for
 	// in-memory servers in tests and benchmarks, or a custom dialer).

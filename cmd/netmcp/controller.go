@@ -19,6 +19,7 @@ import (
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/console"
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/controller/cluster"
 	"github.com/netmcp/netmcp/controller/serve"
 	"github.com/netmcp/netmcp/policy"
 	"github.com/netmcp/netmcp/transport"
@@ -34,8 +35,9 @@ type controllerServeOptions struct {
 	web                                string        // the web console's address ("": none)
 	poll                               time.Duration // period of the reads feeding subscriptions of devices without a change stream
 	faults                             []string
-	webViewers                         []string   // viewer logins to print
-	llm                                llmOptions // --llm: answers the devices' sampling requests (ask_llm.go)
+	webViewers                         []string       // viewer logins to print
+	llm                                llmOptions     // --llm: answers the devices' sampling requests (ask_llm.go)
+	cluster                            clusterOptions // --cluster: a replica of a controller cluster (controller_cluster.go)
 }
 
 // defaultPoll is --poll's default (the name serve is a command below).
@@ -78,7 +80,8 @@ func newControllerCmd() *cobra.Command {
 	f.DurationVar(&o.poll, "poll", defaultPoll, "period of the reads that feed resource subscriptions to a device without a change stream (a device with a gnmi: URL in the inventory is followed by its ON_CHANGE stream instead); 0: no polling")
 	f.StringArrayVar(&o.webViewers, "web-viewer", nil, "with --web, also print a one-time console login for a viewer of this name, who may look but not ask, apply or approve (repeatable)")
 	o.llm.addFlags(f, true)
-	c.AddCommand(newAskCmd(), serve)
+	o.cluster.addFlags(f, true)
+	c.AddCommand(newAskCmd(), serve, newControllerStatusCmd())
 	return c
 }
 
@@ -92,6 +95,9 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		return withExit(2, errors.New("controller serve: give the fleet: --inventory FILE or --lab"))
 	case len(o.faults) > 0 && o.lab == "":
 		return withExit(2, errors.New("--fault needs --lab"))
+	}
+	if err := o.cluster.check(); err != nil {
+		return withExit(2, err)
 	}
 	var tlsCfg *tls.Config
 	if o.tlsCert != "" || o.tlsKey != "" || o.clientCA != "" {
@@ -119,7 +125,7 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	var srv *serve.Server
 	web := &webConsole{}
-	fleet, err := client.New(inv, client.Options{Name: "netmcp-controller", Version: version, CallTimeout: time.Minute, Sample: sample,
+	copts := client.Options{Name: "netmcp-controller", Version: version, CallTimeout: time.Minute, Sample: sample,
 		// A question a host request owns goes to that host; the console
 		// answers those of the fixes it applies; the rest are declined.
 		Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
@@ -127,16 +133,33 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 				return srv.Elicit(ctx, d, p)
 			}
 			return consoleElicit(web.console, srv.Elicit)(ctx, d, p)
-		}})
+		}}
+	var sessions cluster.FleetSessions
+	if o.cluster.url != "" {
+		copts.Remote = sessions.Remote // a device another replica holds
+	}
+	fleet, err := client.New(inv, copts)
 	if err != nil {
 		return withExit(2, err)
 	}
 	defer fleet.Close()
-	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	if err := fleet.Connect(cctx); err != nil {
-		fmt.Fprintf(stderr, "connect: %v (retried in the background)\n", err)
+	var replica *clusterReplica
+	if o.cluster.url != "" {
+		digest := "none"
+		if access.Policy != nil {
+			digest = access.Policy.Digest()
+		}
+		if replica, err = joinCluster(ctx, o.cluster, fleet, &sessions, inv, digest, stderr); err != nil {
+			return withExit(2, err)
+		}
+		defer replica.leave()
+	} else {
+		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		if err := fleet.Connect(cctx); err != nil {
+			fmt.Fprintf(stderr, "connect: %v (retried in the background)\n", err)
+		}
+		cancel()
 	}
-	cancel()
 	if o.web != "" {
 		co := console.Options{Inventory: inv}
 		if access.Audit != nil {
@@ -161,6 +184,9 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	srv.SetWatch(serve.WatchOptions{PollInterval: poll, Log: slog.New(slog.NewTextHandler(stderr, nil))})
 	defer srv.Close()
+	if replica != nil {
+		srv.SetCluster(replica)
+	}
 	if err := enableD2D(srv, o.d2dCA); err != nil {
 		return withExit(2, err)
 	}

@@ -7,6 +7,10 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/netmcp/netmcp/internal/testwait"
+	"github.com/netmcp/netmcp/lab/labtest"
+	"github.com/netmcp/netmcp/netproto"
 )
 
 // BenchmarkCall routes calls to a device owned by another replica (and,
@@ -77,5 +81,48 @@ func BenchmarkClaim10000(b *testing.B) {
 		n.Halt()
 		b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/float64(len(inv)), "heap-B/lease")
 		b.StartTimer()
+	}
+}
+
+// BenchmarkFleetCall reads a simulated router's hostname with
+// network.yang.get through a replica's client.Fleet: over the replica's
+// own MCP session (local) and forwarded to the replica holding the
+// device (routed), and reports the p50 and p99 of one call.
+func BenchmarkFleetCall(b *testing.B) {
+	url := startNATS(b, 1)[0]
+	l := labtest.New(b, labtest.Options{})
+	a, o := joinFleet(b, url, "a", l), joinFleet(b, url, "b", l)
+	var local, routed string
+	for deadline := time.Now().Add(testwait.Timeout(60 * time.Second)); local == "" || routed == ""; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			b.Skip("hashing gave one replica every device of the lab: nothing to compare")
+		}
+		for _, d := range a.fleet.Devices() {
+			switch {
+			case a.Serves(d.Name()):
+				local = d.Name()
+			case o.Serves(d.Name()):
+				routed = d.Name()
+			}
+		}
+	}
+	args := map[string]any{"path": "/openconfig-system:system/config/hostname"}
+	for _, tc := range []struct{ name, device string }{{"local", local}, {"routed", routed}} {
+		b.Run(tc.name, func(b *testing.B) {
+			d := a.fleet.Device(tc.device)
+			lat := make([]time.Duration, 0, b.N)
+			for b.Loop() {
+				start := time.Now()
+				ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+				if _, err := d.CallTool(ctx, netproto.ToolYangGet, args); err != nil {
+					b.Fatal(err)
+				}
+				cancel()
+				lat = append(lat, time.Since(start))
+			}
+			slices.Sort(lat)
+			b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
+			b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		})
 	}
 }

@@ -116,6 +116,9 @@ type Replica struct {
 	state   jetstream.KeyValue
 	sub     *nats.Subscription
 
+	reportsMu sync.Mutex
+	reportsKV jetstream.KeyValue // reports.go: opened on first use
+
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	kick   chan struct{}
@@ -417,3 +420,7 @@ func kvSubject(kv jetstream.KeyValue, key string) string {
 func (r *Replica) callSubject(instance string) string {
 	return r.cfg.Prefix + ".call." + instance
 }
+
+// Serves reports whether this replica holds device's session now: it owns
+// the lease and renewed it less than half a TTL ago.
+func (r *Replica) Serves(device string) bool { return r.serving(device) }

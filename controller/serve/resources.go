@@ -171,7 +171,7 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 	case len(match) > 1:
 		return nil, fmt.Errorf("%s: report id %q is ambiguous: %s", req.Params.URI, id, strings.Join(match, ", "))
 	}
-	rep, err := s.store.Load(match[0])
+	rep, err := s.reports.Load(match[0])
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", req.Params.URI, err)
 	}
@@ -190,13 +190,13 @@ func (s *Server) readReport(ctx context.Context, req *mcp.ReadResourceRequest) (
 // oldest first: those every device they cite is one the host reaches
 // (a host limited to a site reads no report about another).
 func (s *Server) visibleReports(host policy.Identity) ([]string, error) {
-	ids, err := s.store.List()
+	ids, err := s.reports.List()
 	if err != nil {
 		return nil, err
 	}
 	out := []string{}
 	for _, id := range ids {
-		rep, err := s.store.Load(id)
+		rep, err := s.reports.Load(id)
 		if err != nil {
 			continue // unreadable: nobody's
 		}

@@ -33,12 +33,14 @@ const (
 type Server struct {
 	ctl     *controller.Controller
 	store   controller.Store
+	reports reportStore // store, or with a cluster shared with the other replicas (cluster.go)
 	srv     *mcp.Server
 	d2d     d2dState     // d2d.go: the CA pushed D2D reports are checked against
 	acc     *access      // access.go: who may call what, and the audit log
 	relay   relays       // relay.go: the host requests in progress, for elicitations
 	secrets secretsState // mask.go: what the devices' answers are masked with
 	watch   *watches     // watch.go: what feeds the resource subscriptions
+	cluster Cluster      // cluster.go: the other replicas (nil: a single controller)
 }
 
 // DeviceInfo is one device of list_devices.
@@ -54,6 +56,9 @@ type DeviceInfo struct {
 	// Stream is "on-change" while the controller follows the device's
 	// change stream (gNMI ON_CHANGE) for a resource subscription.
 	Stream string `json:"stream,omitempty"`
+	// Replica is, in a controller cluster, the replica instance that
+	// holds the device's session (its calls are forwarded there).
+	Replica string `json:"replica,omitempty"`
 }
 
 // ListDevicesOut is list_devices' result.
@@ -76,7 +81,7 @@ type askIn struct {
 // New builds the controller's MCP server over ctl's fleet, saving the
 // reports of ask in store (none when its Dir is empty).
 func New(ctl *controller.Controller, store controller.Store, version string) *Server {
-	s := &Server{ctl: ctl, store: store, acc: newAccess(AccessOptions{}), secrets: newSecretsState()}
+	s := &Server{ctl: ctl, store: store, reports: store, acc: newAccess(AccessOptions{}), secrets: newSecretsState()}
 	s.watch = newWatches(s, WatchOptions{})
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "netmcp-controller", Version: version}, &mcp.ServerOptions{
 		// watch.go: device resources followed by their change stream or polled
@@ -124,6 +129,9 @@ func (s *Server) listDevices(ctx context.Context, req *mcp.CallToolRequest, _ st
 		if s.watch.streaming(d.Name()) {
 			di.Stream = SourceOnChange
 		}
+		if s.cluster != nil {
+			di.Replica, _ = s.cluster.Owner(d.Name())
+		}
 		out.Devices = append(out.Devices, di)
 	}
 	return nil, out, nil
@@ -136,6 +144,9 @@ func (s *Server) callDeviceTool(ctx context.Context, req *mcp.CallToolRequest, i
 	}
 	id := s.hostIdentity(ctx)
 	if err := s.authorizeDeviceCall(id, d, in.Tool, in.Arguments); err != nil {
+		return nil, nil, rpcError(err)
+	}
+	if err := s.useConsent(ctx, in.Arguments); err != nil { // cluster.go
 		return nil, nil, rpcError(err)
 	}
 	if policy.IsWriteTool(in.Tool) {
@@ -175,7 +186,7 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 		// The intent runs over the devices this host reaches, and only
 		// those: a host limited to a site neither reads nor learns of the
 		// others through a sweep or a path.
-		ctl.Fleet = s.ctl.Fleet.View(func(d *client.Device) bool { return s.reaches(id, d) })
+		ctl.Fleet = s.ctl.Fleet.View(func(d *client.Device) bool { return s.reaches(id, d) && s.holds(d) })
 		for _, d := range ctl.Fleet.Devices() {
 			scope = append(scope, d.Name())
 		}
@@ -190,17 +201,27 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 			rep.Facts = map[string]any{}
 		}
 		rep.Facts["scope"] = scope
-		rep.Diagnosis += fmt.Sprintf(" (Only the devices %s reaches were examined: %s; %d other device(s) of the fleet were not.)",
-			id, strings.Join(scope, ", "), hidden)
+		who := fmt.Sprintf("%s reaches", id)
+		if s.cluster != nil {
+			who = fmt.Sprintf("%s reaches and this controller replica holds", id)
+		}
+		rep.Diagnosis += fmt.Sprintf(" (Only the devices %s were examined: %s; %d other device(s) of the fleet were not.)",
+			who, strings.Join(scope, ", "), hidden)
 	}
 	s.limitRemediation(id, rep)
 	if s.store.Dir != "" {
-		_, _ = s.store.Save(rep) // whole: each reader gets it masked for them (resources.go)
+		_, _ = s.reports.Save(rep) // whole: each reader gets it masked for them (resources.go)
 	}
 	if rep, err = s.maskReport(ctx, id, rep, req.Params.Arguments); err != nil {
 		return nil, nil, err
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: reportText(rep)}}}, rep, nil
+}
+
+// holds reports whether this replica holds d's session: always for a
+// single controller.
+func (s *Server) holds(d *client.Device) bool {
+	return s.cluster == nil || s.cluster.Serves(d.Name())
 }
 
 func reportText(r *controller.Report) string {

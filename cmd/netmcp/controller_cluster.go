@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/spf13/pflag"
+
+	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/controller/cluster"
+	"github.com/netmcp/netmcp/inventory"
+)
+
+// clusterOptions are the flags that make `netmcp controller serve` a
+// replica of a controller cluster on NATS JetStream (docs/cluster.md), and
+// that `netmcp controller status` reads the cluster with.
+type clusterOptions struct {
+	url, creds, tlsCA string
+	name              string        // serve only: the replica's name
+	leaseTTL          time.Duration // serve only
+}
+
+// addFlags binds the connection flags, and with serve the replica's.
+func (o *clusterOptions) addFlags(f *pflag.FlagSet, serve bool) {
+	f.StringVar(&o.url, "cluster", "", "NATS server(s) of the controller cluster, nats://host:4222 (comma-separated; JetStream enabled)")
+	f.StringVar(&o.creds, "cluster-creds", "", "NATS credentials file (.creds: user JWT and NKey seed) for --cluster")
+	f.StringVar(&o.tlsCA, "cluster-tls-ca", "", "CA bundle (PEM) that signed the NATS servers' certificates: connect over TLS")
+	if serve {
+		f.StringVar(&o.name, "cluster-name", "", "this replica's name in the cluster, [A-Za-z0-9_-] (default: hostname-pid)")
+		f.DurationVar(&o.leaseTTL, "cluster-lease-ttl", cluster.DefaultLeaseTTL, "lifetime of a device lease without renewal, whole seconds; every replica of a cluster must use the same")
+	}
+}
+
+// check refuses the cluster flags without --cluster.
+func (o clusterOptions) check() error {
+	if o.url == "" && (o.creds != "" || o.tlsCA != "" || o.name != "") {
+		return errors.New("--cluster-creds, --cluster-tls-ca and --cluster-name need --cluster")
+	}
+	return nil
+}
+
+// connect opens the NATS connection of --cluster.
+func (o clusterOptions) connect(name string) (*nats.Conn, error) {
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1)}
+	if o.creds != "" {
+		if _, err := os.Stat(o.creds); err != nil {
+			return nil, fmt.Errorf("--cluster-creds: %w", err)
+		}
+		opts = append(opts, nats.UserCredentials(o.creds))
+	}
+	if o.tlsCA != "" {
+		if _, err := os.Stat(o.tlsCA); err != nil {
+			return nil, fmt.Errorf("--cluster-tls-ca: %w", err)
+		}
+		opts = append(opts, nats.RootCAs(o.tlsCA))
+	}
+	nc, err := nats.Connect(o.url, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("--cluster %s: %w", o.url, err)
+	}
+	return nc, nil
+}
+
+var unsafeNameRE = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+// replicaName is --cluster-name, or hostname-pid.
+func (o clusterOptions) replicaName() string {
+	if o.name != "" {
+		return o.name
+	}
+	host, err := os.Hostname()
+	if err != nil || host == "" {
+		host = "controller"
+	}
+	host, _, _ = strings.Cut(host, ".")
+	return fmt.Sprintf("%s-%d", strings.Trim(unsafeNameRE.ReplaceAllString(host, "-"), "-"), os.Getpid())
+}
+
+// clusterReplica is a controller joined to a cluster.
+type clusterReplica struct {
+	*cluster.Replica
+	nc *nats.Conn
+}
+
+// leave hands the replica's devices back and closes its connection.
+func (r *clusterReplica) leave() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = r.Leave(ctx)
+	r.nc.Close()
+}
+
+// joinCluster joins the fleet to the cluster of o: every device starts
+// released, the replica holds the sessions of the devices whose lease it
+// owns, and the calls on the others go to their owner. sessions must be
+// the fleet's client.Options.Remote.
+func joinCluster(ctx context.Context, o clusterOptions, fleet *client.Fleet, sessions *cluster.FleetSessions, inv *inventory.Inventory, policyDigest string, stderr io.Writer) (*clusterReplica, error) {
+	name := o.replicaName()
+	nc, err := o.connect("netmcp-controller " + name)
+	if err != nil {
+		return nil, err
+	}
+	sessions.Fleet = fleet
+	devices := make([]string, 0, len(inv.Devices))
+	for _, d := range inv.Devices {
+		_ = fleet.Release(d.Name)
+		devices = append(devices, d.Name)
+	}
+	jctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	r, err := cluster.Join(jctx, cluster.Config{Name: name, Conn: nc, LeaseTTL: o.leaseTTL, PolicyDigest: policyDigest, Sessions: sessions}, devices)
+	if err != nil {
+		nc.Close()
+		if errors.Is(err, cluster.ErrPolicyMismatch) {
+			return nil, fmt.Errorf("refusing to join the cluster at %s: this replica's policy differs from the cluster's (give every replica the same --policy): %w", o.url, err)
+		}
+		return nil, fmt.Errorf("joining the cluster at %s: %w", o.url, err)
+	}
+	sessions.Bind(r)
+	fmt.Fprintf(stderr, "controller: replica %s joined the cluster at %s (%d devices, lease TTL %v)\n", r.Instance(), o.url, len(devices), o.leaseTTL)
+	return &clusterReplica{Replica: r, nc: nc}, nil
+}

@@ -1,0 +1,313 @@
+package main
+
+import (
+	"context"
+	"crypto/ed25519"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	natsserver "github.com/nats-io/nats-server/v2/server"
+
+	"github.com/netmcp/netmcp/approval"
+	"github.com/netmcp/netmcp/controller/cluster"
+	"github.com/netmcp/netmcp/internal/syncbuf"
+	"github.com/netmcp/netmcp/internal/testwait"
+	"github.com/netmcp/netmcp/lab/serve"
+	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// clusterTestTTL is the replicas' lease TTL in the cluster test.
+const clusterTestTTL = 2 * time.Second
+
+// startTestNATS runs a NATS server with JetStream on a temporary
+// directory in this process and returns its client URL.
+func startTestNATS(t *testing.T) string {
+	t.Helper()
+	s, err := natsserver.NewServer(&natsserver.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: t.TempDir(), NoLog: true, NoSigs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go s.Start()
+	t.Cleanup(s.Shutdown)
+	if !s.ReadyForConnections(testwait.Timeout(10 * time.Second)) {
+		t.Fatal("nats server not ready")
+	}
+	return s.ClientURL()
+}
+
+// replicaProc is one `netmcp controller serve --cluster` child process.
+type replicaProc struct {
+	name   string
+	cmd    *exec.Cmd
+	stderr *syncbuf.Buffer
+	cs     *mcp.ClientSession
+	// unnamed counts the devices list_devices showed without the replica
+	// holding them (a device between owners).
+	unnamed int
+}
+
+// startReplica starts a replica over inv and connects an MCP host to it.
+func startReplica(t *testing.T, natsURL, inv, name string, extra ...string) *replicaProc {
+	t.Helper()
+	args := append([]string{"controller", "serve", "--inventory", inv, "--listen", "127.0.0.1:0", "--reports", t.TempDir(),
+		"--cluster", natsURL, "--cluster-name", name, "--cluster-lease-ttl", clusterTestTTL.String()}, extra...)
+	r := &replicaProc{name: name, cmd: exec.Command(netmcpBinary(t), args...), stderr: &syncbuf.Buffer{}}
+	r.cmd.Stderr = r.stderr
+	if err := r.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = r.cmd.Process.Kill(); _ = r.cmd.Wait() })
+	re := regexp.MustCompile(`MCP at (http://[0-9.:]+/mcp)`)
+	var url string
+	testwait.Until(t, 30*time.Second, name+" announces its address", func() (bool, string) {
+		if m := re.FindStringSubmatch(r.stderr.String()); m != nil {
+			url = m[1]
+		}
+		return url != "", r.stderr.String()
+	})
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cluster-test"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	r.cs = cs
+	return r
+}
+
+// held lists the devices whose session this replica holds (connected),
+// and the devices it lists at all.
+func (r *replicaProc) held(ctx context.Context) (held []string, all int, err error) {
+	res, err := r.cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_devices"})
+	if err != nil {
+		return nil, 0, err
+	}
+	var out struct {
+		Devices []struct{ Name, State, Replica string }
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &out); err != nil {
+		return nil, 0, err
+	}
+	for _, d := range out.Devices {
+		if d.State == "connected" {
+			held = append(held, d.Name)
+		}
+		if d.Replica == "" {
+			r.unnamed++
+		}
+	}
+	return held, len(out.Devices), nil
+}
+
+// ownedOnce waits until every device of names is held by exactly one of
+// the replicas and returns the holder of each.
+func ownedOnce(t *testing.T, ctx context.Context, reps []*replicaProc, names []string, what string) map[string]*replicaProc {
+	t.Helper()
+	var owner map[string]*replicaProc
+	testwait.Until(t, 60*time.Second, what, func() (bool, string) {
+		owner = map[string]*replicaProc{}
+		count := map[string][]string{}
+		for _, r := range reps {
+			held, _, err := r.held(ctx)
+			if err != nil {
+				return false, r.name + ": " + err.Error()
+			}
+			for _, d := range held {
+				owner[d] = r
+				count[d] = append(count[d], r.name)
+			}
+		}
+		var bad []string
+		for _, r := range reps {
+			if r.unnamed > 0 {
+				bad = append(bad, fmt.Sprintf("%s names no holder for %d devices", r.name, r.unnamed))
+				r.unnamed = 0
+			}
+		}
+		for _, d := range names {
+			if len(count[d]) != 1 {
+				bad = append(bad, fmt.Sprintf("%s held by %v", d, count[d]))
+			}
+		}
+		return len(bad) == 0, strings.Join(bad, "; ")
+	})
+	return owner
+}
+
+// readHostname reads device's hostname through replica r.
+func readHostname(ctx context.Context, r *replicaProc, device string) error {
+	res, err := r.cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_device_tool", Arguments: map[string]any{
+		"device": device, "tool": netproto.ToolYangGet, "arguments": map[string]any{"path": "/openconfig-system:system/config/hostname"}}})
+	if err != nil {
+		return err
+	}
+	b, _ := json.Marshal(res.StructuredContent)
+	if res.IsError || !strings.Contains(string(b), device) {
+		return fmt.Errorf("%s through %s answered %s (error %v)", device, r.name, b, res.IsError)
+	}
+	return nil
+}
+
+// TestControllerCluster runs three `netmcp controller serve --cluster`
+// replicas as child processes over one simulated lab and an in-process
+// NATS: every device is held by exactly one replica; a call through one
+// replica on another's device is answered by the owner; a consent used
+// through one replica is refused through another; a replica with another
+// policy may not join; `controller status` lists the replicas; and once
+// a replica is killed (SIGKILL, no hand-back) its devices are held again
+// by the others and answer.
+func TestControllerCluster(t *testing.T) {
+	natsURL := startTestNATS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(3*time.Minute))
+	defer cancel()
+	dir := t.TempDir()
+	lab, err := serve.Up(ctx, serve.Options{Topology: sim.DefaultTopology(), StateDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab.Close()
+	inv := filepath.Join(dir, serve.InventoryFile)
+	var names []string
+	for _, d := range sim.DefaultTopology().Devices {
+		names = append(names, d.Name)
+	}
+	sort.Strings(names)
+
+	reps := []*replicaProc{startReplica(t, natsURL, inv, "ra"), startReplica(t, natsURL, inv, "rb"), startReplica(t, natsURL, inv, "rc")}
+	owner := ownedOnce(t, ctx, reps, names, "every device held by exactly one replica")
+	for _, r := range reps {
+		if _, all, err := r.held(ctx); err != nil || all != len(names) {
+			t.Fatalf("%s lists %d devices (%v), want the whole fleet (%d)", r.name, all, err, len(names))
+		}
+	}
+
+	// Through each replica, a device another replica holds.
+	for _, r := range reps {
+		for _, d := range names {
+			if owner[d] != r {
+				if err := readHostname(ctx, r, d); err != nil {
+					t.Fatalf("routed call: %v", err)
+				}
+				break
+			}
+		}
+	}
+
+	// A report of ask through one replica is read through the others.
+	// The asking replica is one that does not hold every device: its
+	// report says it examined only its own.
+	count := map[*replicaProc]int{}
+	for _, r := range owner {
+		count[r]++
+	}
+	sort.SliceStable(reps, func(i, j int) bool { return count[reps[i]] < len(names) && count[reps[j]] == len(names) })
+	res, err := reps[0].cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"intent": "what is wrong with the network?"}})
+	if err != nil || res.IsError {
+		t.Fatalf("ask through %s: %v %+v", reps[0].name, err, res)
+	}
+	var rep struct{ ID, Diagnosis string }
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &rep); err != nil || rep.ID == "" {
+		t.Fatalf("ask through %s: no report id in %s", reps[0].name, b)
+	}
+	if !strings.Contains(rep.Diagnosis, "this controller replica holds") {
+		t.Errorf("ask through %s does not say it examined only the devices it holds: %s", reps[0].name, rep.Diagnosis)
+	}
+	for _, r := range reps[1:] {
+		rr, err := r.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "netmcp://reports/" + rep.ID})
+		if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, rep.ID) {
+			t.Fatalf("report %s of %s read through %s: %v", rep.ID, reps[0].name, r.name, err)
+		}
+		rr, err = r.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "netmcp://reports"})
+		if err != nil || !strings.Contains(rr.Contents[0].Text, rep.ID) {
+			t.Fatalf("reports listed through %s: %v, want %s among them", r.name, err, rep.ID)
+		}
+	}
+
+	// A consent is used once across the cluster, whatever replica sees it.
+	_, key, _ := ed25519.GenerateKey(nil)
+	now := time.Now()
+	consent, err := approval.Consent{Tool: netproto.ToolYangGet, Parameters: json.RawMessage(`{}`), User: "ann", Timestamp: now,
+		Nonce: "cluster-test-nonce", Device: names[0], Expires: now.Add(time.Minute)}.Sign("k1", key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	withConsent := map[string]any{"device": names[0], "tool": netproto.ToolYangGet,
+		"arguments": map[string]any{"path": "/openconfig-system:system/config/hostname", "consent": consent}}
+	if _, err := reps[0].cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_device_tool", Arguments: withConsent}); err != nil &&
+		strings.Contains(err.Error(), "refused by the cluster") {
+		t.Fatalf("first use of a consent: %v", err)
+	}
+	_, err = reps[1].cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_device_tool", Arguments: withConsent})
+	if err == nil || !strings.Contains(err.Error(), "already used") {
+		t.Fatalf("the same consent through another replica: %v, want it refused as already used", err)
+	}
+
+	// A replica with another policy is refused.
+	pol := filepath.Join(t.TempDir(), "policy.yaml")
+	if err := os.WriteFile(pol, []byte("roles:\n  noc: [tool:ask]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.CommandContext(ctx, netmcpBinary(t), "controller", "serve", "--inventory", inv, "--listen", "127.0.0.1:0", "--reports", t.TempDir(),
+		"--cluster", natsURL, "--cluster-lease-ttl", clusterTestTTL.String(), "--policy", pol).CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "policy differs from the cluster's") {
+		t.Fatalf("a replica with another policy: %v\n%s", err, out)
+	}
+
+	// controller status lists the three replicas and every lease.
+	out, err = exec.CommandContext(ctx, netmcpBinary(t), "controller", "status", "--cluster", natsURL, "--json").Output()
+	if err != nil {
+		t.Fatalf("controller status: %v\n%s", err, out)
+	}
+	var st cluster.Status
+	if err := json.Unmarshal(out, &st); err != nil {
+		t.Fatalf("controller status --json: %v\n%s", err, out)
+	}
+	if len(st.Replicas) != 3 || st.Devices != len(names) {
+		t.Fatalf("controller status: %d replicas, %d devices; want 3, %d\n%s", len(st.Replicas), st.Devices, len(names), out)
+	}
+	text, err := exec.CommandContext(ctx, netmcpBinary(t), "controller", "status", "--cluster", natsURL).Output()
+	if err != nil || !strings.Contains(string(text), "3 replicas") || !strings.Contains(string(text), "lease renewed") {
+		t.Fatalf("controller status: %v\n%s", err, text)
+	}
+
+	// SIGKILL the replica holding the first device: no hand-back.
+	victim := owner[names[0]]
+	var lost []string
+	for _, d := range names {
+		if owner[d] == victim {
+			lost = append(lost, d)
+		}
+	}
+	var rest []*replicaProc
+	for _, r := range reps {
+		if r != victim {
+			rest = append(rest, r)
+		}
+	}
+	if err := victim.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = victim.cmd.Wait()
+	killed := time.Now()
+	ownedOnce(t, ctx, rest, names, "every device held again after "+victim.name+" was killed")
+	for _, d := range lost {
+		if err := readHostname(ctx, rest[0], d); err != nil {
+			t.Fatalf("after the kill: %v", err)
+		}
+		if err := readHostname(ctx, rest[1], d); err != nil {
+			t.Fatalf("after the kill: %v", err)
+		}
+	}
+	t.Logf("%s killed holding %d devices; all held and answering again after %v (lease TTL %v)", victim.name, len(lost), time.Since(killed).Round(time.Millisecond), clusterTestTTL)
+}

@@ -1,0 +1,144 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/netmcp/netmcp/approval"
+	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/netproto"
+)
+
+// Cluster is what a controller replica shares with the other replicas of
+// a cluster (package controller/cluster): which devices it holds the
+// sessions of, and the signed consents used on any replica. The calls on
+// the devices it does not hold go to their owner through the fleet
+// (client.Options.Remote).
+type Cluster interface {
+	// Serves reports whether this replica holds device's session now.
+	Serves(device string) bool
+	// Owner names the replica instance holding device's lease, as this
+	// replica last saw it.
+	Owner(device string) (string, bool)
+	// UseNonce records a consent's nonce as used across the cluster until
+	// forget, or refuses it as used before (or when it cannot be recorded).
+	UseNonce(ctx context.Context, nonce string, forget time.Time) error
+	// PutReport, Report and ReportIDs keep the reports of ask where
+	// every replica reads them.
+	PutReport(ctx context.Context, id string, report []byte) error
+	Report(ctx context.Context, id string) ([]byte, error)
+	ReportIDs(ctx context.Context) ([]string, error)
+}
+
+// consentMaxAge is how long after its timestamp a consent is remembered
+// at most: the devices' default consent age (approval.Options).
+const consentMaxAge = 5 * time.Minute
+
+// SetCluster makes the server a replica of a cluster: a signed consent in
+// call_device_tool's arguments is recorded cluster-wide before the call
+// goes to the device, so a consent used through one replica is refused
+// by every other; ask examines the devices this replica holds, and its
+// reports are kept in the cluster too, so that any replica reads them.
+func (s *Server) SetCluster(c Cluster) {
+	s.cluster = c
+	s.reports = sharedReports{local: s.store, shared: c}
+}
+
+// reportStore is where the reports of ask are saved and read.
+type reportStore interface {
+	Save(r *controller.Report) (string, error)
+	Load(id string) (*controller.Report, error)
+	List() ([]string, error)
+}
+
+// sharedReportsTimeout bounds one access to the cluster's reports.
+const sharedReportsTimeout = 10 * time.Second
+
+// sharedReports keeps each report in the reports directory and in the
+// cluster; it lists and reads both, so a report saved by any replica is
+// read through every other.
+type sharedReports struct {
+	local  controller.Store
+	shared Cluster
+}
+
+// Save saves r locally and in the cluster; a report the cluster could
+// not take is still saved locally, and the error says so.
+func (st sharedReports) Save(r *controller.Report) (string, error) {
+	path, err := st.local.Save(r)
+	if err != nil {
+		return path, err
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return path, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sharedReportsTimeout)
+	defer cancel()
+	return path, st.shared.PutReport(ctx, r.ID, b)
+}
+
+// Load reads the report id (an exact id): from the directory, else from
+// the cluster.
+func (st sharedReports) Load(id string) (*controller.Report, error) {
+	if _, err := os.Stat(filepath.Join(st.local.Dir, id+".json")); err == nil {
+		return st.local.Load(id)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sharedReportsTimeout)
+	defer cancel()
+	b, err := st.shared.Report(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var r controller.Report
+	if err := json.Unmarshal(b, &r); err != nil {
+		return nil, fmt.Errorf("report %s: %w", id, err)
+	}
+	return &r, nil
+}
+
+// List returns the ids of the reports of the directory and the cluster,
+// oldest first.
+func (st sharedReports) List() ([]string, error) {
+	ids, err := st.local.List()
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), sharedReportsTimeout)
+	defer cancel()
+	more, err := st.shared.ReportIDs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return slices.Compact(slices.Sorted(slices.Values(append(ids, more...)))), nil
+}
+
+// useConsent records the consent among args, if any, as used across the
+// cluster; a consent used before, or one whose use cannot be recorded, is
+// refused.
+func (s *Server) useConsent(ctx context.Context, args map[string]any) error {
+	if s.cluster == nil {
+		return nil
+	}
+	v, ok := args[approval.ArgConsent]
+	if !ok || v == nil {
+		return nil
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return netproto.Errorf(netproto.CodeAccessDenied, "approval: consent unreadable: %v", err)
+	}
+	nonce, forget, err := approval.ConsentNonce(raw, consentMaxAge)
+	if err != nil {
+		return err
+	}
+	if err := s.cluster.UseNonce(ctx, nonce, forget); err != nil {
+		return netproto.Errorf(netproto.CodeAccessDenied, "approval: consent nonce %q refused by the cluster: %v", nonce, err)
+	}
+	return nil
+}
