@@ -15,8 +15,6 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/netmcp/netmcp/internal/testwait"
 )
 
 // freePorts reserves n distinct TCP ports on 127.0.0.1.
@@ -291,10 +289,6 @@ func join(t testing.TB, url, name string, ttl time.Duration, streamReplicas int,
 // between them and returns how long it took.
 func waitOwned(t testing.TB, nodes []*node, inv []string, within time.Duration) time.Duration {
 	t.Helper()
-	// A bound scaled to the machine's load, not a speed assertion; at most
-	// three times the quiet machine's, so that a stuck run fails within
-	// the package's test timeout.
-	within = min(testwait.Timeout(within), 3*within)
 	start := time.Now()
 	for {
 		dup, missing := ownership(nodes, inv)
