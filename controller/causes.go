@@ -51,7 +51,7 @@ func latencyCause(l link, rtt, limit float64, ev ...Evidence) Cause {
 func throttleCause(l link, loss, rtt float64, ev ...Evidence) Cause {
 	s := fmt.Sprintf("The link %s is throttled: %.0f%% of the probes across it are lost with no input errors, the senders discard at their queues (round trip %.0f ms).", l, loss, rtt)
 	if loss == 0 {
-		s = fmt.Sprintf("The link %s is throttled: the probes across it come back after %.0f ms with no input errors, and the senders discard other traffic at their queues.", l, rtt)
+		s = fmt.Sprintf("The link %s is throttled: the probes across it come back after %.0f ms with no input errors, and its delay grows with the packets' size or its senders discard other traffic at their queues.", l, rtt)
 	}
 	c := newCause("link_bandwidth_throttling", []string{l.A.Device, l.B.Device}, l.String(), s, ev...)
 	c.Fix = fmt.Sprintf("Remove the rate limit (shaper, policer, negotiated speed) on %s:%s — %s:%s.", l.A.Device, l.A.Iface, l.B.Device, l.B.Iface)

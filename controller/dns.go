@@ -29,10 +29,21 @@ type lookup struct {
 
 var serverRE = regexp.MustCompile(`(\d+\.\d+\.\d+\.\d+)#53`)
 
-// lookup resolves name from dev with the dns_lookup tool.
+// lookup resolves name from dev with the dns_lookup tool, through dev's
+// own resolvers.
 func (r *run) lookup(dev, name string) lookup {
-	out, n, err := r.probe(dev, netproto.ToolDNSLookup, map[string]any{"destination": name})
-	l := lookup{Dev: dev, Name: name, Call: n}
+	return r.lookupAt(dev, name, netip.Addr{})
+}
+
+// lookupAt resolves name from dev, asking server (dev's own resolvers
+// when server is not valid).
+func (r *run) lookupAt(dev, name string, server netip.Addr) lookup {
+	args := map[string]any{"destination": name}
+	if server.IsValid() {
+		args["server"] = server.String()
+	}
+	out, n, err := r.probe(dev, netproto.ToolDNSLookup, args)
+	l := lookup{Dev: dev, Name: name, Call: n, Server: server}
 	if err != nil {
 		l.Text = "dns_lookup failed: " + firstLine(err.Error())
 		r.summarize(n, "%s", l.Text)
@@ -100,6 +111,7 @@ func (r *run) dnsSweep(n *network) {
 	rl := r.lookup(from, probe)
 	server := n.deviceAt(rl.Server)
 	ev := r.ev(rl.Call, from, netproto.ToolDNSLookup, "%s", rl.Text)
+	r.zoneFiles(n, rl.Server)
 	switch {
 	case !rl.Answered && rl.Refused && server != "":
 		c := newCause("dns_service_down", []string{server}, rl.Server.String()+":53",
@@ -155,28 +167,205 @@ func (r *run) dnsSweep(n *network) {
 			}
 		}
 	}
-	// Every host's own resolver.
+	r.hostResolvers(n, from, probe, rl)
+}
+
+// zoneDir is where a DNS server host keeps its zone files (db.ZONE), as
+// BIND on Debian does.
+const zoneDir = "/etc/bind/"
+
+// zoneFiles reads the zone file of the network's domain on every DNS
+// server host (the routers' server and the hosts' resolvers) and compares
+// each address record with the network: a name whose address no device
+// of the network holds points nowhere, and the server that serves it has
+// a wrong record. The file is read, not queried, so a server that is down
+// or filtered is checked all the same; one whose file cannot be read
+// shows nothing.
+func (r *run) zoneFiles(n *network, routers netip.Addr) {
+	if len(r.c.Domains) == 0 {
+		return
+	}
+	domain := strings.TrimSuffix(r.c.Domains[0], ".")
+	servers := map[string]bool{}
+	addServer := func(a netip.Addr) {
+		if h := n.deviceAt(a); h != "" && n.Devices[h] == nil && n.HostViews[h] != nil && n.HostViews[h].Err == "" {
+			servers[h] = true
+		}
+	}
+	if routers.IsValid() {
+		addServer(routers)
+	}
+	for _, hv := range n.HostViews {
+		for _, a := range hv.Resolvers {
+			addServer(a)
+		}
+	}
+	for _, srv := range sortedKeys(servers) {
+		d := r.c.Fleet.Device(srv)
+		if d == nil || !d.HasTool(netproto.ToolCLIExec) {
+			continue
+		}
+		path := zoneDir + "db." + domain
+		out, call, err := r.call(srv, netproto.ToolCLIExec, map[string]any{"cmd": "cat " + path})
+		if err != nil {
+			continue
+		}
+		recs := parseZoneFile(cliText(out), domain)
+		r.summarize(call, "%d address records", len(recs))
+		for _, rec := range recs {
+			if n.deviceAt(rec.Addr) != "" || r.inventoryHolds(rec.Addr) {
+				continue
+			}
+			c := newCause("dns_record_error", []string{srv}, rec.Name,
+				fmt.Sprintf("The zone %s on the DNS server %s gives %s the address %s, which no device of the network holds.", domain, srv, rec.Name, rec.Addr),
+				r.ev(call, srv, netproto.ToolCLIExec, "%s: %s A %s", path, rec.Name, rec.Addr))
+			c.Fix = fmt.Sprintf("Correct the record of %s in %s's zone.", rec.Name, srv)
+			if !r.causeKnown(c) {
+				r.rep.addCause(c)
+			}
+		}
+	}
+}
+
+// inventoryHolds tells whether the inventory gives a host the address a.
+func (r *run) inventoryHolds(a netip.Addr) bool {
+	for _, h := range r.c.Hosts {
+		if slices.Contains(h.Addrs, a) {
+			return true
+		}
+	}
+	return false
+}
+
+// zoneRecord is one address record of a zone file.
+type zoneRecord struct {
+	// Name is the record's owner, fully qualified without the final dot.
+	Name string
+	Addr netip.Addr
+}
+
+// parseZoneFile returns the A records of a BIND zone file of domain
+// (names relative to its $ORIGIN made absolute).
+func parseZoneFile(text, domain string) []zoneRecord {
+	origin := domain
+	var out []zoneRecord
+	for _, line := range strings.Split(text, "\n") {
+		if i := strings.IndexByte(line, ';'); i >= 0 {
+			line = line[:i]
+		}
+		f := strings.Fields(line)
+		if len(f) == 0 {
+			continue
+		}
+		if strings.EqualFold(f[0], "$ORIGIN") && len(f) > 1 {
+			origin = strings.TrimSuffix(f[1], ".")
+			continue
+		}
+		if strings.HasPrefix(f[0], "$") || line[0] == ' ' || line[0] == '\t' {
+			continue
+		}
+		in := slices.IndexFunc(f, func(s string) bool { return strings.EqualFold(s, "IN") })
+		if in < 1 || in+2 >= len(f) || !strings.EqualFold(f[in+1], "A") {
+			continue
+		}
+		a, err := netip.ParseAddr(f[in+2])
+		if err != nil {
+			continue
+		}
+		name := f[0]
+		switch {
+		case name == "@":
+			name = origin
+		case strings.HasSuffix(name, "."):
+			name = strings.TrimSuffix(name, ".")
+		default:
+			name += "." + origin
+		}
+		out = append(out, zoneRecord{Name: name, Addr: a})
+	}
+	return out
+}
+
+// hostResolvers checks the resolvers the hosts use besides the routers'
+// server rl.Server. A host's failed lookup is evidence against the host
+// only when nothing upstream explains it: each such resolver is asked
+// from the router first. One that answers the router is a sound server,
+// and a host that cannot use it is cut off by what the other checks name
+// (a link, a route, a filter). One held by a host that answers ping but
+// not DNS is a server whose service is down (port closed) or blocked
+// (queries time out), named once on that server, not on each of its
+// clients. One held by a router or by no device of the network serves no
+// DNS: the hosts pointed at it have a wrong resolver.
+func (r *run) hostResolvers(n *network, from, probe string, rl lookup) {
+	clients := map[netip.Addr][]string{}
 	for _, hn := range sortedKeys(n.HostViews) {
 		hv := n.HostViews[hn]
-		if hv.Err != "" || len(hv.Resolvers) == 0 || r.hasCauseOn(hn) {
+		if hv.Err != "" || len(hv.Resolvers) == 0 || r.hasCauseOn(hn) || slices.Contains(hv.Resolvers, rl.Server) {
+			// A host that asks the server the routers ask has the
+			// right resolver: a lookup of its that fails is explained
+			// by the server or the path to it.
 			continue
 		}
-		if !rl.Answered || slices.Contains(hv.Resolvers, rl.Server) {
-			// The host asks the server the routers ask: its resolver is
-			// right, and a lookup of its that fails is explained by the
-			// server or the path to it (named by the other checks), not
-			// by the host.
+		clients[hv.Resolvers[0]] = append(clients[hv.Resolvers[0]], hn)
+	}
+	servers := make([]netip.Addr, 0, len(clients))
+	for a := range clients {
+		servers = append(servers, a)
+	}
+	slices.SortFunc(servers, func(a, b netip.Addr) int { return a.Compare(b) })
+	for _, srv := range servers {
+		xl := r.lookupAt(from, probe, srv)
+		if xl.Answered {
 			continue
 		}
-		hl := r.lookup(hn, probe)
-		if hl.Answered {
+		holder := n.deviceAt(srv)
+		xev := r.ev(xl.Call, from, netproto.ToolDNSLookup, "%s (asking %s)", xl.Text, srv)
+		if holder != "" && n.Devices[holder] == nil {
+			r.serverDown(n, from, probe, holder, srv, xl, xev, clients[srv])
 			continue
 		}
-		c := newCause("host_incorrect_dns", []string{hn}, "",
-			fmt.Sprintf("Host %s resolves through %v, which does not answer (%s), while %s's server %s does: the host's resolver is wrong.", hn, hv.Resolvers, hl.Text, from, rl.Server),
-			r.ev(hv.Calls[callResolv], hn, netproto.ToolCLIExec, "nameservers %v", hv.Resolvers),
-			r.ev(hl.Call, hn, netproto.ToolDNSLookup, "%s", hl.Text), ev)
-		c.Fix = fmt.Sprintf("Point host %s's resolver (/etc/resolv.conf) at %s.", hn, rl.Server)
+		for _, hn := range clients[srv] {
+			hv := n.HostViews[hn]
+			hl := r.lookup(hn, probe)
+			if hl.Answered {
+				continue
+			}
+			c := newCause("host_incorrect_dns", []string{hn}, "",
+				fmt.Sprintf("Host %s resolves through %v, where no DNS server answers (%s), while %s's server %s does: the host's resolver is wrong.", hn, hv.Resolvers, hl.Text, from, rl.Server),
+				r.ev(hv.Calls[callResolv], hn, netproto.ToolCLIExec, "nameservers %v", hv.Resolvers),
+				r.ev(hl.Call, hn, netproto.ToolDNSLookup, "%s", hl.Text), xev)
+			c.Fix = fmt.Sprintf("Point host %s's resolver (/etc/resolv.conf) at %s.", hn, rl.Server)
+			r.rep.addCause(c)
+		}
+	}
+}
+
+// serverDown names what stops the DNS server holder at srv, which hosts
+// use as their resolver, from answering the router from: its service
+// (the port is closed) or a filter (queries time out while it answers
+// ping). A server the router cannot ping is cut off, which the other
+// checks name.
+func (r *run) serverDown(n *network, from, probe, holder string, srv netip.Addr, xl lookup, xev Evidence, clients []string) {
+	p := r.ping(from, srv, pingOpts{Count: 2})
+	if !p.OK() {
+		return
+	}
+	pev := r.ev(p.Call, from, netproto.ToolPing, "%s", p.Text)
+	switch {
+	case xl.Refused:
+		c := newCause("dns_service_down", []string{holder}, srv.String()+":53",
+			fmt.Sprintf("The DNS service on %s (%s), the resolver of %v, is down: it answers ping but queries get 'connection refused' (port 53 closed).", holder, srv, clients), xev, pev)
+		c.Fix = fmt.Sprintf("Start the DNS service on %s.", holder)
+		if !r.causeKnown(c) {
+			r.rep.addCause(c)
+		}
+	case xl.TimedOut && !r.hasCause("dns_port_blocked"):
+		if again := r.lookupAt(from, probe, srv); !again.TimedOut {
+			return // a query lost in passing, not a blocked port
+		}
+		c := newCause("dns_port_blocked", []string{holder}, srv.String()+":53",
+			fmt.Sprintf("Queries to the DNS server %s (%s), the resolver of %v, time out although it answers ping: port 53 is blocked on the way or at the server.", holder, srv, clients), xev, pev)
+		c.Fix = fmt.Sprintf("Find and remove the filter on UDP/TCP port 53 toward %s.", holder)
 		r.rep.addCause(c)
 	}
 }

@@ -131,6 +131,10 @@ func (r *run) hostChecks(n *network) map[string]bool {
 		if other, ok := r.macConflict(n, hv); ok {
 			add("mac_address_conflict", fmt.Sprintf("Host %s uses MAC %s, which %s also has on its LAN: frames for one go to the other.", hv.Name, hv.MAC, other),
 				fmt.Sprintf("Give host %s its own MAC address.", hv.Name), hostEv(callLink, "MAC %s", hv.MAC))
+		} else if macTaken(n, hv) {
+			// Another host took hv's own MAC (named there): that explains
+			// what hv's pings show, so the ping sweep leaves hv alone.
+			done[hv.Name] = true
 		}
 	}
 	return done
@@ -162,12 +166,21 @@ func (r *run) macConflict(n *network, hv *hostView) (string, bool) {
 	}
 	for _, on := range sortedKeys(n.HostViews) {
 		if o := n.HostViews[on]; on != hv.Name && o.MAC != "" && sameMAC(o.MAC, hv.MAC) {
+			if hv.PermMAC == "" && o.PermMAC != "" {
+				// hv runs on its own hardware address and the other
+				// host took it (its own is another): the other is the
+				// one in the wrong.
+				continue
+			}
 			return on, true
 		}
 	}
 	for _, it := range hv.Ifaces {
 		for _, a := range it.ARP {
 			if sameMAC(a.MAC, hv.MAC) {
+				if o := n.HostViews[n.deviceAt(a.IP)]; o != nil && o != hv && hv.PermMAC == "" && o.PermMAC != "" {
+					continue // the neighbour took hv's own address
+				}
 				who := a.IP.String()
 				if d, _ := n.Owner(a.IP); d != nil {
 					who = d.Name + " (" + a.IP.String() + ")"
@@ -177,6 +190,20 @@ func (r *run) macConflict(n *network, hv *hostView) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// macTaken tells whether hv runs on its own hardware address and another
+// host shows the same MAC changed from its own (it took hv's).
+func macTaken(n *network, hv *hostView) bool {
+	if hv.MAC == "" || hv.PermMAC != "" {
+		return false
+	}
+	for _, o := range n.HostViews {
+		if o != hv && o.PermMAC != "" && sameMAC(o.MAC, hv.MAC) {
+			return true
+		}
+	}
+	return false
 }
 
 func sameMAC(a, b string) bool {
@@ -189,20 +216,26 @@ func sameMAC(a, b string) bool {
 // callLink is the key of the `ip -j link` call in hostView.Calls.
 const callLink = "ip -j link"
 
-// parseIPLink returns the MAC of the first non-loopback link of `ip -j link`.
-func parseIPLink(text string) string {
+// parseIPLink returns the MAC of the first non-loopback link of `ip -j
+// link`, and its permanent address when the link shows one (permaddr: the
+// MAC was changed from the hardware's).
+func parseIPLink(text string) (mac, perm string) {
 	var links []struct {
-		Name    string `json:"ifname"`
-		Type    string `json:"link_type"`
-		Address string `json:"address"`
+		Name     string `json:"ifname"`
+		Type     string `json:"link_type"`
+		Address  string `json:"address"`
+		PermAddr string `json:"permaddr"`
 	}
 	if json.Unmarshal([]byte(text), &links) != nil {
-		return ""
+		return "", ""
 	}
 	for _, l := range links {
 		if l.Type != "loopback" && l.Address != "" {
-			return l.Address
+			if sameMAC(l.PermAddr, l.Address) {
+				l.PermAddr = ""
+			}
+			return l.Address, l.PermAddr
 		}
 	}
-	return ""
+	return "", ""
 }

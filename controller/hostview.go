@@ -24,10 +24,12 @@ type hostView struct {
 	// ACLs and Bindings are the host's packet filters.
 	ACLs     map[string]*aclSet
 	Bindings []aclBinding
-	// MAC is the MAC address of its first link (ip -j link).
-	MAC   string
-	Err   string
-	Calls map[string]int
+	// MAC is the MAC address of its first link (ip -j link), and PermMAC
+	// that link's permanent (hardware) address when MAC differs from it
+	// (iproute2's permaddr), else empty.
+	MAC, PermMAC string
+	Err          string
+	Calls        map[string]int
 }
 
 // callResolv is the key of the resolv.conf call in hostView.Calls.
@@ -139,8 +141,12 @@ func (r *run) readHosts(n *network) {
 			out, call, err = r.call(d.Name(), netproto.ToolCLIExec, map[string]any{"cmd": callLink})
 			h.Calls[callLink] = call
 			if err == nil {
-				h.MAC = parseIPLink(cliText(out))
-				r.summarize(call, "MAC %s", h.MAC)
+				h.MAC, h.PermMAC = parseIPLink(cliText(out))
+				if h.PermMAC != "" {
+					r.summarize(call, "MAC %s (permanent %s)", h.MAC, h.PermMAC)
+				} else {
+					r.summarize(call, "MAC %s", h.MAC)
+				}
 			}
 		}
 		return nil

@@ -487,6 +487,12 @@ func (r *run) bgpSessions(s *sweepState) {
 				continue
 			}
 			for _, c := range r.analyzeBGP(n, d, nb, false) {
+				if c.Name == "missing_route" && len(s.dead) > 0 {
+					// A router whose daemons are down withdrew every
+					// route through it: a route missing elsewhere is
+					// its consequence, not a cause of its own.
+					continue
+				}
 				if !r.linkCauseKnown(c) {
 					r.rep.addCause(c)
 				}

@@ -36,6 +36,7 @@ var suite = []struct {
 	{fault: "dns_port_blocked h3"},
 	{fault: "dns_port_blocked r3:GigabitEthernet0/0/1 direction=out"},
 	{fault: "dns_record_error h3"},
+	{fault: "dns_record_error h3 name=ns"},
 	{fault: "dns_service_down h3"},
 	{fault: "frr_service_down r2"},
 	{fault: "frr_service_down r3"},

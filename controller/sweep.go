@@ -32,7 +32,25 @@ func (r *run) lossOnLinks(n *network, links []link) []Cause {
 	}
 	wg.Wait()
 	partial := func(p pingResult) bool { return p.Err == nil && p.Loss > 0 && p.Loss < 100 }
-	slow := func(ab, ba pingResult) bool { return max(ab.RTT, ba.RTT) > r.latencyLimit() }
+	// A link is slow above limit, whatever the cause; one that stands
+	// out from its peers (above peer) but not that far is rate-limited
+	// only when its delay grows with the packet's size (sizeDelays): a
+	// link of a longer path than its peers is no fault.
+	limit := r.latencyLimit()
+	if r.c.LinkLatencyMS > 0 {
+		limit = r.c.LinkLatencyMS
+	}
+	var rtts []float64
+	for _, o := range out {
+		if o.ab.OK() && o.ba.OK() {
+			rtts = append(rtts, max(o.ab.RTT, o.ba.RTT))
+		}
+	}
+	peer := limit
+	if len(rtts) >= 3 {
+		peer = min(limit, standsOut(rtts))
+	}
+	slow := func(ab, ba pingResult) bool { return max(ab.RTT, ba.RTT) > peer }
 	// Counters count since the interface came up, not since a fault: a
 	// link with loss, errors or a slow round trip has both ends' counters
 	// read again after its probes, and what they added meanwhile is the
@@ -95,7 +113,7 @@ func (r *run) lossOnLinks(n *network, links []link) []Cause {
 		a, aCall := delta(l.A.Device, a)
 		b, bCall := delta(l.B.Device, b)
 		errs := a.InErrors + b.InErrors
-		rtt, limit := max(ab.RTT, ba.RTT), r.latencyLimit()
+		rtt := max(ab.RTT, ba.RTT)
 		ev := []Evidence{
 			r.ev(ab.Call, l.A.Device, netproto.ToolPing, "%s", ab.Text),
 			r.ev(ba.Call, l.B.Device, netproto.ToolPing, "%s", ba.Text),
@@ -109,10 +127,20 @@ func (r *run) lossOnLinks(n *network, links []link) []Cause {
 		}
 		if !partial(ab) && !partial(ba) && errs == 0 {
 			switch {
-			case rtt <= limit || !ab.OK() || !ba.OK():
+			case rtt <= peer || !ab.OK() || !ba.OK():
+			case rtt <= limit:
+				// Above its peers, below a slow link: a rate limit
+				// only when large packets show it.
+				if a.OutDiscards+b.OutDiscards > 0 || r.sizeDelays(l.A.Device, l.B.Addr, pingOpts{}, ab.RTT, &ev) {
+					causes = append(causes, throttled(0))
+				}
 			case a.OutDiscards+b.OutDiscards > 0:
 				// Every probe came back, late, while the senders' queues
 				// dropped other traffic: a rate limit, not a long path.
+				causes = append(causes, throttled(0))
+			case r.sizeDelays(l.A.Device, l.B.Addr, pingOpts{}, ab.RTT, &ev):
+				// Large packets take much longer than small ones: the
+				// delay is the link's serialisation, a rate limit.
 				causes = append(causes, throttled(0))
 			default:
 				causes = append(causes, latencyCause(l, rtt, limit, ev...))
@@ -346,7 +374,25 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 			continue
 		}
 		l := link{A: p.h.Router, B: end{Device: p.h.Host.Name, Addr: p.h.Addr}}
-		c := latencyCause(l, p.local.RTT, limit, r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text))
+		pev := r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text)
+		sev := []Evidence{pev}
+		vrf := ""
+		if it := n.Devices[p.h.Router.Device].Iface(p.h.Router.Iface); it != nil {
+			vrf = it.VRF
+		}
+		if grew, ev, ok := r.discardsGrew(n, p.h.Router); ok && grew > 0 || r.sizeDelays(p.h.Router.Device, p.h.Addr, pingOpts{VRF: vrf}, p.local.RTT, &sev) {
+			if ok && grew > 0 {
+				sev = append(sev, ev)
+			}
+			// Late replies while the router's queue toward the host
+			// drops other traffic: a rate limit, not a long path.
+			c := throttleCause(l, p.local.Loss, p.local.RTT, sev...)
+			c.Where = p.h.Router.Device + ":" + p.h.Router.Iface + " — " + p.h.Host.Name
+			r.rep.addCause(c)
+			done[p.h.Host.Name] = true
+			continue
+		}
+		c := latencyCause(l, p.local.RTT, limit, pev)
 		c.Where = p.h.Router.Device + ":" + p.h.Router.Iface + " — " + p.h.Host.Name
 		c.Summary = fmt.Sprintf("The link from %s:%s to host %s delays packets: %.0f ms round trip, where its peers' router-host links take at most %.1f ms.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name, p.local.RTT, limit)
 		c.Fix = fmt.Sprintf("Find what delays the link from %s:%s to host %s (a shaper, the host's port) and check its round trip afterwards.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name)
@@ -420,6 +466,44 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 			}
 		}
 	}
+}
+
+// sizeDelays pings dst from dev again with large packets and tells
+// whether they take far longer than the small probes did (rtt): a delay
+// that grows with the packet's size is serialisation on a slow (rate
+// limited) link, where a long path delays every size alike. The ping is
+// added to ev.
+func (r *run) sizeDelays(dev string, dst netip.Addr, o pingOpts, rtt float64, ev *[]Evidence) bool {
+	o.Count, o.Size = 5, largeProbe
+	p := r.ping(dev, dst, o)
+	if p.Err != nil || p.RTT == 0 {
+		return false
+	}
+	*ev = append(*ev, r.ev(p.Call, dev, netproto.ToolPing, "%s", p.Text))
+	return p.RTT-rtt > max(5, rtt/2)
+}
+
+// largeProbe is the payload of the pings that measure how a link's delay
+// grows with the packet's size.
+const largeProbe = 1400
+
+// discardsGrew reads the interface of e again and returns how much its
+// output discards grew since the first read, with the evidence; ok is
+// false when it could not be read again.
+func (r *run) discardsGrew(n *network, e end) (int64, Evidence, bool) {
+	first := n.Devices[e.Device].Iface(e.Iface)
+	data, call, err := r.yangGet(e.Device, pathInterfaces)
+	if err != nil || first == nil {
+		return 0, Evidence{}, false
+	}
+	v := &deviceView{Name: e.Device, Ifaces: parseInterfaces(data)}
+	now := v.Iface(e.Iface)
+	if now == nil {
+		return 0, Evidence{}, false
+	}
+	grew := max(now.OutDiscards-first.OutDiscards, 0)
+	r.summarize(call, "counters after the probes: %s out-discards +%d", e.Iface, grew)
+	return grew, r.ev(call, e.Device, netproto.ToolYangGet, "%s out-discards %d (+%d since the first read), in-errors %d", e.Iface, now.OutDiscards, grew, now.InErrors), true
 }
 
 // farProber returns the router that probes a host of router own from
@@ -502,6 +586,15 @@ func peerLimit(rtts []float64) float64 {
 	s := slices.Clone(rtts)
 	slices.Sort(s)
 	return max(20, 10*s[len(s)/2])
+}
+
+// standsOut is the round trip above which a link stands out from its
+// peers (rtts, every link's): three times their median, and never below
+// 20 ms.
+func standsOut(rtts []float64) float64 {
+	s := slices.Clone(rtts)
+	slices.Sort(s)
+	return max(20, 3*s[len(s)/2])
 }
 
 // latencyLimit is the round trip across one link above which it is slow.

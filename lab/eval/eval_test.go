@@ -230,3 +230,46 @@ func TestController(t *testing.T) {
 	}
 	t.Logf("\n%s", text.String())
 }
+
+// TestCausesNotConsequences runs the controller on a ring whose hosts use
+// two DNS servers (h12, the routers' too, and h13), each on another LAN
+// than most of its clients: a service down on the second server is named
+// on that server, not on every client whose lookups fail; a client
+// pointed at its gateway has the wrong resolver; a service name (an
+// alias, no device's name) given a wrong address is found in the
+// server's zone; of two hosts with one MAC, the one that took the
+// other's is named, not the rightful owner. A link rate-limited to a
+// little more than its traffic (no drops, a round trip well under a slow
+// link's) stands out from its peers and its delay grows with the
+// packets' size; a slow link's does not.
+func TestCausesNotConsequences(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a 12-router network per case")
+	}
+	net := gen.Options{Shape: gen.ShapeRing, Routers: 12, Seed: 2}
+	truth := func(dev, name string) suite.Truth {
+		return suite.Truth{IsAnomaly: true, FaultyDevices: []string{dev}, RootCauseName: []string{name}}
+	}
+	s := &suite.Suite{Seed: 1, Cases: []suite.Case{
+		{ID: "dns-service-down", Network: net, Faults: []string{"dns_service_down h13"}, Truth: truth("h13", "dns_service_down")},
+		{ID: "host-incorrect-dns", Network: net, Faults: []string{"host_incorrect_dns h1"}, Truth: truth("h1", "host_incorrect_dns")},
+		{ID: "dns-record-alias", Network: net, Faults: []string{"dns_record_error h12 name=www"}, Truth: truth("h12", "dns_record_error")},
+		{ID: "mac-conflict", Network: net, Faults: []string{"mac_address_conflict h3 with=h1"}, Truth: truth("h3", "mac_address_conflict")},
+		{ID: "throttled-link", Network: net, Faults: []string{"link_bandwidth_throttling r4:GigabitEthernet0/0/1 rate=128"},
+			Truth: suite.Truth{IsAnomaly: true, FaultyDevices: []string{"r4", "r5"}, RootCauseName: []string{"link_bandwidth_throttling"}}},
+		{ID: "throttled-host-link", Network: net, Faults: []string{"link_bandwidth_throttling r8:GigabitEthernet0/0/0/2 rate=128"},
+			Truth: suite.Truth{IsAnomaly: true, FaultyDevices: []string{"h5", "r8"}, RootCauseName: []string{"link_bandwidth_throttling"}}},
+		{ID: "slow-link", Network: net, Faults: []string{"link_high_latency r4:GigabitEthernet0/0/1"},
+			Truth: suite.Truth{IsAnomaly: true, FaultyDevices: []string{"r4", "r5"}, RootCauseName: []string{"link_high_latency"}}},
+		{ID: "healthy", Network: net, Truth: suite.Truth{FaultyDevices: []string{}, RootCauseName: []string{}}},
+	}}
+	rep, err := eval.Run(context.Background(), s, eval.Options{Timeout: 2 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Cases {
+		if !c.Right() {
+			t.Errorf("case %s: %v: got %+v, want %+v (%s)", c.ID, c.Faults, c.Answer, c.Truth, c.Error)
+		}
+	}
+}

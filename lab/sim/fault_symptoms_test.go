@@ -300,6 +300,7 @@ var symptomRows = []symptomRow{
 		o.has("h3 dig", o.cli("h3", "dig r1.lab.example"), "status: NOERROR", "r1.lab.example.\t\t300\tIN\tA\t192.0.2.1")
 		o.has("r1 dns_lookup", o.dnsLookup("r1", "r1.lab.example"), "192.0.2.1")
 		o.has("h3 dig r2", o.cli("h3", "dig r2.lab.example"), "10.255.0.2")
+		o.has("h3 zone file", o.cli("h3", "cat /etc/bind/db.lab.example"), "\nr1\t\tIN\tA\t192.0.2.1\n")
 	}},
 	{"dns_service_down h3", func(o *opsLab) {
 		o.has("h3 dig", o.cli("h3", "dig r1.lab.example"), "communications error to 10.3.0.10#53: connection refused", "no servers could be reached")

@@ -20,7 +20,7 @@ import (
 // and -6 select a family).
 var HostCommands = []string{
 	"ip [-j] [-4|-6] addr", "ip [-j] [-4|-6] route", "ip [-j] [-4|-6] neigh", "ip [-j] link",
-	"cat /etc/resolv.conf", "hostname",
+	"cat /etc/resolv.conf", "cat /etc/bind/db.ZONE", "hostname",
 	"ping [-c N] [-s SIZE] [-t TTL] [-I SOURCE] [-M do] [-4|-6] HOST",
 	"traceroute [-m HOPS] [-q N] HOST", "tracepath HOST",
 	"dig [@SERVER] NAME [TYPE]",
@@ -37,6 +37,12 @@ func (h *HostDriver) exec(ctx context.Context, dev topology.Device, w []string, 
 	case "cat":
 		if len(w) == 2 && w[1] == "/etc/resolv.conf" {
 			return resolvConf(dev), nil
+		}
+		if len(w) == 2 && strings.HasPrefix(w[1], zoneDir+"db.") {
+			if text, ok := zoneFile(dev, strings.TrimPrefix(w[1], zoneDir+"db.")); ok {
+				return text, nil
+			}
+			return "", netproto.Errorf(netproto.CodeConfigIncompatible, "cat: %s: No such file or directory", w[1])
 		}
 	case "hostname":
 		if len(w) == 1 {
@@ -139,7 +145,10 @@ type hostLink struct {
 	operUp   bool
 	mtu      int
 	mac      string
-	addrs    []netip.Prefix
+	// perm is the permanent MAC when mac differs from it (iproute2
+	// prints it as permaddr), else empty.
+	perm  string
+	addrs []netip.Prefix
 }
 
 // hostLinks returns lo and the host's interfaces with their state.
@@ -152,6 +161,9 @@ func (h *HostDriver) hostLinks(dev topology.Device) []hostLink {
 			continue
 		}
 		l := hostLink{index: i + 2, name: it.Name, adminUp: st.AdminUp, operUp: st.OperUp, mtu: st.MTU, mac: strings.ToLower(st.MAC)}
+		if p := h.perm[it.Name]; p != "" && p != l.mac {
+			l.perm = p
+		}
 		for _, a := range it.Addresses {
 			if p, err := netip.ParsePrefix(a); err == nil {
 				l.addrs = append(l.addrs, p)
@@ -252,7 +264,11 @@ func ipAddrText(links []hostLink, fam int) string {
 		if l.loopback {
 			fmt.Fprintf(&b, "    link/loopback %s brd 00:00:00:00:00:00\n", l.mac)
 		} else {
-			fmt.Fprintf(&b, "    link/ether %s brd ff:ff:ff:ff:ff:ff\n", l.mac)
+			fmt.Fprintf(&b, "    link/ether %s brd ff:ff:ff:ff:ff:ff", l.mac)
+			if l.perm != "" {
+				b.WriteString(" permaddr " + l.perm)
+			}
+			b.WriteString("\n")
 		}
 		for _, p := range l.addrs {
 			if !wantFam(p, fam) {
@@ -297,6 +313,7 @@ type ipLinkJSON struct {
 	LinkType  string        `json:"link_type"`
 	Address   string        `json:"address"`
 	Broadcast string        `json:"broadcast"`
+	PermAddr  string        `json:"permaddr,omitempty"`
 	AddrInfo  *[]ipAddrInfo `json:"addr_info,omitempty"`
 }
 
@@ -306,7 +323,7 @@ func ipAddrJSON(links []hostLink, fam int) string {
 	for _, l := range links {
 		flags, state := l.flags()
 		j := ipLinkJSON{IfIndex: l.index, IfName: l.name, Flags: flags, MTU: l.mtu, Qdisc: l.qdisc(), OperState: state,
-			Group: "default", TxQLen: 1000, LinkType: "ether", Address: l.mac, Broadcast: "ff:ff:ff:ff:ff:ff"}
+			Group: "default", TxQLen: 1000, LinkType: "ether", Address: l.mac, Broadcast: "ff:ff:ff:ff:ff:ff", PermAddr: l.perm}
 		if l.loopback {
 			j.LinkType, j.Broadcast = "loopback", "00:00:00:00:00:00"
 		}
@@ -533,6 +550,36 @@ func ipNeighText(ns []ipNeigh) string {
 		b.WriteString(" " + strings.Join(n.State, ",") + "\n")
 	}
 	return b.String()
+}
+
+// zoneDir is where a DNS server host keeps its zone files, one
+// db.ZONE per zone, as BIND on Debian does.
+const zoneDir = "/etc/bind/"
+
+// zoneFile renders the zone file of one of the host's DNS zones, as its
+// service serves it (a record made wrong is wrong in the file too).
+func zoneFile(dev topology.Device, zone string) (string, bool) {
+	if dev.DNS == nil {
+		return "", false
+	}
+	for _, z := range dev.DNS.Zones {
+		if !strings.EqualFold(strings.TrimSuffix(z.Name, "."), strings.TrimSuffix(zone, ".")) {
+			continue
+		}
+		origin := strings.TrimSuffix(z.Name, ".") + "."
+		var b strings.Builder
+		fmt.Fprintf(&b, "$ORIGIN %s\n$TTL 300\n", origin)
+		fmt.Fprintf(&b, "@\tIN\tSOA\tns.%s hostmaster.%s 1 3600 900 604800 300\n", origin, origin)
+		for _, r := range z.Records {
+			ttl := ""
+			if r.TTL > 0 {
+				ttl = strconv.Itoa(r.TTL)
+			}
+			fmt.Fprintf(&b, "%s\t%s\tIN\t%s\t%s\n", r.Name, ttl, strings.ToUpper(r.Type), r.Value)
+		}
+		return b.String(), true
+	}
+	return "", false
 }
 
 // resolvConf renders the host's /etc/resolv.conf.

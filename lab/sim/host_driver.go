@@ -38,6 +38,9 @@ type HostDriver struct {
 	name    string
 	schema  *yang.Schema
 	started time.Time
+	// perm is each interface's permanent (hardware) MAC: the one it had
+	// when the lab started, which a MAC set later does not change.
+	perm map[string]string
 }
 
 var (
@@ -50,7 +53,13 @@ func newHostDrivers(l *Lab) (map[string]*HostDriver, []string) {
 	hosts := map[string]*HostDriver{}
 	var names []string
 	for _, d := range l.net.DevicesOfKind(topology.KindHost) {
-		hosts[d.Name] = &HostDriver{lab: l, name: d.Name, schema: yang.DefaultSchema(), started: l.opts.Now()}
+		perm := map[string]string{}
+		for _, it := range d.Interfaces {
+			if st, err := l.net.InterfaceState(d.Name, it.Name); err == nil {
+				perm[it.Name] = strings.ToLower(st.MAC)
+			}
+		}
+		hosts[d.Name] = &HostDriver{lab: l, name: d.Name, schema: yang.DefaultSchema(), started: l.opts.Now(), perm: perm}
 		names = append(names, d.Name)
 	}
 	return hosts, names

@@ -67,11 +67,14 @@ func TestHostDriverHealthy(t *testing.T) {
 	for _, tc := range []struct{ cmd, want string }{
 		{"ip addr", "2: eth0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 1500 qdisc fq_codel state UP group default qlen 1000\n    link/ether " + mac + " brd ff:ff:ff:ff:ff:ff\n    inet 10.3.0.10/24 brd 10.3.0.255 scope global eth0\n       valid_lft forever preferred_lft forever\n    inet6 2001:db8:3::10/64 scope global \n"},
 		{"ip a", "inet6 fe80::250:56ff:fe12:3456/64 scope link"},
+		{"ip link", "link/ether " + mac + " brd ff:ff:ff:ff:ff:ff\n"}, // its own MAC: no permaddr
 		{"ip -4 addr show", "inet 127.0.0.1/8 scope host lo"},
 		{"ip route", "default via 10.3.0.1 dev eth0 proto static\n10.3.0.0/24 dev eth0 proto kernel scope link src 10.3.0.10\n"},
 		{"ip -6 route", "default via 2001:db8:3::1 dev eth0 proto static metric 1024 pref medium\n"},
 		{"ip neigh", "10.3.0.1 dev eth0 lladdr "},
 		{"cat /etc/resolv.conf", "nameserver 10.3.0.10\n"},
+		{"cat /etc/bind/db.lab.example", "$ORIGIN lab.example.\n$TTL 300\n"},
+		{"cat /etc/bind/db.lab.example", "\nns\t\tIN\tA\t10.3.0.10\n"},
 		{"hostname", "h3\n"},
 		{"ping -c 2 10.0.12.1", "2 packets transmitted, 2 received, 0% packet loss"},
 		{"ping -c 1 r1.lab.example", "PING r1.lab.example (10.255.0.1)"},
@@ -100,6 +103,12 @@ func TestHostDriverHealthy(t *testing.T) {
 	var perr *netproto.Error
 	if !errors.As(err, &perr) || perr.Code != netproto.CodeConfigIncompatible || !strings.Contains(err.Error(), "read-only") {
 		t.Errorf("ip addr add: %v", err)
+	}
+	for _, h := range []*HostDriver{h3, mustHost(t, lab, "h1")} {
+		// A zone the host does not serve has no file (h1 serves none).
+		if _, err := h.Exec(context.Background(), "cat /etc/bind/db.other.example"); err == nil || !strings.Contains(err.Error(), "No such file") {
+			t.Errorf("%s: cat of a zone it does not serve: %v", h.name, err)
+		}
 	}
 
 	// YANG: openconfig interfaces with state, the gateway as the default route.
@@ -170,6 +179,12 @@ func TestHostDriverFaults(t *testing.T) {
 				{"ip neigh", "10.3.0.53 dev eth0 FAILED"},
 				{"dig r1.lab.example", ";; communications error to 10.3.0.53#53: host unreachable"},
 				{"ping -c 1 r1.lab.example", "ping: r1.lab.example: Temporary failure in name resolution"},
+			}},
+		{name: "mac_address_conflict", set: func(d *topology.Device) { d.Interfaces[0].MAC = "00:50:56:ab:cd:ef" },
+			checks: []struct{ cmd, want string }{
+				// The hardware address stays what it was: iproute2 shows it.
+				{"ip link", "link/ether 00:50:56:ab:cd:ef brd ff:ff:ff:ff:ff:ff permaddr 00:50:56:12:34:56\n"},
+				{"ip -j link", `"address":"00:50:56:ab:cd:ef","broadcast":"ff:ff:ff:ff:ff:ff","permaddr":"00:50:56:12:34:56"`},
 			}},
 		{name: "dns_service_down", set: func(d *topology.Device) { d.DNS.Disabled = true },
 			checks: []struct{ cmd, want string }{
