@@ -85,8 +85,16 @@ type Console struct {
 	ver    uint64
 	lldp   []linkSpec
 
-	cancel context.CancelFunc
-	done   chan struct{}
+	ctx     context.Context // ends with Close
+	cancel  context.CancelFunc
+	done    chan struct{}
+	follows sync.WaitGroup // FollowChanges' streams
+
+	// stale names the devices Refresh asked to read before the next
+	// round; kick wakes the reading loop for them.
+	staleMu sync.Mutex
+	stale   map[string]bool
+	kick    chan struct{}
 
 	runs      *runs      // asks and applies in progress or done
 	approvals *approvals // fixes waiting for an operator's decision
@@ -119,7 +127,8 @@ func New(opts Options) (*Console, error) {
 	static, _ := fs.Sub(assets, "static")
 	c := &Console{opts: opts, log: opts.Logger, fleet: opts.Fleet, auth: newAuth(opts.LoginToken, opts.User, opts.SessionTTL),
 		tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServerFS(static)), hub: newHub(),
-		states: map[string]*devState{}, done: make(chan struct{}), runs: newRuns(), approvals: newApprovals()}
+		states: map[string]*devState{}, done: make(chan struct{}), runs: newRuns(), approvals: newApprovals(),
+		stale: map[string]bool{}, kick: make(chan struct{}, 1)}
 	inv := opts.Inventory
 	if c.fleet == nil && inv != nil {
 		if c.fleet, err = client.New(inv, client.Options{}); err != nil {
@@ -137,7 +146,7 @@ func New(opts Options) (*Console, error) {
 	c.graph = buildGraph(opts.Topology, inv, nil)
 	c.view = computeView(c.graph, c.states)
 	ctx, cancel := context.WithCancel(context.Background())
-	c.cancel = cancel
+	c.ctx, c.cancel = ctx, cancel
 	if c.fleet != nil {
 		c.fleet.Start()
 		go c.poll(ctx)
@@ -177,6 +186,7 @@ func (c *Console) AddLogin(user, role string) (string, error) {
 func (c *Console) Close() error {
 	c.cancel()
 	<-c.done
+	c.follows.Wait()
 	c.runs.close()
 	c.hub.close()
 	if c.hs != nil {
@@ -189,26 +199,73 @@ func (c *Console) Close() error {
 	return nil
 }
 
-// poll reads the fleet every Interval until ctx ends.
+// Refresh reads the named devices now, interfaces and routing protocols,
+// rather than at the next round: what a device's change stream (gNMI
+// ON_CHANGE) reports is on the map without waiting for the polling. It
+// never blocks; names asked for again before the read are read once.
+func (c *Console) Refresh(names ...string) {
+	c.staleMu.Lock()
+	for _, n := range names {
+		c.stale[n] = true
+	}
+	c.staleMu.Unlock()
+	select {
+	case c.kick <- struct{}{}:
+	default:
+	}
+}
+
+// takeStale returns the devices Refresh asked for, and forgets them.
+func (c *Console) takeStale() []*client.Device {
+	c.staleMu.Lock()
+	defer c.staleMu.Unlock()
+	var devs []*client.Device
+	for _, n := range slices.Sorted(maps.Keys(c.stale)) {
+		if d := c.fleet.Device(n); d != nil {
+			devs = append(devs, d)
+		}
+	}
+	clear(c.stale)
+	return devs
+}
+
+// poll reads the fleet every Interval, and the devices Refresh names as
+// soon as it names them, until ctx ends.
 func (c *Console) poll(ctx context.Context) {
 	defer close(c.done)
 	t := time.NewTicker(c.opts.Interval)
 	defer t.Stop()
 	for round := 0; ; round++ {
-		c.pollOnce(ctx, round%4 == 0, c.opts.Topology == nil && round%10 == 0)
-		select {
-		case <-ctx.Done():
+		c.pollOnce(ctx, nil, round%4 == 0, c.opts.Topology == nil && round%10 == 0)
+		if !c.untilRound(ctx, t.C) {
 			return
-		case <-t.C:
 		}
 	}
 }
 
-// pollOnce reads every device once and publishes what changed.
-func (c *Console) pollOnce(ctx context.Context, protocols, lldp bool) {
+// untilRound reads the devices Refresh names until the next round is due;
+// false when ctx ended.
+func (c *Console) untilRound(ctx context.Context, round <-chan time.Time) bool {
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-round:
+			return true
+		case <-c.kick:
+			if devs := c.takeStale(); len(devs) > 0 {
+				c.pollOnce(ctx, devs, true, false)
+			}
+		}
+	}
+}
+
+// pollOnce reads devs (every device when nil) once and publishes what
+// changed.
+func (c *Console) pollOnce(ctx context.Context, devs []*client.Device, protocols, lldp bool) {
 	var mu sync.Mutex
 	got := map[string]*devState{}
-	c.fleet.Each(ctx, nil, func(ctx context.Context, d *client.Device) error {
+	c.fleet.Each(ctx, devs, func(ctx context.Context, d *client.Device) error {
 		st := read(ctx, d, protocols, lldp)
 		mu.Lock()
 		got[d.Name()] = st

@@ -281,3 +281,57 @@ func between(s, from, to string) string {
 	v, _, _ := strings.Cut(rest, to)
 	return v
 }
+
+// TestConsoleRefresh: with polling too slow to matter, a device named to
+// Refresh (as its change stream reports a change) is read at once, and the
+// map shows the change.
+func TestConsoleRefresh(t *testing.T) {
+	l := newTestLab(t)
+	c, err := console.New(console.Options{Inventory: l.inv, Topology: &l.topo, Interval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	srv := httptest.NewServer(c.Handler())
+	t.Cleanup(srv.Close)
+	hc := loginWith(t, strings.Replace(c.LoginURL(), "/login", srv.URL+"/login", 1))
+	linkDown := func() bool {
+		resp, err := hc.Get(srv.URL + "/api/state")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m stateMsg
+		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		for _, lv := range m.Links {
+			if lv["s"] == "down" && strings.Contains(lv["n"], "r1:GigabitEthernet0/0/0") {
+				return true
+			}
+		}
+		return false
+	}
+	eventually(t, 10*time.Second, "r1 read once", func() bool {
+		resp, err := hc.Get(srv.URL + "/api/state")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m stateMsg
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return m.Nodes["r1"]["s"] == "up"
+	})
+	f, err := topology.ParseFault("link_down r1:GigabitEthernet0/0/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.lab.Inject(f); err != nil {
+		t.Fatal(err)
+	}
+	if linkDown() {
+		t.Fatal("the link shows down before any read: the test proves nothing")
+	}
+	c.Refresh("r1", "no-such-device")
+	eventually(t, 5*time.Second, "link r1-r2 down after Refresh", linkDown)
+}

@@ -198,6 +198,9 @@ func serveConsole(addr string, o console.Options, fleet *client.Fleet, inv *inve
 		return nil, err
 	}
 	w.ptr.Store(c)
+	// Routers reached over gNMI put their changes on the map as they
+	// happen, not at the next round of polling.
+	c.FollowChanges(nil)
 	return w, nil
 }
 
