@@ -70,7 +70,7 @@ func newLabCmd() *cobra.Command {
 	fl.IntVar(&f.basePort, "base-port", 0, "first TCP port; device i listens on base-port+i (0: any free port)")
 	fl.StringVar(&f.stateDir, "state-dir", "", "the lab's state directory: inventory.yaml, the devices' token, control file, SSH keys, devices' state (default $XDG_STATE_HOME/netmcp/lab)")
 	fl.StringVar(&f.inventory, "inventory", "", "also write the lab's inventory to this file (it is always in STATE-DIR/inventory.yaml)")
-	fl.BoolVar(&f.gnmi, "gnmi", false, "also serve every router over gNMI on 127.0.0.1, TLS from the lab's CA (STATE-DIR/gnmi/ca.pem); the inventory gives each router's gnmi:// URL")
+	fl.BoolVar(&f.gnmi, "gnmi", false, "also serve every router over gNMI on 127.0.0.1, mutual TLS from the lab's CA (STATE-DIR/gnmi/ca.pem; clients present STATE-DIR/gnmi/client.pem); the inventory gives each router's gnmi:// URL")
 	fl.BoolVar(&f.ssh, "ssh", false, "also serve every router's CLI over SSH on 127.0.0.1 (a fourth column: its ssh:// URL; keys in STATE-DIR/ssh)")
 	realHelp := "build the topology as a real network: Linux namespaces with FRR, lldpd and unbound (needs root), each router served through linux://; --fault and netmcp lab fault take the faults it builds: " + strings.Join(serve.RealFaults, ", ")
 	if serve.ErrNoRealLab != nil {

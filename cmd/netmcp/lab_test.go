@@ -286,8 +286,9 @@ func eventually(t testing.TB, within time.Duration, what string, cond func() boo
 }
 
 // TestLabUpGNMI checks that `netmcp lab up --gnmi` writes each router's
-// gnmi:// URL into the inventory, that the inventory still loads, and
-// that the gNMI driver reads r1's interfaces through it with the lab's CA.
+// gnmi:// URL into the inventory, that the inventory still loads, that
+// the gNMI driver reads r1's interfaces through it with the lab's CA and
+// client certificate, and that without that certificate r1 is refused.
 func TestLabUpGNMI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -307,6 +308,26 @@ func TestLabUpGNMI(t *testing.T) {
 	ca := filepath.Join(dir, "gnmi", "ca.pem")
 	if !strings.HasPrefix(r1.GNMI, "gnmi://127.0.0.1:") || !strings.Contains(r1.GNMI, url.QueryEscape(ca)) {
 		t.Fatalf("r1's gnmi URL is %q: want gnmi://127.0.0.1:PORT?ca-file=%s", r1.GNMI, ca)
+	}
+	u, err := url.Parse(r1.GNMI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	if key := q.Get("key-file"); key != filepath.Join(dir, "gnmi", "client.key") {
+		t.Errorf("r1's gnmi URL names the key %q", key)
+	} else if st, err := os.Stat(key); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the lab's gNMI client key: %v %v, want mode 0600", err, st)
+	}
+	q.Del("cert-file")
+	q.Del("key-file")
+	u.RawQuery = q.Encode()
+	if anon, err := device.Open(ctx, u.String(), device.Options{}); err == nil {
+		_, err = anon.Get(ctx, device.Operational, "/openconfig-interfaces:interfaces")
+		anon.Close()
+		if err == nil {
+			t.Error("r1 answers gNMI without the lab's client certificate")
+		}
 	}
 	drv, err := device.Open(ctx, r1.GNMI, device.Options{})
 	if err != nil {

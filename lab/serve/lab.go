@@ -225,7 +225,7 @@ func upSim(ctx context.Context, o Options, auth *Auth) (*Lab, error) {
 			l.noteToken(o)
 			l.noteControl(o)
 			if l.gnmi != nil {
-				fmt.Fprintf(o.Notes, "netmcp lab: gNMI on every router, TLS from the CA %s (gnmi:// URLs in the inventory)\n", l.gnmi.caPEM)
+				fmt.Fprintf(o.Notes, "netmcp lab: gNMI on every router, mutual TLS from the CA %s (gnmi:// URLs with the lab's client certificate in the inventory)\n", l.gnmi.caPEM)
 			}
 			for _, f := range lab.Faults() {
 				noteFault(o.Notes, f)
