@@ -1,7 +1,9 @@
 package labtest_test
 
 import (
+	"bytes"
 	"context"
+	"os"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -53,6 +55,13 @@ func TestLab(t *testing.T) {
 	}
 	if last := recs[len(recs)-1]; last.Identity != "jwt:"+serve.TokenSubject {
 		t.Errorf("audit record of r2 names %q, want jwt:%s", last.Identity, serve.TokenSubject)
+	}
+	token, err := os.ReadFile(l.TokenFile())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(l.AuditFile("r2")); err != nil || bytes.Contains(b, bytes.TrimSpace(token)) {
+		t.Errorf("r2's audit log holds the lab's token (%v)", err)
 	}
 	l.Kill("r2")
 	l.Kill("r2") // a second kill does nothing
