@@ -44,10 +44,13 @@ func (s *Server) addCustomMethods() error {
 	if err := mcp.AddReceivingCustomMethod(s.mcp, "resources/write", s.resourcesWrite); err != nil {
 		return err
 	}
-	return mcp.AddReceivingCustomMethod(s.mcp, "close", func(_ context.Context, ss *mcp.ServerSession, _ *CloseParams) (*CloseResult, error) {
-		// End the session once this response is on its way: Close waits
-		// for in-flight requests, this one included.
+	return mcp.AddReceivingCustomMethod(s.mcp, "close", func(ctx context.Context, ss *mcp.ServerSession, _ *CloseParams) (*CloseResult, error) {
+		// End the session once this response is on its way: the
+		// request's context ends when its response has been written
+		// (however long the layers around this handler take), and Close
+		// waits for in-flight requests, this one included.
 		go func() {
+			<-ctx.Done()
 			time.Sleep(10 * time.Millisecond)
 			_ = ss.Close()
 		}()

@@ -18,7 +18,7 @@ import (
 // labUpFlags are the flags of `netmcp lab up`.
 type labUpFlags struct {
 	topology, grid, stateDir, inventory, prefix  string
-	console, reports                             string
+	console, reports, role                       string
 	basePort, chain                              int
 	report, realtime, ssh, real, noConsole, gnmi bool
 	faults, viewers                              []string
@@ -48,6 +48,12 @@ func newLabCmd() *cobra.Command {
 			"(inventory.yaml) in its state directory (--state-dir, default $XDG_STATE_HOME/netmcp/lab), simulated\n" +
 			"or real; both paths go to stderr. Diagnostics answer at once with simulated RTTs; --realtime paces\n" +
 			"them like the real tools.\n\n" +
+			"Every device answers only requests that carry the lab's bearer token (Authorization: Bearer), minted\n" +
+			"at start and written 0600 to STATE-DIR/token; the inventory names that file (credentials: token-file),\n" +
+			"so `netmcp controller ask|serve --inventory STATE-DIR/inventory.yaml` and the console use it. Its\n" +
+			"holder may call every tool (changes still need approval) but sees secrets masked (--role lab);\n" +
+			"--role admin also shows them, and allows CLI configuration of the real lab's FRR, whose lines count\n" +
+			"as a write of the whole configuration, secrets included. Anything else gets 401.\n\n" +
 			"The simulated lab also serves the web console (the network's map, live; an ask box whose reports go to\n" +
 			"--reports; fixes applied once approved in its approvals queue; its audit log console-audit.jsonl in the\n" +
 			"state directory) on a free loopback port and prints its one-time login URL after the devices\n" +
@@ -62,9 +68,9 @@ func newLabCmd() *cobra.Command {
 	fl.StringVar(&f.grid, "grid", "", "generate a grid of ROWSxCOLS routers (e.g. 32x32) instead of reading a topology")
 	fl.BoolVar(&f.report, "report", false, "print the time to ready and the memory per router to stderr")
 	fl.IntVar(&f.basePort, "base-port", 0, "first TCP port; device i listens on base-port+i (0: any free port)")
-	fl.StringVar(&f.stateDir, "state-dir", "", "the lab's state directory: inventory.yaml, control file, SSH keys, devices' state (default $XDG_STATE_HOME/netmcp/lab)")
+	fl.StringVar(&f.stateDir, "state-dir", "", "the lab's state directory: inventory.yaml, the devices' token, control file, SSH keys, devices' state (default $XDG_STATE_HOME/netmcp/lab)")
 	fl.StringVar(&f.inventory, "inventory", "", "also write the lab's inventory to this file (it is always in STATE-DIR/inventory.yaml)")
-	fl.BoolVar(&f.gnmi, "gnmi", false, "also serve every router over gNMI on 127.0.0.1, TLS from the lab's CA (STATE-DIR/gnmi/ca.pem); the inventory gives each router's gnmi:// URL")
+	fl.BoolVar(&f.gnmi, "gnmi", false, "also serve every router over gNMI on 127.0.0.1, mutual TLS from the lab's CA (STATE-DIR/gnmi/ca.pem; clients present STATE-DIR/gnmi/client.pem); the inventory gives each router's gnmi:// URL")
 	fl.BoolVar(&f.ssh, "ssh", false, "also serve every router's CLI over SSH on 127.0.0.1 (a fourth column: its ssh:// URL; keys in STATE-DIR/ssh)")
 	realHelp := "build the topology as a real network: Linux namespaces with FRR, lldpd and unbound (needs root), each router served through linux://; --fault and netmcp lab fault take the faults it builds: " + strings.Join(serve.RealFaults, ", ")
 	if serve.ErrNoRealLab != nil {
@@ -78,6 +84,7 @@ func newLabCmd() *cobra.Command {
 	fl.BoolVar(&f.noConsole, "no-console", false, "do not serve the web console (as --console=off)")
 	fl.StringArrayVar(&f.viewers, "console-viewer", nil, "also print a one-time console login for a viewer of this name, who may look but not ask, apply or approve (repeatable)")
 	fl.StringVar(&f.reports, "reports", controller.DefaultReportsDir(), "directory of the reports the console's asks save (as `controller ask --reports`)")
+	fl.StringVar(&f.role, "role", serve.RoleLab, "role of the lab token's holder on every device: lab (every tool, secrets masked), admin (also secrets), operator or viewer")
 	labCmd.AddCommand(up, newLabDemoCmd(), newLabFaultCmd(), newLabCompareCmd(), newLabAgentsCmd(), newLabGenCmd())
 	return labCmd
 }
@@ -111,7 +118,7 @@ func runLabUp(cmd *cobra.Command, f labUpFlags) error {
 	}
 	errw := cmd.ErrOrStderr()
 	o := serve.Options{Topology: topo, Real: f.real, Faults: faults, BasePort: f.basePort, StateDir: dir, Inventory: f.inventory,
-		SSH: f.ssh, GNMI: f.gnmi, DeviceStateDir: f.stateDir, Realtime: f.realtime, NetnsPrefix: f.prefix, Report: f.report, Notes: errw,
+		SSH: f.ssh, GNMI: f.gnmi, DeviceStateDir: f.stateDir, Realtime: f.realtime, NetnsPrefix: f.prefix, Report: f.report, Notes: errw, Role: f.role,
 		Logger: slog.New(slog.NewTextHandler(errw, &slog.HandlerOptions{Level: level})), Version: version}
 	lab, err := serve.Up(cmd.Context(), o)
 	if err != nil {

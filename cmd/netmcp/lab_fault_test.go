@@ -113,7 +113,10 @@ func TestLabFaultCommands(t *testing.T) {
 	}
 	// The configuration fault is in r2's running configuration, over MCP.
 	client := mcp.NewClient(&mcp.Implementation{Name: "lab-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: inv.Devices[1].URL}, nil)
+	if inv.Devices[1].Credentials.TokenFile != filepath.Join(dir, serve.TokenFile) {
+		t.Errorf("inventory credentials %+v, want token-file %s", inv.Devices[1].Credentials, filepath.Join(dir, serve.TokenFile))
+	}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: inv.Devices[1].URL, HTTPClient: labClient(t, dir)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -59,7 +60,7 @@ func TestLabRealFaults(t *testing.T) {
 
 	// frr_service_down r1 through the control endpoint.
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "lab-real-fault-test", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"]}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"], HTTPClient: labClient(t, dir)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +94,7 @@ func TestLabRealFaults(t *testing.T) {
 		return strings.Contains(s, "ESTABLISHED"), s
 	})
 
-	testRealHostCrash(ctx, t, fault, urls, prefix)
+	testRealHostCrash(ctx, t, fault, urls, labClient(t, dir), prefix)
 
 	// Clearing the start fault by its words brings the pings back.
 	if _, err := fault("clear", "icmp_acl_block", "r1:GigabitEthernet0/0/0"); err != nil {
@@ -132,7 +133,7 @@ func waitUntil(t *testing.T, timeout time.Duration, what string, check func() (b
 // endpoint refuses new connections and a session opened before fails, r3's
 // port toward h3 is admin up and oper down (r3's own MCP server), r3 does
 // not ping h3; cleared, h3 answers MCP on the same URL and r3 pings it.
-func testRealHostCrash(ctx context.Context, t *testing.T, fault func(...string) (string, error), urls map[string]string, prefix string) {
+func testRealHostCrash(ctx context.Context, t *testing.T, fault func(...string) (string, error), urls map[string]string, hc *http.Client, prefix string) {
 	t.Helper()
 	start := time.Now()
 	defer func() {
@@ -140,7 +141,7 @@ func testRealHostCrash(ctx context.Context, t *testing.T, fault func(...string) 
 	}()
 	connect := func(url string) (*mcp.ClientSession, error) {
 		return mcp.NewClient(&mcp.Implementation{Name: "lab-real-crash-test", Version: "1"}, nil).
-			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc, MaxRetries: -1}, nil)
 	}
 	get := func(cs *mcp.ClientSession, path string) (string, error) {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)

@@ -30,7 +30,9 @@ func TestLabUpReal(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
 	prefix := fmt.Sprintf("t%dm-", os.Getpid()%100000)
-	r, lines := startLabUp(ctx, t, 5, 90*time.Second, "--real", "--netns-prefix", prefix, "--report", "--state-dir", dir) // r1, r2, r3, h1, h3
+	// r1, r2, r3, h1, h3; --role admin: the FRR lines configured below count
+	// as a write of the whole configuration, secrets included.
+	r, lines := startLabUp(ctx, t, 5, 90*time.Second, "--real", "--netns-prefix", prefix, "--report", "--state-dir", dir, "--role", "admin")
 	defer r.stop(t)
 	errw := r.errw
 	for _, l := range strings.Split(errw.String(), "\n") {
@@ -72,7 +74,7 @@ func TestLabUpReal(t *testing.T) {
 	}
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "lab-real-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"]}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"], HTTPClient: labClient(t, dir)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +106,7 @@ func TestLabUpReal(t *testing.T) {
 		}})
 	// A 2025-11-25 session: over HTTP, 2026-07-28 has no session to hold
 	// the candidate yet, and refuses writes.
-	ops, err := operator.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"]}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
+	ops, err := operator.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"], HTTPClient: labClient(t, dir)}, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}

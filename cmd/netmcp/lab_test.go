@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -118,11 +119,35 @@ func (r *runningLabCmd) stop(t *testing.T) {
 	}
 }
 
+// labToken is an http.RoundTripper that sends a lab's bearer token.
+type labToken struct{ token string }
+
+func (l labToken) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+l.token)
+	return http.DefaultTransport.RoundTrip(r)
+}
+
+// labClient returns an HTTP client that sends the token of the lab whose
+// state directory is dir (STATE-DIR/token), as every client of a lab's
+// devices must.
+func labClient(t testing.TB, dir string) *http.Client {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(dir, serve.TokenFile))
+	if err != nil {
+		t.Fatalf("the lab's token: %v", err)
+	}
+	return &http.Client{Transport: labToken{strings.TrimSpace(string(b))}}
+}
+
 // TestLabUp runs `netmcp lab up`, checks it prints device, dialect and URL
-// for every device, calls network.cli.exec on one of them, and stops it.
+// for every device, calls network.cli.exec on one of them with the lab's
+// token (and is refused without it), and stops it; no output names the
+// token.
 func TestLabUp(t *testing.T) {
 	ctx := context.Background()
-	r, lines := startLabUp(ctx, t, 5, 10*time.Second, "--state-dir", t.TempDir())
+	dir := t.TempDir()
+	r, lines := startLabUp(ctx, t, 5, 10*time.Second, "--state-dir", dir)
 	defer r.stop(t)
 	want := map[string]string{"r1": "huawei-vrp", "r2": "cisco-iosxr", "r3": "huawei-vrp", "h1": "linux", "h3": "linux"}
 	urls := map[string]string{}
@@ -134,7 +159,12 @@ func TestLabUp(t *testing.T) {
 	}
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "lab-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"]}, nil)
+	if cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"], MaxRetries: -1}, nil); err == nil {
+		cs.Close()
+		t.Fatal("r2 accepted a session without the lab's token")
+	}
+	hc := labClient(t, dir)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: urls["r2"], HTTPClient: hc}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -146,7 +176,11 @@ func TestLabUp(t *testing.T) {
 		t.Fatalf("show version on r2 says %q", text)
 	}
 	cs.Close()
+	token := hc.Transport.(labToken).token
 	r.stop(t)
+	if out := r.out.String(); strings.Contains(out, token) {
+		t.Errorf("lab up's output holds the token:\n%s", out)
+	}
 }
 
 // TestLabUpConsole checks that `netmcp lab up` serves the web console and
@@ -252,8 +286,9 @@ func eventually(t testing.TB, within time.Duration, what string, cond func() boo
 }
 
 // TestLabUpGNMI checks that `netmcp lab up --gnmi` writes each router's
-// gnmi:// URL into the inventory, that the inventory still loads, and
-// that the gNMI driver reads r1's interfaces through it with the lab's CA.
+// gnmi:// URL into the inventory, that the inventory still loads, that
+// the gNMI driver reads r1's interfaces through it with the lab's CA and
+// client certificate, and that without that certificate r1 is refused.
 func TestLabUpGNMI(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -273,6 +308,26 @@ func TestLabUpGNMI(t *testing.T) {
 	ca := filepath.Join(dir, "gnmi", "ca.pem")
 	if !strings.HasPrefix(r1.GNMI, "gnmi://127.0.0.1:") || !strings.Contains(r1.GNMI, url.QueryEscape(ca)) {
 		t.Fatalf("r1's gnmi URL is %q: want gnmi://127.0.0.1:PORT?ca-file=%s", r1.GNMI, ca)
+	}
+	u, err := url.Parse(r1.GNMI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	if key := q.Get("key-file"); key != filepath.Join(dir, "gnmi", "client.key") {
+		t.Errorf("r1's gnmi URL names the key %q", key)
+	} else if st, err := os.Stat(key); err != nil || st.Mode().Perm() != 0o600 {
+		t.Errorf("the lab's gNMI client key: %v %v, want mode 0600", err, st)
+	}
+	q.Del("cert-file")
+	q.Del("key-file")
+	u.RawQuery = q.Encode()
+	if anon, err := device.Open(ctx, u.String(), device.Options{}); err == nil {
+		_, err = anon.Get(ctx, device.Operational, "/openconfig-interfaces:interfaces")
+		anon.Close()
+		if err == nil {
+			t.Error("r1 answers gNMI without the lab's client certificate")
+		}
 	}
 	drv, err := device.Open(ctx, r1.GNMI, device.Options{})
 	if err != nil {

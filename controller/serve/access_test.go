@@ -47,6 +47,7 @@ identities:
 // policyServer is the controller's MCP server over HTTPS with mutual TLS
 // in front of the test lab, with a policy and an audit log.
 type policyServer struct {
+	srv       *serve.Server
 	url       string
 	ca        *pki.CA
 	auditPath string
@@ -99,6 +100,7 @@ func servePolicy(t *testing.T, inv *inventory.Inventory, hosts []controller.Host
 	}
 	t.Cleanup(func() { log.Close() })
 	srv = serve.New(&controller.Controller{Fleet: fleet, Hosts: hosts}, controller.Store{Dir: dir}, "test")
+	ps.srv = srv
 	srv.SetAccess(serve.AccessOptions{Policy: pol, Audit: log})
 	if ps.ca, err = pki.NewCA("test-ca"); err != nil {
 		t.Fatal(err)

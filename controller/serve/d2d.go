@@ -18,7 +18,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/d2d/report"
+	"github.com/netmcp/netmcp/policy"
 )
 
 // D2D report names of the controller's MCP server (a
@@ -198,7 +201,14 @@ func (s *Server) readD2DReports(ctx context.Context, req *mcp.ReadResourceReques
 	if err != nil {
 		return nil, err
 	}
-	b, _ := json.Marshal(map[string]any{"reports": ids})
+	host := s.hostIdentity(ctx)
+	visible := []string{}
+	for _, id := range ids {
+		if _, ok := s.loadD2DReport(host, id); ok {
+			visible = append(visible, id)
+		}
+	}
+	b, _ := json.Marshal(map[string]any{"reports": visible})
 	return contentResult(req, req.Params.URI, b), nil
 }
 
@@ -210,14 +220,83 @@ func (s *Server) readD2DReport(ctx context.Context, req *mcp.ReadResourceRequest
 	if s.store.Dir == "" || !d2dIDRE.MatchString(id) {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	b, err := os.ReadFile(filepath.Join(s.d2dDir(), id+".json"))
-	if errors.Is(err, os.ErrNotExist) {
+	// A report this host may not read is not found: it is neither shown
+	// nor confirmed to exist.
+	b, ok := s.loadD2DReport(s.hostIdentity(ctx), id)
+	if !ok {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	if err != nil {
-		return nil, err
-	}
 	return contentResult(req, req.Params.URI, b), nil
+}
+
+// loadD2DReport returns the D2D report id as held, when host reaches
+// every device of the fleet it names (see d2dDevices): a host limited to
+// some devices reads no report about others, as with the saved reports.
+// ok is false when the report is missing, unreadable or not visible.
+func (s *Server) loadD2DReport(host policy.Identity, id string) (b []byte, ok bool) {
+	b, err := os.ReadFile(filepath.Join(s.d2dDir(), id+".json"))
+	if err != nil {
+		return nil, false
+	}
+	var rep report.Report
+	if err := json.Unmarshal(b, &rep); err != nil {
+		return nil, false // unreadable: nobody's
+	}
+	names, ok := s.d2dDevices(&rep)
+	if !ok {
+		return nil, false
+	}
+	for _, name := range names {
+		if d := s.fleetDevice(name); d != nil && !s.reaches(host, d) {
+			return nil, false
+		}
+	}
+	return b, true
+}
+
+// fleetDevice returns the fleet's device name, or nil (no fleet, or a name
+// that is none of its devices: the controller holds no data of theirs).
+func (s *Server) fleetDevice(name string) *client.Device {
+	if s.ctl.Fleet == nil || name == "" {
+		return nil
+	}
+	return s.ctl.Fleet.Device(name)
+}
+
+// d2dDevices returns every device a D2D report names: its creator, its
+// path, its findings, the signers of its evidence, its participants, the
+// peers it did not trust, the devices of its proposals and those the
+// controller's report it fell back to cites. ok is false when that
+// controller's report cannot be read (then no host but one reaching
+// everything could be told apart: the report is shown to none).
+func (s *Server) d2dDevices(rep *report.Report) (names []string, ok bool) {
+	names = append([]string{rep.Creator}, rep.Path...)
+	if rep.Hypothesis != nil {
+		names = append(names, rep.Hypothesis.Device)
+	}
+	for _, f := range rep.Findings {
+		names = append(names, f.Device)
+	}
+	for _, e := range rep.Evidence {
+		names = append(names, e.Signer, e.Caller)
+	}
+	for n := range rep.Participants {
+		names = append(names, n)
+	}
+	for n := range rep.Untrusted {
+		names = append(names, n)
+	}
+	for _, p := range rep.Proposals {
+		names = append(names, p.Device)
+	}
+	if rep.Fallback != nil && len(rep.Fallback.Report) > 0 {
+		var cr controller.Report
+		if json.Unmarshal(rep.Fallback.Report, &cr) != nil {
+			return nil, false
+		}
+		names = append(names, s.reportDevices(&cr)...)
+	}
+	return names, true
 }
 
 func errorResult(err error) *mcp.CallToolResult {

@@ -20,6 +20,13 @@ import (
 // r2, both with certificates of ca.
 func d2dReport(t *testing.T, ca *pki.CA, id string) report.Report {
 	t.Helper()
+	return d2dReportBy(t, ca, id, "r1", "r2")
+}
+
+// d2dReportBy builds a report signed by creator and countersigned by peer,
+// whose finding is on peer, both with certificates of ca.
+func d2dReportBy(t *testing.T, ca *pki.CA, id, creator, peer string) report.Report {
+	t.Helper()
 	party := func(name string) (*sign.Signer, sign.Binding) {
 		c, k, err := ca.Issue(name, pki.KindServer, time.Hour)
 		if err != nil {
@@ -36,21 +43,21 @@ func d2dReport(t *testing.T, ca *pki.CA, id string) report.Report {
 		}
 		return s, b
 	}
-	s1, b1 := party("r1")
-	s2, b2 := party("r2")
-	res := sign.Result{Caller: "r1", Tool: "ping", Args: json.RawMessage(`{}`), Body: json.RawMessage(`{"loss":100}`)}
+	s1, b1 := party(creator)
+	s2, b2 := party(peer)
+	res := sign.Result{Caller: creator, Tool: "ping", Args: json.RawMessage(`{}`), Body: json.RawMessage(`{"loss":100}`)}
 	if err := s2.Sign(&res); err != nil {
 		t.Fatal(err)
 	}
-	f := report.Finding{Rule: "one-way-loss", Device: "r2", Direction: "r2->r1", Cause: "egress-filter", Statement: "r2 drops toward r1", Evidence: []int{0}}
-	r := report.Report{Version: report.Version, ID: id, URI: report.URIPrefix + id, Creator: "r1", Created: time.Now().UTC().Format(time.RFC3339Nano), Intent: "loss r1 r2",
-		Path: []string{"r1", "r2"}, Hypothesis: &f, Findings: []report.Finding{f}, Evidence: []sign.Result{res},
-		Participants: map[string]sign.Binding{"r1": b1, "r2": b2}}
+	f := report.Finding{Rule: "one-way-loss", Device: peer, Direction: peer + "->" + creator, Cause: "egress-filter", Statement: peer + " drops toward " + creator, Evidence: []int{0}}
+	r := report.Report{Version: report.Version, ID: id, URI: report.URIPrefix + id, Creator: creator, Created: time.Now().UTC().Format(time.RFC3339Nano), Intent: "loss " + creator + " " + peer,
+		Path: []string{creator, peer}, Hypothesis: &f, Findings: []report.Finding{f}, Evidence: []sign.Result{res},
+		Participants: map[string]sign.Binding{creator: b1, peer: b2}}
 	cs, err := report.Countersign(s2, r)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.Seal(s1, map[string]string{"r2": cs}); err != nil {
+	if err := r.Seal(s1, map[string]string{peer: cs}); err != nil {
 		t.Fatal(err)
 	}
 	return r

@@ -19,8 +19,10 @@ import (
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/controller/serve"
+	"github.com/netmcp/netmcp/d2d/report"
 	"github.com/netmcp/netmcp/lab/labtest"
 	"github.com/netmcp/netmcp/netproto"
+	"github.com/netmcp/netmcp/pki"
 	"github.com/netmcp/netmcp/policy"
 )
 
@@ -492,5 +494,62 @@ func TestControllerServeBoundsCorrelationID(t *testing.T) {
 	}
 	if fi.Size() > 64<<10 {
 		t.Errorf("the controller's audit log grew to %d bytes", fi.Size())
+	}
+}
+
+// TestControllerServeD2DReportsFollowScopes: of two D2D reports the ops
+// host submitted, one between r1 and r2 (site a) and one by r3 (site b),
+// the NOC host (site a) lists and reads only the first; reading the other
+// is as for a report that does not exist. The ops host reads both.
+func TestControllerServeD2DReportsFollowScopes(t *testing.T) {
+	_, ps := newHardenedLab(t, hardeningPolicy, true)
+	ca, err := pki.NewCA("d2d-ca")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ps.srv.EnableD2D(ca.CertPEM); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	noc, ops := ps.connect(t, ctx, "noc"), ps.connect(t, ctx, "ops")
+	for _, rep := range []report.Report{d2dReportBy(t, ca, "site-a", "r1", "r2"), d2dReportBy(t, ca, "site-b", "r3", "r1")} {
+		if res := submit(t, ops, rep); res.IsError {
+			t.Fatalf("ops submits %s: %s", rep.ID, textOf(res))
+		}
+	}
+	read := func(cs *mcp.ClientSession, uri string) (string, error) {
+		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			return "", err
+		}
+		return rr.Contents[0].Text, nil
+	}
+	for _, tc := range []struct {
+		host *mcp.ClientSession
+		who  string
+		list string
+		read []string // readable ids
+		hide []string // ids that read as missing
+	}{
+		{noc, "noc", `["site-a"]`, []string{"site-a"}, []string{"site-b"}},
+		{ops, "ops", `["site-a","site-b"]`, []string{"site-a", "site-b"}, nil},
+	} {
+		if list, err := read(tc.host, serve.D2DReportsURI); err != nil || !strings.Contains(list, tc.list) {
+			t.Errorf("%s lists %s: %v, want %s", tc.who, list, err, tc.list)
+		}
+		for _, id := range tc.read {
+			if text, err := read(tc.host, serve.D2DReportsURI+"/"+id); err != nil || !strings.Contains(text, `"id": "`+id+`"`) {
+				t.Errorf("%s reads %s: %v %.100s", tc.who, id, err, text)
+			}
+		}
+		for _, id := range tc.hide {
+			text, err := read(tc.host, serve.D2DReportsURI+"/"+id)
+			var je, missing *jsonrpc.Error
+			errors.As(mcp.ResourceNotFoundError(""), &missing)
+			if !errors.As(err, &je) || je.Code != missing.Code || je.Message != missing.Message {
+				t.Errorf("%s reads %s, a report of r3: %v %.200s, want resource not found", tc.who, id, err, text)
+			}
+		}
 	}
 }

@@ -85,7 +85,8 @@ func withHosts(l *labtest.Lab) *inventory.Inventory {
 	var hosts []inventory.Device
 	for _, d := range l.Serve().Devices() {
 		if d.Host {
-			hosts = append(hosts, inventory.Device{Name: d.Name, URL: d.URL, Device: "sim://" + d.Name, Role: controller.RoleHost})
+			hosts = append(hosts, inventory.Device{Name: d.Name, URL: d.URL, Device: "sim://" + d.Name, Role: controller.RoleHost,
+				Credentials: inventory.Credentials{TokenFile: l.TokenFile()}})
 		}
 	}
 	return l.Inventory(hosts...)

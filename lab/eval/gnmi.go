@@ -16,9 +16,11 @@ import (
 )
 
 // gnmiFront serves a case's routers over gNMI, as `netmcp lab up --gnmi`
-// does (TLS with a certificate of a CA of the case's own), and opens each
-// one's gnmi:// driver: the routers' MCP servers then reach them through
-// gNMI only, as `netmcp serve --device gnmi://...` would.
+// does (mutual TLS with certificates of a CA of the case's own: a client
+// presents the case's client certificate, in the front's private
+// directory), and opens each one's gnmi:// driver: the routers' MCP
+// servers then reach them through gNMI only, as `netmcp serve --device
+// gnmi://...` would.
 type gnmiFront struct {
 	dir    string // the CA's certificate
 	ca     *pki.CA
@@ -27,6 +29,12 @@ type gnmiFront struct {
 	done   []chan error
 	drvs   []device.Driver
 }
+
+// The files of the front's client certificate, in its directory.
+const (
+	gnmiClientCert = "client.pem"
+	gnmiClientKey  = "client.key"
+)
 
 func newGNMIFront() (*gnmiFront, error) {
 	ca, err := pki.NewCA("netmcp eval CA")
@@ -37,7 +45,17 @@ func newGNMIFront() (*gnmiFront, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := pki.WriteFile(filepath.Join(dir, pki.CACertFile), ca.CertPEM, 0o644); err != nil {
+	certPEM, keyPEM, err := ca.Issue("netmcp-eval", pki.KindClient, time.Hour)
+	if err == nil {
+		err = pki.WriteFile(filepath.Join(dir, pki.CACertFile), ca.CertPEM, 0o644)
+	}
+	if err == nil {
+		err = pki.WriteFile(filepath.Join(dir, gnmiClientCert), certPEM, 0o600)
+	}
+	if err == nil {
+		err = pki.WriteFile(filepath.Join(dir, gnmiClientKey), keyPEM, 0o600)
+	}
+	if err != nil {
 		_ = os.RemoveAll(dir)
 		return nil, err
 	}
@@ -52,7 +70,7 @@ func (g *gnmiFront) front(name string, drv device.Driver) (device.Driver, string
 	if err != nil {
 		return nil, "", err
 	}
-	cfg, err := pki.ServerTLSConfig(certPEM, keyPEM, nil)
+	cfg, err := pki.ServerTLSConfig(certPEM, keyPEM, g.ca.CertPEM)
 	if err != nil {
 		return nil, "", err
 	}
@@ -64,7 +82,8 @@ func (g *gnmiFront) front(name string, drv device.Driver) (device.Driver, string
 	done := make(chan error, 1)
 	g.done = append(g.done, done)
 	go func() { done <- srv.Serve(g.ctx, ln) }()
-	q := url.Values{"ca-file": {filepath.Join(g.dir, pki.CACertFile)}, "server-name": {name}, "name": {name}}
+	q := url.Values{"ca-file": {filepath.Join(g.dir, pki.CACertFile)}, "cert-file": {filepath.Join(g.dir, gnmiClientCert)},
+		"key-file": {filepath.Join(g.dir, gnmiClientKey)}, "server-name": {name}, "name": {name}}
 	u := (&url.URL{Scheme: "gnmi", Host: ln.Addr().String(), RawQuery: q.Encode()}).String()
 	ctx, cancel := context.WithTimeout(g.ctx, 30*time.Second)
 	defer cancel()

@@ -15,6 +15,7 @@ import (
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/gen"
+	"github.com/netmcp/netmcp/lab/serve"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/server"
@@ -23,12 +24,14 @@ import (
 
 // servedLab is one case's network in the simulator with each router and
 // host served by its own MCP server over Streamable HTTP on a loopback
-// port, as `netmcp lab up` serves them, and a count of the tool calls the
-// servers answered.
+// port, as `netmcp lab up` serves them (with the security layer: only the
+// holder of the lab's token, whose file the inventory names, is
+// answered), and a count of the tool calls the servers answered.
 type servedLab struct {
 	lab   *sim.Lab
 	topo  topology.Topology
 	inv   *inventory.Inventory
+	auth  *serve.Auth
 	calls atomic.Int64
 	devs  []servedDevice
 	gnmi  *gnmiFront // the routers' gNMI servers and drivers, with gNMI
@@ -58,7 +61,12 @@ func startLab(topo topology.Topology, faults []topology.Fault, gnmi bool) (*serv
 	if err != nil {
 		return nil, err
 	}
-	l := &servedLab{lab: lab, topo: topo, inv: &inventory.Inventory{Name: topo.Name, Domains: controller.DomainsOf(topo)}}
+	auth, err := serve.NewAuth("", "")
+	if err != nil {
+		_ = lab.Close()
+		return nil, err
+	}
+	l := &servedLab{lab: lab, topo: topo, auth: auth, inv: &inventory.Inventory{Name: topo.Name, Domains: controller.DomainsOf(topo)}}
 	for _, f := range faults {
 		if _, err := lab.Inject(f); err != nil {
 			l.close()
@@ -110,12 +118,17 @@ func (l *servedLab) serve(d inventory.Device, drv device.Driver) error {
 		return fmt.Errorf("device %s: %w", d.Name, err)
 	}
 	srv.MCP().AddReceivingMiddleware(l.countCalls)
+	wrap, err := l.auth.Secure(d.Name, srv)
+	if err != nil {
+		_ = srv.Close()
+		return fmt.Errorf("device %s: %w", d.Name, err)
+	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		_ = srv.Close()
 		return err
 	}
-	hs := &http.Server{Handler: transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{}),
+	hs := &http.Server{Handler: wrap(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{})),
 		ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -124,6 +137,7 @@ func (l *servedLab) serve(d inventory.Device, drv device.Driver) error {
 	}()
 	l.devs = append(l.devs, servedDevice{srv: srv, hs: hs})
 	d.URL = "http://" + ln.Addr().String() + transport.Path
+	d.Credentials = l.auth.Credentials()
 	l.inv.Devices = append(l.inv.Devices, d)
 	return nil
 }
@@ -146,6 +160,7 @@ func (l *servedLab) close() {
 	}
 	l.gnmi.close()
 	_ = l.lab.Close()
+	_ = l.auth.Close()
 }
 
 // addrsOf are a device's addresses in the topology (CIDR): what the

@@ -1,9 +1,10 @@
 // Package labtest is the served-lab harness of netmcp's tests: a
 // simulated lab started in the test's process by lab/serve, as `netmcp
 // lab up` serves it (each device its own MCP server over Streamable HTTP
-// on 127.0.0.1), an inventory of its routers, devices that can be killed
-// and restarted on the same port, optionally an audit log per device, and
-// clean-up when the test ends.
+// on 127.0.0.1, answering only requests with the lab's bearer token), an
+// inventory of its routers that names the token's file, devices that can
+// be killed and restarted on the same port, optionally an audit log per
+// device, and clean-up when the test ends.
 //
 //	l := labtest.New(t, labtest.Options{Faults: []string{"link_down r1:GigabitEthernet0/0/0"}})
 //	fleet, err := client.New(l.Inventory(), client.Options{})
@@ -22,7 +23,6 @@ import (
 	"github.com/netmcp/netmcp/lab/serve"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
-	"github.com/netmcp/netmcp/policy"
 	"github.com/netmcp/netmcp/server"
 )
 
@@ -41,12 +41,12 @@ type Options struct {
 	// TelemetryInterval is the devices' CPU and memory telemetry period
 	// (0: DefaultTelemetry).
 	TelemetryInterval time.Duration
-	// Audit installs security on every device's server (server.Secure,
-	// the local role Role) with an audit log of its own, which
+	// Audit gives every device's server an audit log of its own, which
 	// outlives the device's restarts; Lab.Audit reads it.
 	Audit bool
-	// Role is the role the devices give an unauthenticated loopback peer
-	// with Audit (empty: policy.RoleOperator).
+	// Role is the role the devices give the holder of the lab's token
+	// (empty: serve.RoleLab, which sees secrets masked; policy.RoleAdmin
+	// sees them).
 	Role string
 	// GNMI also serves every router over gNMI, as `netmcp lab up --gnmi`
 	// does; Inventory then gives each router's gnmi:// URL.
@@ -58,7 +58,6 @@ type Lab struct {
 	t    testing.TB
 	lab  *serve.Lab
 	dir  string // the audit logs
-	role string // the local role with Audit
 	mu   sync.Mutex
 	down map[string]bool // killed devices
 	logs map[string]*audit.Log
@@ -74,18 +73,15 @@ func New(t testing.TB, o Options) *Lab {
 	if o.TelemetryInterval == 0 {
 		o.TelemetryInterval = DefaultTelemetry
 	}
-	if o.Role == "" {
-		o.Role = policy.RoleOperator
-	}
-	l := &Lab{t: t, dir: t.TempDir(), role: o.Role, down: map[string]bool{}, logs: map[string]*audit.Log{}}
-	so := serve.Options{Topology: o.Topology, TelemetryInterval: o.TelemetryInterval, GNMI: o.GNMI}
+	l := &Lab{t: t, dir: t.TempDir(), down: map[string]bool{}, logs: map[string]*audit.Log{}}
+	so := serve.Options{Topology: o.Topology, TelemetryInterval: o.TelemetryInterval, Role: o.Role, GNMI: o.GNMI}
 	if o.Audit {
 		for _, d := range o.Topology.Devices {
 			if _, err := l.auditLog(d.Name); err != nil {
 				t.Fatal(err)
 			}
 		}
-		so.Wrap = l.secure
+		so.AuditLog = l.auditLog
 	}
 	lab, err := serve.Up(context.Background(), so)
 	if err != nil {
@@ -131,19 +127,6 @@ func (l *Lab) auditPath(name string) string { return filepath.Join(l.dir, name+"
 // AuditFile is the file of device name's audit log (Options.Audit), to
 // read it as written, byte for byte.
 func (l *Lab) AuditFile(name string) string { return l.auditPath(name) }
-
-// secure installs security with device name's audit log on its server.
-func (l *Lab) secure(name string, srv *server.Server) (func(http.Handler) http.Handler, error) {
-	log, err := l.auditLog(name)
-	if err != nil {
-		return nil, err
-	}
-	sec, err := srv.Secure(server.SecurityOptions{Audit: log, LocalRole: l.role})
-	if err != nil {
-		return nil, err
-	}
-	return sec.HTTPHandler, nil
-}
 
 // close kills every device (its connections closed at once, as the test
 // ends), stops the lab and closes the audit logs.
@@ -223,8 +206,16 @@ func (l *Lab) Start(name string) {
 	l.t.Fatalf("labtest: restart %s: %v", name, err)
 }
 
+// HTTPClient returns an HTTP client that sends the lab's token, for a
+// Streamable HTTP client transport of a device's URL.
+func (l *Lab) HTTPClient() *http.Client { return l.lab.HTTPClient() }
+
+// TokenFile is the file of the lab's token (what the inventory names).
+func (l *Lab) TokenFile() string { return l.lab.TokenFile() }
+
 // Inventory lists the lab's routers with their MCP endpoints (as devices
-// sim://NAME, with their gnmi:// URLs with Options.GNMI), then extra.
+// sim://NAME, with their gnmi:// URLs with Options.GNMI) and the lab's
+// token file as their credentials, then extra.
 func (l *Lab) Inventory(extra ...inventory.Device) *inventory.Inventory {
 	inv := &inventory.Inventory{Name: "test"}
 	gnmi := map[string]string{}
@@ -232,7 +223,8 @@ func (l *Lab) Inventory(extra ...inventory.Device) *inventory.Inventory {
 		gnmi[d.Name] = d.GNMI
 	}
 	for _, name := range l.lab.Routers() {
-		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: l.URL(name), Device: "sim://" + name, GNMI: gnmi[name]})
+		inv.Devices = append(inv.Devices, inventory.Device{Name: name, URL: l.URL(name), Device: "sim://" + name, GNMI: gnmi[name],
+			Credentials: inventory.Credentials{TokenFile: l.TokenFile()}})
 	}
 	inv.Devices = append(inv.Devices, extra...)
 	return inv

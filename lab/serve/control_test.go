@@ -29,7 +29,8 @@ func TestControl(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	for _, want := range []string{"netmcp lab: inventory " + filepath.Join(dir, InventoryFile), "netmcp lab: control endpoint 127.0.0.1:", "netmcp lab: fault f1: bgp_acl_block r2:GigabitEthernet0/0/0/1 (config on r2)"} {
+	for _, want := range []string{"netmcp lab: inventory " + filepath.Join(dir, InventoryFile), "netmcp lab: control endpoint 127.0.0.1:",
+		"netmcp lab: the devices answer only requests with the bearer token in " + filepath.Join(dir, TokenFile), "netmcp lab: fault f1: bgp_acl_block r2:GigabitEthernet0/0/0/1 (config on r2)"} {
 		if !strings.Contains(notes.String(), want) {
 			t.Errorf("notes lack %q:\n%s", want, notes.String())
 		}

@@ -117,12 +117,12 @@ type demo struct {
 func Demo(ctx context.Context, o DemoOptions) (err error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
-	d := &demo{out: o.Out, json: o.JSON, noElicit: o.NoElicitation, version: o.Version, updates: make(chan *mcp.ResourceUpdatedNotificationParams, 64),
-		httpc: &http.Client{Transport: &http.Transport{}}}
+	d := &demo{out: o.Out, json: o.JSON, noElicit: o.NoElicitation, version: o.Version, updates: make(chan *mcp.ResourceUpdatedNotificationParams, 64)}
 	d.lab, err = Up(ctx, Options{Topology: o.Topology, Logger: o.Logger, Version: o.Version})
 	if err != nil {
 		return &StartError{err}
 	}
+	d.httpc = d.lab.HTTPClient()
 	defer func() {
 		st := &DemoStep{Step: 8, Title: "Stop the lab"}
 		d.httpc.CloseIdleConnections()

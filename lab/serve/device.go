@@ -13,12 +13,6 @@ import (
 	"github.com/netmcp/netmcp/transport"
 )
 
-// WrapFunc is called once per device when its MCP server is built, and
-// returns what wraps the server's Streamable HTTP handler: e.g. the
-// HTTPHandler of srv.Secure(...), which installs authorization and an
-// audit log on srv.
-type WrapFunc func(name string, srv *server.Server) (func(http.Handler) http.Handler, error)
-
 // labDevice is the HTTP face of one router or host of a lab. Its MCP
 // server is built once, on first use (a lab of a thousand routers of which
 // a handful are used does not pay for a thousand tool sets and schemas);
@@ -29,7 +23,9 @@ type labDevice struct {
 	drv     device.Driver
 	logger  *slog.Logger
 	version string
-	hook    WrapFunc
+	// secure installs the lab's security layer on the server and returns
+	// what wraps its HTTP handler.
+	secure func(name string, srv *server.Server) (func(http.Handler) http.Handler, error)
 
 	mu     sync.Mutex
 	srv    *server.Server
@@ -55,15 +51,13 @@ func (d *labDevice) server() (*server.Server, func(http.Handler) http.Handler, e
 		d.err = fmt.Errorf("device %s: %w", d.name, err)
 		return nil, nil, d.err
 	}
-	if d.hook != nil {
-		w, err := d.hook(d.name, srv)
-		if err != nil {
-			_ = srv.Close()
-			d.err = fmt.Errorf("device %s: %w", d.name, err)
-			return nil, nil, d.err
-		}
-		d.wrap = w
+	w, err := d.secure(d.name, srv)
+	if err != nil {
+		_ = srv.Close()
+		d.err = fmt.Errorf("device %s: %w", d.name, err)
+		return nil, nil, d.err
 	}
+	d.wrap = w
 	d.srv = srv
 	return srv, d.wrap, nil
 }
@@ -82,10 +76,7 @@ func (d *labDevice) endpoint() http.Handler {
 			if srv, wrap, err = d.server(); err != nil {
 				return
 			}
-			h = transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{Logger: d.logger})
-			if wrap != nil {
-				h = wrap(h)
-			}
+			h = wrap(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{Logger: d.logger}))
 		})
 		if err != nil {
 			http.Error(w, err.Error(), http.StatusServiceUnavailable)

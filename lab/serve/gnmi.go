@@ -18,10 +18,13 @@ import (
 const gnmiCertTTL = 30 * 24 * time.Hour
 
 // labGNMI is the gNMI face of a lab (`netmcp lab up --gnmi`): every
-// router's driver served by its own gNMI server on 127.0.0.1, over TLS
-// with a certificate of the lab's CA. The CA is kept in the lab's gnmi
-// directory (ca.pem, ca.key) and reused by later runs, so that its
-// ca.pem stays the one file a client trusts.
+// router's driver served by its own gNMI server on 127.0.0.1, over mutual
+// TLS with certificates of the lab's CA: a client must present the lab's
+// client certificate (client.pem, client.key, 0600 in the gnmi directory,
+// named by the inventory's gnmi:// URLs), so that no other local process
+// reads or changes the routers. The CA is kept in the lab's gnmi directory
+// (ca.pem, ca.key) and reused by later runs, so that its ca.pem stays the
+// one file a client trusts.
 type labGNMI struct {
 	dir   string // holds the CA
 	temp  bool   // dir was made for this run: removed at stop
@@ -52,12 +55,26 @@ func (l *Lab) startGNMI(stateDir string, o Options) error {
 		return fmt.Errorf("lab gnmi: %w", err)
 	}
 	g.caPEM = filepath.Join(g.dir, pki.CACertFile)
+	// The lab's client certificate, new at every run (the CA is kept).
+	clientCert, clientKey, err := ca.Issue(gnmiClientName, pki.KindClient, gnmiCertTTL)
+	if err != nil {
+		return fmt.Errorf("lab gnmi: %w", err)
+	}
+	certFile, keyFile := filepath.Join(g.dir, gnmiClientCert), filepath.Join(g.dir, gnmiClientKey)
+	for _, f := range []struct {
+		path string
+		data []byte
+	}{{certFile, clientCert}, {keyFile, clientKey}} {
+		if err := pki.WriteFile(f.path, f.data, 0o600); err != nil {
+			return fmt.Errorf("lab gnmi: %w", err)
+		}
+	}
 	for _, d := range l.devs[:l.routers] {
 		certPEM, keyPEM, err := ca.Issue(d.name, pki.KindServer, gnmiCertTTL)
 		if err != nil {
 			return fmt.Errorf("lab gnmi: %w", err)
 		}
-		cfg, err := pki.ServerTLSConfig(certPEM, keyPEM, nil)
+		cfg, err := pki.ServerTLSConfig(certPEM, keyPEM, ca.CertPEM)
 		if err != nil {
 			return fmt.Errorf("lab gnmi: %w", err)
 		}
@@ -69,11 +86,19 @@ func (l *Lab) startGNMI(stateDir string, o Options) error {
 		done := make(chan error, 1)
 		g.done = append(g.done, done)
 		go func() { done <- srv.Serve(l.srvCtx, ln) }()
-		q := url.Values{"ca-file": {g.caPEM}, "name": {d.name}}
+		q := url.Values{"ca-file": {g.caPEM}, "cert-file": {certFile}, "key-file": {keyFile}, "name": {d.name}}
 		g.urls[d.name] = (&url.URL{Scheme: "gnmi", Host: ln.Addr().String(), RawQuery: q.Encode()}).String()
 	}
 	return nil
 }
+
+// The lab's gNMI client certificate: its name and files in the gnmi
+// directory.
+const (
+	gnmiClientName = "netmcp-lab"
+	gnmiClientCert = "client.pem"
+	gnmiClientKey  = "client.key"
+)
 
 // labCA loads the CA saved in dir, or makes one and saves it there.
 func labCA(dir string) (*pki.CA, error) {

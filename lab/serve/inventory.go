@@ -16,13 +16,15 @@ const roleHost = "host"
 
 // Inventory lists the lab's devices with their MCP endpoints: the routers,
 // then the hosts (role host, with the topology's addresses); the domains
-// its DNS servers serve; with Options.GNMI, each router's gnmi:// URL. The lab's servers take no credentials (loopback
-// only), so the entries name none. A real lab's devices are linux://
-// devices tagged real-lab; a simulated lab's are sim:// devices.
+// its DNS servers serve; with Options.GNMI, each router's gnmi:// URL.
+// Every entry's credentials name the lab's token file (token-file, see
+// TokenFile), never the token. A real lab's devices are linux:// devices
+// tagged real-lab; a simulated lab's are sim:// devices.
 func (l *Lab) Inventory() *inventory.Inventory {
 	inv := &inventory.Inventory{Name: l.topo.Name, Domains: l.topo.Domains()}
 	for i, d := range l.devs {
-		e := inventory.Device{Name: d.name, URL: l.URL(d.name), Device: "sim://" + d.name, Dialect: d.drv.Info().CLIDialect}
+		e := inventory.Device{Name: d.name, URL: l.URL(d.name), Device: "sim://" + d.name, Dialect: d.drv.Info().CLIDialect,
+			Credentials: l.auth.Credentials()}
 		if l.real != nil {
 			e.Device, e.Tags = "linux://"+l.real.Namespace(d.name), []string{"real-lab"}
 		}

@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
@@ -70,8 +72,12 @@ type Options struct {
 	Logger *slog.Logger
 	// Version is the version the devices' MCP servers announce.
 	Version string
-	// Wrap, when set, wraps each device's HTTP handler (see WrapFunc).
-	Wrap WrapFunc
+	// Role is the role of the lab token's holder on every device (see
+	// TokenFile): RoleLab when empty; policy.RoleAdmin also sees secrets.
+	Role string
+	// AuditLog, when set, returns the audit log of device name's server
+	// (called once, when the server is built); nil: no audit log.
+	AuditLog func(device string) (*audit.Log, error)
 }
 
 // Lab is a running lab: its devices' MCP servers, and with a state
@@ -88,6 +94,7 @@ type Lab struct {
 	routers int // devs[:routers] are the routers, the rest hosts
 	ssh     *labSSH
 	gnmi    *labGNMI
+	auth    *Auth
 	ctl     *labControl
 	invFile []string        // where the inventory was written
 	srvCtx  context.Context // the servers' context, cancelled by Close
@@ -127,21 +134,37 @@ type realLab interface {
 // Up starts the lab of o and returns once every device is served (the
 // real lab: once it has converged). Stop it with Close, or serve it until
 // a context ends with Wait.
+//
+// Every device's server has the security layer of `netmcp serve`
+// (server.Secure): it answers only requests that carry the lab's bearer
+// token, minted at start and written 0600 to StateDir/token (TokenFile),
+// or without a state directory to a private temporary directory that
+// Close removes. The inventory names that file; Lab.HTTPClient sends it.
 func Up(ctx context.Context, o Options) (*Lab, error) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	if o.Real {
-		return upReal(ctx, o)
+	auth, err := newLabAuth(o.StateDir, o.Role, o.AuditLog)
+	if err != nil {
+		return nil, err
 	}
-	return upSim(ctx, o)
+	var l *Lab
+	if o.Real {
+		l, err = upReal(ctx, o, auth)
+	} else {
+		l, err = upSim(ctx, o, auth)
+	}
+	if err != nil {
+		return nil, errors.Join(err, auth.Close())
+	}
+	return l, nil
 }
 
 // upSim starts a simulated lab: every router and host of the topology
 // served as its own MCP server, the first router's built at once (an error
 // in building one shows at start, not on first use), then SSH, inventory
 // and control endpoint as o asks.
-func upSim(ctx context.Context, o Options) (*Lab, error) {
+func upSim(ctx context.Context, o Options, auth *Auth) (*Lab, error) {
 	start, cpu0 := time.Now(), processCPU()
 	topo := o.Topology
 	topo.Faults = append(slices.Clone(topo.Faults), o.Faults...)
@@ -149,7 +172,7 @@ func upSim(ctx context.Context, o Options) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := newLab(ctx, topo)
+	l := newLab(ctx, topo, auth)
 	l.sim, l.faults = lab, lab
 	for _, name := range lab.Routers() {
 		drv, err := lab.Device(name)
@@ -199,9 +222,10 @@ func upSim(ctx context.Context, o Options) (*Lab, error) {
 			for _, f := range l.invFile {
 				fmt.Fprintf(o.Notes, "netmcp lab: inventory %s\n", f)
 			}
+			l.noteToken(o)
 			l.noteControl(o)
 			if l.gnmi != nil {
-				fmt.Fprintf(o.Notes, "netmcp lab: gNMI on every router, TLS from the CA %s (gnmi:// URLs in the inventory)\n", l.gnmi.caPEM)
+				fmt.Fprintf(o.Notes, "netmcp lab: gNMI on every router, mutual TLS from the CA %s (gnmi:// URLs with the lab's client certificate in the inventory)\n", l.gnmi.caPEM)
 			}
 			for _, f := range lab.Faults() {
 				noteFault(o.Notes, f)
@@ -214,9 +238,10 @@ func upSim(ctx context.Context, o Options) (*Lab, error) {
 	return l, nil
 }
 
-// newLab returns a lab of topo whose servers run until ctx ends or Close.
-func newLab(ctx context.Context, topo topology.Topology) *Lab {
-	l := &Lab{topo: topo, byName: map[string]*labDevice{}}
+// newLab returns a lab of topo whose servers, secured by auth, run until
+// ctx ends or Close.
+func newLab(ctx context.Context, topo topology.Topology, auth *Auth) *Lab {
+	l := &Lab{topo: topo, byName: map[string]*labDevice{}, auth: auth}
 	l.srvCtx, l.cancel = context.WithCancel(ctx)
 	l.init()
 	return l
@@ -225,7 +250,7 @@ func newLab(ctx context.Context, topo topology.Topology) *Lab {
 // serve starts the HTTP listener of one device (a router or a host), the
 // next port after the devices already served.
 func (l *Lab) serve(name string, drv device.Driver, o Options) error {
-	d := &labDevice{name: name, drv: drv, logger: o.Logger, version: o.Version, hook: o.Wrap}
+	d := &labDevice{name: name, drv: drv, logger: o.Logger, version: o.Version, secure: l.auth.Secure}
 	l.devs = append(l.devs, d)
 	l.byName[name] = d
 	return l.listen(l.srvCtx, name, len(l.devs)-1, o.BasePort, d.endpoint)
@@ -245,6 +270,14 @@ func (l *Lab) serveControl(dir string) error {
 func (l *Lab) noteControl(o Options) {
 	if o.Notes != nil && l.ctl != nil {
 		fmt.Fprintf(o.Notes, "netmcp lab: control endpoint %s (netmcp lab fault --state-dir %s)\n", l.ctl.addr, o.StateDir)
+	}
+}
+
+// noteToken tells o.Notes where the devices' bearer token is (never the
+// token itself).
+func (l *Lab) noteToken(o Options) {
+	if o.Notes != nil {
+		fmt.Fprintf(o.Notes, "netmcp lab: the devices answer only requests with the bearer token in %s (the inventory names it)\n", l.auth.file)
 	}
 }
 
@@ -315,6 +348,15 @@ func (l *Lab) Kill(name string) error { return l.kill(name) }
 // with none of the sessions of before the kill, as after a reboot.
 func (l *Lab) Revive(name string) error { return l.revive(name) }
 
+// TokenFile is the file holding the lab's bearer token (StateDir/token,
+// or a temporary file): what the inventory's credentials name.
+func (l *Lab) TokenFile() string { return l.auth.TokenFile() }
+
+// HTTPClient returns a new HTTP client, with connections of its own, that
+// sends the lab's token to its devices (and refuses any other host than
+// loopback): for a Streamable HTTP client transport of a device's URL.
+func (l *Lab) HTTPClient() *http.Client { return l.auth.HTTPClient() }
+
 // Sim returns the simulated lab (nil for a real one).
 func (l *Lab) Sim() *sim.Lab { return l.sim }
 
@@ -370,6 +412,7 @@ func (l *Lab) Close() error {
 		case l.real != nil:
 			errs = append(errs, l.real.Close())
 		}
+		errs = append(errs, l.auth.Close())
 		l.closeErr = errors.Join(errs...)
 	})
 	return l.closeErr

@@ -38,7 +38,7 @@ func TestUp(t *testing.T) {
 	if got := strings.Join(l.Routers(), ","); got != "r1,r2,r3" {
 		t.Errorf("routers %s", got)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: l.URL("r2")}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: l.URL("r2"), HTTPClient: l.HTTPClient()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +98,7 @@ func TestUpGrid1024(t *testing.T) {
 		t.Fatalf("%d routers served, want 1024", n)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "lab-test", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: l.URL("r1")}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: l.URL("r1"), HTTPClient: l.HTTPClient()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -183,7 +183,7 @@ func TestKillRevive(t *testing.T) {
 	defer l.Close()
 	connect := func() (*mcp.ClientSession, error) {
 		return mcp.NewClient(&mcp.Implementation{Name: "serve-test", Version: "1"}, nil).
-			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: l.URL("r1"), MaxRetries: -1},
+			Connect(ctx, &mcp.StreamableClientTransport{Endpoint: l.URL("r1"), HTTPClient: l.HTTPClient(), MaxRetries: -1},
 				&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	}
 	before, err := connect()

@@ -22,7 +22,7 @@ func BenchmarkLabPing5(b *testing.B) {
 	}
 	defer l.Close()
 	client := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: l.URL("r1")}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: l.URL("r1"), HTTPClient: l.HTTPClient()}, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func (l *Lab) Real() *reallab.Lab {
 // through the linux driver as its own MCP server, then writes the
 // inventory, injects the start faults and starts the control endpoint as
 // o asks.
-func upReal(ctx context.Context, o Options) (*Lab, error) {
+func upReal(ctx context.Context, o Options, auth *Auth) (*Lab, error) {
 	if os.Geteuid() != 0 {
 		return nil, reallab.ErrNotRoot
 	}
@@ -51,7 +51,7 @@ func upReal(ctx context.Context, o Options) (*Lab, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := newLab(ctx, rlab.Topology())
+	l := newLab(ctx, rlab.Topology(), auth)
 	l.real = rlab
 	fl := &realFaultLab{lab: rlab}
 	l.faults = fl
@@ -84,6 +84,7 @@ func upReal(ctx context.Context, o Options) (*Lab, error) {
 			inv = "; inventory in " + strings.Join(l.invFile, " and ")
 		}
 		fmt.Fprintf(o.Notes, "lab: %d routers converged in %.2f s (real: namespaces and FRR)%s\n", len(routers), rlab.Converged.Seconds(), inv)
+		l.noteToken(o)
 		if o.Report {
 			if u, err := rlab.Usage(); err != nil {
 				fmt.Fprintf(o.Notes, "lab: memory: %v\n", err)

@@ -29,7 +29,7 @@ var ErrNoRealLab = linux.NeedsLinux("the real lab (FRR in network namespaces)", 
 func checkRealFault(topology.Fault) error { return ErrNoRealLab }
 
 // upReal refuses: there is no real lab here.
-func upReal(context.Context, Options) (*Lab, error) { return nil, ErrNoRealLab }
+func upReal(context.Context, Options, *Auth) (*Lab, error) { return nil, ErrNoRealLab }
 
 // Compare refuses: the twin check needs the real lab.
 func Compare(context.Context, CompareOptions, io.Writer) (int, error) { return 0, ErrNoRealLab }

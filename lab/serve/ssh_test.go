@@ -75,7 +75,7 @@ func TestUpSSH(t *testing.T) {
 		t.Fatalf("commit over ssh: %v", err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "lab-ssh-test", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: mcpURL["r2"]}, nil)
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: mcpURL["r2"], HTTPClient: l.HTTPClient()}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
