@@ -208,6 +208,7 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	}
 	s.addResources()
 	s.addConfigResources()
+	s.addHandleResources()
 	s.addPrompts()
 	if err := s.addCustomMethods(); err != nil {
 		return nil, err

@@ -130,7 +130,8 @@ func TestTypeScriptClientRead(t *testing.T) {
 // default mode over HTTP (protocol 2026-07-28, no session) edits the
 // candidate of `netmcp serve` and commits it under the handle the edit
 // returned, each write approved through input_required: the SDK answers
-// with its elicitation handler and repeats the call.
+// with its elicitation handler and repeats the call. Between the edit and
+// the commit, the client reads its handle in network:///handles.
 func TestTypeScriptClientWrite(t *testing.T) {
 	node, clientDir := tsClient(t)
 	_, url := startHTTPServe(t, "--device", "sim://r1", "--state-dir", t.TempDir(), "--local-role", "operator")
@@ -148,6 +149,7 @@ func TestTypeScriptClientWrite(t *testing.T) {
 		Asked           int    `json:"asked"`
 		Prompt          string `json:"prompt"`
 		Handle          string `json:"handle"`
+		HandlesText     string `json:"handlesText"`
 		Commit          string `json:"commit"`
 		Description     any    `json:"description"`
 		Error           string `json:"error"`
@@ -160,5 +162,19 @@ func TestTypeScriptClientWrite(t *testing.T) {
 	}
 	if !strings.Contains(o.Prompt, "commit") {
 		t.Errorf("the operator was asked %q, not about the commit", o.Prompt)
+	}
+	// network:///handles, read between the edit and the commit, lists the
+	// edit's handle (its kind, device, identity and expiry), never the token.
+	var listed struct {
+		Handles []struct{ ID, Kind, Device, Identity, Expires string } `json:"handles"`
+	}
+	if err := json.Unmarshal([]byte(o.HandlesText), &listed); err != nil || len(listed.Handles) != 1 {
+		t.Fatalf("network:///handles read %q (%v), want one handle", o.HandlesText, err)
+	}
+	if h := listed.Handles[0]; h.Kind != "candidate" || h.Device != "r1" || h.Identity == "" || h.Expires == "" || !strings.HasPrefix(h.ID, "h-") {
+		t.Errorf("network:///handles lists %+v, want the candidate on r1 with its identity and expiry", h)
+	}
+	if strings.Contains(o.HandlesText, o.Handle) || strings.Contains(o.HandlesText, strings.TrimPrefix(o.Handle, "nh_")) {
+		t.Errorf("network:///handles shows the token: %s", o.HandlesText)
 	}
 }
