@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"slices"
@@ -74,7 +75,10 @@ type task struct {
 }
 
 // Tasks holds the tasks of an MCP server and serves tasks/get,
-// tasks/update and tasks/cancel for them (Install).
+// tasks/update and tasks/cancel for them (Install). A task's call runs
+// with a context that keeps its request's values but not its
+// cancellation, and without the request's progress token (its stream
+// closes at once): progress goes to the task (TaskProgress).
 type Tasks struct {
 	ttl      time.Duration
 	identity func(context.Context) string
@@ -136,24 +140,13 @@ func DeclaresTasks(req *mcp.CallToolRequest) bool {
 type taskProgressKey struct{}
 
 // TaskProgress records line as the status message of the task ctx runs
-// (Tasks.Start) and reports whether ctx runs one.
+// and reports whether ctx runs one.
 func TaskProgress(ctx context.Context, line string) bool {
 	report, ok := ctx.Value(taskProgressKey{}).(func(string))
 	if ok {
 		report(line)
 	}
 	return ok
-}
-
-// Start runs the call req in the background as a task, with run, and
-// returns the result that stands for the task: the middleware Install
-// adds puts the task on the wire in its place. run gets a copy of req
-// without its progress token (the request's stream closes now: progress
-// goes to the task, TaskProgress) and a context that keeps ctx's values
-// but not its cancellation; tasks/cancel cancels it.
-func (ts *Tasks) Start(ctx context.Context, req *mcp.CallToolRequest, run func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error)) *mcp.CallToolResult {
-	r := taskRequest(req)
-	return ts.start(ctx, req.Params.Name, func(ctx context.Context) (*mcp.CallToolResult, error) { return run(ctx, r) }, nil)
 }
 
 // taskRequest returns a copy of req without its progress token.
@@ -343,30 +336,36 @@ func (ts *Tasks) lookup(ctx context.Context, id string) (*task, error) {
 }
 
 // Install serves srv's tasks: it registers tasks/get, tasks/update and
-// tasks/cancel, advertises the extension in server/discover, and puts the
-// task of a tools/call that Start answered on the wire.
-func (ts *Tasks) Install(srv *mcp.Server) error {
+// tasks/cancel, advertises the extension in server/discover, and runs a
+// call of one of tools as a task when the client declared the extension
+// (DeclaresTasks): the whole tool handler runs in the background, and the
+// call answers the task at once.
+func (ts *Tasks) Install(srv *mcp.Server, tools ...string) error {
 	if err := ts.addMethods(srv); err != nil {
 		return err
 	}
 	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if err != nil {
-				return res, err
-			}
-			switch method {
-			case "tools/call":
-				if t := taskOf(res); t != nil {
-					return t.createdResult(ts.ttl), nil
-				}
-			case "server/discover":
-				if d, ok := res.(*mcp.DiscoverResult); ok {
-					if d.Capabilities == nil {
-						d.Capabilities = &mcp.ServerCapabilities{}
+			if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && r.Params != nil && slices.Contains(tools, r.Params.Name) && DeclaresTasks(r) {
+				tr := taskRequest(r)
+				run := func(ctx context.Context) (*mcp.CallToolResult, error) {
+					res, err := next(ctx, method, tr)
+					if err != nil {
+						return nil, err
 					}
-					d.Capabilities.AddExtension(TasksExtensionID, map[string]any{})
+					if cr, ok := res.(*mcp.CallToolResult); ok && cr != nil {
+						return cr, nil
+					}
+					return nil, fmt.Errorf("%s answered no tool result", r.Params.Name)
 				}
+				return taskOf(ts.start(ctx, r.Params.Name, run, nil)).createdResult(ts.ttl), nil
+			}
+			res, err := next(ctx, method, req)
+			if d, ok := res.(*mcp.DiscoverResult); ok && err == nil && method == "server/discover" {
+				if d.Capabilities == nil {
+					d.Capabilities = &mcp.ServerCapabilities{}
+				}
+				d.Capabilities.AddExtension(TasksExtensionID, map[string]any{})
 			}
 			return res, err
 		}
