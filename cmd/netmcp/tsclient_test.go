@@ -178,3 +178,48 @@ func TestTypeScriptClientWrite(t *testing.T) {
 		t.Errorf("network:///handles shows the token: %s", o.HandlesText)
 	}
 }
+
+// TestTypeScriptClientTask: the official TypeScript SDK 2 client, with
+// the official Tasks extension client (@modelcontextprotocol/ext-tasks),
+// runs a long ping of `netmcp serve` (the simulator paced in real time)
+// as a task on protocol 2026-07-28 over HTTP, sees its first reply as the
+// task's status message, and cancels it: the server then reports the task
+// cancelled. How long that took is logged, not asserted.
+func TestTypeScriptClientTask(t *testing.T) {
+	node, clientDir := tsClient(t)
+	tasksDir := filepath.Join(filepath.Dir(clientDir), "ext-tasks")
+	if _, err := os.Stat(filepath.Join(tasksDir, "dist", "client", "index.js")); err != nil {
+		if v := strings.ToLower(os.Getenv("CI")); v != "" && v != "false" && v != "0" {
+			t.Fatal("@modelcontextprotocol/ext-tasks is not installed in " + tasksDir + " (CI is set: this check must run)")
+		}
+		t.Skip("@modelcontextprotocol/ext-tasks is not installed in " + tasksDir + "; run scripts/install-deps.sh")
+	}
+	_, url := startHTTPServe(t, "--device", "sim://r1?realtime=1", "--no-state", "--local-role", "operator")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "tstask.mjs"), url, "10.3.0.10")
+	cmd.Env = append(os.Environ(), "MCP_CLIENT_DIR="+clientDir, "MCP_TASKS_DIR="+tasksDir,
+		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.WaitDelay = 5 * time.Second
+	var stderr syncbuf.Buffer
+	cmd.Stderr = &stderr
+	stdout, _ := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
+	var o struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Kind            string `json:"kind"`
+		StatusMessage   string `json:"statusMessage"`
+		Outcome         string `json:"outcome"`
+		ServerStatus    string `json:"serverStatus"`
+		CancelledMs     *int   `json:"cancelledMs"`
+		Error           string `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &o); err != nil {
+		t.Fatalf("tstask.mjs printed no outcome: %v\nstdout: %s\nstderr: %s", err, stdout, stderr.String())
+	}
+	if o.Error != "" || o.ProtocolVersion != "2026-07-28" || o.Kind != "task" || !strings.Contains(o.StatusMessage, "bytes from 10.3.0.10") ||
+		o.Outcome != "cancelled" || o.ServerStatus != "cancelled" || o.CancelledMs == nil {
+		t.Fatalf("TypeScript client, ping as a task: %+v\nstderr: %s", o, stderr.String())
+	}
+	t.Logf("tasks/cancel to a cancelled task on the server: %d ms", *o.CancelledMs)
+}
