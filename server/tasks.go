@@ -179,12 +179,24 @@ func (ts *Tasks) start(ctx context.Context, tool string, run func(context.Contex
 // startTask runs c in the background as a task and returns the result
 // that tells the client so.
 func (s *Server) startTask(ctx context.Context, d toolDef, c *call) (*mcp.CallToolResult, error) {
+	return s.startTaskWith(ctx, d, c, nil)
+}
+
+// startTaskWith is startTask where then, if not nil, continues the task
+// after the call answered a result.
+func (s *Server) startTaskWith(ctx context.Context, d toolDef, c *call, then func(context.Context, *mcp.CallToolResult) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
 	// The call outlives its request: its context keeps the request's
 	// values (identity, masking) but not its cancellation; progress goes
 	// to the task, not to the request's stream, which closes now.
-	tc := &call{req: taskRequest(c.req), args: c.args, tool: c.tool}
+	tc := &call{req: taskRequest(c.req), args: c.args, tool: c.tool, detached: true, wasStateless: stateless(c)}
 	version, _ := c.req.Params.GetMeta()[mcp.MetaKeyProtocolVersion].(string)
-	run := func(ctx context.Context) (*mcp.CallToolResult, error) { return s.serveCall(ctx, d, tc) }
+	run := func(ctx context.Context) (*mcp.CallToolResult, error) {
+		res, err := s.serveCall(ctx, d, tc)
+		if err != nil || then == nil {
+			return res, err
+		}
+		return then(ctx, res)
+	}
 	// The call runs again with the answers, as a repeated multi
 	// round-trip request would.
 	answer := func(ctx context.Context, responses mcp.InputResponseMap, state string) context.Context {
