@@ -297,6 +297,9 @@ func (s *Server) callIdentity(ctx context.Context) string {
 // stateless reports whether c runs on a session that ends with it
 // (protocol 2026-07-28 over HTTP), where state lives under handles.
 func stateless(c *call) bool {
+	if c.detached {
+		return c.wasStateless
+	}
 	return c.req != nil && c.req.Session != nil && transport.Stateless(c.req.Session)
 }
 

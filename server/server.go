@@ -1,7 +1,6 @@
 package server
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"errors"
@@ -113,7 +112,7 @@ type Server struct {
 	localMu       sync.Mutex     // candidateMu of calls without a session
 	handles       *handleStore   // state of stateless calls (handles.go)
 	idem          *idemStore     // results of keyed writes (idempotency.go)
-	tasks         *taskStore     // the Tasks extension (tasks.go)
+	tasks         *Tasks         // the Tasks extension (tasks.go)
 
 	unsubscribe func()
 }
@@ -178,7 +177,7 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	s.handleTag = strings.ToLower(rand.Text()[:6])
 	s.handles = newHandleStore(opts.StateDir, opts.HandleTTL)
 	s.idem = newIdemStore(opts.StateDir)
-	s.tasks = &taskStore{ttl: cmp.Or(opts.TaskTTL, DefaultTaskTTL), m: map[string]*task{}}
+	s.tasks = NewTasks(opts.TaskTTL, s.callIdentity, log)
 	s.cursorKey = make([]byte, 32)
 	if _, err := rand.Read(s.cursorKey); err != nil {
 		return nil, fmt.Errorf("server: cursor key: %w", err)
@@ -208,11 +207,12 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	}
 	s.addResources()
 	s.addConfigResources()
+	s.addHandleResources()
 	s.addPrompts()
 	if err := s.addCustomMethods(); err != nil {
 		return nil, err
 	}
-	if err := s.addTaskMethods(); err != nil {
+	if err := s.tasks.addMethods(s.mcp); err != nil {
 		return nil, err
 	}
 	// Middleware order: the first listed runs first (outermost).

@@ -5,6 +5,8 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"log/slog"
 	"maps"
 	"slices"
 	"sync"
@@ -26,6 +28,7 @@ import (
 // it; tasks/update answers a task waiting for input. The SDK has no Tasks,
 // so the server implements them: tasks live in the process, bound to the
 // caller's identity, and are forgotten Options.TaskTTL after they finish.
+// Tasks serves them for another MCP server too (the controller's).
 
 // TasksExtensionID names the Tasks extension in capabilities.extensions.
 const TasksExtensionID = "io.modelcontextprotocol/tasks"
@@ -65,19 +68,41 @@ type task struct {
 	state    string              // input_required: the request state to send back
 	cancel   context.CancelFunc  // stops the running call
 	finished time.Time
-	d        toolDef // the tool and call the task runs, to run again with answers
-	c        *call
+	// run runs the task's call; answer, when set, gives the context of its
+	// run again with the client's answers (tasks/update).
+	run    func(context.Context) (*mcp.CallToolResult, error)
+	answer func(ctx context.Context, responses mcp.InputResponseMap, state string) context.Context
 }
 
-// taskStore holds the tasks of a server.
-type taskStore struct {
-	ttl time.Duration
-	mu  sync.Mutex
-	m   map[string]*task
+// Tasks holds the tasks of an MCP server and serves tasks/get,
+// tasks/update and tasks/cancel for them (Install). A task's call runs
+// with a context that keeps its request's values but not its
+// cancellation, and without the request's progress token (its stream
+// closes at once): progress goes to the task (TaskProgress).
+type Tasks struct {
+	ttl      time.Duration
+	identity func(context.Context) string
+	log      *slog.Logger
+	mu       sync.Mutex
+	m        map[string]*task
+}
+
+// NewTasks returns an empty set of tasks, each kept ttl after it finishes
+// (DefaultTaskTTL when ttl <= 0) and bound to the caller identity gives
+// (the caller of tasks/get and tasks/cancel must be the same); log, if not
+// nil, records tasks started and cancelled.
+func NewTasks(ttl time.Duration, identity func(context.Context) string, log *slog.Logger) *Tasks {
+	if ttl <= 0 {
+		ttl = DefaultTaskTTL
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Tasks{ttl: ttl, identity: identity, log: log, m: map[string]*task{}}
 }
 
 // sweep forgets the tasks finished more than ttl ago. Called with ts.mu held.
-func (ts *taskStore) sweep(now time.Time) {
+func (ts *Tasks) sweep(now time.Time) {
 	for id, t := range ts.m {
 		t.mu.Lock()
 		old := !t.finished.IsZero() && now.Sub(t.finished) > ts.ttl
@@ -91,7 +116,13 @@ func (ts *taskStore) sweep(now time.Time) {
 // wantsTask reports whether a call should run as a task: a tool served as
 // one, on protocol 2026-07-28, from a client that declared the extension.
 func wantsTask(tool string, req *mcp.CallToolRequest) bool {
-	if !slices.Contains(taskTools, tool) || req == nil || req.Params == nil {
+	return slices.Contains(taskTools, tool) && DeclaresTasks(req)
+}
+
+// DeclaresTasks reports whether req, a call of protocol 2026-07-28, comes
+// from a client that declared the Tasks extension in its capabilities.
+func DeclaresTasks(req *mcp.CallToolRequest) bool {
+	if req == nil || req.Params == nil {
 		return false
 	}
 	meta := req.Params.GetMeta()
@@ -108,32 +139,74 @@ func wantsTask(tool string, req *mcp.CallToolRequest) bool {
 // latest output line as the task's status message.
 type taskProgressKey struct{}
 
-// startTask runs c in the background as a task and returns the result
-// that tells the client so.
-func (s *Server) startTask(ctx context.Context, d toolDef, c *call) (*mcp.CallToolResult, error) {
-	now := time.Now().UTC()
-	t := &task{id: "task-" + rand.Text(), identity: s.callIdentity(ctx), tool: d.name, status: TaskWorking, created: now, updated: now}
-	s.tasks.mu.Lock()
-	s.tasks.sweep(now)
-	s.tasks.m[t.id] = t
-	s.tasks.mu.Unlock()
-	// The call outlives its request: its context keeps the request's
-	// values (identity, masking) but not its cancellation; progress goes
-	// to the task, not to the request's stream, which closes now.
-	p := *c.req.Params
+// TaskProgress records line as the status message of the task ctx runs
+// and reports whether ctx runs one.
+func TaskProgress(ctx context.Context, line string) bool {
+	report, ok := ctx.Value(taskProgressKey{}).(func(string))
+	if ok {
+		report(line)
+	}
+	return ok
+}
+
+// taskRequest returns a copy of req without its progress token.
+func taskRequest(req *mcp.CallToolRequest) *mcp.CallToolRequest {
+	p := *req.Params
 	p.Meta = maps.Clone(p.Meta)
 	if p.Meta == nil {
 		p.Meta = mcp.Meta{}
 	}
 	delete(p.Meta, "progressToken")
-	req := *c.req
-	req.Params = &p
-	t.d, t.c = d, &call{req: &req, args: c.args, tool: c.tool}
-	s.runTask(context.WithoutCancel(ctx), t, d, t.c)
-	s.log.Info("task started", "task", t.id, "tool", d.name, "identity", t.identity)
-	// The tool layer answers a CallToolResult; wireMiddleware puts the
-	// task on the wire in its place.
-	return &mcp.CallToolResult{Meta: mcp.Meta{taskMarker: t}}, nil
+	r := *req
+	r.Params = &p
+	return &r
+}
+
+// start creates the task of tool and runs it.
+func (ts *Tasks) start(ctx context.Context, tool string, run func(context.Context) (*mcp.CallToolResult, error),
+	answer func(context.Context, mcp.InputResponseMap, string) context.Context) *mcp.CallToolResult {
+	now := time.Now().UTC()
+	t := &task{id: "task-" + rand.Text(), identity: ts.identity(ctx), tool: tool, status: TaskWorking, created: now, updated: now, run: run, answer: answer}
+	ts.mu.Lock()
+	ts.sweep(now)
+	ts.m[t.id] = t
+	ts.mu.Unlock()
+	ts.runTask(context.WithoutCancel(ctx), t)
+	ts.log.Info("task started", "task", t.id, "tool", tool, "identity", t.identity)
+	return &mcp.CallToolResult{Meta: mcp.Meta{taskMarker: t}}
+}
+
+// startTask runs c in the background as a task and returns the result
+// that tells the client so.
+func (s *Server) startTask(ctx context.Context, d toolDef, c *call) (*mcp.CallToolResult, error) {
+	return s.startTaskWith(ctx, d, c, nil)
+}
+
+// startTaskWith is startTask where then, if not nil, continues the task
+// after the call answered a result.
+func (s *Server) startTaskWith(ctx context.Context, d toolDef, c *call, then func(context.Context, *mcp.CallToolResult) (*mcp.CallToolResult, error)) (*mcp.CallToolResult, error) {
+	// The call outlives its request: its context keeps the request's
+	// values (identity, masking) but not its cancellation; progress goes
+	// to the task, not to the request's stream, which closes now.
+	tc := &call{req: taskRequest(c.req), args: c.args, tool: c.tool, detached: true, wasStateless: stateless(c)}
+	version, _ := c.req.Params.GetMeta()[mcp.MetaKeyProtocolVersion].(string)
+	run := func(ctx context.Context) (*mcp.CallToolResult, error) {
+		res, err := s.serveCall(ctx, d, tc)
+		if err != nil || then == nil {
+			return res, err
+		}
+		return then(ctx, res)
+	}
+	// The call runs again with the answers, as a repeated multi
+	// round-trip request would.
+	answer := func(ctx context.Context, responses mcp.InputResponseMap, state string) context.Context {
+		ctx = context.WithValue(ctx, retryKey{}, retry{responses: responses, state: state})
+		if version != "" {
+			ctx = context.WithValue(ctx, protocolKey{}, version)
+		}
+		return ctx
+	}
+	return s.tasks.start(ctx, d.name, run, answer), nil
 }
 
 // taskMarker is the _meta member by which the tool layer hands a task to
@@ -150,8 +223,8 @@ func taskOf(res mcp.Result) *task {
 	return t
 }
 
-// runTask runs c for t in a goroutine.
-func (s *Server) runTask(ctx context.Context, t *task, d toolDef, c *call) {
+// runTask runs t in a goroutine.
+func (ts *Tasks) runTask(ctx context.Context, t *task) {
 	ctx, cancel := context.WithCancel(ctx)
 	t.mu.Lock()
 	t.cancel = cancel
@@ -165,7 +238,7 @@ func (s *Server) runTask(ctx context.Context, t *task, d toolDef, c *call) {
 	})
 	go func() {
 		defer cancel()
-		res, err := s.serveCall(ctx, d, c)
+		res, err := t.run(ctx)
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if t.status == TaskCancelled {
@@ -261,32 +334,70 @@ func (t *task) snapshot(ttl time.Duration) *taskResult {
 	return r
 }
 
-// lookupTask returns the task id of the caller of ctx.
-func (s *Server) lookupTask(ctx context.Context, id string) (*task, error) {
-	s.tasks.mu.Lock()
-	s.tasks.sweep(time.Now())
-	t := s.tasks.m[id]
-	s.tasks.mu.Unlock()
+// lookup returns the task id of the caller of ctx.
+func (ts *Tasks) lookup(ctx context.Context, id string) (*task, error) {
+	ts.mu.Lock()
+	ts.sweep(time.Now())
+	t := ts.m[id]
+	ts.mu.Unlock()
 	// Another identity's task is not found, as an unknown one.
-	if t == nil || t.identity != s.callIdentity(ctx) {
-		return nil, invalidParams("no task %q: unknown, finished more than %s ago, or not yours", id, s.tasks.ttl)
+	if t == nil || t.identity != ts.identity(ctx) {
+		return nil, invalidParams("no task %q: unknown, finished more than %s ago, or not yours", id, ts.ttl)
 	}
 	return t, nil
 }
 
-// addTaskMethods registers tasks/get, tasks/update and tasks/cancel.
-func (s *Server) addTaskMethods() error {
-	if err := mcp.AddReceivingCustomMethod(s.mcp, "tasks/get", func(ctx context.Context, _ *mcp.ServerSession, p *TaskParams) (*taskResult, error) {
-		t, err := s.lookupTask(ctx, p.TaskID)
+// Install serves srv's tasks: it registers tasks/get, tasks/update and
+// tasks/cancel, advertises the extension in server/discover, and runs a
+// call of one of tools as a task when the client declared the extension
+// (DeclaresTasks): the whole tool handler runs in the background, and the
+// call answers the task at once.
+func (ts *Tasks) Install(srv *mcp.Server, tools ...string) error {
+	if err := ts.addMethods(srv); err != nil {
+		return err
+	}
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && r.Params != nil && slices.Contains(tools, r.Params.Name) && DeclaresTasks(r) {
+				tr := taskRequest(r)
+				run := func(ctx context.Context) (*mcp.CallToolResult, error) {
+					res, err := next(ctx, method, tr)
+					if err != nil {
+						return nil, err
+					}
+					if cr, ok := res.(*mcp.CallToolResult); ok && cr != nil {
+						return cr, nil
+					}
+					return nil, fmt.Errorf("%s answered no tool result", r.Params.Name)
+				}
+				return taskOf(ts.start(ctx, r.Params.Name, run, nil)).createdResult(ts.ttl), nil
+			}
+			res, err := next(ctx, method, req)
+			if d, ok := res.(*mcp.DiscoverResult); ok && err == nil && method == "server/discover" {
+				if d.Capabilities == nil {
+					d.Capabilities = &mcp.ServerCapabilities{}
+				}
+				d.Capabilities.AddExtension(TasksExtensionID, map[string]any{})
+			}
+			return res, err
+		}
+	})
+	return nil
+}
+
+// addMethods registers tasks/get, tasks/update and tasks/cancel.
+func (ts *Tasks) addMethods(srv *mcp.Server) error {
+	if err := mcp.AddReceivingCustomMethod(srv, "tasks/get", func(ctx context.Context, _ *mcp.ServerSession, p *TaskParams) (*taskResult, error) {
+		t, err := ts.lookup(ctx, p.TaskID)
 		if err != nil {
 			return nil, err
 		}
-		return t.snapshot(s.tasks.ttl), nil
+		return t.snapshot(ts.ttl), nil
 	}); err != nil {
 		return err
 	}
-	if err := mcp.AddReceivingCustomMethod(s.mcp, "tasks/cancel", func(ctx context.Context, _ *mcp.ServerSession, p *TaskParams) (*doneResult, error) {
-		t, err := s.lookupTask(ctx, p.TaskID)
+	if err := mcp.AddReceivingCustomMethod(srv, "tasks/cancel", func(ctx context.Context, _ *mcp.ServerSession, p *TaskParams) (*doneResult, error) {
+		t, err := ts.lookup(ctx, p.TaskID)
 		if err != nil {
 			return nil, err
 		}
@@ -297,15 +408,15 @@ func (s *Server) addTaskMethods() error {
 			now := time.Now().UTC()
 			t.status, t.updated, t.finished, t.message = TaskCancelled, now, now, "cancelled by the client"
 			t.cancel()
-			s.log.Info("task cancelled", "task", t.id)
+			ts.log.Info("task cancelled", "task", t.id)
 			return &doneResult{ResultType: resultTypeComplete}, nil
 		}
 		return nil, invalidParams("task %q is already %s", t.id, t.status)
 	}); err != nil {
 		return err
 	}
-	return mcp.AddReceivingCustomMethod(s.mcp, "tasks/update", func(ctx context.Context, _ *mcp.ServerSession, p *TaskUpdateParams) (*doneResult, error) {
-		t, err := s.lookupTask(ctx, p.TaskID)
+	return mcp.AddReceivingCustomMethod(srv, "tasks/update", func(ctx context.Context, _ *mcp.ServerSession, p *TaskUpdateParams) (*doneResult, error) {
+		t, err := ts.lookup(ctx, p.TaskID)
 		if err != nil {
 			return nil, err
 		}
@@ -318,14 +429,11 @@ func (s *Server) addTaskMethods() error {
 		state := t.state
 		t.status, t.inputs, t.updated = TaskWorking, nil, time.Now().UTC()
 		t.mu.Unlock()
-		// The call runs again with the answers, as a repeated
-		// multi round-trip request would.
-		d, c := t.d, t.c
-		rctx := context.WithValue(context.WithoutCancel(ctx), retryKey{}, retry{responses: p.InputResponses, state: state})
-		if v, _ := c.req.Params.GetMeta()[mcp.MetaKeyProtocolVersion].(string); v != "" {
-			rctx = context.WithValue(rctx, protocolKey{}, v)
+		rctx := context.WithoutCancel(ctx)
+		if t.answer != nil {
+			rctx = t.answer(rctx, p.InputResponses, state)
 		}
-		s.runTask(rctx, t, d, c)
+		ts.runTask(rctx, t)
 		return &doneResult{ResultType: resultTypeComplete}, nil
 	})
 }

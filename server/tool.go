@@ -37,6 +37,10 @@ type call struct {
 	req  *mcp.CallToolRequest
 	args json.RawMessage // validated, defaults applied
 	tool string          // the draft's name
+	// detached: the call runs as a task, after its request (and the
+	// per-request session of a 2026-07-28 call over HTTP) ended; wasStateless
+	// tells what the session was when the task started.
+	detached, wasStateless bool
 }
 
 // bind unmarshals the arguments into v.
@@ -149,6 +153,9 @@ func (s *Server) addTool(d toolDef) error {
 		ctx = withRetry(ctx, req)
 		if wantsTask(d.name, req) {
 			return s.startTask(ctx, d, c)
+		}
+		if s.cfg != nil && wantsWindowTask(d.name, req, c.args) {
+			return s.startWindowTask(ctx, d, c)
 		}
 		if d.write {
 			key, err := idempotencyKey(req)

@@ -130,7 +130,8 @@ func TestTypeScriptClientRead(t *testing.T) {
 // default mode over HTTP (protocol 2026-07-28, no session) edits the
 // candidate of `netmcp serve` and commits it under the handle the edit
 // returned, each write approved through input_required: the SDK answers
-// with its elicitation handler and repeats the call.
+// with its elicitation handler and repeats the call. Between the edit and
+// the commit, the client reads its handle in network:///handles.
 func TestTypeScriptClientWrite(t *testing.T) {
 	node, clientDir := tsClient(t)
 	_, url := startHTTPServe(t, "--device", "sim://r1", "--state-dir", t.TempDir(), "--local-role", "operator")
@@ -148,6 +149,7 @@ func TestTypeScriptClientWrite(t *testing.T) {
 		Asked           int    `json:"asked"`
 		Prompt          string `json:"prompt"`
 		Handle          string `json:"handle"`
+		HandlesText     string `json:"handlesText"`
 		Commit          string `json:"commit"`
 		Description     any    `json:"description"`
 		Error           string `json:"error"`
@@ -161,4 +163,63 @@ func TestTypeScriptClientWrite(t *testing.T) {
 	if !strings.Contains(o.Prompt, "commit") {
 		t.Errorf("the operator was asked %q, not about the commit", o.Prompt)
 	}
+	// network:///handles, read between the edit and the commit, lists the
+	// edit's handle (its kind, device, identity and expiry), never the token.
+	var listed struct {
+		Handles []struct{ ID, Kind, Device, Identity, Expires string } `json:"handles"`
+	}
+	if err := json.Unmarshal([]byte(o.HandlesText), &listed); err != nil || len(listed.Handles) != 1 {
+		t.Fatalf("network:///handles read %q (%v), want one handle", o.HandlesText, err)
+	}
+	if h := listed.Handles[0]; h.Kind != "candidate" || h.Device != "r1" || h.Identity == "" || h.Expires == "" || !strings.HasPrefix(h.ID, "h-") {
+		t.Errorf("network:///handles lists %+v, want the candidate on r1 with its identity and expiry", h)
+	}
+	if strings.Contains(o.HandlesText, o.Handle) || strings.Contains(o.HandlesText, strings.TrimPrefix(o.Handle, "nh_")) {
+		t.Errorf("network:///handles shows the token: %s", o.HandlesText)
+	}
+}
+
+// TestTypeScriptClientTask: the official TypeScript SDK 2 client, with
+// the official Tasks extension client (@modelcontextprotocol/ext-tasks),
+// runs a long ping of `netmcp serve` (the simulator paced in real time)
+// as a task on protocol 2026-07-28 over HTTP, sees its first reply as the
+// task's status message, and cancels it: the server then reports the task
+// cancelled. How long that took is logged, not asserted.
+func TestTypeScriptClientTask(t *testing.T) {
+	node, clientDir := tsClient(t)
+	tasksDir := filepath.Join(filepath.Dir(clientDir), "ext-tasks")
+	if _, err := os.Stat(filepath.Join(tasksDir, "dist", "client", "index.js")); err != nil {
+		if v := strings.ToLower(os.Getenv("CI")); v != "" && v != "false" && v != "0" {
+			t.Fatal("@modelcontextprotocol/ext-tasks is not installed in " + tasksDir + " (CI is set: this check must run)")
+		}
+		t.Skip("@modelcontextprotocol/ext-tasks is not installed in " + tasksDir + "; run scripts/install-deps.sh")
+	}
+	_, url := startHTTPServe(t, "--device", "sim://r1?realtime=1", "--no-state", "--local-role", "operator")
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "tstask.mjs"), url, "10.3.0.10")
+	cmd.Env = append(os.Environ(), "MCP_CLIENT_DIR="+clientDir, "MCP_TASKS_DIR="+tasksDir,
+		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.WaitDelay = 5 * time.Second
+	var stderr syncbuf.Buffer
+	cmd.Stderr = &stderr
+	stdout, _ := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
+	var o struct {
+		ProtocolVersion string `json:"protocolVersion"`
+		Kind            string `json:"kind"`
+		StatusMessage   string `json:"statusMessage"`
+		Outcome         string `json:"outcome"`
+		ServerStatus    string `json:"serverStatus"`
+		CancelledMs     *int   `json:"cancelledMs"`
+		Error           string `json:"error"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &o); err != nil {
+		t.Fatalf("tstask.mjs printed no outcome: %v\nstdout: %s\nstderr: %s", err, stdout, stderr.String())
+	}
+	if o.Error != "" || o.ProtocolVersion != "2026-07-28" || o.Kind != "task" || !strings.Contains(o.StatusMessage, "bytes from 10.3.0.10") ||
+		o.Outcome != "cancelled" || o.ServerStatus != "cancelled" || o.CancelledMs == nil {
+		t.Fatalf("TypeScript client, ping as a task: %+v\nstderr: %s", o, stderr.String())
+	}
+	t.Logf("tasks/cancel to a cancelled task on the server: %d ms", *o.CancelledMs)
 }

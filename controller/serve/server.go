@@ -13,6 +13,7 @@ import (
 	"github.com/netmcp/netmcp/controller"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
+	"github.com/netmcp/netmcp/server"
 )
 
 // Tool names of `netmcp controller serve`.
@@ -35,12 +36,13 @@ type Server struct {
 	store   controller.Store
 	reports reportStore // store, or with a cluster shared with the other replicas (cluster.go)
 	srv     *mcp.Server
-	d2d     d2dState     // d2d.go: the CA pushed D2D reports are checked against
-	acc     *access      // access.go: who may call what, and the audit log
-	relay   relays       // relay.go: the host requests in progress, for elicitations
-	secrets secretsState // mask.go: what the devices' answers are masked with
-	watch   *watches     // watch.go: what feeds the resource subscriptions
-	cluster Cluster      // cluster.go: the other replicas (nil: a single controller)
+	d2d     d2dState      // d2d.go: the CA pushed D2D reports are checked against
+	acc     *access       // access.go: who may call what, and the audit log
+	relay   relays        // relay.go: the host requests in progress, for elicitations
+	secrets secretsState  // mask.go: what the devices' answers are masked with
+	watch   *watches      // watch.go: what feeds the resource subscriptions
+	cluster Cluster       // cluster.go: the other replicas (nil: a single controller)
+	tasks   *server.Tasks // ask as a task of the Tasks extension
 }
 
 // DeviceInfo is one device of list_devices.
@@ -91,10 +93,16 @@ func New(ctl *controller.Controller, store controller.Store, version string) *Se
 	})
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolListDevices, Description: "List the fleet's devices: connection state, dialect, site, role, tags and tools."}, s.listDevices)
 	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolCallDeviceTool, Description: "Call one tool of one device (its result is returned as the device gave it). Writes go through the device's own authorization and approval; its elicitations are forwarded to you."}, s.callDeviceTool)
-	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolAsk, Description: "Diagnose an intent across the fleet and return the report (docs/controller.md): is_anomaly, faulty_devices, root_cause_name, root causes with evidence, proposed changes (not applied). Progress is sent as progress notifications."}, s.ask)
+	mcp.AddTool(s.srv, &mcp.Tool{Name: ToolAsk, Description: "Diagnose an intent across the fleet and return the report (docs/controller.md): is_anomaly, faulty_devices, root_cause_name, root causes with evidence, proposed changes (not applied). Progress is sent as progress notifications; a client that declares the Tasks extension (io.modelcontextprotocol/tasks) gets a task instead, its progress in statusMessage."}, s.ask)
 	s.addResources() // resources.go: mcp://<device>/<module>:<path> and the reports
 	s.addD2D()       // d2d.go: submit_report and the D2D reports
 	s.addPingmesh()  // pingmesh.go: the reachability and latency matrix
+	// ask runs as a task for a client that declares the Tasks extension,
+	// bound to the host's identity (set by accessMiddleware, outside).
+	s.tasks = server.NewTasks(0, func(ctx context.Context) string { return s.hostIdentity(ctx).String() }, nil)
+	if err := s.tasks.Install(s.srv, ToolAsk); err != nil {
+		panic(err) // the methods are registered once, on a new server
+	}
 	// access.go: every request is attributed to the host's
 	// identity; the handlers ask the policy; calls are audited.
 	s.srv.AddReceivingMiddleware(s.accessMiddleware)
@@ -231,7 +239,8 @@ func reportText(r *controller.Report) string {
 }
 
 // progressWriter sends each progress line as a progress notification
-// (when the host asked for them with a progress token).
+// (when the host asked for them with a progress token), or, when ask runs
+// as a task, records it as the task's status message.
 type progressWriter struct {
 	ctx context.Context
 	req *mcp.CallToolRequest
@@ -242,6 +251,10 @@ type progressWriter struct {
 func (w *progressWriter) Write(p []byte) (int, error) {
 	tok := w.req.Params.GetProgressToken()
 	if tok == nil {
+		// A task's progress is its status message.
+		for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+			server.TaskProgress(w.ctx, line)
+		}
 		return len(p), nil
 	}
 	w.mu.Lock()

@@ -2,7 +2,8 @@
 // (@modelcontextprotocol/client) in its default mode to `netmcp serve` over
 // HTTP, edits the candidate and commits it through the approval gate: the
 // server answers input_required, the SDK asks its elicitation handler and
-// repeats the call. It prints one JSON line and exits 1 if anything fails.
+// repeats the call; between the two it reads network:///handles, which
+// lists the edit's handle. It prints one JSON line and exits 1 if anything fails.
 // Used by TestTypeScriptClientWrite.
 //
 //   node tswrite.mjs URL
@@ -30,6 +31,8 @@ try {
     value: { config: { name: 'LoopBack100', type: 'iana-if-type:softwareLoopback', description: 'from typescript' } } }] } });
   if (edit.isError) throw new Error(`network.yang.edit: ${JSON.stringify(edit.content)}`);
   out.handle = edit.structuredContent?.handle ?? null;
+  const listed = await client.readResource({ uri: 'network:///handles' });
+  out.handlesText = listed.contents?.[0]?.text ?? null;
   const commit = await client.callTool({ name: 'network.commit', arguments: { handle: out.handle, comment: 'typescript' } });
   if (commit.isError) throw new Error(`network.commit: ${JSON.stringify(commit.content)}`);
   out.commit = commit.structuredContent?.status ?? null;
