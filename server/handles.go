@@ -6,11 +6,10 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -18,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/device"
-	"github.com/netmcp/netmcp/internal/atomicfile"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
 	"github.com/netmcp/netmcp/transport"
@@ -81,24 +79,37 @@ type candidateOp struct {
 // handleStore keeps handle records in dir/handles, or in memory when dir
 // is "".
 type handleStore struct {
-	dir string
-	ttl time.Duration
+	dir  string
+	ttl  time.Duration
+	recs *records[handleRecord]
 
 	mu    sync.Mutex
-	mem   map[string]*handleRecord // key -> record, without a directory
-	mus   map[string]*sync.Mutex   // key -> the mutex ordering its candidate changes
-	swept time.Time                // the last sweep of the directory (expired)
+	mus   map[string]*sync.Mutex // key -> the mutex ordering its candidate changes
+	swept time.Time              // the last sweep of the directory (expired)
 }
 
 func newHandleStore(stateDir string, ttl time.Duration) *handleStore {
 	if ttl <= 0 {
 		ttl = DefaultHandleTTL
 	}
-	hs := &handleStore{ttl: ttl, mem: map[string]*handleRecord{}, mus: map[string]*sync.Mutex{}}
+	hs := &handleStore{ttl: ttl, mus: map[string]*sync.Mutex{}}
 	if stateDir != "" {
 		hs.dir = filepath.Join(stateDir, handleDir)
 	}
+	hs.recs = newRecords(hs.dir, "handle record", cloneHandleRecord)
 	return hs
+}
+
+// cloneHandleRecord copies r with its changes and upload.
+func cloneHandleRecord(r *handleRecord) *handleRecord {
+	c := *r
+	c.Ops = slices.Clone(r.Ops)
+	if r.Upload != nil {
+		u := *r.Upload
+		u.Data = slices.Clone(r.Upload.Data)
+		c.Upload = &u
+	}
+	return &c
 }
 
 // handleKey is the name of a handle's record: the digest of its token, so
@@ -121,62 +132,19 @@ func validHandle(token string) bool {
 	return true
 }
 
-func (hs *handleStore) path(key string) string { return filepath.Join(hs.dir, key+".json") }
-
 // load returns the record of key, or nil when there is none.
-func (hs *handleStore) load(key string) (*handleRecord, error) {
-	if hs.dir == "" {
-		hs.mu.Lock()
-		defer hs.mu.Unlock()
-		if r := hs.mem[key]; r != nil {
-			c := *r
-			c.Ops = append([]candidateOp(nil), r.Ops...)
-			return &c, nil
-		}
-		return nil, nil
-	}
-	b, err := os.ReadFile(hs.path(key))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var r handleRecord
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("handle record %s: %w", key, err)
-	}
-	return &r, nil
-}
+func (hs *handleStore) load(key string) (*handleRecord, error) { return hs.recs.load(key) }
 
-// save writes the record of key atomically.
-func (hs *handleStore) save(key string, r *handleRecord) error {
-	if hs.dir == "" {
-		c := *r
-		c.Ops = append([]candidateOp(nil), r.Ops...)
-		hs.mu.Lock()
-		hs.mem[key] = &c
-		hs.mu.Unlock()
-		return nil
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(hs.dir, 0o700); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(hs.path(key), b, 0o600)
-}
+// save writes the record of key.
+func (hs *handleStore) save(key string, r *handleRecord) error { return hs.recs.save(key, r) }
 
 // remove forgets the record of key, and the files kept beside it.
 func (hs *handleStore) remove(key string) {
 	hs.mu.Lock()
-	delete(hs.mem, key)
 	delete(hs.mus, key)
 	hs.mu.Unlock()
+	hs.recs.remove(key)
 	if hs.dir != "" {
-		_ = os.Remove(hs.path(key))
 		if extra, err := filepath.Glob(filepath.Join(hs.dir, key+".*")); err == nil {
 			for _, f := range extra {
 				_ = os.Remove(f)
@@ -213,41 +181,23 @@ func (hs *handleStore) mutex(key string) *sync.Mutex {
 	return m
 }
 
-// expired removes the records expired at now and returns them.
+// expired removes the records expired at now and returns them. With a
+// directory, a sweep reads every record: at most one per sweepEvery (a
+// handle found expired when it is used is dropped then).
 func (hs *handleStore) expired(now time.Time) []*handleRecord {
-	var out []*handleRecord
-	if hs.dir == "" {
+	if hs.dir != "" {
 		hs.mu.Lock()
-		for k, r := range hs.mem {
-			if !now.Before(r.Expires) {
-				out = append(out, r)
-				delete(hs.mem, k)
-				delete(hs.mus, k)
-			}
+		due := now.Sub(hs.swept) >= sweepEvery
+		if due {
+			hs.swept = now
 		}
 		hs.mu.Unlock()
-		return out
-	}
-	// A sweep reads every record: at most one per sweepEvery (a handle
-	// found expired when it is used is dropped then).
-	hs.mu.Lock()
-	due := now.Sub(hs.swept) >= sweepEvery
-	if due {
-		hs.swept = now
-	}
-	hs.mu.Unlock()
-	if !due {
-		return nil
-	}
-	ents, err := os.ReadDir(hs.dir)
-	if err != nil {
-		return nil
-	}
-	for _, e := range ents {
-		key, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok {
-			continue
+		if !due {
+			return nil
 		}
+	}
+	var out []*handleRecord
+	for _, key := range hs.recs.keys() {
 		r, err := hs.load(key)
 		if err != nil || r == nil || now.Before(r.Expires) {
 			continue

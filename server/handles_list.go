@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"time"
@@ -55,30 +54,7 @@ type handlesContents struct {
 // list returns the records that have not expired at now.
 func (hs *handleStore) list(now time.Time) []*handleRecord {
 	var out []*handleRecord
-	if hs.dir == "" {
-		hs.mu.Lock()
-		for _, r := range hs.mem {
-			if now.Before(r.Expires) {
-				c := *r
-				if r.Upload != nil {
-					u := *r.Upload
-					c.Upload = &u
-				}
-				out = append(out, &c)
-			}
-		}
-		hs.mu.Unlock()
-		return out
-	}
-	ents, err := os.ReadDir(hs.dir)
-	if err != nil {
-		return nil
-	}
-	for _, e := range ents {
-		key, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok {
-			continue
-		}
+	for _, key := range hs.recs.keys() {
 		if r, err := hs.load(key); err == nil && r != nil && now.Before(r.Expires) {
 			out = append(out, r)
 		}

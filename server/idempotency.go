@@ -5,18 +5,15 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/netmcp/netmcp/internal/atomicfile"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -59,10 +56,10 @@ type idemRecord struct {
 }
 
 // idemStore keeps idempotency records in dir, or in memory when dir is "".
+// Its mutex orders the requests of the server that use a key.
 type idemStore struct {
-	dir       string
+	recs      *records[idemRecord]
 	mu        sync.Mutex
-	mem       map[string]*idemRecord
 	lastSweep time.Time
 }
 
@@ -71,62 +68,26 @@ type idemStore struct {
 const sweepEvery = time.Minute
 
 func newIdemStore(stateDir string) *idemStore {
-	st := &idemStore{mem: map[string]*idemRecord{}}
+	dir := ""
 	if stateDir != "" {
-		st.dir = filepath.Join(stateDir, idemDir)
+		dir = filepath.Join(stateDir, idemDir)
 	}
-	return st
+	clone := func(r *idemRecord) *idemRecord {
+		c := *r
+		c.Result = slices.Clone(r.Result)
+		return &c
+	}
+	return &idemStore{recs: newRecords(dir, "idempotency record", clone)}
 }
-
-func (st *idemStore) path(id string) string { return filepath.Join(st.dir, id+".json") }
 
 // load returns the record id, or nil. Called with st.mu held.
-func (st *idemStore) load(id string) (*idemRecord, error) {
-	if st.dir == "" {
-		if r := st.mem[id]; r != nil {
-			c := *r
-			return &c, nil
-		}
-		return nil, nil
-	}
-	b, err := os.ReadFile(st.path(id))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var r idemRecord
-	if err := json.Unmarshal(b, &r); err != nil {
-		return nil, fmt.Errorf("idempotency record %s: %w", id, err)
-	}
-	return &r, nil
-}
+func (st *idemStore) load(id string) (*idemRecord, error) { return st.recs.load(id) }
 
 // save writes the record id. Called with st.mu held.
-func (st *idemStore) save(id string, r *idemRecord) error {
-	if st.dir == "" {
-		c := *r
-		st.mem[id] = &c
-		return nil
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(st.dir, 0o700); err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(st.path(id), b, 0o600)
-}
+func (st *idemStore) save(id string, r *idemRecord) error { return st.recs.save(id, r) }
 
 // remove forgets the record id. Called with st.mu held.
-func (st *idemStore) remove(id string) {
-	delete(st.mem, id)
-	if st.dir != "" {
-		_ = os.Remove(st.path(id))
-	}
-}
+func (st *idemStore) remove(id string) { st.recs.remove(id) }
 
 // sweep forgets the records expired at now, at most once per sweepEvery.
 // Called with st.mu held.
@@ -135,23 +96,7 @@ func (st *idemStore) sweep(now time.Time) {
 		return
 	}
 	st.lastSweep = now
-	if st.dir == "" {
-		for id, r := range st.mem {
-			if !now.Before(r.Expires) {
-				delete(st.mem, id)
-			}
-		}
-		return
-	}
-	ents, err := os.ReadDir(st.dir)
-	if err != nil {
-		return
-	}
-	for _, e := range ents {
-		id, ok := strings.CutSuffix(e.Name(), ".json")
-		if !ok {
-			continue
-		}
+	for _, id := range st.recs.keys() {
 		if r, err := st.load(id); err == nil && r != nil && !now.Before(r.Expires) {
 			st.remove(id)
 		}
