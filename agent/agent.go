@@ -86,6 +86,11 @@ type Config struct {
 	// Push, when set, pushes every finished report to the controller,
 	// queueing it on the device while the controller is unreachable.
 	Push *ReportPusher
+	// LocalUpdates, when set, carries the local session's resource updates
+	// (LocalSession): neighbours and operators may then follow an
+	// interface's state (resources/subscribe), fed by the device's change
+	// stream where its driver has one.
+	LocalUpdates *LocalUpdates
 	// Logger receives the agent's log; nil discards it.
 	Logger *slog.Logger
 	// Now is the clock (time.Now).
@@ -112,6 +117,7 @@ type Agent struct {
 	bindings  map[string]sign.Binding // neighbours' certificate-bound keys
 	reports   *report.Store
 	issued    issuedLog // results issued to each caller, for attestation
+	subs      subscriptions
 	// lastProbes is the end of the interval the last run's captures
 	// counted: a later run counts after it.
 	lastProbes time.Time
@@ -185,6 +191,9 @@ func New(ctx context.Context, cfg Config) (*Agent, error) {
 	}
 	for _, t := range tl.Tools {
 		a.tools[t.Name] = t
+	}
+	if cfg.LocalUpdates != nil {
+		cfg.LocalUpdates.bind(a.relayUpdate)
 	}
 	return a, nil
 }

@@ -13,6 +13,9 @@ import (
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/d2d/sign"
 	"github.com/netmcp/netmcp/device"
+	_ "github.com/netmcp/netmcp/device/gnmi" // domainOpts.gnmi
+	"github.com/netmcp/netmcp/device/gnmi/gnmiserver"
+	"github.com/netmcp/netmcp/device/gnmi/gnmitest"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/sim/netsim"
 	"github.com/netmcp/netmcp/lab/topology"
@@ -93,6 +96,10 @@ type domainOpts struct {
 	// certWindow, per device, is its certificate's validity window
 	// (default: from a minute ago for an hour).
 	certWindow map[string][2]time.Time
+	// gnmi serves these routers over gNMI and gives their agents the
+	// gnmi:// driver as their device, as `netmcp agent run --device
+	// gnmi://...` does.
+	gnmi map[string]bool
 }
 
 func newDomain(t testing.TB, o domainOpts) *testDomain {
@@ -139,9 +146,17 @@ func newDomain(t testing.TB, o domainOpts) *testDomain {
 // a certificate, a signer, a listener.
 func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 	t := d.t
+	var drv device.Driver
 	drv, err := d.lab.Device(name)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if o.gnmi[name] {
+		tg := gnmitest.Start(t, drv, gnmiserver.Options{})
+		if drv, err = device.Open(context.Background(), tg.URL(), device.Options{}); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { drv.Close() })
 	}
 	srv, err := server.New(drv, server.Options{})
 	if err != nil {
@@ -151,7 +166,9 @@ func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 	d.cancel[name+"/dev"] = cancel
 	ct, st := mcp.NewInMemoryTransports()
 	go srv.MCP().Run(ctx, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent-local", Version: "1"}, nil).Connect(ctx, ct, nil)
+	updates := NewLocalUpdates()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent-local", Version: "1"},
+		&mcp.ClientOptions{ResourceUpdatedHandler: updates.handle}).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +215,7 @@ func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 	if g := o.gate[name]; g != nil {
 		gate = g
 	}
-	a, err := New(ctx, Config{Writer: writer, Audit: alog, Gate: gate, CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: d.ca.CertPEM, Local: cs, Signer: signer,
+	a, err := New(ctx, Config{LocalUpdates: updates, Writer: writer, Audit: alog, Gate: gate, CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: d.ca.CertPEM, Local: cs, Signer: signer,
 		Offer: o.offer[name], Discoverer: ms, Port: uint16(ln.Addr().(*net.TCPAddr).Port),
 		Resolve: func(discover.Neighbor) string { return "127.0.0.1" }, CallTimeout: o.callTimeout})
 	if err != nil {

@@ -161,7 +161,7 @@ func (l *realLine) newAgent(ctx context.Context, n string) *Agent {
 	if err != nil {
 		t.Fatal(err)
 	}
-	local, err := LocalSession(ctx, srv.MCP())
+	local, err := LocalSession(ctx, srv.MCP(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,14 +58,19 @@ func (a *Agent) sessionServer(r *http.Request) *mcp.Server {
 	}
 	st := &session{peer: p}
 	offer := Offer{Capabilities: a.cfg.Offer, Binding: &a.binding}
-	srv := mcp.NewServer(&mcp.Implementation{Name: "netmcp-agent", Title: a.name, Version: "1"}, &mcp.ServerOptions{
+	opts := &mcp.ServerOptions{
 		Logger: a.log,
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:        &mcp.ToolCapabilities{},
-			Resources:    &mcp.ResourceCapabilities{},
+			Resources:    &mcp.ResourceCapabilities{Subscribe: a.cfg.LocalUpdates != nil},
 			Experimental: offer.asExperimental(),
 		},
-	})
+	}
+	var srv *mcp.Server
+	if a.cfg.LocalUpdates != nil {
+		opts.SubscribeHandler, opts.UnsubscribeHandler = a.subscribeHandlers(st, &srv)
+	}
+	srv = mcp.NewServer(&mcp.Implementation{Name: "netmcp-agent", Title: a.name, Version: "1"}, opts)
 	if p.role == RoleDevice {
 		a.addNeighbourTools(srv, st)
 	} else {

@@ -184,7 +184,8 @@ func runAgent(ctx context.Context, f agentFlags, in io.Reader, out, errw io.Writ
 		return err
 	}
 	defer srv.Close()
-	local, err := agent.LocalSession(ctx, srv.MCP())
+	updates := agent.NewLocalUpdates()
+	local, err := agent.LocalSession(ctx, srv.MCP(), updates)
 	if err != nil {
 		return err
 	}
@@ -233,7 +234,7 @@ func runAgent(ctx context.Context, f agentFlags, in io.Reader, out, errw io.Writ
 	if f.controllerMCP != "" {
 		fallback = &agent.ControllerFallback{Endpoint: f.controllerMCP}
 	}
-	a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: caPEM, Local: local, Writer: writer, Signer: signer, Audit: alog,
+	a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: caPEM, Local: local, LocalUpdates: updates, Writer: writer, Signer: signer, Audit: alog,
 		Gate: &agent.ControllerGate{Controller: f.controller, LocalCollaboration: f.localCollab}, Controller: fallback, Push: reportPusher(f.controllerMCP, stateDir),
 		Offer: f.offer, Discoverer: disc, Port: uint16(ln.Addr().(*net.TCPAddr).Port), CallTimeout: f.callTimeout, Logger: logger, Dial: dial,
 		Resolve: func(n discover.Neighbor) string {

@@ -241,7 +241,7 @@ func aclReader(t *testing.T, r serve.Router) func(set string) []int {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	cs, err := agent.LocalSession(ctx, srv.MCP())
+	cs, err := agent.LocalSession(ctx, srv.MCP(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

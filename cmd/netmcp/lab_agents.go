@@ -93,7 +93,8 @@ func serveAgentLab(ctx context.Context, routers []serve.Router, dir string, base
 		if err != nil {
 			return err
 		}
-		local, err := agent.LocalSession(ctx, srv.MCP())
+		updates := agent.NewLocalUpdates()
+		local, err := agent.LocalSession(ctx, srv.MCP(), updates)
 		if err != nil {
 			return err
 		}
@@ -127,7 +128,7 @@ func serveAgentLab(ctx context.Context, routers []serve.Router, dir string, base
 		port := ln.Addr().(*net.TCPAddr).Port
 		lns[name] = ln
 		disc := discover.LLDP{Get: agent.YangGetter(local), Skipped: func(n, why string) { logger.Info("LLDP neighbour skipped", "name", n, "why", why) }}
-		a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: ca.CertPEM, Local: local, Writer: writer, Signer: signer, Audit: alog,
+		a, err := agent.New(ctx, agent.Config{CertPEM: certPEM, KeyPEM: keyPEM, CAPEM: ca.CertPEM, Local: local, LocalUpdates: updates, Writer: writer, Signer: signer, Audit: alog,
 			Discoverer: disc, Port: uint16(port), Logger: logger,
 			Resolve: func(discover.Neighbor) string { return "127.0.0.1" }})
 		if err != nil {
