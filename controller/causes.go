@@ -2,6 +2,7 @@ package controller
 
 import (
 	"fmt"
+	"net/netip"
 	"slices"
 
 	"github.com/netmcp/netmcp/lab/topology"
@@ -24,6 +25,89 @@ func linkDownCause(l link, ev ...Evidence) Cause {
 		fmt.Sprintf("The link %s is down: both ends are administratively up but operationally down.", l), ev...)
 	c.Fix = fmt.Sprintf("Restore the physical link between %s:%s and %s:%s (cable, optics, the far end's port); no configuration change brings it up.", l.A.Device, l.A.Iface, l.B.Device, l.B.Iface)
 	return c
+}
+
+// endsCause names what keeps a link down from the state of its two ends,
+// or reports false when both are up or both were shut down on purpose.
+// One end administratively down, its peer up and waiting for it, is
+// link_down by that shutdown (NIKA's link_down is `ip link set down` on
+// one end); both ends administratively up are read by carrierCause.
+func endsCause(l link, a, b *ifaceView, ev ...Evidence) (Cause, bool) {
+	switch {
+	case a.OperUp && b.OperUp, !a.AdminUp && !b.AdminUp:
+		return Cause{}, false
+	case a.AdminUp && b.AdminUp:
+		return carrierCause(l, a, b, ev...), true
+	}
+	shut, other, se, oe := a, b, l.A, l.B
+	if !b.AdminUp {
+		shut, other, se, oe = b, a, l.B, l.A
+	}
+	c := linkDownCause(l, ev...)
+	c.Summary = fmt.Sprintf("The link %s is down: %s:%s is administratively down while %s:%s is up.", l, se.Device, shut.Name, oe.Device, other.Name)
+	c.Fix = fmt.Sprintf("Bring %s:%s up again (undo its shutdown), unless the link is being taken out of service.", se.Device, shut.Name)
+	return c, true
+}
+
+// carrierCause names a link whose ends are both administratively up but
+// not both operationally up. With both ends down the link itself carries
+// nothing (link_down). With one end down and its peer up, the peer still
+// has its carrier: the down end was detached from the link (link_detach
+// on the device holding it).
+func carrierCause(l link, a, b *ifaceView, ev ...Evidence) Cause {
+	switch {
+	case !a.OperUp && b.OperUp:
+		return detachCause(l, l.A, l.B, ev...)
+	case a.OperUp && !b.OperUp:
+		return detachCause(l, l.B, l.A, ev...)
+	}
+	return linkDownCause(l, ev...)
+}
+
+// detachCause: the end det of link l has no carrier while its peer's end
+// is up: det is detached from the link.
+func detachCause(l link, det, peer end, ev ...Evidence) Cause {
+	c := newCause("link_detach", []string{det.Device}, det.Device+":"+det.Iface,
+		fmt.Sprintf("%s:%s is detached from the link %s: it is administratively up with no carrier, while %s:%s is up and hears nothing from it.", det.Device, det.Iface, l, peer.Device, peer.Iface), ev...)
+	c.Fix = fmt.Sprintf("Reattach %s:%s to its link (cable, port, the segment it belongs to); no configuration change brings it up.", det.Device, det.Iface)
+	return c
+}
+
+// hostPort returns the interface of a host's own view that holds addr,
+// else its first non-loopback interface; nil without a readable view.
+func hostPort(hv *hostView, addr netip.Addr) *ifaceView {
+	if hv == nil || hv.Err != "" {
+		return nil
+	}
+	var first *ifaceView
+	for _, it := range hv.Ifaces {
+		if it.Loopback || it.Name == "lo" {
+			continue
+		}
+		for _, p := range it.Addrs {
+			if p.Addr() == addr {
+				return it
+			}
+		}
+		if first == nil {
+			first = it
+		}
+	}
+	return first
+}
+
+// darkPorts returns a device's interfaces that hold no address (switched
+// ports, the parents of subinterfaces) and are not operationally up.
+// Behind a VLAN interface, the port a host plugs into is one of the
+// device's address-less ports, and its addresses do not tell which.
+func darkPorts(d *deviceView) []*ifaceView {
+	var out []*ifaceView
+	for _, it := range d.Ifaces {
+		if !it.Loopback && it.Name != "lo" && len(it.Addrs) == 0 && !it.OperUp && it.OperStatus != "" {
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // lossCause: a link that loses or corrupts packets.

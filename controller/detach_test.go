@@ -3,70 +3,53 @@ package controller_test
 import (
 	"context"
 	"encoding/json"
-	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 )
 
-// TestLinkDetachLooksLikeLinkDown pins the documented ambiguity
-// (docs/controller.md, "Ambiguities"): with r3's end of r2—r3 detached or
-// the link down, everything the two ends expose about the link reads the
-// same (each end's interface state in YANG, LLDP, the log lines naming
-// the ports, once timestamps are removed), so the sweep names both
-// link_down on both ends. If the model ever exposes the difference this
-// test fails and the controller can use it.
-func TestLinkDetachLooksLikeLinkDown(t *testing.T) {
+// TestLinkDetachToldFromLinkDown checks that the two ways r3's end of
+// r2—r3 can lose the link read differently on the devices and are swept
+// as different causes: link_down shuts r3's end (admin DOWN) and r2's end
+// loses its carrier; link_detach leaves r3's end admin UP without
+// carrier while r2's end stays up. Neither end hears the other by LLDP.
+func TestLinkDetachToldFromLinkDown(t *testing.T) {
 	ends := map[string]string{"r2": "GigabitEthernet0/0/0/1", "r3": "GigabitEthernet0/0/0"}
-	stamp := regexp.MustCompile(`^\S+ \d+ (\d{4} )?\d\d:\d\d:\d\d(\.\d+)?:? ?`)
-	seen := func(fault string) map[string]string {
-		l := newTestLab(t, fault)
-		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-		defer cancel()
-		out := map[string]string{}
-		for dev, ifn := range ends {
-			for _, p := range []string{
-				"/openconfig-interfaces:interfaces/interface[name=" + ifn + "]/state/admin-status",
-				"/openconfig-interfaces:interfaces/interface[name=" + ifn + "]/state/oper-status",
-				"/openconfig-lldp:lldp/interfaces/interface[name=" + ifn + "]",
-			} {
+	for _, tc := range []struct {
+		fault string
+		state map[string]string // device: admin/oper of its end
+		sweep string
+	}{
+		{"link_down r3:GigabitEthernet0/0/0", map[string]string{"r2": "UP/DOWN", "r3": "DOWN/DOWN"}, "link_down @ r2,r3"},
+		{"link_detach r3:GigabitEthernet0/0/0", map[string]string{"r2": "UP/UP", "r3": "UP/DOWN"}, "link_detach @ r3"},
+	} {
+		t.Run(tc.fault, func(t *testing.T) {
+			l := newTestLab(t, tc.fault)
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			get := func(dev, p string) string {
 				res, err := l.fleet.Device(dev).CallTool(ctx, "network.yang.get", map[string]any{"path": p})
 				if err != nil {
-					out[dev+" "+p] = "error: " + err.Error()
-					continue
+					t.Fatalf("%s %s: %v", dev, p, err)
 				}
 				b, _ := json.Marshal(res.StructuredContent)
-				out[dev+" "+p] = string(b)
+				return string(b)
 			}
-			var lines []string
-			for _, line := range strings.Split(l.syslog(t, dev), "\n") {
-				if strings.Contains(line, ifn) {
-					lines = append(lines, stamp.ReplaceAllString(line, ""))
+			for dev, ifn := range ends {
+				st := "/openconfig-interfaces:interfaces/interface[name=" + ifn + "]/state/"
+				admin, oper := get(dev, st+"admin-status"), get(dev, st+"oper-status")
+				want := strings.Split(tc.state[dev], "/")
+				if !strings.Contains(admin, `"`+want[0]+`"`) || !strings.Contains(oper, `"`+want[1]+`"`) {
+					t.Errorf("%s:%s admin %s oper %s, want %s", dev, ifn, admin, oper, tc.state[dev])
+				}
+				if lldp := get(dev, "/openconfig-lldp:lldp/interfaces/interface[name="+ifn+"]"); strings.Contains(lldp, "system-name") {
+					t.Errorf("%s:%s still has an LLDP neighbour: %s", dev, ifn, lldp)
 				}
 			}
-			out[dev+" log"] = strings.Join(lines, "\n")
-		}
-		rep := l.ask(t, "what is wrong with the network?")
-		out["sweep"] = strings.Join(rep.RootCauseName, ",") + " @ " + strings.Join(rep.FaultyDevices, ",")
-		return out
-	}
-	detach, down := seen("link_detach r3:GigabitEthernet0/0/0"), seen("link_down r3:GigabitEthernet0/0/0")
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range detach {
-			if !yield(k) {
-				return
+			rep := l.ask(t, "what is wrong with the network?")
+			if got := strings.Join(rep.RootCauseName, ",") + " @ " + strings.Join(rep.FaultyDevices, ","); got != tc.sweep {
+				t.Errorf("swept as %s, want %s", got, tc.sweep)
 			}
-		}
-	}) {
-		if detach[k] != down[k] {
-			t.Errorf("%s differs: link_detach %q, link_down %q", k, detach[k], down[k])
-		}
-	}
-	if got := detach["sweep"]; got != "link_down @ r2,r3" {
-		t.Errorf("link_detach swept as %s", got)
-	}
-	if !strings.Contains(detach["r2 /openconfig-interfaces:interfaces/interface[name=GigabitEthernet0/0/0/1]/state/oper-status"], "DOWN") {
-		t.Errorf("r2's end not read as DOWN: %v", detach)
+		})
 	}
 }

@@ -130,11 +130,14 @@ func (r *run) checkHops(n *network, hops []hop, t traffic, what string) ([]Cause
 		pin := peer.Iface(h.Link.B.Iface)
 		pcall := peer.Calls[pathInterfaces]
 		if !h.Out.OperUp || (pin != nil && !pin.OperUp) {
-			if h.Out.AdminUp && (pin == nil || pin.AdminUp) {
-				ev := []Evidence{r.ev(icall, h.Dev, netproto.ToolYangGet, "%s admin %s, oper %s", h.Out.Name, upDown(h.Out.AdminUp), h.Out.OperStatus)}
-				if pin != nil {
-					ev = append(ev, r.ev(pcall, peer.Name, netproto.ToolYangGet, "%s admin %s, oper %s", pin.Name, upDown(pin.AdminUp), pin.OperStatus))
+			ev := []Evidence{r.ev(icall, h.Dev, netproto.ToolYangGet, "%s admin %s, oper %s", h.Out.Name, upDown(h.Out.AdminUp), h.Out.OperStatus)}
+			switch {
+			case pin != nil:
+				ev = append(ev, r.ev(pcall, peer.Name, netproto.ToolYangGet, "%s admin %s, oper %s", pin.Name, upDown(pin.AdminUp), pin.OperStatus))
+				if c, ok := endsCause(h.Link, h.Out, pin, ev...); ok {
+					causes = append(causes, c)
 				}
+			case h.Out.AdminUp:
 				causes = append(causes, linkDownCause(h.Link, ev...))
 			}
 			continue
@@ -439,17 +442,19 @@ func (r *run) routeCause(n *network, hops []hop, from string, dst endpoint, stop
 	return c
 }
 
-// downLinkCause returns the first link of the network that is down at an
-// administratively up end: routes through it are withdrawn.
+// downLinkCause returns the first link of the network that is down by
+// its ends' state (endsCause): routes through it are withdrawn.
 func (r *run) downLinkCause(n *network) (Cause, bool) {
 	for _, l := range n.Links {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
-		if a == nil || b == nil || !a.AdminUp || !b.AdminUp || a.OperUp && b.OperUp {
+		if a == nil || b == nil {
 			continue
 		}
-		return linkDownCause(l,
-			r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
-			r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)), true
+		if c, ok := endsCause(l, a, b,
+			r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin %s, oper %s", a.Name, upDown(a.AdminUp), a.OperStatus),
+			r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin %s, oper %s", b.Name, upDown(b.AdminUp), b.OperStatus)); ok {
+			return c, true
+		}
 	}
 	return Cause{}, false
 }
@@ -479,6 +484,9 @@ func (r *run) hostCause(n *network, dst endpoint) Cause {
 			return c
 		}
 		if c, ok := r.hostPortDown(n, dst, ev); ok {
+			return c
+		}
+		if c, ok := r.routerPortDetached(n, dst, hv, ev); ok {
 			return c
 		}
 	}
@@ -524,6 +532,16 @@ func (r *run) hostPortDown(n *network, dst endpoint, ev Evidence) (Cause, bool) 
 		if hi.Loopback || hi.Name == "lo" || hi.OperUp || hi.OperStatus == "" {
 			continue
 		}
+		hev := r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s admin %s, oper %s", hi.Name, upDown(hi.AdminUp), hi.OperStatus)
+		rd := n.Devices[h.Router.Device]
+		if rp := rd.Iface(h.Router.Iface); hi.AdminUp && rp != nil && rp.AdminUp && rp.OperUp && len(darkPorts(rd)) == 0 {
+			// The router's end is up (and none of its switched ports,
+			// one of which may be the host's, is down): the host's
+			// port alone has no carrier, it is detached from the LAN.
+			he := end{Device: h.Host.Name, Iface: hi.Name, Addr: dst.Addr}
+			return detachCause(link{A: h.Router, B: he}, he, h.Router, ev, hev,
+				r.ev(n.Devices[h.Router.Device].Calls[pathInterfaces], h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper UP", rp.Name)), true
+		}
 		c := newCause("link_down", []string{h.Router.Device, h.Host.Name}, where+" — "+h.Host.Name+":"+hi.Name,
 			fmt.Sprintf("The link from %s:%s to host %s is down: the host's %s is operationally %s, and its router sees no ARP for %s.", h.Router.Device, h.Router.Iface, h.Host.Name, hi.Name, hi.OperStatus, dst.Addr),
 			ev, r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s admin %s, oper %s", hi.Name, upDown(hi.AdminUp), hi.OperStatus))
@@ -531,6 +549,28 @@ func (r *run) hostPortDown(n *network, dst endpoint, ev Evidence) (Cause, bool) 
 		return c, true
 	}
 	return Cause{}, false
+}
+
+// routerPortDetached: the host at dst shows its port up and holding its
+// address, its router's VLAN interface toward it is up, but exactly one
+// of the router's switched ports is administratively up without carrier:
+// that port, the host's peer, is detached from the host's segment.
+func (r *run) routerPortDetached(n *network, dst endpoint, hv *hostView, ev Evidence) (Cause, bool) {
+	h, _ := n.HostAt(dst.Addr)
+	hi := hostPort(hv, dst.Addr)
+	if hi == nil || !hi.AdminUp || !hi.OperUp || !slices.ContainsFunc(hi.Addrs, func(p netip.Prefix) bool { return p.Addr() == dst.Addr }) {
+		return Cause{}, false
+	}
+	rd := n.Devices[h.Router.Device]
+	dark := darkPorts(rd)
+	if len(dark) != 1 || !dark[0].AdminUp {
+		return Cause{}, false
+	}
+	det := end{Device: rd.Name, Iface: dark[0].Name}
+	he := end{Device: hv.Name, Iface: hi.Name, Addr: dst.Addr}
+	return detachCause(link{A: det, B: he}, det, he, ev,
+		r.ev(rd.Calls[pathInterfaces], rd.Name, netproto.ToolYangGet, "%s admin UP, oper %s, no address (a switched port)", dark[0].Name, dark[0].OperStatus),
+		r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s admin UP, oper UP, %s", hi.Name, dst.Addr)), true
 }
 
 // locateLoss pings across every link of a path from both ends and names

@@ -301,10 +301,10 @@ func (r *run) analyzeOSPFLink(n *network, l link) ([]Cause, bool) {
 	if a == nil || b == nil {
 		return nil, false
 	}
-	if a.AdminUp && b.AdminUp && (!a.OperUp || !b.OperUp) {
-		return []Cause{linkDownCause(l,
-			r.ev(da.Calls[pathInterfaces], da.Name, netproto.ToolYangGet, "%s oper %s", a.Name, a.OperStatus),
-			r.ev(db.Calls[pathInterfaces], db.Name, netproto.ToolYangGet, "%s oper %s", b.Name, b.OperStatus))}, false
+	if c, ok := endsCause(l, a, b,
+		r.ev(da.Calls[pathInterfaces], da.Name, netproto.ToolYangGet, "%s admin %s, oper %s", a.Name, upDown(a.AdminUp), a.OperStatus),
+		r.ev(db.Calls[pathInterfaces], db.Name, netproto.ToolYangGet, "%s admin %s, oper %s", b.Name, upDown(b.AdminUp), b.OperStatus)); ok {
+		return []Cause{c}, false
 	}
 	if da.OSPF == nil && db.OSPF == nil {
 		// No OSPF state reported: what would stop OSPF on the link is

@@ -80,15 +80,6 @@ var suite = []struct {
 	{fault: "link_down r2:GigabitEthernet0/0/0/1", intent: "why is the OSPF adjacency between r2 and r3 down"},
 }
 
-// ambiguous are the faults the devices' data cannot tell from another
-// (docs/controller.md, "Ambiguities"): the controller reports the other
-// name on these devices, and the suite asserts that.
-var ambiguous = map[string]score.Truth{
-	// Both ends oper DOWN with the same logs as a link_down: the far end
-	// shows nothing that tells which end lost its cable.
-	"link_detach": {Devices: []string{"r2", "r3"}, Names: []string{"link_down"}},
-}
-
 // TestFaultSuite injects each fault into its own lab, asks the intent
 // (the sweep by default) through real MCP sessions, scores the report in
 // NIKA's measures and prints the table.
@@ -128,11 +119,6 @@ func TestFaultSuite(t *testing.T) {
 			rep := l.ask(t, intent)
 			s := score.Of(nikaAnswer(rep), truth)
 			rows = append(rows, scoreRow(name, s, rep))
-			if f, _ := topology.ParseFault(c.fault); c.fault != "" && c.intent == "" {
-				if alt, ok := ambiguous[f.Name]; ok {
-					s = score.Of(nikaAnswer(rep), alt) // the documented ambiguity
-				}
-			}
 			if !s.Detection || s.Localization != 1 || s.RootCause != 1 {
 				var b bytes.Buffer
 				rep.WriteText(&b)

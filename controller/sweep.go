@@ -191,29 +191,13 @@ func (r *run) linkState(s *sweepState) {
 				continue
 			}
 		}
-		switch {
-		case a.AdminUp && b.AdminUp && (!a.OperUp || !b.OperUp):
-			r.rep.addCause(linkDownCause(l,
-				r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin UP, oper %s", a.Name, a.OperStatus),
-				r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin UP, oper %s", b.Name, b.OperStatus)))
-			continue
-		case a.AdminUp != b.AdminUp:
-			// One end shut down, the other up and waiting for it: the link
-			// is down by that shutdown (NIKA's link_down is `ip link set
-			// down` on one end). Both ends shut is taken as on purpose.
-			shut, other, sd, od := a, b, l.A.Device, l.B.Device
-			if !b.AdminUp {
-				shut, other, sd, od = b, a, l.B.Device, l.A.Device
+		if !a.OperUp || !b.OperUp {
+			if c, ok := endsCause(l, a, b,
+				r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin %s, oper %s", a.Name, upDown(a.AdminUp), a.OperStatus),
+				r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin %s, oper %s", b.Name, upDown(b.AdminUp), b.OperStatus)); ok {
+				r.rep.addCause(c)
 			}
-			c := linkDownCause(l,
-				r.ev(n.Devices[sd].Calls[pathInterfaces], sd, netproto.ToolYangGet, "%s admin DOWN, oper %s", shut.Name, shut.OperStatus),
-				r.ev(n.Devices[od].Calls[pathInterfaces], od, netproto.ToolYangGet, "%s admin UP, oper %s", other.Name, other.OperStatus))
-			c.Summary = fmt.Sprintf("The link %s is down: %s:%s is administratively down while %s:%s is up.", l, sd, shut.Name, od, other.Name)
-			c.Fix = fmt.Sprintf("Bring %s:%s up again (undo its shutdown), unless the link is being taken out of service.", sd, shut.Name)
-			r.rep.addCause(c)
-			continue
-		case !a.OperUp || !b.OperUp:
-			continue // both ends shut down on purpose
+			continue // down, or both ends shut down on purpose
 		}
 		s.up = append(s.up, l)
 		if a.MTU != b.MTU {
@@ -404,11 +388,26 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 			continue
 		}
 		ep := r.hostEndpoint(n, p.h)
-		if it := n.Devices[p.h.Router.Device].Iface(p.h.Router.Iface); it != nil && it.AdminUp && !it.OperUp {
+		if it := n.Devices[p.h.Router.Device].Iface(p.h.Router.Iface); it != nil && !it.OperUp {
+			if hi := hostPort(n.HostViews[p.h.Host.Name], p.h.Addr); it.AdminUp && hi != nil && hi.AdminUp && hi.OperUp {
+				// The host's end is up and attached: the router's port
+				// alone has no carrier, it is detached from the LAN.
+				hv := n.HostViews[p.h.Host.Name]
+				he := end{Device: p.h.Host.Name, Iface: hi.Name, Addr: p.h.Addr}
+				r.rep.addCause(detachCause(link{A: p.h.Router, B: he}, p.h.Router, he,
+					r.ev(n.Devices[p.h.Router.Device].Calls[pathInterfaces], p.h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper %s", it.Name, it.OperStatus),
+					r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s admin UP, oper %s", hi.Name, hi.OperStatus),
+					r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text)))
+				continue
+			}
 			// The host's LAN port is down: the link to the host.
+			state := "administratively up but operationally " + it.OperStatus
+			if !it.AdminUp {
+				state = "administratively down"
+			}
 			c := newCause("link_down", []string{p.h.Router.Device, p.h.Host.Name}, p.h.Router.Device+":"+p.h.Router.Iface+" — "+p.h.Host.Name,
-				fmt.Sprintf("The link from %s:%s to host %s is down: the port is administratively up but operationally %s.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name, it.OperStatus),
-				r.ev(n.Devices[p.h.Router.Device].Calls[pathInterfaces], p.h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper %s", it.Name, it.OperStatus),
+				fmt.Sprintf("The link from %s:%s to host %s is down: the port is %s.", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name, state),
+				r.ev(n.Devices[p.h.Router.Device].Calls[pathInterfaces], p.h.Router.Device, netproto.ToolYangGet, "%s admin %s, oper %s", it.Name, upDown(it.AdminUp), it.OperStatus),
 				r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text))
 			c.Fix = fmt.Sprintf("Restore the link between %s:%s and %s (cable, the host's port, the host itself).", p.h.Router.Device, p.h.Router.Iface, p.h.Host.Name)
 			r.rep.addCause(c)

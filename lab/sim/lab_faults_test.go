@@ -122,7 +122,7 @@ var faultRows = []faultRow{
 		return n < 5 || rtt > 400*time.Millisecond
 	}},
 	{words: "link_detach r3:GigabitEthernet0/0/1", state: func(t *testing.T, l *Lab) bool {
-		return !operUp(t, l, "r3", "GigabitEthernet0/0/1") && !operUp(t, l, "h3", "eth0")
+		return !operUp(t, l, "r3", "GigabitEthernet0/0/1") && operUp(t, l, "h3", "eth0")
 	}},
 	{words: "link_down r1:GigabitEthernet0/0/0", state: func(t *testing.T, l *Lab) bool {
 		return !operUp(t, l, "r1", "GigabitEthernet0/0/0") && !operUp(t, l, "r2", "GigabitEthernet0/0/0/0")

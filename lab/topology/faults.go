@@ -70,12 +70,12 @@ var (
 var Catalog = sortedSpecs([]FaultSpec{
 	// Links and interfaces.
 	{Name: "link_down", Targets: linkOnly, On: OnAny, NIKA: true,
-		Doc: "the link carries nothing: both ends are operationally down"},
+		Doc: "the target end is shut down (ip link set down): administratively down, its peer without carrier"},
 	{Name: "link_flap", Targets: linkOnly, On: OnAny, NIKA: true,
 		Params: []ParamSpec{{Key: "period", Default: "10", Doc: "seconds between two downs"}, {Key: "down", Default: "3", Doc: "seconds each down lasts"}},
 		Doc:    "the link goes down and up again periodically"},
 	{Name: "link_detach", Targets: ifaceOnly, On: OnAny, NIKA: true,
-		Doc: "the interface is detached from its link (cable pulled at that end)"},
+		Doc: "the interface is detached from its link: administratively up without carrier, its peer up but hearing nothing"},
 	{Name: "link_bandwidth_throttling", Targets: linkOnly, On: OnAny, NIKA: true,
 		Params: []ParamSpec{{Key: "rate", Default: "64", Doc: "kbit/s"}, dirParam},
 		Doc:    "the link is rate-limited: queueing delay grows and packets beyond the rate drop"},

@@ -54,7 +54,8 @@ type IfState struct {
 	AdminUp bool
 	OperUp  bool
 	// OperReason tells why OperUp is false: "admin-down", "no-link",
-	// "link-down fault", "peer admin-down" or "lower-layer-down".
+	// "link-down fault", "peer admin-down", "no carrier" (a detached end)
+	// or "lower-layer-down".
 	OperReason string
 	// MTU is the effective MTU (an "mtu" fault overrides the configured one).
 	MTU      int

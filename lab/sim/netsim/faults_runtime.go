@@ -9,8 +9,8 @@ import (
 )
 
 // This file gives the named runtime faults of topology.Catalog their
-// effect on the model: links down (link_down, link_flap by the lab clock,
-// link_detach), per-direction impairments of a link (throttling,
+// effect on the model: an end shut down (link_down), a link down by the
+// lab clock (link_flap), an end without carrier (link_detach), per-direction impairments of a link (throttling,
 // corruption, latency) and an interface that does not fragment.
 // frr_service_down and host_crash are entries of the fault list whose
 // symptoms the routing and host models read from it.
@@ -117,9 +117,10 @@ type runtimeEffect func(f topology.Fault, byEnd map[string]*link, lookup func(st
 // other name of topology.Catalog is a configuration fault, made by the
 // lab through the device's own configuration.
 var runtimeFaults = map[string]runtimeEffect{
-	"link_down": func(f topology.Fault, byEnd map[string]*link, _ func(string) *iface, _ time.Time) {
-		l := byEnd[f.Target]
-		l.down, l.downWhy = true, "link-down fault"
+	"link_down": func(f topology.Fault, _ map[string]*link, lookup func(string) *iface, _ time.Time) {
+		// As `ip link set IF down`: the target end is administratively
+		// down and its peer loses the carrier ("peer admin-down").
+		lookup(f.Target).adminUp = false
 	},
 	"link_flap": func(f topology.Fault, byEnd map[string]*link, _ func(string) *iface, now time.Time) {
 		if FlapDown(f, now) {
@@ -128,9 +129,10 @@ var runtimeFaults = map[string]runtimeEffect{
 		}
 	},
 	"link_detach": func(f topology.Fault, _ map[string]*link, lookup func(string) *iface, _ time.Time) {
-		if l := lookup(f.Target).link; l != nil {
-			l.down, l.downWhy = true, "link-detach fault (no carrier)"
-		}
+		// The target end is unplugged from its segment: administratively
+		// up with no carrier, while its peer stays attached and up but
+		// hears nothing from it.
+		lookup(f.Target).detached = true
 	},
 	"link_bandwidth_throttling": perDirection(func(f topology.Fault, d *dirFx) {
 		r := paramFloat(f, "rate")

@@ -63,14 +63,63 @@ func TestRuntimeFaultDirections(t *testing.T) {
 	}
 }
 
-// TestRuntimeFaultStates checks link_detach, link_flap by the clock and
-// the refusal of configuration faults in the model's list.
-func TestRuntimeFaultStates(t *testing.T) {
-	n := newLab(t, lineLab(), named(t, "link_detach r2:"+g1))
-	st, _ := n.InterfaceState("r3", g0)
-	if st.OperUp || !strings.Contains(st.OperReason, "detach") {
-		t.Errorf("detached peer: %+v", st)
+// TestLinkDownAndDetach checks what each end of a link shows: link_down
+// shuts the target end (its peer loses the carrier); link_detach leaves
+// the target end up without carrier and its peer up, hearing nothing
+// (no LLDP neighbour, no reply across the link).
+func TestLinkDownAndDetach(t *testing.T) {
+	type want struct {
+		admin, oper bool
+		reason      string
 	}
+	for _, tc := range []struct {
+		words        string
+		target, peer want
+	}{
+		{"link_down r2:" + g1, want{false, false, "admin-down"}, want{true, false, "peer admin-down"}},
+		{"link_detach r2:" + g1, want{true, false, "no carrier"}, want{true, true, ""}},
+	} {
+		n := newLab(t, lineLab(), named(t, tc.words))
+		for _, e := range []struct {
+			dev string
+			w   want
+		}{{"r2", tc.target}, {"r3", tc.peer}} {
+			dev, ifn := e.dev, g1
+			if dev == "r3" {
+				ifn = g0
+			}
+			st, err := n.InterfaceState(dev, ifn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.AdminUp != e.w.admin || st.OperUp != e.w.oper || st.OperReason != e.w.reason {
+				t.Errorf("%s: %s:%s admin %v oper %v %q, want %+v", tc.words, dev, ifn, st.AdminUp, st.OperUp, st.OperReason, e.w)
+			}
+		}
+		nbs, err := n.LLDPNeighbors("r3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, nb := range nbs {
+			if nb.LocalInterface == g0 {
+				t.Errorf("%s: r3 hears %s on %s", tc.words, nb.SystemName, g0)
+			}
+		}
+		o, err := n.Ping(ProbeRequest{From: "r3", Destination: addr("10.0.23.1"), Count: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range o.Replies {
+			if r.Kind == ResultReply {
+				t.Errorf("%s: r3 reaches r2 across the link: %s", tc.words, kinds(o))
+			}
+		}
+	}
+}
+
+// TestRuntimeFaultStates checks link_flap by the clock and the refusal
+// of configuration faults in the model's list.
+func TestRuntimeFaultStates(t *testing.T) {
 	now := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	f := named(t, "link_flap r1:"+g0+" period=10 down=3")
 	if !FlapDown(f, now) || FlapDown(f, now.Add(3*time.Second)) || !FlapDown(f, now.Add(12*time.Second)) {

@@ -92,6 +92,9 @@ type iface struct {
 	aclDrops []netip.Prefix
 	// noFrag: link_fragmentation_disabled (faults_runtime.go).
 	noFrag bool
+	// detached: link_detach, the interface has no carrier though its
+	// link's other end is up (faults_runtime.go).
+	detached bool
 }
 
 // l2Reach is an L3 endpoint reachable from another through links and switches.
@@ -312,6 +315,8 @@ func (s *state) operState() {
 				it.reason = "no-link"
 			case downReason(it) != "":
 				it.reason = downReason(it)
+			case it.detached:
+				it.reason = "no carrier"
 			case it.link.down:
 				it.reason = cmp.Or(it.link.downWhy, "link-down fault")
 			case !it.link.other(it).adminUp:
