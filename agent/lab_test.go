@@ -231,7 +231,11 @@ func (d *testDomain) serve(name string) {
 }
 
 // operator opens an operator's mTLS session to the agent of name.
-func (d *testDomain) operator(name string) *mcp.ClientSession {
+func (d *testDomain) operator(name string) *mcp.ClientSession { return d.operatorWith(name, nil) }
+
+// operatorWith opens an operator's mTLS session to the agent of name with
+// the client options opts.
+func (d *testDomain) operatorWith(name string, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t := d.t
 	certPEM, keyPEM, err := d.ca.Issue("alice", pki.KindClient, time.Hour)
 	if err != nil {
@@ -241,7 +245,7 @@ func (d *testDomain) operator(name string) *mcp.ClientSession {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "op", Version: "1"}, nil).Connect(context.Background(),
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "op", Version: "1"}, opts).Connect(context.Background(),
 		&mcp.StreamableClientTransport{Endpoint: "https://" + d.lns[name].Addr().String() + "/mcp", HTTPClient: httpClient(cfg)}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -11,34 +11,17 @@ import (
 	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/netproto"
-	"github.com/netmcp/netmcp/pki"
 )
 
 // operatorWithUpdates opens an operator's mTLS session to the agent of
 // name whose resource updates go to updated.
 func (d *testDomain) operatorWithUpdates(name string, updated chan<- string) *mcp.ClientSession {
-	t := d.t
-	certPEM, keyPEM, err := d.ca.Issue("alice", pki.KindClient, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := pki.ClientTLSConfig(d.ca.CertPEM, certPEM, keyPEM, name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+	return d.operatorWith(name, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
 		select {
 		case updated <- req.Params.URI:
 		default:
 		}
-	}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "op", Version: "1"}, opts).Connect(context.Background(),
-		&mcp.StreamableClientTransport{Endpoint: "https://" + d.lns[name].Addr().String() + "/mcp", HTTPClient: httpClient(cfg)}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	return cs
+	}})
 }
 
 // TestFollowInterfaceOverGNMI: r1's device is reached over gNMI; an

@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"encoding/json"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -29,18 +28,7 @@ func TestConsoleFollowsGNMI(t *testing.T) {
 	srv := httptest.NewServer(c.Handler())
 	t.Cleanup(srv.Close)
 	hc := loginWith(t, strings.Replace(c.LoginURL(), "/login", srv.URL+"/login", 1))
-	state := func() stateMsg {
-		resp, err := hc.Get(srv.URL + "/api/state")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var m stateMsg
-		if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	state := func() stateMsg { return mapState(t, hc, srv.URL) }
 	eventually(t, 10*time.Second, "r1 read once", func() bool { return state().Nodes["r1"]["s"] == "up" })
 	f, err := topology.ParseFault("link_down r1:GigabitEthernet0/0/0")
 	if err != nil {
@@ -51,12 +39,7 @@ func TestConsoleFollowsGNMI(t *testing.T) {
 	}
 	start := time.Now()
 	eventually(t, 5*time.Second, "link r1-r2 down from the change stream", func() bool {
-		for _, lv := range state().Links {
-			if lv["s"] == "down" && strings.Contains(lv["n"], "r1:GigabitEthernet0/0/0") {
-				return true
-			}
-		}
-		return false
+		return linkShows(state(), "r1:GigabitEthernet0/0/0", "down", "admin-down")
 	})
 	t.Logf("fault to red link over ON_CHANGE: %v", time.Since(start))
 }
