@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -57,22 +55,11 @@ type tsHostOutcome struct {
 // as an MCP host of the controller) and returns its outcome.
 func runTSHost(t *testing.T, node, clientDir, version, corr string, args ...string) tsHostOutcome {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("testdata", "tsctl.mjs")}, args...)...)
-	cmd.Env = append(os.Environ(), "MCP_CLIENT_DIR="+clientDir, "MCP_VERSION="+version, "MCP_INTENT="+ctlIntent,
-		"MCP_CORRELATION="+corr, "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	cmd.WaitDelay = 5 * time.Second
-	var stderr syncbuf.Buffer
-	cmd.Stderr = &stderr
-	out, _ := cmd.Output()
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	var o tsHostOutcome
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &o); err != nil {
-		t.Fatalf("tsctl.mjs printed no outcome: %v\nstdout: %s\nstderr: %s", err, out, stderr.String())
-	}
+	stderr := runNodeScript(t, node, "tsctl.mjs", []string{"MCP_CLIENT_DIR=" + clientDir, "MCP_VERSION=" + version,
+		"MCP_INTENT=" + ctlIntent, "MCP_CORRELATION=" + corr}, &o, args...)
 	if o.Error != "" {
-		t.Fatalf("tsctl.mjs: %s\nstderr: %s", o.Error, stderr.String())
+		t.Fatalf("tsctl.mjs: %s\nstderr: %s", o.Error, stderr)
 	}
 	return o
 }

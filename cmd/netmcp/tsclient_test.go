@@ -58,24 +58,32 @@ type tsOutcome struct {
 	Error string `json:"error"`
 }
 
+// runNodeScript runs testdata/SCRIPT with node, env (beside this
+// process's, node's directory first on PATH) and args, decodes the last
+// line it prints into out, and returns what it wrote to stderr.
+func runNodeScript(t *testing.T, node, script string, env []string, out any, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("testdata", script)}, args...)...)
+	cmd.Env = append(append(os.Environ(), env...), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	cmd.WaitDelay = 5 * time.Second
+	var stderr syncbuf.Buffer
+	cmd.Stderr = &stderr
+	stdout, _ := cmd.Output()
+	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), out); err != nil {
+		t.Fatalf("%s printed no outcome: %v\nstdout: %s\nstderr: %s", script, err, stdout, stderr.String())
+	}
+	return stderr.String()
+}
+
 // runTSClient runs testdata/tsclient.mjs with the client's version
 // negotiation ("" for the 2025 handshake) and returns its outcome.
 func runTSClient(t *testing.T, node, clientDir, version string, args ...string) tsOutcome {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, append([]string{filepath.Join("testdata", "tsclient.mjs")}, args...)...)
-	cmd.Env = append(os.Environ(), "MCP_CLIENT_DIR="+clientDir, "MCP_VERSION="+version,
-		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	cmd.WaitDelay = 5 * time.Second
-	var stderr syncbuf.Buffer
-	cmd.Stderr = &stderr
-	out, _ := cmd.Output()
-	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
 	var o tsOutcome
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &o); err != nil {
-		t.Fatalf("tsclient.mjs printed no outcome: %v\nstdout: %s\nstderr: %s", err, out, stderr.String())
-	}
+	runNodeScript(t, node, "tsclient.mjs", []string{"MCP_CLIENT_DIR=" + clientDir, "MCP_VERSION=" + version}, &o, args...)
 	return o
 }
 
@@ -135,15 +143,6 @@ func TestTypeScriptClientRead(t *testing.T) {
 func TestTypeScriptClientWrite(t *testing.T) {
 	node, clientDir := tsClient(t)
 	_, url := startHTTPServe(t, "--device", "sim://r1", "--state-dir", t.TempDir(), "--local-role", "operator")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "tswrite.mjs"), url)
-	cmd.Env = append(os.Environ(), "MCP_CLIENT_DIR="+clientDir, "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	cmd.WaitDelay = 5 * time.Second
-	var stderr syncbuf.Buffer
-	cmd.Stderr = &stderr
-	stdout, _ := cmd.Output()
-	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
 	var o struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		Asked           int    `json:"asked"`
@@ -154,11 +153,9 @@ func TestTypeScriptClientWrite(t *testing.T) {
 		Description     any    `json:"description"`
 		Error           string `json:"error"`
 	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &o); err != nil {
-		t.Fatalf("tswrite.mjs printed no outcome: %v\nstdout: %s\nstderr: %s", err, stdout, stderr.String())
-	}
+	stderr := runNodeScript(t, node, "tswrite.mjs", []string{"MCP_CLIENT_DIR=" + clientDir}, &o, url)
 	if o.Error != "" || o.ProtocolVersion != "2026-07-28" || o.Asked != 2 || o.Handle == "" || o.Commit != "committed" || o.Description != "from typescript" {
-		t.Fatalf("TypeScript client: %+v\nstderr: %s", o, stderr.String())
+		t.Fatalf("TypeScript client: %+v\nstderr: %s", o, stderr)
 	}
 	if !strings.Contains(o.Prompt, "commit") {
 		t.Errorf("the operator was asked %q, not about the commit", o.Prompt)
@@ -195,16 +192,6 @@ func TestTypeScriptClientTask(t *testing.T) {
 		t.Skip("@modelcontextprotocol/ext-tasks is not installed in " + tasksDir + "; run scripts/install-deps.sh")
 	}
 	_, url := startHTTPServe(t, "--device", "sim://r1?realtime=1", "--no-state", "--local-role", "operator")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "tstask.mjs"), url, "10.3.0.10")
-	cmd.Env = append(os.Environ(), "MCP_CLIENT_DIR="+clientDir, "MCP_TASKS_DIR="+tasksDir,
-		"PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
-	cmd.WaitDelay = 5 * time.Second
-	var stderr syncbuf.Buffer
-	cmd.Stderr = &stderr
-	stdout, _ := cmd.Output()
-	lines := strings.Split(strings.TrimSpace(string(stdout)), "\n")
 	var o struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		Kind            string `json:"kind"`
@@ -214,12 +201,10 @@ func TestTypeScriptClientTask(t *testing.T) {
 		CancelledMs     *int   `json:"cancelledMs"`
 		Error           string `json:"error"`
 	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &o); err != nil {
-		t.Fatalf("tstask.mjs printed no outcome: %v\nstdout: %s\nstderr: %s", err, stdout, stderr.String())
-	}
+	stderr := runNodeScript(t, node, "tstask.mjs", []string{"MCP_CLIENT_DIR=" + clientDir, "MCP_TASKS_DIR=" + tasksDir}, &o, url, "10.3.0.10")
 	if o.Error != "" || o.ProtocolVersion != "2026-07-28" || o.Kind != "task" || !strings.Contains(o.StatusMessage, "bytes from 10.3.0.10") ||
 		o.Outcome != "cancelled" || o.ServerStatus != "cancelled" || o.CancelledMs == nil {
-		t.Fatalf("TypeScript client, ping as a task: %+v\nstderr: %s", o, stderr.String())
+		t.Fatalf("TypeScript client, ping as a task: %+v\nstderr: %s", o, stderr)
 	}
 	t.Logf("tasks/cancel to a cancelled task on the server: %d ms", *o.CancelledMs)
 }
