@@ -69,13 +69,7 @@ func TestCorrelationThroughControllerServer(t *testing.T) {
 	srv := serve.New(&controller.Controller{Fleet: f, Hosts: controller.HostsOf(l.Topology())}, controller.Store{Dir: t.TempDir()}, "test")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ct, st := mcp.NewInMemoryTransports()
-	go srv.MCP().Run(ctx, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := inMemoryHost(t, ctx, srv, "host", nil, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	meta := func(id string) mcp.Meta { return mcp.Meta{netproto.MetaCorrelationID: id} }
 
 	m := marks(l)

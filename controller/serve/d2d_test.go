@@ -67,13 +67,7 @@ func d2dSession(t *testing.T, srv *serve.Server) *mcp.ClientSession {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	ct, st := mcp.NewInMemoryTransports()
-	go srv.MCP().Run(ctx, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := inMemoryHost(t, ctx, srv, "agent", nil, nil)
 	return cs
 }
 

@@ -133,13 +133,7 @@ func TestPingmeshTool(t *testing.T) {
 	srv := serve.New(l.ctl, controller.Store{}, "test")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ct, st := mcp.NewInMemoryTransports()
-	go srv.MCP().Run(ctx, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := inMemoryHost(t, ctx, srv, "host", nil, nil)
 	tools, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -27,13 +27,7 @@ func TestControllerServerDeviceRestart(t *testing.T) {
 	srv := serve.New(&controller.Controller{Fleet: f, Hosts: controller.HostsOf(l.Topology())}, controller.Store{Dir: t.TempDir()}, "test")
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	ct, st := mcp.NewInMemoryTransports()
-	go srv.MCP().Run(ctx, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host"}, nil).Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := inMemoryHost(t, ctx, srv, "host", nil, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 
 	state := func() map[string]serve.DeviceInfo {
 		t.Helper()
@@ -73,7 +67,7 @@ func TestControllerServerDeviceRestart(t *testing.T) {
 	if text := resultText(res); !res.IsError || !strings.Contains(text, "r2") || !strings.Contains(text, "not connected") {
 		t.Errorf("call_device_tool on r2 down: isError %v, %q; want an error naming r2, not connected", res.IsError, text)
 	}
-	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: serve.ToolAsk, Arguments: map[string]any{"intent": "what is wrong with the network?"}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: serve.ToolAsk, Arguments: map[string]any{"intent": "what is wrong with the network?"}})
 	if err != nil || res.IsError {
 		t.Fatalf("ask with r2 down: %v %+v", err, res)
 	}

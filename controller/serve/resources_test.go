@@ -27,13 +27,7 @@ func TestControllerResources(t *testing.T) {
 	srv := serve.New(l.ctl, store, "test")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	ct, st := mcp.NewInMemoryTransports()
-	go srv.MCP().Run(ctx, st)
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := inMemoryHost(t, ctx, srv, "host", nil, nil)
 
 	tmpls, err := cs.ListResourceTemplates(ctx, nil)
 	if err != nil {

@@ -108,15 +108,9 @@ func startWatchingPoll(t *testing.T, l *labtest.Lab, gnmiURL map[string]string, 
 	})
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	ct, st := mcp.NewInMemoryTransports()
-	go srv.MCP().Run(ctx, st)
 	ups := &updates{}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "host"}, &mcp.ClientOptions{ResourceUpdatedHandler: ups.add}).
-		Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
+	cs := inMemoryHost(t, ctx, srv, "host", &mcp.ClientOptions{ResourceUpdatedHandler: ups.add},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	return cs, srv, ups
 }
 
