@@ -5,6 +5,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/netmcp/netmcp/internal/testwait"
 )
 
 // hostnamePath is a YANG path every simulated router serves.
@@ -21,16 +23,11 @@ func deadPort(t testing.TB) string {
 	return addr
 }
 
-// eventually polls cond every 20 ms until it holds or the deadline passes.
+// eventually waits until cond holds, within a deadline scaled to the
+// machine's load (testwait).
 func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, within)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(t, within, what, func() (bool, string) { return cond(), "" })
 }
 
 // updates counts notifications/resources/updated per device and URI.

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/labtest"
 	"github.com/netmcp/netmcp/lab/sim"
@@ -26,14 +27,9 @@ func newTestLab(t testing.TB) *testLab {
 	return &testLab{lab: l.Sim(), topo: l.Topology(), inv: l.Inventory()}
 }
 
-// eventually polls cond every 20 ms until it holds or the time is up.
+// eventually waits until cond holds, within a deadline scaled to the
+// machine's load (testwait).
 func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, within)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(t, within, what, func() (bool, string) { return cond(), "" })
 }

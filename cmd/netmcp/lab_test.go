@@ -20,6 +20,7 @@ import (
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/serve"
 )
@@ -273,16 +274,11 @@ func mustURL(t *testing.T, s string) *url.URL {
 	return u
 }
 
-// eventually polls cond every 20 ms until it holds or the time is up.
+// eventually waits until cond holds, within a deadline scaled to the
+// machine's load (testwait).
 func eventually(t testing.TB, within time.Duration, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: not within %v", what, within)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	testwait.Until(t, within, what, func() (bool, string) { return cond(), "" })
 }
 
 // TestLabUpGNMI checks that `netmcp lab up --gnmi` writes each router's

@@ -10,6 +10,7 @@ import (
 	"github.com/netmcp/netmcp/device/gnmi"
 	"github.com/netmcp/netmcp/device/gnmi/gnmiserver"
 	"github.com/netmcp/netmcp/device/gnmi/gnmitest"
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/netproto"
 )
@@ -100,16 +101,8 @@ func (l *labTarget) running(t *testing.T, path string) any {
 	return v
 }
 
-// eventually polls cond every 50 ms until it holds or d passes.
-func eventually(d time.Duration, cond func() bool) bool {
-	end := time.Now().Add(d)
-	for time.Now().Before(end) {
-		if cond() {
-			return true
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return cond()
-}
+// eventually reports whether cond holds within d, scaled to the machine's
+// load (testwait).
+func eventually(d time.Duration, cond func() bool) bool { return testwait.For(d, cond) }
 
 var owner = device.Owner{Session: "gnmi-test", User: "tester"}
