@@ -88,6 +88,9 @@ var realSuite = []realSuiteCase{
 	{fault: "http_acl_block r3:GigabitEthernet0/0/1"},
 	{fault: "icmp_acl_block r3:GigabitEthernet0/0/0", quick: true},
 	{fault: "link_down r2:GigabitEthernet0/0/0/1", wait: unconverged, quick: true},
+	// r2's end loses its carrier and stays administratively up; r3's end
+	// stays up and hears nothing (its new peer is in the stub namespace).
+	{fault: "link_detach r2:GigabitEthernet0/0/0/1", wait: unconverged, quick: true},
 	// Every probe comes back after twice the default 200 ms (an NFQUEUE
 	// consumer holds each packet), with no error and no discard.
 	{fault: "link_high_latency r2:GigabitEthernet0/0/0/1", quick: true},

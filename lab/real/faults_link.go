@@ -35,7 +35,7 @@ func registerLinkFaults(b *fault.Backend[*Lab]) {
 	b.Register("link_high_packet_corruption", onOff((*Lab).linkLoss))
 	b.Register("link_bandwidth_throttling", onOff((*Lab).linkRate))
 	b.Register("link_high_latency", onOff(func(l *Lab, _ context.Context, f topology.Fault, on bool) error { return l.linkDelay(f, on) }))
-	b.Unsupported("link_detach", "a veth pair has no carrier switch: an end loses its carrier only when the other end is shut, which is link_down")
+	b.Register("link_detach", fault.Impl[*Lab]{Apply: (*Lab).detach, Clear: (*Lab).reattach})
 	b.Unsupported("link_fragmentation_disabled", "not written yet")
 }
 

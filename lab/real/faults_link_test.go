@@ -38,7 +38,33 @@ func linkFaultRows(ctx context.Context, t *testing.T, l *Lab, exec func(dev stri
 		}
 		return got, s
 	}
+	// macs is each end's MAC address, which detaching and clearing keep.
+	macs := func() string {
+		return strings.Join(strings.Fields(exec("r2", "cat", "/sys/class/net/"+r2r3+"/address")+exec("r3", "cat", "/sys/class/net/"+r3r2+"/address")), " ")
+	}
+	before := macs()
 	return []faultRow{
+		// The cable of r2's end is pulled: r2's end administratively up
+		// with no carrier, r3's end up at both levels but hearing nothing,
+		// so the adjacency goes and no ping crosses.
+		{"link_detach r2:GigabitEthernet0/0/0/1", 15 * time.Second, 30 * time.Second,
+			func() (bool, string) {
+				a, b := exec("r2", "ip", "link", "show", r2r3), exec("r3", "ip", "link", "show", r3r2)
+				n, _ := l.OSPFFull(ctx, "r3")
+				s := a + b + fmt.Sprintf("r3 full adjacencies: %d", n)
+				return strings.Contains(a, "NO-CARRIER") && strings.Contains(a, ",UP") && !strings.Contains(b, "NO-CARRIER") &&
+					strings.Contains(b, "state UP") && n == 0 && macs() == before, s
+			},
+			func() (bool, string) {
+				n, s := received()
+				full, _ := l.OSPFFull(ctx, "r3")
+				s += fmt.Sprintf("r3 full adjacencies: %d; MACs %s, before %s", full, macs(), before)
+				l.mu.Lock()
+				left := len(l.detached)
+				l.mu.Unlock()
+				return n == 20 && full == 1 && macs() == before && left == 0 &&
+					!strings.Contains(exec("r2", "ip", "link", "show", r2r3), "NO-CARRIER"), s
+			}},
 		{"link_flap r2:GigabitEthernet0/0/0/1 period=4 down=2", 10 * time.Second, 40 * time.Second,
 			func() (bool, string) {
 				s := exec("r3", "ip", "link", "show", "gi0-0-0")

@@ -76,6 +76,9 @@ type Lab struct {
 	delays   map[string]*delayer // link_high_latency's delayers, by sending "device:interface"
 	queueSeq uint16              // the last NFQUEUE number given to a delayer
 
+	detached  map[*planLink]*detachedLink // link_detach faults under way
+	detachSeq int                         // the last stub peer number given to a detached end
+
 	// Converged is how long Up took from start to convergence (0 when
 	// the wait was skipped).
 	Converged time.Duration
