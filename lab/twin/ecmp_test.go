@@ -58,9 +58,12 @@ func TestECMPRingFacts(t *testing.T) {
 		{"r1", "10.255.0.3", "10.0.7.2 10.255.0.3", true}, // through r4
 		{"r2", "10.5.0.10", "10.0.2.2 10.0.3.2 10.0.4.2 10.5.0.10", true},
 		{"r2", "10.5.0.10", "10.0.2.2 10.0.8.2 10.0.5.1 10.5.0.10", true},
-		{"r1", "10.255.0.2", "10.0.6.1 10.255.0.2", false}, // r6 is no next hop of r1 towards r2
-		{"r1", "10.255.0.3", "10.0.1.2 *", false},          // silent
-		{"r1", "10.255.0.3", "10.0.1.2 10.255.0.4", false}, // elsewhere
+		{"r1", "10.255.0.2", "10.0.6.1 10.255.0.2", false},   // r6 is no next hop of r1 towards r2
+		{"r1", "10.255.0.3", "10.0.1.2 *", true},             // silent past a hop on the routes (the caller compares tails)
+		{"r1", "10.255.0.3", "10.0.6.1 * 10.255.0.3", false}, // silent inside the path
+		{"r1", "10.255.0.3", "* *", false},                   // nothing answers
+		{"r1", "10.255.0.2", "10.0.6.1 *", false},            // r6 is no next hop of r1 towards r2, silent or not
+		{"r1", "10.255.0.3", "10.0.1.2 10.255.0.4", false},   // elsewhere
 	}
 	for _, p := range paths {
 		if got := env.followsRoutes(p.from, p.to, p.hops); got != p.ok {

@@ -95,34 +95,39 @@ var KnownDifferences = []Known{
 			"(net.ipv4.fib_multipath_hash_seed unset), so which path a traceroute takes differs between the labs " +
 			"though both follow the simulator's routes hop by hop",
 		Match: func(env *Env, row Row) bool {
-			return row.Kind == KindTrace && env.followsRoutes(row.Device, row.Subject, row.Sim) &&
-				env.followsRoutes(row.Device, row.Subject, row.Real)
+			return row.Kind == KindTrace && silentTail(row.Sim) == silentTail(row.Real) &&
+				env.followsRoutes(row.Device, row.Subject, row.Sim) && env.followsRoutes(row.Device, row.Subject, row.Real)
 		},
 	},
 }
 
 // followsRoutes tells whether a traceroute's hops from device to dst
-// reach dst along the simulator's routes: each hop a device that the
+// follow the simulator's routes: each answered hop a device that the
 // previous one's active route to dst has as a next hop (the devices
-// owning the next-hop addresses, or dst's own device on a connected
-// subnet), the last hop dst itself.
+// owning the next-hop addresses, resolved through the IGP when a BGP next
+// hop is not adjacent, or dst's own device on a connected subnet). The
+// trace either ends at dst or ends in silent hops past the last device
+// that answers (a provider that does not answer, in both labs alike:
+// the caller compares the silent tails).
 func (e *Env) followsRoutes(device, dst, hops string) bool {
 	to, err := netip.ParseAddr(dst)
 	if err != nil || e.SimRoutes == nil {
 		return false
 	}
 	hs := strings.Fields(hops)
-	if len(hs) == 0 || hs[len(hs)-1] != dst {
+	silent := silentTail(hops)
+	answered := hs[:len(hs)-silent]
+	if len(answered) == 0 || silent == 0 && answered[len(answered)-1] != dst {
 		return false
 	}
 	cur := device
-	for _, h := range hs {
+	for _, h := range answered {
 		a, err := netip.ParseAddr(h)
 		if err != nil {
-			return false // a silent hop or an error's mark
+			return false // a silent hop inside the path, or an error's mark
 		}
 		next := e.Owners[a]
-		if next == "" || !slices.Contains(e.nextDevices(cur, to), next) {
+		if next == "" || !slices.Contains(e.nextDevices(cur, to, 0), next) {
 			return false
 		}
 		cur = next
@@ -130,9 +135,51 @@ func (e *Env) followsRoutes(device, dst, hops string) bool {
 	return true
 }
 
+// silentTail counts the silent hops ("*") that end a traceroute's hops.
+func silentTail(hops string) int {
+	hs := strings.Fields(hops)
+	n := 0
+	for n < len(hs) && hs[len(hs)-1-n] == "*" {
+		n++
+	}
+	return n
+}
+
+// maxRecursion bounds the resolution of next hops through other routes
+// (a BGP next hop resolved by the IGP is one step).
+const maxRecursion = 3
+
 // nextDevices are the devices the simulator's active route of device to
-// a forwards to.
-func (e *Env) nextDevices(device string, a netip.Addr) []string {
+// a forwards to. A next hop that is not on one of device's connected
+// subnets (an iBGP next hop, a loopback) is resolved through device's own
+// route to it, as the RIB resolves it, depth levels deep already.
+func (e *Env) nextDevices(device string, a netip.Addr, depth int) []string {
+	proto, nhs := e.activeRoute(device, a)
+	if proto == "connected" {
+		return []string{e.Owners[a]}
+	}
+	var out []string
+	for _, nh := range strings.Split(nhs, ",") {
+		addr, err := netip.ParseAddr(nh)
+		if err != nil || e.Owners[addr] == "" {
+			continue
+		}
+		if p, _ := e.activeRoute(device, addr); p == "connected" || depth >= maxRecursion {
+			out = append(out, e.Owners[addr])
+			continue
+		}
+		for _, d := range e.nextDevices(device, addr, depth+1) {
+			if !slices.Contains(out, d) {
+				out = append(out, d)
+			}
+		}
+	}
+	return out
+}
+
+// activeRoute is the protocol and next hops (comma-separated) of the
+// simulator's longest-prefix route of device to a.
+func (e *Env) activeRoute(device string, a netip.Addr) (proto, nextHops string) {
 	var best netip.Prefix
 	value := ""
 	for _, f := range e.SimRoutes {
@@ -145,17 +192,8 @@ func (e *Env) nextDevices(device string, a netip.Addr) []string {
 		}
 		best, value = p, f.Value
 	}
-	proto, nhs, _ := strings.Cut(value, " ")
-	if proto == "connected" {
-		return []string{e.Owners[a]}
-	}
-	var out []string
-	for _, nh := range strings.Split(nhs, ",") {
-		if a, err := netip.ParseAddr(nh); err == nil && e.Owners[a] != "" {
-			out = append(out, e.Owners[a])
-		}
-	}
-	return out
+	proto, nextHops, _ = strings.Cut(value, " ")
+	return proto, nextHops
 }
 
 // hasFault tells whether the scenario applies a fault of that name.
