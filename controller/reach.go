@@ -472,18 +472,19 @@ func (r *run) hostCause(n *network, dst endpoint) Cause {
 		return c
 	}
 	// The host's own view, when it serves one, says more than the
-	// router's side: a host that answers nothing at all is down; one
-	// whose port is down has lost its link; one that holds its address
-	// is not misaddressed.
+	// router's side: a host whose port is down has lost its link, whatever
+	// its router's ARP cache still holds (an entry outlives the link); a
+	// host that answers nothing at all is down; one that holds its
+	// address is not misaddressed.
+	if c, ok := r.hostPortDown(n, dst, ev); ok {
+		return c
+	}
 	if hv := n.HostViews[h.Host.Name]; hv != nil && mac == "" {
 		if hv.Err != "" {
 			c := newCause("host_crash", []string{h.Host.Name}, where,
 				fmt.Sprintf("Host %s (%s) is down: it answers neither its router %s nor its own management (%s).", h.Host.Name, dst.Addr, h.Router.Device, hv.Err),
 				ev, r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "no answer: %s", hv.Err))
 			c.Fix = fmt.Sprintf("Bring host %s back up.", h.Host.Name)
-			return c
-		}
-		if c, ok := r.hostPortDown(n, dst, ev); ok {
 			return c
 		}
 		if c, ok := r.routerPortDetached(n, dst, hv, ev); ok {
@@ -520,7 +521,7 @@ func (r *run) routerARP(n *network, dst endpoint) (ev Evidence, arp, mac string)
 }
 
 // hostPortDown: the host at dst, which serves its own view, has a port
-// down (and its router no ARP entry for it, ev): the link to it is down.
+// down (and does not answer its router, ev): the link to it is down.
 func (r *run) hostPortDown(n *network, dst endpoint, ev Evidence) (Cause, bool) {
 	h, _ := n.HostAt(dst.Addr)
 	hv := n.HostViews[h.Host.Name]
@@ -543,7 +544,7 @@ func (r *run) hostPortDown(n *network, dst endpoint, ev Evidence) (Cause, bool) 
 				r.ev(n.Devices[h.Router.Device].Calls[pathInterfaces], h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper UP", rp.Name)), true
 		}
 		c := newCause("link_down", []string{h.Router.Device, h.Host.Name}, where+" — "+h.Host.Name+":"+hi.Name,
-			fmt.Sprintf("The link from %s:%s to host %s is down: the host's %s is operationally %s, and its router sees no ARP for %s.", h.Router.Device, h.Router.Iface, h.Host.Name, hi.Name, hi.OperStatus, dst.Addr),
+			fmt.Sprintf("The link from %s:%s to host %s is down: the host's %s is operationally %s, and %s gets no answer from %s.", h.Router.Device, h.Router.Iface, h.Host.Name, hi.Name, hi.OperStatus, h.Router.Device, dst.Addr),
 			ev, r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s admin %s, oper %s", hi.Name, upDown(hi.AdminUp), hi.OperStatus))
 		c.Fix = fmt.Sprintf("Restore the link between %s and host %s (cable, the access port, the host's port).", h.Router.Device, h.Host.Name)
 		return c, true

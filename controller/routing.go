@@ -367,7 +367,7 @@ func (r *run) analyzeOSPFLink(n *network, l link) ([]Cause, bool) {
 	}
 	if oa.Area != ob.Area {
 		odd, oi, oddIf := db, ob, l.B.Iface
-		if r.areaCount(n, oa.Area) < r.areaCount(n, ob.Area) {
+		if r.oddAreaIsA(n, da, oa, db, ob) {
 			odd, oi, oddIf = da, oa, l.A.Iface
 		}
 		right := oa.Area
@@ -406,6 +406,50 @@ func (r *run) analyzeOSPFLink(n *network, l link) ([]Cause, bool) {
 		causes[i].Evidence = append(causes[i].Evidence, ea("adjacency: %s", state))
 	}
 	return causes, false
+}
+
+// oddAreaIsA tells whether end A (oa, on router da) of a link whose ends
+// are in different areas is the misconfigured one rather than end B. The
+// comparison is local, each end against its own router:
+//   - a router in several areas must be in the backbone (an area border
+//     router joins areas through area 0): an end whose area makes its
+//     router one in several areas without the backbone is the odd one;
+//   - else an end whose area is on none of its router's other OSPF
+//     interfaces, while the other end's area is on its router's, is.
+//
+// Only when neither decides are the areas counted across the network,
+// the rarer taken for the mistake.
+func (r *run) oddAreaIsA(n *network, da *deviceView, oa ospfIface, db *deviceView, ob ospfIface) bool {
+	aBad, bBad := !backboneJoined(da), !backboneJoined(db)
+	if aBad != bBad {
+		return aBad
+	}
+	aAlone, bAlone := !areaElsewhere(da, oa), !areaElsewhere(db, ob)
+	if aAlone != bAlone {
+		return aAlone
+	}
+	return r.areaCount(n, oa.Area) < r.areaCount(n, ob.Area)
+}
+
+// backboneJoined tells whether router d is in one area only, or in the
+// backbone (area 0) among its areas.
+func backboneJoined(d *deviceView) bool {
+	areas := map[string]bool{}
+	for _, i := range d.OSPF.Interfaces {
+		areas[i.Area] = true
+	}
+	return len(areas) <= 1 || areas["0.0.0.0"]
+}
+
+// areaElsewhere tells whether router d has oi's area on an OSPF interface
+// other than oi.
+func areaElsewhere(d *deviceView, oi ospfIface) bool {
+	for _, i := range d.OSPF.Interfaces {
+		if i.Name != oi.Name && i.Area == oi.Area {
+			return true
+		}
+	}
+	return false
 }
 
 // areaCount counts the OSPF interfaces of the network in an area.

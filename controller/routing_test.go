@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -305,4 +306,45 @@ func orEmpty(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// TestOddAreaIsLocal: of a link's two ends in different areas, the end
+// that makes its router span areas without the backbone, else the end
+// whose area is on no other OSPF interface of its router, is blamed, even
+// where that area is the commoner across the network (a whole other AS
+// runs it); only when neither decides does the count across the network.
+func TestOddAreaIsLocal(t *testing.T) {
+	router := func(name string, areas ...string) *deviceView {
+		o := &ospfView{}
+		for k, a := range areas {
+			o.Interfaces = append(o.Interfaces, ospfIface{Name: fmt.Sprintf("if%d", k), Area: a})
+		}
+		return &deviceView{Name: name, OSPF: o}
+	}
+	// Area 0.0.0.2 is common: another AS runs it on many interfaces.
+	other := router("x", "0.0.0.2", "0.0.0.2", "0.0.0.2", "0.0.0.2", "0.0.0.2")
+	for _, tc := range []struct {
+		name   string
+		a, b   *deviceView
+		wantA  bool
+		reason string
+	}{
+		// r3's link (if0) moved to 0.0.0.2; its other interfaces are in
+		// 0.0.0.1, as r1's end (an ABR of 0 and 1).
+		{"b moved", router("r1", "0.0.0.1", "0.0.0.0", "0.0.0.0"), router("r3", "0.0.0.2", "0.0.0.1", "0.0.0.1"), false, "r3 stands alone"},
+		{"a moved", router("r3", "0.0.0.2", "0.0.0.1", "0.0.0.1"), router("r1", "0.0.0.1", "0.0.0.0", "0.0.0.0"), true, "r3 stands alone"},
+		// r1's link moved to a new area 0.0.0.5: r1 stays a border
+		// router of the backbone, but 0.0.0.5 is on no other interface of
+		// r1, while r3's 0.0.0.0 is on r3's others.
+		{"new area", router("r1", "0.0.0.5", "0.0.0.0", "0.0.0.0"), router("r3", "0.0.0.0", "0.0.0.0"), true, "0.0.0.5 stands alone on r1"},
+		// Both ends valid and alone on their routers: the rarer area
+		// network-wide.
+		{"both alone", router("p", "0.0.0.7", "0.0.0.0"), router("q", "0.0.0.2", "0.0.0.0"), true, "0.0.0.7 is rarer"},
+	} {
+		n := &network{Devices: map[string]*deviceView{tc.a.Name: tc.a, tc.b.Name: tc.b, "x": other}}
+		r := &run{}
+		if got := r.oddAreaIsA(n, tc.a, tc.a.OSPF.Interfaces[0], tc.b, tc.b.OSPF.Interfaces[0]); got != tc.wantA {
+			t.Errorf("%s: oddAreaIsA = %v, want %v (%s)", tc.name, got, tc.wantA, tc.reason)
+		}
+	}
 }
