@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/client"
-	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/yang"
 )
 
@@ -44,7 +43,8 @@ func diffLines(d string) []diffLine {
 }
 
 // Handler serves the console: the map (/), a device's page
-// (/device/NAME), the state stream (/events), the login exchange
+// (/device/NAME) and its syslog stream (/device/NAME/events), the state
+// stream (/events), the login exchange
 // (/login) and the embedded assets (/static/); with an Engine, the ask
 // box (POST /ask), a run's page and stream (/runs/ID, /runs/ID/events),
 // the saved reports (/reports, /report/ID), a fix's request
@@ -59,6 +59,7 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("GET /events", c.authed(c.serveEvents))
 	mux.Handle("GET /api/state", c.authed(c.serveState))
 	mux.Handle("GET /device/{name}", c.authed(c.serveDevice))
+	mux.Handle("GET /device/{name}/events", c.authed(c.serveDeviceEvents))
 	mux.Handle("POST /logout", c.authed(c.serveLogout))
 	mux.Handle("POST /ask", c.authed(c.withEngine(c.operatorOnly(c.serveAsk))))
 	mux.Handle("GET /runs/{id}", c.authed(c.withEngine(c.serveRun)))
@@ -195,6 +196,11 @@ type devicePage struct {
 	Syslog     []string
 	SyslogErr  string
 	BGPDown    []string
+	// History are the newest commits of the configuration, with their
+	// diffs, of HistoryTotal.
+	History      []commitRow
+	HistoryTotal int
+	HistoryErr   string
 }
 
 // routeRow is one route of a device's IPv4 RIB.
@@ -218,6 +224,7 @@ func (c *Console) serveDevice(w http.ResponseWriter, r *http.Request) {
 		p.Err, p.Ifaces, p.BGPDown = st.Err, st.Ifaces, st.BGPDown
 	}
 	if d := c.fleetDevice(name); d != nil {
+		var err error
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
 		if data, err := yangGet(ctx, d, pathLLDP); err == nil {
@@ -228,12 +235,11 @@ func (c *Console) serveDevice(w http.ResponseWriter, r *http.Request) {
 		} else {
 			p.RoutesErr = shortErr(err)
 		}
-		if res, err := d.ReadResource(ctx, netproto.URISyslogPrefix+"50"); err == nil {
-			for _, rc := range res.Contents {
-				p.Syslog = append(p.Syslog, strings.Split(strings.TrimRight(rc.Text, "\n"), "\n")...)
-			}
-		} else {
+		if p.Syslog, err = readSyslog(ctx, d); err != nil {
 			p.SyslogErr = shortErr(err)
+		}
+		if p.History, p.HistoryTotal, err = readHistory(ctx, d); err != nil {
+			p.HistoryErr = shortErr(err)
 		}
 	}
 	c.render(w, http.StatusOK, "device.html", p)

@@ -41,6 +41,25 @@
     });
   }
 
+  // A device's page: its syslog tail, live.
+  const syslog = document.getElementById('syslog');
+  if (syslog && syslog.dataset.device) {
+    const logErr = document.getElementById('syslog-error');
+    const ls = new EventSource('/device/' + encodeURIComponent(syslog.dataset.device) + '/events');
+    ls.addEventListener('syslog', (e) => {
+      const lines = JSON.parse(e.data);
+      const atEnd = syslog.scrollTop + syslog.clientHeight >= syslog.scrollHeight - 4;
+      syslog.textContent = lines.length ? lines.join('\n') + '\n' : '';
+      if (atEnd) syslog.scrollTop = syslog.scrollHeight;
+      if (logErr) logErr.hidden = true;
+    });
+    ls.addEventListener('syslog-error', (e) => {
+      if (!logErr) return;
+      logErr.textContent = JSON.parse(e.data);
+      logErr.hidden = false;
+    });
+  }
+
   const map = document.getElementById('map');
   if (!map) return;
   const status = document.getElementById('status');
