@@ -47,7 +47,8 @@ func diffLines(d string) []diffLine {
 // stream (/events), the login exchange
 // (/login) and the embedded assets (/static/); with an Engine, the ask
 // box (POST /ask), a run's page and stream (/runs/ID, /runs/ID/events),
-// the saved reports (/reports, /report/ID), a fix's request
+// the saved reports (/reports, /report/ID) with the agents' signed
+// reports (/d2d/ID), a fix's request
 // (POST /report/ID/apply) and the approvals queue (/approvals, POST
 // /approvals/ID/approve|decline); with audit logs, their search (/audit).
 func (c *Console) Handler() http.Handler {
@@ -66,6 +67,7 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("GET /runs/{id}/events", c.authed(c.withEngine(c.serveRunEvents)))
 	mux.Handle("GET /reports", c.authed(c.withEngine(c.serveReports)))
 	mux.Handle("GET /report/{id}", c.authed(c.withEngine(c.serveReport)))
+	mux.Handle("GET /d2d/{id}", c.authed(c.serveD2D))
 	mux.Handle("POST /report/{id}/apply", c.authed(c.withEngine(c.operatorOnly(c.serveApply))))
 	mux.Handle("GET /approvals", c.authed(c.withEngine(c.serveApprovals)))
 	mux.Handle("POST /approvals/{id}/{decision}", c.authed(c.withEngine(c.operatorOnly(c.serveDecide))))
