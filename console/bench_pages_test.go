@@ -1,0 +1,150 @@
+package console_test
+
+import (
+	"context"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/netmcp/netmcp/console"
+	"github.com/netmcp/netmcp/lab/topology"
+)
+
+// benchConsole serves a console of the test lab with the product's
+// polling interval (Options' default), as `netmcp lab up` does.
+func benchConsole(b *testing.B, l *testLab) (*console.Console, string) {
+	b.Helper()
+	srv := httptest.NewUnstartedServer(nil)
+	base := "http://" + srv.Listener.Addr().String()
+	c, err := console.New(console.Options{Inventory: l.inv, Topology: &l.topo, BaseURL: base})
+	if err != nil {
+		b.Fatal(err)
+	}
+	srv.Config.Handler = c.Handler()
+	srv.Start()
+	b.Cleanup(func() {
+		c.Close() // ends the event streams first, which srv.Close waits for
+		srv.Close()
+	})
+	return c, base
+}
+
+// BenchmarkFaultToRed measures, in headless Chromium, the time from a
+// fault injected in the lab (what `netmcp lab fault add` asks the lab's
+// control endpoint to do) to the link drawn red on the open map, with the
+// console polling at its default interval (500 ms). The fault is cleared
+// and the link seen green again between rounds, off the clock.
+func BenchmarkFaultToRed(b *testing.B) {
+	ctx, _ := browser(b)
+	l := newTestLab(b)
+	c, _ := benchConsole(b, l)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	if err := chromedp.Do(ctx, chromedp.Navigate(c.LoginURL()), chromedp.WaitVisible(chromedp.CSS(`svg.map`))); err != nil {
+		b.Fatal(err)
+	}
+	const end = "r2:GigabitEthernet0/0/0/1"
+	red := `[...document.querySelectorAll('.link.s-down')].some(g => g.dataset.a === '` + end + `' || g.dataset.b === '` + end + `')`
+	green := `[...document.querySelectorAll('.link.s-up')].some(g => g.dataset.a === '` + end + `' || g.dataset.b === '` + end + `')`
+	waitJS(b, ctx, 30*time.Second, "the link green", green)
+	f, err := topology.ParseFault("link_down " + end)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		af, err := l.lab.Inject(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		waitJS(b, ctx, 10*time.Second, "the link red", red)
+		b.StopTimer()
+		if _, err := l.lab.ClearFault(af.ID); err != nil {
+			b.Fatal(err)
+		}
+		waitJS(b, ctx, 30*time.Second, "the link green again", green)
+		b.StartTimer()
+	}
+}
+
+// BenchmarkTenPages measures the console server's memory with ten maps
+// open, each a page of its own login in its own browser context, as ten
+// users would have: ten server-sent event streams. Each browser context
+// has its own connection pool; ten tabs of one profile would share
+// Chromium's six HTTP/1.1 connections per host, and the seventh page's
+// stream would wait for a free connection for ever. Reported: the Go
+// heap in use after a collection and the process's resident set (the
+// lab's devices run in the same process: compare with pages=0).
+func BenchmarkTenPages(b *testing.B) {
+	for _, pages := range []int{0, 10} {
+		b.Run("pages="+strconv.Itoa(pages), func(b *testing.B) {
+			bctx, _ := browser(b)
+			l := newTestLab(b)
+			c, base := benchConsole(b, l)
+			var heap, rss float64
+			for b.Loop() {
+				tabs := make([]context.CancelFunc, 0, pages)
+				for i := range pages {
+					login, err := c.AddLogin("user"+strconv.Itoa(i), console.RoleViewer)
+					if err != nil {
+						b.Fatal(err)
+					}
+					tctx, tcancel := chromedp.NewContext(bctx, chromedp.WithNewBrowserContext())
+					tabs = append(tabs, tcancel)
+					wctx, wcancel := context.WithTimeout(tctx, 30*time.Second)
+					err = chromedp.Do(wctx, chromedp.Navigate(login), chromedp.WaitVisible(chromedp.CSS(`svg.map`)))
+					if err == nil {
+						// Live: its event stream is open and has the state.
+						waitJS(b, wctx, 20*time.Second, "page "+strconv.Itoa(i)+" live", `document.getElementById('status').textContent.startsWith('Live')`)
+					}
+					wcancel()
+					if err != nil {
+						b.Fatalf("page %d of %s: %v", i, base, err)
+					}
+				}
+				runtime.GC()
+				var ms runtime.MemStats
+				runtime.ReadMemStats(&ms)
+				heap += float64(ms.HeapInuse) / (1 << 20)
+				rss += residentMB(b)
+				// Each tab closes within a bound: a tab whose close hangs
+				// fails the benchmark rather than blocking it.
+				for _, tcancel := range tabs {
+					done := make(chan struct{})
+					go func() { tcancel(); close(done) }()
+					select {
+					case <-done:
+					case <-time.After(30 * time.Second):
+						b.Fatal("a browser tab did not close within 30 s")
+					}
+				}
+			}
+			b.ReportMetric(heap/float64(b.N), "heap-MB")
+			b.ReportMetric(rss/float64(b.N), "rss-MB")
+		})
+	}
+}
+
+// residentMB is the process's resident set size, in MiB.
+func residentMB(b *testing.B) float64 {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		b.Skipf("no /proc/self/status: %v", err)
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseFloat(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 64)
+			if err != nil {
+				b.Fatal(err)
+			}
+			return kb / 1024
+		}
+	}
+	b.Fatal("no VmRSS in /proc/self/status")
+	return 0
+}
