@@ -105,6 +105,11 @@ func TestBrowserDevicePage(t *testing.T) {
 		t.Errorf("commit %s's diff on the page is not the one MCP gives:\npage:\n%s\nMCP:\n%s", commit.ID, diff, mcpDiff.Diff)
 	}
 
+	if _, err := chromedp.Run(wctx, chromedp.Evaluate[bool](sel+`.querySelector('details').open = true`)); err != nil {
+		t.Fatal(err)
+	}
+	artifact(t, wctx, "device-history")
+
 	// r2's page, open while a fault takes a link of r2 down.
 	const ifname = "GigabitEthernet0/0/0/1"
 	if err := chromedp.Do(wctx, chromedp.Navigate(base+"/device/r2"), chromedp.WaitVisible(chromedp.CSS(`#syslog`))); err != nil {
@@ -125,7 +130,7 @@ func TestBrowserDevicePage(t *testing.T) {
 	start := time.Now()
 	waitJS(t, wctx, 10*time.Second, "the fault's syslog line on r2's page", fmt.Sprintf(`window.notReloaded === true && %s > %d`, count, before))
 	t.Logf("fault injected to its syslog line on the open page: %v", time.Since(start))
-	artifact(t, wctx, "device")
+	artifact(t, wctx, "device-syslog")
 	if e := errs.get(); len(e) > 0 {
 		t.Errorf("console errors: %v", e)
 	}
