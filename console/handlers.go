@@ -3,7 +3,6 @@ package console
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"html/template"
 	"net/http"
 	"strings"
@@ -14,10 +13,8 @@ import (
 )
 
 var funcs = template.FuncMap{
-	"f0":        func(v float64) string { return fmt.Sprintf("%.0f", v) },
 	"join":      strings.Join,
 	"lower":     strings.ToLower,
-	"shortIf":   shortIf,
 	"diffLines": diffLines,
 }
 
