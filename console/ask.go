@@ -163,7 +163,8 @@ func (c *Console) serveReports(w http.ResponseWriter, r *http.Request) {
 		page
 		Rows  []reportRow
 		Total int
-	}{c.basePage(r, "Reports"), rows, len(ids)})
+		D2D   d2dList
+	}{c.basePage(r, "Reports"), rows, len(ids), c.d2dRows()})
 }
 
 // reportPage is the data of a report's page: the map with the faulty

@@ -40,8 +40,9 @@ func BenchmarkFirstRender(b *testing.B) {
 		name string
 		topo topology.Topology
 	}{
-		{"devices=5", sim.DefaultTopology()}, // 3 routers and 2 hosts
-		{"devices=196", gridTopology(14, 14)},
+		{"devices=3", gridTopology(3, 1)},
+		{"devices=5", sim.DefaultTopology()}, // the built-in lab: 3 routers and 2 hosts
+		{"devices=200", gridTopology(20, 10)},
 		{"devices=1024", gridTopology(32, 32)},
 	} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"html/template"
@@ -58,6 +59,14 @@ type Options struct {
 	// AuditFiles are the audit logs the audit page searches (default: the
 	// file of Audit): the controller's, the console's, the devices'.
 	AuditFiles []AuditFile
+	// D2DReports is the directory of the device agents' signed reports
+	// (ID.json), as `controller serve` keeps them: listed under the saved
+	// reports, each with every signature checked against D2DCA, as
+	// `netmcp report verify` does ("": none).
+	D2DReports string
+	// D2DCA is the PEM of the agents' CA (`controller serve --d2d-ca`);
+	// without it every D2D report shows as not verified.
+	D2DCA []byte
 	// AllowRemote serves requests from other hosts than loopback.
 	AllowRemote bool
 	// Interval is the period of the interface reads (default 500 ms); OSPF
@@ -96,6 +105,8 @@ type Console struct {
 	stale   map[string]bool
 	kick    chan struct{}
 
+	d2dRoots *x509.CertPool // the agents' CA (nil: none)
+
 	runs      *runs      // asks and applies in progress or done
 	approvals *approvals // fixes waiting for an operator's decision
 
@@ -124,11 +135,16 @@ func New(opts Options) (*Console, error) {
 	if err != nil {
 		return nil, err
 	}
+	roots, err := d2dRoots(opts.D2DCA)
+	if err != nil {
+		return nil, err
+	}
 	static, _ := fs.Sub(assets, "static")
 	c := &Console{opts: opts, log: opts.Logger, fleet: opts.Fleet, auth: newAuth(opts.LoginToken, opts.User, opts.SessionTTL),
 		tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServerFS(static)), hub: newHub(),
 		states: map[string]*devState{}, done: make(chan struct{}), runs: newRuns(), approvals: newApprovals(),
 		stale: map[string]bool{}, kick: make(chan struct{}, 1)}
+	c.d2dRoots = roots
 	inv := opts.Inventory
 	if c.fleet == nil && inv != nil {
 		if c.fleet, err = client.New(inv, client.Options{}); err != nil {

@@ -3,22 +3,18 @@ package console
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"html/template"
 	"net/http"
 	"strings"
 	"time"
 
 	"github.com/netmcp/netmcp/client"
-	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/yang"
 )
 
 var funcs = template.FuncMap{
-	"f0":        func(v float64) string { return fmt.Sprintf("%.0f", v) },
 	"join":      strings.Join,
 	"lower":     strings.ToLower,
-	"shortIf":   shortIf,
 	"diffLines": diffLines,
 }
 
@@ -44,10 +40,12 @@ func diffLines(d string) []diffLine {
 }
 
 // Handler serves the console: the map (/), a device's page
-// (/device/NAME), the state stream (/events), the login exchange
+// (/device/NAME) and its syslog stream (/device/NAME/events), the state
+// stream (/events), the login exchange
 // (/login) and the embedded assets (/static/); with an Engine, the ask
 // box (POST /ask), a run's page and stream (/runs/ID, /runs/ID/events),
-// the saved reports (/reports, /report/ID), a fix's request
+// the saved reports (/reports, /report/ID) with the agents' signed
+// reports (/d2d/ID), a fix's request
 // (POST /report/ID/apply) and the approvals queue (/approvals, POST
 // /approvals/ID/approve|decline); with audit logs, their search (/audit).
 func (c *Console) Handler() http.Handler {
@@ -59,12 +57,14 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("GET /events", c.authed(c.serveEvents))
 	mux.Handle("GET /api/state", c.authed(c.serveState))
 	mux.Handle("GET /device/{name}", c.authed(c.serveDevice))
+	mux.Handle("GET /device/{name}/events", c.authed(c.serveDeviceEvents))
 	mux.Handle("POST /logout", c.authed(c.serveLogout))
 	mux.Handle("POST /ask", c.authed(c.withEngine(c.operatorOnly(c.serveAsk))))
 	mux.Handle("GET /runs/{id}", c.authed(c.withEngine(c.serveRun)))
 	mux.Handle("GET /runs/{id}/events", c.authed(c.withEngine(c.serveRunEvents)))
 	mux.Handle("GET /reports", c.authed(c.withEngine(c.serveReports)))
 	mux.Handle("GET /report/{id}", c.authed(c.withEngine(c.serveReport)))
+	mux.Handle("GET /d2d/{id}", c.authed(c.serveD2D))
 	mux.Handle("POST /report/{id}/apply", c.authed(c.withEngine(c.operatorOnly(c.serveApply))))
 	mux.Handle("GET /approvals", c.authed(c.withEngine(c.serveApprovals)))
 	mux.Handle("POST /approvals/{id}/{decision}", c.authed(c.withEngine(c.operatorOnly(c.serveDecide))))
@@ -195,6 +195,11 @@ type devicePage struct {
 	Syslog     []string
 	SyslogErr  string
 	BGPDown    []string
+	// History are the newest commits of the configuration, with their
+	// diffs, of HistoryTotal.
+	History      []commitRow
+	HistoryTotal int
+	HistoryErr   string
 }
 
 // routeRow is one route of a device's IPv4 RIB.
@@ -218,6 +223,7 @@ func (c *Console) serveDevice(w http.ResponseWriter, r *http.Request) {
 		p.Err, p.Ifaces, p.BGPDown = st.Err, st.Ifaces, st.BGPDown
 	}
 	if d := c.fleetDevice(name); d != nil {
+		var err error
 		ctx, cancel := context.WithTimeout(r.Context(), 5*time.Second)
 		defer cancel()
 		if data, err := yangGet(ctx, d, pathLLDP); err == nil {
@@ -228,12 +234,11 @@ func (c *Console) serveDevice(w http.ResponseWriter, r *http.Request) {
 		} else {
 			p.RoutesErr = shortErr(err)
 		}
-		if res, err := d.ReadResource(ctx, netproto.URISyslogPrefix+"50"); err == nil {
-			for _, rc := range res.Contents {
-				p.Syslog = append(p.Syslog, strings.Split(strings.TrimRight(rc.Text, "\n"), "\n")...)
-			}
-		} else {
+		if p.Syslog, err = readSyslog(ctx, d); err != nil {
 			p.SyslogErr = shortErr(err)
+		}
+		if p.History, p.HistoryTotal, err = readHistory(ctx, d); err != nil {
+			p.HistoryErr = shortErr(err)
 		}
 	}
 	c.render(w, http.StatusOK, "device.html", p)

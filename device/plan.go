@@ -25,3 +25,13 @@ type RollbackPlanner interface {
 	// configuration of commit id ("" = the one before the last).
 	PlanRollback(ctx context.Context, id string) (Diff, error)
 }
+
+// CommitDiffer is implemented by drivers that keep the configuration of
+// every commit, so that the commit history can show what each commit
+// changed.
+type CommitDiffer interface {
+	// CommitDiff returns what commit id changed: the difference between
+	// the configuration running before it (its parent's, or the initial
+	// one) and the one it made. It changes nothing.
+	CommitDiff(ctx context.Context, id string) (Diff, error)
+}

@@ -87,6 +87,9 @@ func ClassifyResource(uri string) ResourceClass {
 		return c
 	case strings.HasPrefix(uri, netproto.URISyslogPrefix):
 		return ResourceClass{Kind: "syslog", PrivacyLevel: PrivacyConfig}
+	case strings.HasPrefix(uri, URICommitPrefix):
+		// A commit's diff shows configuration, as the running one does.
+		return ResourceClass{Kind: "commit", PrivacyLevel: PrivacyConfig, Path: "/"}
 	case strings.HasPrefix(uri, netproto.URIFilePrefix) && strings.HasSuffix(uri, netproto.URICrashinfoSuffix):
 		return ResourceClass{Kind: "crashinfo", PrivacyLevel: PrivacyCustomer}
 	}

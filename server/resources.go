@@ -165,6 +165,8 @@ func (s *Server) read(ctx context.Context, uri, cur string) (*readResult, error)
 		return s.jsonResult(uri, netproto.MIMEJSON, recs, err, mcp.Meta{}, slot)
 	case s.cfg != nil && uri == URICommitHistory:
 		return s.readHistory(ctx)
+	case s.cfg != nil && strings.HasPrefix(uri, URICommitPrefix):
+		return s.readCommit(ctx, uri)
 	case (s.cfg != nil || s.files != nil) && uri == URIHandles:
 		return s.readHandles(ctx)
 	case s.files != nil && (uri == netproto.URIRunningConfig || uri == netproto.URIStartupConfig || uri == netproto.URICandidateConfig):

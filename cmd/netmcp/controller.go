@@ -162,6 +162,12 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	if o.web != "" {
 		co := console.Options{Inventory: inv}
+		if co.D2DCA, err = readD2DCA(o.d2dCA); err != nil {
+			return withExit(2, err)
+		}
+		if o.reportsDir != "" {
+			co.D2DReports = serve.D2DDir(o.reportsDir)
+		}
 		if access.Audit != nil {
 			co.AuditFiles = []console.AuditFile{{Name: "controller", Path: access.Audit.Path()}}
 		}

@@ -43,28 +43,16 @@ func newReportCmd() *cobra.Command {
 			// Parse refuses content the signatures do not cover; the
 			// certificates are checked now, not as of the report's own
 			// (signer-chosen) creation time.
-			rep, err := report.Parse(raw)
+			rep, checks, err := report.VerifyJSON(raw, report.CAVerifier(roots, time.Now()))
 			if err != nil {
 				return withExit(1, err)
-			}
-			checks, err := report.Verify(rep, report.CAVerifier(roots, time.Now()))
-			if err != nil {
-				return withExit(1, err)
-			}
-			signers := map[string]int{}
-			for _, c := range checks {
-				signers[c.Signer]++
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "report %s by %s at %s: %d signatures verified (", rep.ID, rep.Creator, rep.Created, len(checks))
-			first := true
-			for _, p := range rep.Path {
-				if n, ok := signers[p]; ok {
-					if !first {
-						fmt.Fprint(cmd.OutOrStdout(), ", ")
-					}
-					fmt.Fprintf(cmd.OutOrStdout(), "%s %d", p, n)
-					first = false
+			for i, sc := range rep.SignersInPath(checks) {
+				if i > 0 {
+					fmt.Fprint(cmd.OutOrStdout(), ", ")
 				}
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %d", sc.Signer, sc.Checks)
 			}
 			fmt.Fprintln(cmd.OutOrStdout(), ")")
 			if rep.Hypothesis != nil {

@@ -3,6 +3,36 @@
 // Content-Security-Policy; this file is all there is.
 'use strict';
 (function () {
+  // live follows a server-sent event stream: on(name, data) for each event
+  // of names, and for "open" and "error". The console's tabs share one
+  // stream per URL through a shared worker (streams.js), so that open
+  // tabs do not run out of the browser's connections to the console;
+  // without shared workers, each tab opens its own. It returns whether the
+  // stream is shared: a tab joining a shared stream gets only what changes
+  // from then on (and the last data of each name in replay).
+  function live(url, names, replay, on) {
+    if (window.SharedWorker) {
+      try {
+        const w = new SharedWorker('/static/streams.js', { name: 'netmcp-streams' });
+        w.port.addEventListener('message', (e) => {
+          if (e.data && e.data.url === url) on(e.data.name, e.data.data);
+        });
+        w.port.start();
+        w.port.postMessage({ open: url, names, replay });
+        window.addEventListener('pagehide', () => w.port.postMessage({ close: url }));
+        window.addEventListener('pageshow', (e) => {
+          if (e.persisted) w.port.postMessage({ open: url, names, replay });
+        });
+        return true;
+      } catch (err) {
+        // fall back to a stream of this tab's own
+      }
+    }
+    const es = new EventSource(url);
+    for (const n of ['open', 'error', ...names]) es.addEventListener(n, (e) => on(n, e.data));
+    return false;
+  }
+
   // A run's page: its progress lines as they come, then its report.
   const runEl = document.getElementById('run');
   if (runEl && !runEl.dataset.done) {
@@ -37,6 +67,25 @@
         a.href = '/report/' + encodeURIComponent(d.report);
         link.hidden = false;
         location.assign(a.href);
+      }
+    });
+  }
+
+  // A device's page: its syslog tail, live.
+  const syslog = document.getElementById('syslog');
+  if (syslog && syslog.dataset.device) {
+    const logErr = document.getElementById('syslog-error');
+    const url = '/device/' + encodeURIComponent(syslog.dataset.device) + '/events';
+    live(url, ['syslog', 'syslog-error'], ['syslog'], (name, data) => {
+      if (name === 'syslog') {
+        const lines = JSON.parse(data);
+        const atEnd = syslog.scrollTop + syslog.clientHeight >= syslog.scrollHeight - 4;
+        syslog.textContent = lines.length ? lines.join('\n') + '\n' : '';
+        if (atEnd) syslog.scrollTop = syslog.scrollHeight;
+        if (logErr) logErr.hidden = true;
+      } else if (name === 'syslog-error' && logErr) {
+        logErr.textContent = JSON.parse(data);
+        logErr.hidden = false;
       }
     });
   }
@@ -136,9 +185,20 @@
     if (s.ok) apply(await s.json());
   }
 
-  const es = new EventSource('/events');
-  es.addEventListener('state', (e) => apply(JSON.parse(e.data)));
-  es.addEventListener('layout', () => { relayout(); });
-  es.addEventListener('open', () => { say('Live'); });
-  es.addEventListener('error', () => { say('Reconnecting…'); });
+  let fetched = false; // the whole state read since the stream was joined
+  const shared = live('/events', ['state', 'layout'], [], (name, data) => {
+    if (name === 'state') apply(JSON.parse(data));
+    else if (name === 'layout') relayout();
+    else if (name === 'open') {
+      say('Live');
+      // A tab joining a shared stream gets only the changes from now
+      // on: read the whole state once, unless a change came first.
+      if (shared && !fetched) {
+        fetched = true;
+        fetch('/api/state', { credentials: 'same-origin' }).then((r) => (r.ok ? r.json() : null)).then((m) => {
+          if (m && m.v >= version) apply(m);
+        }).catch(() => {});
+      }
+    } else if (name === 'error') say('Reconnecting…');
+  });
 })();

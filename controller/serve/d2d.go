@@ -110,7 +110,11 @@ func (s *Server) addD2D() {
 		Description: "A device-to-device report an agent pushed, as it was signed"}, s.readD2DReport)
 }
 
-func (s *Server) d2dDir() string { return filepath.Join(s.store.Dir, d2dSubdir) }
+func (s *Server) d2dDir() string { return D2DDir(s.store.Dir) }
+
+// D2DDir is where a server with reports directory reportsDir keeps the D2D
+// reports it accepted: one file ID.json each, as submitted.
+func D2DDir(reportsDir string) string { return filepath.Join(reportsDir, d2dSubdir) }
 
 func (s *Server) submitReport(ctx context.Context, req *mcp.CallToolRequest, in submitReportIn) (*mcp.CallToolResult, *SubmitReportOut, error) {
 	s.d2d.mu.Lock()

@@ -41,3 +41,22 @@ func (s *Store) rollbackTarget(id string) (string, error) {
 }
 
 var _ device.RollbackPlanner = (*Store)(nil)
+
+// CommitDiff implements device.CommitDiffer: the difference between the
+// configuration before commit id and the one it made. An unknown id gives
+// -32085.
+func (s *Store) CommitDiff(ctx context.Context, id string) (device.Diff, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.check(ctx); err != nil {
+		return device.Diff{}, err
+	}
+	rec := s.records[id]
+	if id == "" || rec == nil {
+		return device.Diff{}, netproto.Errorf(netproto.CodeRollbackFailed,
+			"unknown commit id %q (see the commit history)", id)
+	}
+	return s.diff(s.configOf(rec.Parent), rec.Config, nameOf(rec.Parent), nameOf(id)), nil
+}
+
+var _ device.CommitDiffer = (*Store)(nil)

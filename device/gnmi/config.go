@@ -548,6 +548,11 @@ func (d *Driver) PlanRollback(ctx context.Context, id string) (device.Diff, erro
 	return d.store.PlanRollback(ctx, id)
 }
 
+// CommitDiff implements device.CommitDiffer.
+func (d *Driver) CommitDiff(ctx context.Context, id string) (device.Diff, error) {
+	return d.store.CommitDiff(ctx, id)
+}
+
 // History lists the commits, newest first.
 func (d *Driver) History(ctx context.Context) ([]device.CommitInfo, error) {
 	return d.store.History(ctx)

@@ -212,6 +212,11 @@ func (d *Driver) PlanRollback(ctx context.Context, id string) (device.Diff, erro
 	return d.store.PlanRollback(ctx, id)
 }
 
+// CommitDiff implements device.CommitDiffer.
+func (d *Driver) CommitDiff(ctx context.Context, id string) (device.Diff, error) {
+	return d.store.CommitDiff(ctx, id)
+}
+
 // Validate checks the candidate.
 func (d *Driver) Validate(ctx context.Context, owner device.Owner) error {
 	return d.store.Validate(ctx, owner)
