@@ -64,6 +64,12 @@ const (
 	versionDefault = "2025-03-26"
 )
 
+// methodListen is the long-lived call of the per-request protocol whose SSE
+// stream carries the notifications the client subscribed to (SEP-2575):
+// its answer is always a stream, and what the server sends outside any
+// call goes on it.
+const methodListen = "subscriptions/listen"
+
 // sdkVersions are the protocol versions the SDK negotiates (netmcp does not
 // narrow them with ServerOptions.SupportedProtocolVersions).
 var sdkVersions = mcp.SupportedProtocolVersions()
