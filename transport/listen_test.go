@@ -2,6 +2,7 @@ package transport_test
 
 import (
 	"context"
+	"net"
 	"net/http"
 	"runtime"
 	"strings"
@@ -117,5 +118,45 @@ func TestStatelessListenNothingToListen(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, `"notifications/subscriptions/acknowledged"`) ||
 		!strings.Contains(body, `"id":7,"result":{`) || !strings.Contains(body, `"resultType":"complete"`) {
 		t.Fatalf("status %d: %s", resp.StatusCode, body)
+	}
+}
+
+// TestStatelessListenEndsOnShutdown: a server that shuts down (Serve's
+// context ends) ends an open listen gracefully: the stream's last message
+// is the listen's empty result, carrying its id as the subscription id,
+// and the handler returns.
+func TestStatelessListenEndsOnShutdown(t *testing.T) {
+	var unsubscribed atomic.Int32
+	srv := listenServer(&unsubscribed)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	served := make(chan error, 1)
+	go func() {
+		served <- transport.Serve(ctx, ln, transport.NewHTTPServer(
+			transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv }, transport.HTTPOptions{}), transport.ServerTimeouts{}))
+	}()
+	c := &rawClient{t: t, url: "http://" + ln.Addr().String() + transport.Path}
+	resp := c.do(http.MethodPost, `{"jsonrpc":"2.0","id":"L9","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["test://r"]},`+meta2026+`}}`,
+		"Mcp-Protocol-Version", "2026-07-28")
+	defer resp.Body.Close()
+	ev := sseEvents(resp.Body)
+	if ack := nextEvent(t, ev, "acknowledgement"); !strings.Contains(ack.data, "notifications/subscriptions/acknowledged") {
+		t.Fatalf("first event %+v", ack)
+	}
+	stop()
+	last := rest(t, ev)
+	if len(last) != 1 || last[0].name != "message" || !strings.Contains(last[0].data, `"id":"L9","result":{`) ||
+		!strings.Contains(last[0].data, `"io.modelcontextprotocol/subscriptionId":"L9"`) || !strings.Contains(last[0].data, `"resultType":"complete"`) {
+		t.Fatalf("after the shutdown the stream carried %+v; want only the listen's empty result", last)
+	}
+	if err := <-served; err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	if !testwait.For(5*time.Second, func() bool { return unsubscribed.Load() == 1 && listenGoroutines() == 0 }) {
+		t.Fatalf("after the shutdown: %d unsubscriptions (want 1), %d listen handlers running", unsubscribed.Load(), listenGoroutines())
 	}
 }
