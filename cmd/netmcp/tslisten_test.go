@@ -80,69 +80,12 @@ func TestTypeScriptClientListen(t *testing.T) {
 	})
 
 	t.Run("controller", func(t *testing.T) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		dir := t.TempDir()
-		lab, err := serve.Up(ctx, serve.Options{Topology: sim.DefaultTopology(), StateDir: dir, GNMI: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer lab.Close()
-		var stderr syncbuf.Buffer
-		ctl := exec.Command(netmcpBinary(t), "controller", "serve", "--inventory", filepath.Join(dir, serve.InventoryFile),
-			"--listen", "127.0.0.1:0", "--reports", t.TempDir(), "--poll", "0")
-		ctl.Stderr = &stderr
-		if err := ctl.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = ctl.Process.Kill(); _ = ctl.Wait() }()
-		re := regexp.MustCompile(`MCP at (http://[0-9.:]+/mcp)`)
-		var url string
-		testwait.Until(t, 30*time.Second, "controller serve announces its address", func() (bool, string) {
-			if m := re.FindStringSubmatch(stderr.String()); m != nil {
-				url = m[1]
-			}
-			return url != "", stderr.String()
-		})
-
+		lab, inv := gnmiLab(t)
+		_, url := startHTTPController(t, inv)
 		const uri = "mcp://r1/openconfig-interfaces:interfaces/interface=GigabitEthernet0%2F0%2F0/state/oper-status"
-		cmd := exec.Command(node, filepath.Join("testdata", "tslisten.mjs"), url, uri, "wait")
-		cmd.Env = append(append(os.Environ(), env...), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
-		var nodeErr syncbuf.Buffer
-		cmd.Stderr = &nodeErr
-		stdout, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
-		lines := make(chan string, 4)
-		go func() {
-			defer close(lines)
-			sc := bufio.NewScanner(stdout)
-			sc.Buffer(nil, 1<<20)
-			for sc.Scan() {
-				lines <- sc.Text()
-			}
-		}()
-		line := func(what string) string {
-			select {
-			case l, ok := <-lines:
-				if !ok {
-					t.Fatalf("tslisten.mjs ended before %s; stderr: %s; controller: %s", what, nodeErr.String(), stderr.String())
-				}
-				return l
-			case <-time.After(testwait.Timeout(90 * time.Second)):
-				t.Fatalf("tslisten.mjs printed no %s; stderr: %s", what, nodeErr.String())
-			}
-			return ""
-		}
+		line := startTSListen(t, node, env, url, uri, "wait")
 		if l := line("listening line"); l != `{"listening":true}` {
-			var o tsListenOutcome
-			_ = json.Unmarshal([]byte(l), &o)
-			t.Fatalf("tslisten.mjs: %s (%+v); stderr: %s", l, o, nodeErr.String())
+			t.Fatalf("tslisten.mjs: %s", l)
 		}
 		if _, err := lab.Inject(topology.Fault{Name: "link_down", Target: "r1:GigabitEthernet0/0/0"}); err != nil {
 			t.Fatal(err)
@@ -151,9 +94,110 @@ func TestTypeScriptClientListen(t *testing.T) {
 		if err := json.Unmarshal([]byte(line("outcome")), &o); err != nil {
 			t.Fatal(err)
 		}
-		o.check(t, uri, nodeErr.String())
+		o.check(t, uri, "")
 		if o.Update.Meta["source"] != "on-change" {
 			t.Errorf("update _meta %v: want source on-change (the device's gNMI stream)", o.Update.Meta)
 		}
 	})
+
+	// A controller that stops (SIGINT) ends the listen gracefully: the
+	// client gets the listen's result, not a dropped stream.
+	t.Run("controller stops", func(t *testing.T) {
+		_, inv := gnmiLab(t)
+		ctl, url := startHTTPController(t, inv)
+		const uri = "mcp://r1/openconfig-interfaces:interfaces"
+		line := startTSListen(t, node, env, url, uri, "end")
+		if l := line("listening line"); l != `{"listening":true}` {
+			t.Fatalf("tslisten.mjs: %s", l)
+		}
+		if err := ctl.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		var o tsListenOutcome
+		if err := json.Unmarshal([]byte(line("outcome")), &o); err != nil {
+			t.Fatal(err)
+		}
+		if o.Error != "" || o.Closed != "graceful" {
+			t.Fatalf("the listen when the controller stopped: %+v; want it closed gracefully", o)
+		}
+	})
+}
+
+// gnmiLab starts the built-in lab with every router also served over
+// gNMI, and returns it and its inventory file.
+func gnmiLab(t *testing.T) (*serve.Lab, string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	dir := t.TempDir()
+	lab, err := serve.Up(ctx, serve.Options{Topology: sim.DefaultTopology(), StateDir: dir, GNMI: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = lab.Close() })
+	return lab, filepath.Join(dir, serve.InventoryFile)
+}
+
+// startHTTPController starts `netmcp controller serve` on inventory inv
+// over HTTP, without polling, and returns the process and its /mcp URL.
+func startHTTPController(t *testing.T, inv string) (*exec.Cmd, string) {
+	t.Helper()
+	var stderr syncbuf.Buffer
+	ctl := exec.Command(netmcpBinary(t), "controller", "serve", "--inventory", inv,
+		"--listen", "127.0.0.1:0", "--reports", t.TempDir(), "--poll", "0")
+	ctl.Stderr = &stderr
+	if err := ctl.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = ctl.Process.Kill(); _ = ctl.Wait() })
+	re := regexp.MustCompile(`MCP at (http://[0-9.:]+/mcp)`)
+	var url string
+	testwait.Until(t, 30*time.Second, "controller serve announces its address", func() (bool, string) {
+		if m := re.FindStringSubmatch(stderr.String()); m != nil {
+			url = m[1]
+		}
+		return url != "", stderr.String()
+	})
+	return ctl, url
+}
+
+// startTSListen runs testdata/tslisten.mjs URL URI MODE and returns a
+// function that returns its next stdout line (failing the test when it
+// ends or prints nothing for long).
+func startTSListen(t *testing.T, node string, env []string, url, uri, mode string) func(what string) string {
+	t.Helper()
+	cmd := exec.Command(node, filepath.Join("testdata", "tslisten.mjs"), url, uri, mode)
+	cmd.Env = append(append(os.Environ(), env...), "PATH="+filepath.Dir(node)+string(os.PathListSeparator)+os.Getenv("PATH"))
+	var nodeErr syncbuf.Buffer
+	cmd.Stderr = &nodeErr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	lines := make(chan string, 4)
+	go func() {
+		defer close(lines)
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+	}()
+	return func(what string) string {
+		t.Helper()
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				t.Fatalf("tslisten.mjs ended before its %s; stderr: %s", what, nodeErr.String())
+			}
+			return l
+		case <-time.After(testwait.Timeout(90 * time.Second)):
+			t.Fatalf("tslisten.mjs printed no %s; stderr: %s", what, nodeErr.String())
+		}
+		return ""
+	}
 }

@@ -7,10 +7,13 @@
 // {"listening":true} and waits for whoever runs it to change the resource.
 // On the first notifications/resources/updated of the URI it closes the
 // subscription and prints one JSON line; it exits 1 if anything fails.
+// With "end", it prints {"listening":true} and waits for the subscription
+// to end (the server stops), and prints how it ended.
 // Used by TestTypeScriptClientListen.
 //
 //   node tslisten.mjs URL URI commit IFNAME
 //   node tslisten.mjs URL URI wait
+//   node tslisten.mjs URL URI end
 //
 // MCP_CLIENT_DIR is the directory of the installed package.
 import { pathToFileURL } from 'node:url';
@@ -47,6 +50,11 @@ try {
     out.commit = commit.structuredContent?.status ?? null;
   } else {
     console.log(JSON.stringify({ listening: true }));
+  }
+  if (mode === 'end') {
+    out.closed = await Promise.race([sub.closed, timeout(60000, 'end of the subscription')]);
+    console.log(JSON.stringify(out));
+    process.exit(0);
   }
   const params = await Promise.race([update, timeout(60000, `notifications/resources/updated of ${uri}`)]);
   out.update = { uri: params.uri, meta: params._meta ?? {} };
