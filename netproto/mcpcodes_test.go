@@ -5,7 +5,9 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,10 +18,12 @@ import (
 	"github.com/netmcp/netmcp/netproto"
 )
 
-// mcp20260728Codes are the JSON-RPC error codes MCP 2026-07-28 defines,
-// with their meaning: JSON-RPC's own, those of the SDK's mcp package
-// (SEP-2575's -32020..-32022, URL elicitation's -32042) and resource not
-// found (-32002, which 2026-07-28 clients still accept).
+// mcp20260728Codes are the JSON-RPC error codes MCP 2026-07-28 defines
+// or keeps reserved, with their meaning, as its schema lists them:
+// JSON-RPC's own, SEP-2575's -32020..-32022 (the SDK's constants), and the
+// codes of earlier versions that are never reused: resource not found
+// (-32002, 2025-11-25 and earlier; now -32602, as the SDK's
+// CodeResourceNotFound is) and URL elicitation required (-32042).
 var mcp20260728Codes = map[int64]string{
 	jsonrpc.CodeParseError:                    "parse error",
 	jsonrpc.CodeInvalidRequest:                "invalid request",
@@ -30,8 +34,15 @@ var mcp20260728Codes = map[int64]string{
 	mcp.CodeMissingRequiredClientCapabilities: "missing required client capabilities",
 	mcp.CodeUnsupportedProtocolVersion:        "unsupported protocol version",
 	mcp.CodeURLElicitationRequired:            "URL elicitation required",
-	//lint:ignore SA1019 resource not found (-32002) is still an MCP code, which netmcp's codes must not collide with
-	mcp.CodeResourceNotFound: "resource not found",
+	-32002:                                    "resource not found (up to 2025-11-25)",
+}
+
+// TestMCPCodeList: the list above holds ten distinct codes (a constant of
+// the SDK that moved onto another code would silently shrink it).
+func TestMCPCodeList(t *testing.T) {
+	if len(mcp20260728Codes) != 10 || mcp.CodeURLElicitationRequired != -32042 {
+		t.Fatalf("MCP codes %v: want ten, -32042 among them", mcp20260728Codes)
+	}
 }
 
 // mcpReserved is the range MCP 2026-07-28 reserves for its own codes.
@@ -145,5 +156,52 @@ func TestNoSentCodeCollidesWithMCP(t *testing.T) {
 	}
 	if files < 100 {
 		t.Fatalf("read %d Go files under %s: not the module", files, root)
+	}
+}
+
+// sdkCodePattern finds the error codes of the official TypeScript SDK's
+// built client: its ProtocolErrorCode enum and the header mismatch code.
+var sdkCodePattern = regexp.MustCompile(`ProtocolErrorCode\$1\["(\w+)"\] = (-\d+)\]|HEADER_MISMATCH_ERROR_CODE = (-\d+);`)
+
+// TestMCPCodesMatchOfficialSDK: every error code the official TypeScript
+// SDK 2 (which scripts/install-deps.sh installs in .tools/) defines for
+// MCP is in this test's list of MCP 2026-07-28's codes, so that the
+// collision checks above miss none. Skipped when the SDK is absent, failed
+// under CI, which installs it.
+func TestMCPCodesMatchOfficialSDK(t *testing.T) {
+	dist := filepath.Join("..", ".tools", "mcp", "node_modules", "@modelcontextprotocol", "client", "dist")
+	files, _ := filepath.Glob(filepath.Join(dist, "*.mjs"))
+	if len(files) == 0 {
+		msg := "@modelcontextprotocol/client is not installed in " + dist + "; run scripts/install-deps.sh"
+		if v := strings.ToLower(os.Getenv("CI")); v != "" && v != "false" && v != "0" {
+			t.Fatal(msg + " (CI is set: this check must run)")
+		}
+		t.Skip(msg)
+	}
+	found := map[int64]string{}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range sdkCodePattern.FindAllStringSubmatch(string(b), -1) {
+			name, num := m[1], m[2]
+			if num == "" {
+				name, num = "HeaderMismatch", m[3]
+			}
+			code, err := strconv.ParseInt(num, 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			found[code] = name
+		}
+	}
+	if len(found) < 8 {
+		t.Fatalf("found %d codes in %s: %v; the SDK's build changed, update the pattern", len(found), dist, found)
+	}
+	for code, name := range found {
+		if _, ok := mcp20260728Codes[code]; !ok {
+			t.Errorf("the official SDK defines %d (%s), which this test's list of MCP codes lacks", code, name)
+		}
 	}
 }

@@ -64,6 +64,12 @@ const (
 	versionDefault = "2025-03-26"
 )
 
+// methodListen is the long-lived call of the per-request protocol whose SSE
+// stream carries the notifications the client subscribed to (SEP-2575):
+// its answer is always a stream, and what the server sends outside any
+// call goes on it.
+const methodListen = "subscriptions/listen"
+
 // sdkVersions are the protocol versions the SDK negotiates (netmcp does not
 // narrow them with ServerOptions.SupportedProtocolVersions).
 var sdkVersions = mcp.SupportedProtocolVersions()
@@ -86,6 +92,8 @@ type streamable struct {
 
 	mu       sync.Mutex
 	sessions map[string]*httpSession
+	listens  map[*call]jsonrpc.ID      // live subscriptions/listen calls, by their request id
+	servers  map[*http.Server]struct{} // whose shutdown ends the listens
 }
 
 func newStreamable(getServer func(*http.Request) *mcp.Server, timeout time.Duration, jsonResponse bool, store mcp.EventStore, logger *slog.Logger) *streamable {
@@ -93,7 +101,7 @@ func newStreamable(getServer func(*http.Request) *mcp.Server, timeout time.Durat
 		logger = slog.New(slog.DiscardHandler)
 	}
 	return &streamable{getServer: getServer, timeout: timeout, jsonResponse: jsonResponse, store: store,
-		logger: logger, sessions: map[string]*httpSession{}}
+		logger: logger, sessions: map[string]*httpSession{}, listens: map[*call]jsonrpc.ID{}, servers: map[*http.Server]struct{}{}}
 }
 
 // serve answers one request whose outer checks passed; body is the POST
@@ -399,6 +407,10 @@ func (s *streamable) servePOST(w http.ResponseWriter, r *http.Request, body []by
 	c.mu.Unlock()
 	relatedCalls.Store(extra, cl)
 	defer relatedCalls.Delete(extra)
+	if c.stateless && req.Method == methodListen {
+		s.addListen(r, cl, req.ID)
+		defer s.removeListen(cl)
+	}
 	if req.Method == "initialize" {
 		w.Header().Set(headerSessionID, c.id)
 	}
@@ -573,6 +585,51 @@ func Stateless(ss *mcp.ServerSession) bool {
 // statelessSessions holds the server sessions of per-request calls while
 // they run.
 var statelessSessions sync.Map
+
+// addListen records the live subscriptions/listen call cl, whose request
+// id is id, and makes the shutdown of the http.Server serving r end it.
+func (s *streamable) addListen(r *http.Request, cl *call, id jsonrpc.ID) {
+	hs, _ := r.Context().Value(http.ServerContextKey).(*http.Server)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.listens[cl] = id
+	if _, ok := s.servers[hs]; hs != nil && !ok {
+		s.servers[hs] = struct{}{}
+		hs.RegisterOnShutdown(s.endListens)
+	}
+}
+
+func (s *streamable) removeListen(cl *call) {
+	s.mu.Lock()
+	delete(s.listens, cl)
+	s.mu.Unlock()
+}
+
+// endListens ends every live subscriptions/listen call gracefully, as
+// MCP 2026-07-28 asks of a server that shuts down: its stream gets the
+// call's (empty) result, which tells the client the end was deliberate,
+// its request is released, and its handler is cancelled. Called by
+// http.Server.Shutdown, which then finds the connections idle.
+func (s *streamable) endListens() {
+	s.mu.Lock()
+	listens := make(map[*call]jsonrpc.ID, len(s.listens))
+	for cl, id := range s.listens {
+		listens[cl] = id
+	}
+	s.mu.Unlock()
+	for cl, id := range listens {
+		res, err := json.Marshal(map[string]any{"_meta": map[string]any{mcp.MetaKeySubscriptionID: id.Raw()}, "resultType": "complete"})
+		if err != nil {
+			continue
+		}
+		data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: res})
+		if err != nil {
+			continue
+		}
+		_ = cl.answer(data)
+		cl.conn.cancel(id)
+	}
+}
 
 // remove forgets the session with id.
 func (s *streamable) remove(id string) {

@@ -181,12 +181,35 @@ func (c *httpConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	if err != nil {
 		return fmt.Errorf("encoding message: %w", err)
 	}
-	if cl, ok := ctx.Value(relatedKey{}).(*call); ok && !c.sess.h.jsonResponse {
+	if cl, ok := ctx.Value(relatedKey{}).(*call); ok && (!c.sess.h.jsonResponse || cl.method == methodListen) {
 		if delivered, err := cl.writeEvent(ctx, data); delivered {
 			return err
 		}
 	}
+	if c.stateless {
+		// A per-request session has no GET stream: what the server sends
+		// outside a handler (a resource's update, a list change) goes on
+		// the stream of its subscriptions/listen call, if it is one.
+		if cl := c.listenCall(); cl != nil {
+			if delivered, err := cl.writeEvent(ctx, data); delivered {
+				return err
+			}
+		}
+	}
 	return c.get.writeEvent(ctx, data)
+}
+
+// listenCall returns the unanswered subscriptions/listen call of the
+// session, or nil.
+func (c *httpConn) listenCall() *call {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cl := range c.calls {
+		if cl.method == methodListen {
+			return cl
+		}
+	}
+	return nil
 }
 
 func (c *httpConn) writeResponse(resp *jsonrpc.Response) error {

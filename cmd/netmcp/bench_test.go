@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -90,10 +92,12 @@ func TestBenchPeerAnswersAsNetmcp(t *testing.T) {
 var uint64s = regexp.MustCompile(`"[0-9]+"`)
 
 // TestBenchJSON runs a short `netmcp bench --json` and checks its report:
-// every server on every transport measured, no call failed, ratios to the
-// bare server, RSS read.
+// every server measured on stdio (2025-11-25 sessions) and over HTTP
+// (2025-11-25 sessions and 2026-07-28 without), no call failed, ratios to
+// the bare server of the same transport and protocol, RSS read; and the
+// writes with and without idempotency keys.
 func TestBenchJSON(t *testing.T) {
-	cmd := exec.Command(netmcpBinary(t), "bench", "--quick", "--calls", "20", "--warmup", "2", "--json", "--peer", benchPeer(t))
+	cmd := exec.Command(netmcpBinary(t), "bench", "--quick", "--calls", "20", "--warmup", "2", "--writes", "5", "--json", "--peer", benchPeer(t))
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatalf("netmcp bench: %v\n%s", err, out)
@@ -102,15 +106,32 @@ func TestBenchJSON(t *testing.T) {
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
-	if len(rep.Results) != 2*len(benchConfigs) || rep.Calls != 20 || rep.Reps != 1 || rep.Machine.CPUs < 1 {
+	if len(rep.Results) != 3*len(benchConfigs) || rep.Calls != 20 || rep.Reps != 1 || rep.Machine.CPUs < 1 {
 		t.Fatalf("report %+v", rep)
 	}
+	runs := map[string]int{}
 	for _, r := range rep.Results {
+		runs[r.Transport+" "+r.Protocol]++
+		if stateless := slices.Contains(r.Argv, "--stateless"); stateless != (r.Server == "bare go-sdk" && r.Protocol == "2026-07-28") {
+			t.Errorf("%s %s %s: argv %v", r.Transport, r.Protocol, r.Server, r.Argv)
+		}
 		if r.Calls != 20 || r.Errors != 0 || r.P50us <= 0 || r.P99us < r.P50us || r.CallsPerSec <= 0 || r.RSSMB <= 0 || r.RSSIdleMB <= 0 {
 			t.Errorf("%s %s: %+v", r.Transport, r.Server, r)
 		}
 		if bare := r.Server == "bare go-sdk"; bare != (r.RatioP50 == 0) || bare != (r.RatioCallsPerSec == 0) || bare != (r.RatioRSS == 0) {
 			t.Errorf("%s %s: ratios %g %g %g", r.Transport, r.Server, r.RatioP50, r.RatioCallsPerSec, r.RatioRSS)
+		}
+	}
+	if want := map[string]int{"stdio 2025-11-25": 3, "http 2025-11-25": 3, "http 2026-07-28": 3}; !maps.Equal(runs, want) {
+		t.Errorf("measured %v, want %v", runs, want)
+	}
+	if len(rep.Writes) != 2 || rep.WriteOps != 5 {
+		t.Fatalf("writes %+v", rep.Writes)
+	}
+	for i, w := range rep.Writes {
+		if w.Key != []string{benchNoKey, benchNewKey}[i] || w.Ops != 5 || w.Errors != 0 || w.P50us <= 0 || w.OpsPerSec <= 0 ||
+			(w.RatioP50 == 0) != (w.Key == benchNoKey) || w.Protocol != "2026-07-28" {
+			t.Errorf("writes %d: %+v", i, w)
 		}
 	}
 }
@@ -121,6 +142,9 @@ func TestBenchFlagErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"bench", "--calls", "0"},
 		{"bench", "--transport", "carrier-pigeon"},
+		{"bench", "--protocol", "1999-01-01"},
+		{"bench", "--transport", "stdio", "--protocol", "2026-07-28"},
+		{"bench", "--writes", "-1"},
 	} {
 		root := newRootCmd(args)
 		root.SetOut(new(syncbuf.Buffer))

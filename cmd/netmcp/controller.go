@@ -85,6 +85,10 @@ func newControllerCmd() *cobra.Command {
 	return c
 }
 
+// listenShutdownGrace bounds how long controller serve waits, when it
+// stops, for open subscriptions/listen streams to take their result.
+const listenShutdownGrace = 250 * time.Millisecond
+
 // runControllerServe serves the controller until ctx is done or the
 // stdio host goes away.
 func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.Reader, stdout, stderr io.Writer) error {
@@ -209,13 +213,22 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	fmt.Fprintf(stderr, "controller: %d devices, MCP at %s://%s%s\n", len(inv.Devices), scheme, ln.Addr(), transport.Path)
 	hs := &http.Server{Handler: srv.HTTPHandler(transport.NewHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, transport.HTTPOptions{}))}
+	stopped := make(chan struct{})
 	go func() {
+		defer close(stopped)
 		<-ctx.Done()
+		// Shutdown first, briefly: the transport then ends open
+		// subscriptions/listen streams with their result, as MCP
+		// 2026-07-28 asks. Requests still running are cut, as before.
+		sctx, cancel := context.WithTimeout(context.Background(), listenShutdownGrace)
+		defer cancel()
+		_ = hs.Shutdown(sctx)
 		_ = hs.Close()
 	}()
 	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 		return err
 	}
+	<-stopped // Serve returns as Shutdown begins: let the listens take their result
 	return nil
 }
 

@@ -10,11 +10,13 @@ package benchkit
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"os"
 	"os/exec"
@@ -27,8 +29,22 @@ import (
 	"github.com/netmcp/netmcp/internal/lazyre"
 )
 
-// ProtocolVersion is the MCP version the clients of this package negotiate.
+// ProtocolVersion is the MCP version the clients of this package
+// negotiate unless Options.Protocol names another.
 const ProtocolVersion = "2025-06-18"
+
+// PerRequestVersion is the first MCP version without sessions (SEP-2575):
+// a client of it or a later one sends no initialize, and every request
+// carries the version, the client's capabilities and its identity in
+// _meta.
+const PerRequestVersion = "2026-07-28"
+
+// _meta keys of a per-request protocol's requests.
+const (
+	metaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
+	metaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
+	metaClientInfo         = "io.modelcontextprotocol/clientInfo"
+)
 
 // Client is one MCP session with a server child process.
 type Client interface {
@@ -36,6 +52,9 @@ type Client interface {
 	// an error if the call failed at any level: transport, JSON-RPC error,
 	// or a tool result with isError set.
 	CallTool(ctx context.Context, name string, args any) error
+	// Call is CallTool with meta added to the request's _meta; it returns
+	// the result's structuredContent.
+	Call(ctx context.Context, name string, args any, meta map[string]any) (structured json.RawMessage, err error)
 	// Pid is the server process's id (for RSS).
 	Pid() int
 	// Close ends the session and the server process.
@@ -54,7 +73,18 @@ type Options struct {
 	// StartTimeout bounds the start and the initialize handshake; zero
 	// means 30 s.
 	StartTimeout time.Duration
+	// Protocol is the MCP version the client speaks ("": ProtocolVersion).
+	// From PerRequestVersion on (over HTTP only) there is no initialize
+	// nor session: the client checks with server/discover that the server
+	// speaks it, then sends every call with the version, its capabilities
+	// and its identity in _meta and the Mcp-Protocol-Version header.
+	Protocol string
 }
+
+func (o Options) protocol() string { return cmp.Or(o.Protocol, ProtocolVersion) }
+
+// perRequest reports whether the client speaks a per-request protocol.
+func (o Options) perRequest() bool { return o.protocol() >= PerRequestVersion }
 
 func (o Options) command() (*exec.Cmd, error) {
 	if len(o.Argv) == 0 {
@@ -72,9 +102,14 @@ func (o Options) startTimeout() time.Duration {
 	return 30 * time.Second
 }
 
-// initialize is the initialize request of both clients.
-var initialize = `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + ProtocolVersion +
-	`","capabilities":{},"clientInfo":{"name":"netmcp-bench","version":"1"}}}`
+// initialize returns the initialize request of both clients for version.
+func initialize(version string) []byte {
+	return []byte(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"` + version +
+		`","capabilities":{},"clientInfo":{"name":"netmcp-bench","version":"1"}}}`)
+}
+
+// clientInfo is the client's identity.
+var clientInfo = map[string]any{"name": "netmcp-bench", "version": "1"}
 
 const initialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 
@@ -82,8 +117,10 @@ const initialized = `{"jsonrpc":"2.0","method":"notifications/initialized"}`
 type response struct {
 	ID     json.RawMessage `json:"id"`
 	Result *struct {
-		IsError bool            `json:"isError"`
-		Content json.RawMessage `json:"content"`
+		IsError           bool            `json:"isError"`
+		Content           json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage `json:"structuredContent"`
+		SupportedVersions []string        `json:"supportedVersions"` // of server/discover
 	} `json:"result"`
 	Error *struct {
 		Code    int             `json:"code"`
@@ -105,10 +142,27 @@ func (r *response) check() error {
 	return nil
 }
 
-// callMessage encodes a tools/call request.
-func callMessage(id int64, name string, args any) ([]byte, error) {
-	return json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": "tools/call",
-		"params": map[string]any{"name": name, "arguments": args}})
+// request encodes a request of method with params; its _meta is meta,
+// plus the version, capabilities and identity of a per-request protocol
+// (perRequest: the version, else "").
+func request(id int64, method string, params map[string]any, meta map[string]any, perRequest string) ([]byte, error) {
+	if perRequest != "" {
+		m := make(map[string]any, len(meta)+3)
+		maps.Copy(m, meta)
+		m[metaProtocolVersion] = perRequest
+		m[metaClientCapabilities] = map[string]any{}
+		m[metaClientInfo] = clientInfo
+		meta = m
+	}
+	if len(meta) > 0 {
+		params["_meta"] = meta
+	}
+	return json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+}
+
+// callMessage encodes a tools/call request (see request).
+func callMessage(id int64, name string, args any, meta map[string]any, perRequest string) ([]byte, error) {
+	return request(id, "tools/call", map[string]any{"name": name, "arguments": args}, meta, perRequest)
 }
 
 // Stdio is a Client for a server that speaks newline-delimited JSON-RPC on
@@ -120,8 +174,12 @@ type Stdio struct {
 	next int64
 }
 
-// StartStdio starts the server and completes the initialize handshake.
+// StartStdio starts the server and completes the initialize handshake
+// (Options.Protocol: a version with sessions).
 func StartStdio(opts Options) (*Stdio, error) {
+	if opts.perRequest() {
+		return nil, fmt.Errorf("benchkit: protocol %s has no initialize; its client speaks it over HTTP only", opts.protocol())
+	}
 	cmd, err := opts.command()
 	if err != nil {
 		return nil, err
@@ -142,7 +200,7 @@ func StartStdio(opts Options) (*Stdio, error) {
 	// The handshake is bounded: a child that never answers is killed.
 	timer := time.AfterFunc(opts.startTimeout(), func() { _ = cmd.Process.Kill() })
 	defer timer.Stop()
-	if _, err := c.roundTrip(0, []byte(initialize)); err != nil {
+	if _, err := c.roundTrip(0, initialize(opts.protocol())); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("benchkit: initialize %s: %w", opts.Argv[0], err)
 	}
@@ -176,17 +234,26 @@ func (c *Stdio) roundTrip(id int64, msg []byte) (*response, error) {
 }
 
 // CallTool implements Client.
-func (c *Stdio) CallTool(_ context.Context, name string, args any) error {
+func (c *Stdio) CallTool(ctx context.Context, name string, args any) error {
+	_, err := c.Call(ctx, name, args, nil)
+	return err
+}
+
+// Call implements Client.
+func (c *Stdio) Call(_ context.Context, name string, args any, meta map[string]any) (json.RawMessage, error) {
 	c.next++
-	msg, err := callMessage(c.next, name, args)
+	msg, err := callMessage(c.next, name, args, meta, "")
 	if err != nil {
-		return err
+		return nil, err
 	}
 	r, err := c.roundTrip(c.next, msg)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return r.check()
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	return r.Result.StructuredContent, nil
 }
 
 // Pid implements Client.
@@ -216,19 +283,23 @@ func waitOrKill(cmd *exec.Cmd, d time.Duration) error {
 // urlPattern finds the listen address a server prints on stderr.
 var urlPattern = lazyre.New(`https?://[^\s"]+`)
 
-// HTTP is a Client for a server speaking Streamable HTTP (one stateful
-// session, one keep-alive connection).
+// HTTP is a Client for a server speaking Streamable HTTP (one keep-alive
+// connection): one stateful session, or none on a per-request protocol.
 type HTTP struct {
-	cmd       *exec.Cmd
-	url       string
-	hc        *http.Client
-	session   string
-	next      int64
-	stderrEnd sync.WaitGroup
+	cmd        *exec.Cmd
+	url        string
+	hc         *http.Client
+	protocol   string
+	perRequest string // the protocol when it is a per-request one, else ""
+	session    string
+	next       int64
+	stderrEnd  sync.WaitGroup
 }
 
 // StartHTTP starts the server, reads the first http:// URL it prints on
-// stderr as its endpoint, and completes the initialize handshake.
+// stderr as its endpoint, and completes the initialize handshake; on a
+// per-request protocol (Options.Protocol) it checks with server/discover
+// that the server speaks it instead.
 func StartHTTP(opts Options) (*HTTP, error) {
 	cmd, err := opts.command()
 	if err != nil {
@@ -256,7 +327,10 @@ func StartHTTP(opts Options) (*HTTP, error) {
 		}
 		url = urlPattern.Re().FindString(line)
 	}
-	c := &HTTP{cmd: cmd, url: url, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}}
+	c := &HTTP{cmd: cmd, url: url, hc: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}, protocol: opts.protocol()}
+	if opts.perRequest() {
+		c.perRequest = c.protocol
+	}
 	w := opts.Stderr
 	if w == nil {
 		w = io.Discard
@@ -265,11 +339,18 @@ func StartHTTP(opts Options) (*HTTP, error) {
 	go func() { defer c.stderrEnd.Done(); _, _ = io.Copy(w, errs) }()
 	ctx, cancel := context.WithTimeout(context.Background(), opts.startTimeout())
 	defer cancel()
-	if _, err := c.post(ctx, 0, []byte(initialize)); err != nil {
+	if c.perRequest != "" {
+		if err := c.discover(ctx); err != nil {
+			c.Close()
+			return nil, fmt.Errorf("benchkit: server/discover %s: %w", url, err)
+		}
+		return c, nil
+	}
+	if _, err := c.post(ctx, 0, initialize(c.protocol), "initialize", ""); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("benchkit: initialize %s: %w", url, err)
 	}
-	if _, err := c.post(ctx, -1, []byte(initialized)); err != nil {
+	if _, err := c.post(ctx, -1, []byte(initialized), "notifications/initialized", ""); err != nil {
 		c.Close()
 		return nil, fmt.Errorf("benchkit: notifications/initialized: %w", err)
 	}
@@ -279,10 +360,32 @@ func StartHTTP(opts Options) (*HTTP, error) {
 // URL is the server's MCP endpoint.
 func (c *HTTP) URL() string { return c.url }
 
+// discover asks the server which versions it speaks and fails unless the
+// client's is among them.
+func (c *HTTP) discover(ctx context.Context) error {
+	msg, err := request(0, "server/discover", map[string]any{}, nil, c.perRequest)
+	if err != nil {
+		return err
+	}
+	r, err := c.post(ctx, 0, msg, "server/discover", "")
+	if err != nil {
+		return err
+	}
+	if r.Error != nil {
+		return fmt.Errorf("JSON-RPC error %d: %s", r.Error.Code, r.Error.Message)
+	}
+	if r.Result == nil || !slices.Contains(r.Result.SupportedVersions, c.perRequest) {
+		return fmt.Errorf("the server does not list protocol %s among its versions", c.perRequest)
+	}
+	return nil
+}
+
 // post sends msg; for a request (id >= 0) it returns the response with id,
 // read from a JSON body or an SSE stream; for a notification (id < 0) it
-// expects 202.
-func (c *HTTP) post(ctx context.Context, id int64, msg []byte) (*response, error) {
+// expects 202. On a per-request protocol the request also names its
+// method, and the tool it calls, in the Mcp-Method and Mcp-Name headers
+// (SEP-2243), which the SDK requires.
+func (c *HTTP) post(ctx context.Context, id int64, msg []byte, method, name string) (*response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(msg))
 	if err != nil {
 		return nil, err
@@ -291,7 +394,15 @@ func (c *HTTP) post(ctx context.Context, id int64, msg []byte) (*response, error
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if c.session != "" {
 		req.Header.Set("Mcp-Session-Id", c.session)
-		req.Header.Set("Mcp-Protocol-Version", ProtocolVersion)
+	}
+	if c.session != "" || c.perRequest != "" {
+		req.Header.Set("Mcp-Protocol-Version", c.protocol)
+	}
+	if c.perRequest != "" {
+		req.Header.Set("Mcp-Method", method)
+		if name != "" {
+			req.Header.Set("Mcp-Name", name)
+		}
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {
@@ -352,16 +463,25 @@ func (c *HTTP) post(ctx context.Context, id int64, msg []byte) (*response, error
 
 // CallTool implements Client.
 func (c *HTTP) CallTool(ctx context.Context, name string, args any) error {
+	_, err := c.Call(ctx, name, args, nil)
+	return err
+}
+
+// Call implements Client.
+func (c *HTTP) Call(ctx context.Context, name string, args any, meta map[string]any) (json.RawMessage, error) {
 	c.next++
-	msg, err := callMessage(c.next, name, args)
+	msg, err := callMessage(c.next, name, args, meta, c.perRequest)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	r, err := c.post(ctx, c.next, msg)
+	r, err := c.post(ctx, c.next, msg, "tools/call", name)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	return r.check()
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	return r.Result.StructuredContent, nil
 }
 
 // Pid implements Client.
@@ -375,7 +495,7 @@ func (c *HTTP) Close() error {
 		req, err := http.NewRequestWithContext(ctx, http.MethodDelete, c.url, nil)
 		if err == nil {
 			req.Header.Set("Mcp-Session-Id", c.session)
-			req.Header.Set("Mcp-Protocol-Version", ProtocolVersion)
+			req.Header.Set("Mcp-Protocol-Version", c.protocol)
 			if resp, err := c.hc.Do(req); err == nil {
 				resp.Body.Close()
 			}

@@ -72,4 +72,7 @@ func TestStartErrors(t *testing.T) {
 	if _, err := StartStdio(Options{}); err == nil {
 		t.Error("StartStdio with no program: no error")
 	}
+	if _, err := StartStdio(Options{Argv: []string{"true"}, Protocol: PerRequestVersion}); err == nil || !strings.Contains(err.Error(), "HTTP only") {
+		t.Errorf("StartStdio on %s: %v, want an error saying it is HTTP only", PerRequestVersion, err)
+	}
 }

@@ -5,10 +5,12 @@
 // test program, not part of the netmcp binary:
 //
 //	go build -o bench-peer ./internal/cmd/bench-peer
-//	bench-peer [--device sim://r1] [--listen 127.0.0.1:0]
+//	bench-peer [--device sim://r1] [--listen 127.0.0.1:0 [--stateless]]
 //
 // Over stdio by default; with --listen it serves Streamable HTTP at /mcp
-// and prints the URL on stderr.
+// and prints the URL on stderr. With --stateless the SDK's handler runs in
+// its stateless mode, the only one in which it serves protocol 2026-07-28
+// (no session, each request on its own).
 package main
 
 import (
@@ -42,16 +44,21 @@ import (
 func main() {
 	deviceURL := flag.String("device", "sim://r1", "device URL")
 	listen := flag.String("listen", "", "serve Streamable HTTP on this address instead of stdio")
+	stateless := flag.Bool("stateless", false, "with --listen: the SDK handler's stateless mode (protocol 2026-07-28, no sessions)")
 	flag.Parse()
+	if *stateless && *listen == "" {
+		fmt.Fprintln(os.Stderr, "bench-peer: --stateless needs --listen")
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *deviceURL, *listen); err != nil {
+	if err := run(ctx, *deviceURL, *listen, *stateless); err != nil {
 		fmt.Fprintln(os.Stderr, "bench-peer:", err)
 		os.Exit(1)
 	}
 }
 
-func run(ctx context.Context, deviceURL, listen string) error {
+func run(ctx context.Context, deviceURL, listen string, stateless bool) error {
 	drv, err := device.Open(ctx, deviceURL, device.Options{}) // state in memory, as netmcp serve --no-state
 	if err != nil {
 		return err
@@ -71,7 +78,7 @@ func run(ctx context.Context, deviceURL, listen string) error {
 	}
 	fmt.Fprintf(os.Stderr, "bench-peer: serving %s at http://%s/mcp\n", deviceURL, ln.Addr())
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{Stateless: stateless}))
 	// The HTTP server netmcp serve uses, so that only the MCP layers differ.
 	return transport.Serve(ctx, ln, transport.NewHTTPServer(mux, transport.ServerTimeouts{}))
 }
