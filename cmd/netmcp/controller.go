@@ -125,18 +125,30 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	var srv *serve.Server
 	web := &webConsole{}
+	var sessions cluster.FleetSessions
 	copts := client.Options{Name: "netmcp-controller", Version: version, CallTimeout: time.Minute, Sample: sample,
-		// A question a host request owns goes to that host; the console
-		// answers those of the fixes it applies; the rest are declined.
+		// A question a host request owns goes to that host; in a cluster,
+		// one that a call forwarded by another replica caused goes back
+		// there, to its host; the console answers those of the fixes it
+		// applies; the rest are declined.
 		Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			if srv.Owns(p) {
 				return srv.Elicit(ctx, d, p)
 			}
+			if o.cluster.url != "" {
+				if res, ok, err := sessions.RelayElicit(ctx, d, p); ok {
+					if err != nil {
+						fmt.Fprintf(stderr, "controller: %s's approval question not relayed to the replica that forwarded its call, declined: %v\n", d.Name(), err)
+						return &mcp.ElicitResult{Action: "decline"}, nil
+					}
+					return res, nil
+				}
+			}
 			return consoleElicit(web.console, srv.Elicit)(ctx, d, p)
 		}}
-	var sessions cluster.FleetSessions
 	if o.cluster.url != "" {
 		copts.Remote = sessions.Remote // a device another replica holds
+		copts.RemoteRequest = sessions.RemoteRequest
 	}
 	fleet, err := client.New(inv, copts)
 	if err != nil {
@@ -149,10 +161,23 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		if access.Policy != nil {
 			digest = access.Policy.Digest()
 		}
-		if replica, err = joinCluster(ctx, o.cluster, fleet, &sessions, inv, digest, stderr); err != nil {
+		// The questions relayed by the owners of the devices go to the
+		// host whose request caused them, as those of this replica's own.
+		hostElicit := func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+			if srv == nil {
+				return &mcp.ElicitResult{Action: "decline"}, nil
+			}
+			return srv.Elicit(ctx, d, p)
+		}
+		if replica, err = joinCluster(ctx, o.cluster, fleet, &sessions, inv, digest, hostElicit, stderr); err != nil {
 			return withExit(2, err)
 		}
 		defer replica.leave()
+		if access.Audit != nil {
+			if err := replica.shareAudit(ctx, access.Audit, stderr); err != nil {
+				return withExit(2, err)
+			}
+		}
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		if err := fleet.Connect(cctx); err != nil {

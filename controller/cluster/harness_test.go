@@ -195,6 +195,16 @@ func (s *stubSessions) Call(_ context.Context, device, tool string, args json.Ra
 	return json.Marshal(map[string]any{"device": device, "tool": tool, "replica": s.name, "args": args})
 }
 
+func (s *stubSessions) Request(_ context.Context, device, method string, params json.RawMessage) (json.RawMessage, error) {
+	s.mu.Lock()
+	ok := s.open[device]
+	s.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("no session for %s", device)
+	}
+	return json.Marshal(map[string]any{"device": device, "method": method, "replica": s.name, "params": params})
+}
+
 // proxy forwards TCP to a NATS server and can cut the link without
 // closing it, as a network partition does: bytes are read and dropped.
 type proxy struct {

@@ -33,6 +33,10 @@ type Cluster interface {
 	PutReport(ctx context.Context, id string, report []byte) error
 	Report(ctx context.Context, id string) ([]byte, error)
 	ReportIDs(ctx context.Context) ([]string, error)
+	// Describe learns, from the replicas holding them, what the sessions
+	// of the devices among names this replica does not hold say of them
+	// (capabilities, tools), and returns how many it described.
+	Describe(ctx context.Context, names []string) (int, error)
 }
 
 // consentMaxAge is how long after its timestamp a consent is remembered
@@ -42,8 +46,9 @@ const consentMaxAge = 5 * time.Minute
 // SetCluster makes the server a replica of a cluster: a signed consent in
 // call_device_tool's arguments is recorded cluster-wide before the call
 // goes to the device, so a consent used through one replica is refused
-// by every other; ask examines the devices this replica holds, and its
-// reports are kept in the cluster too, so that any replica reads them.
+// by every other; ask examines the whole fleet, the devices other
+// replicas hold through them, and its reports are kept in the cluster
+// too, so that any replica reads them.
 func (s *Server) SetCluster(c Cluster) {
 	s.cluster = c
 	s.reports = sharedReports{local: s.store, shared: c}
@@ -141,4 +146,20 @@ func (s *Server) useConsent(ctx context.Context, args map[string]any) error {
 		return netproto.Errorf(netproto.CodeAccessDenied, "approval: consent nonce %q refused by the cluster: %v", nonce, err)
 	}
 	return nil
+}
+
+// describeTimeout bounds the descriptions of the other replicas' devices
+// before an intent runs.
+const describeTimeout = 30 * time.Second
+
+// describeRemote learns what the sessions of the devices among names that
+// other replicas hold say of them. A device left undescribed is still
+// read; only what its capabilities would have told (a host by its
+// dialect, its optional tools) is missing, and the log says so.
+func (s *Server) describeRemote(ctx context.Context, names []string) {
+	ctx, cancel := context.WithTimeout(ctx, describeTimeout)
+	defer cancel()
+	if _, err := s.cluster.Describe(ctx, names); err != nil {
+		s.watch.opts.Log.Warn("cluster: devices of other replicas not described", "error", err)
+	}
 }
