@@ -296,3 +296,29 @@ func TestForwardedApprovalQuestion(t *testing.T) {
 		t.Fatalf("approval questions: the asking replica's host %q, the holder's %q", asked[an], asked[hn])
 	}
 }
+
+// TestCallWaitsWhileSessionChangesHands: a call that finds the owner's
+// session closed while the lease changes hands (client.ErrReleased), on
+// the owner or on the replica itself, is tried again rather than failed.
+func TestCallWaitsWhileSessionChangesHands(t *testing.T) {
+	url := startNATS(t, 1)[0]
+	inv := devices(8)
+	a, b := join(t, url, "a", testTTL, 1, inv, nil), join(t, url, "b", testTTL, 1, inv, nil)
+	nodes := []*node{a, b}
+	waitOwned(t, nodes, inv, 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, d := range inv {
+		own, via := a, b
+		if b.Serves(d) {
+			own, via = b, a
+		}
+		for _, caller := range []*node{via, own} { // forwarded, then local
+			own.stub.released.Store(2)
+			res, err := caller.Call(ctx, d, "show_version", nil)
+			if err != nil || !strings.Contains(string(res), own.stub.name) || own.stub.released.Load() != 0 {
+				t.Fatalf("%s through %s while its session changes hands: %s, %v", d, caller.Instance(), res, err)
+			}
+		}
+	}
+}

@@ -108,9 +108,14 @@ func (r *Replica) route(ctx context.Context, req request) (json.RawMessage, erro
 	var last error
 	for {
 		if r.serving(device) {
-			return r.local(ctx, req)
-		}
-		if own, ok := r.Owner(device); ok && own != r.self {
+			res, err := r.local(ctx, req)
+			if !errors.Is(err, client.ErrReleased) {
+				return res, err
+			}
+			// The lease is changing hands and the session is closed
+			// already: look the owner up again.
+			last = err
+		} else if own, ok := r.Owner(device); ok && own != r.self {
 			res, err := r.forward(ctx, own, req)
 			if err == nil {
 				return res, nil
@@ -210,9 +215,12 @@ func (r *Replica) serveRequest(m *nats.Msg) {
 			}
 		}
 		res, err := r.local(ctx, req)
-		if err != nil {
+		switch {
+		case errors.Is(err, client.ErrReleased):
+			rep.NotOwner = true // its session closed as the lease changes hands
+		case err != nil:
 			rep.Error, rep.Cause = describeError(req.Device, err)
-		} else {
+		default:
 			rep.Result = res
 		}
 		r.respond(m, rep)
