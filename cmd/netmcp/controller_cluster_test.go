@@ -221,6 +221,9 @@ func singleAsk(t *testing.T, ctx context.Context, inv, fault string) askReport {
 	if err := json.Unmarshal(out, &rep); err != nil {
 		t.Fatalf("single controller ask: %v\n%s", err, out)
 	}
+	if len(rep.Unreachable) > 0 {
+		t.Fatalf("single controller ask could not read %d of the devices (the reference must read them all): %.500s", len(rep.Unreachable), rep.Diagnosis)
+	}
 	if !rep.IsAnomaly || len(rep.RootCauseName) == 0 {
 		t.Fatalf("single controller ask found nothing wrong with %s: %s", fault, rep.Diagnosis)
 	}
