@@ -56,6 +56,14 @@ func TestHoldRelease(t *testing.T) {
 	if _, err := f.Device("r1").CallTool(ctx, netproto.ToolYangGet, args); err != nil {
 		t.Fatalf("held r1: %v", err)
 	}
+	// Starting the fleet (a web console does) leaves the released devices
+	// alone, and Connect does not wait for them.
+	if err := f.Connect(ctx); err != nil {
+		t.Fatalf("connect with released devices: %v", err)
+	}
+	if st, _ := f.Device("r2").State(); st != client.StateReleased || f.Device("r2").Sessions() != 0 {
+		t.Fatalf("after Start, released r2 is %s with %d sessions", st, f.Device("r2").Sessions())
+	}
 	if n := remote.Load(); n != 0 {
 		t.Fatalf("a held device's call went remote (%d)", n)
 	}
