@@ -126,13 +126,22 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	var srv *serve.Server
 	web := &webConsole{}
 	var sessions cluster.FleetSessions
+	// A question a host request owns goes to that host; the console
+	// answers those of the fixes it applies; the rest are declined.
+	answer := func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		if srv == nil {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+		if srv.Owns(p) {
+			return srv.Elicit(ctx, d, p)
+		}
+		return consoleElicit(web.console, srv.Elicit)(ctx, d, p)
+	}
 	copts := client.Options{Name: "netmcp-controller", Version: version, CallTimeout: time.Minute, Sample: sample,
-		// A question a host request owns goes to that host; in a cluster,
-		// one that a call forwarded by another replica caused goes back
-		// there, to its host; the console answers those of the fixes it
-		// applies; the rest are declined.
+		// In a cluster, a question that a call forwarded by another
+		// replica caused goes back there, to be answered there.
 		Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			if srv.Owns(p) {
+			if srv != nil && srv.Owns(p) {
 				return srv.Elicit(ctx, d, p)
 			}
 			if o.cluster.url != "" {
@@ -144,7 +153,7 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 					return res, nil
 				}
 			}
-			return consoleElicit(web.console, srv.Elicit)(ctx, d, p)
+			return answer(ctx, d, p)
 		}}
 	if o.cluster.url != "" {
 		copts.Remote = sessions.Remote // a device another replica holds
@@ -161,15 +170,9 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		if access.Policy != nil {
 			digest = access.Policy.Digest()
 		}
-		// The questions relayed by the owners of the devices go to the
-		// host whose request caused them, as those of this replica's own.
-		hostElicit := func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			if srv == nil {
-				return &mcp.ElicitResult{Action: "decline"}, nil
-			}
-			return srv.Elicit(ctx, d, p)
-		}
-		if replica, err = joinCluster(ctx, o.cluster, fleet, &sessions, inv, digest, hostElicit, stderr); err != nil {
+		// The questions relayed by the owners of the devices are answered
+		// as those of this replica's own.
+		if replica, err = joinCluster(ctx, o.cluster, fleet, &sessions, inv, digest, answer, stderr); err != nil {
 			return withExit(2, err)
 		}
 		defer replica.leave()
@@ -195,6 +198,16 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		}
 		if access.Audit != nil {
 			co.AuditFiles = []console.AuditFile{{Name: "controller", Path: access.Audit.Path()}}
+		}
+		if replica != nil {
+			// The fixes waiting for approval, and the reports they fix,
+			// are the cluster's: queued through one replica's console,
+			// applied through any, once.
+			if co.Pending, err = replica.pending(ctx); err != nil {
+				return withExit(2, err)
+			}
+			co.Engine = &consoleEngine{fleet: fleet, hosts: hosts, domains: domains,
+				store: serve.NewSharedReports(controller.Store{Dir: o.reportsDir}, replica)}
 		}
 		w, err := serveConsole(o.web, co, fleet, inv, hosts, o.reportsDir, "", access.Audit)
 		if err != nil {

@@ -168,3 +168,11 @@ func (s sharedAudit) Export(rec audit.Record) error {
 	}
 	return err
 }
+
+// pending opens the cluster's fixes waiting for approval, for the web
+// console.
+func (r *clusterReplica) pending(ctx context.Context) (*cluster.PendingFixes, error) {
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return r.Pending(pctx)
+}

@@ -5,6 +5,8 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -483,4 +485,81 @@ func TestControllerCluster(t *testing.T) {
 		}
 	}
 	t.Logf("%s killed holding %d devices; all held and answering again after %v (lease TTL %v)", victim.name, len(lost), time.Since(killed).Round(time.Millisecond), clusterTestTTL)
+}
+
+// TestControllerClusterConsoleFix: two replicas with their web consoles
+// over a lab with an ACL fault. A fix asked and queued through one
+// replica's console waits in the other's queue, is approved there and
+// applied (the devices' approval questions answered through whichever
+// replica holds them), once: the first console no longer lists it, may
+// not approve it, and shows the report with its fix applied.
+func TestControllerClusterConsoleFix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a lab, a NATS server and two controllers")
+	}
+	natsURL := startTestNATS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(5*time.Minute))
+	defer cancel()
+	dir := t.TempDir()
+	lab, err := serve.Up(ctx, serve.Options{Topology: sim.DefaultTopology(), StateDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab.Close()
+	fault, err := topology.ParseFault(ctlFault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lab.Inject(fault); err != nil {
+		t.Fatal(err)
+	}
+	inv := filepath.Join(dir, serve.InventoryFile)
+	var names []string
+	for _, d := range sim.DefaultTopology().Devices {
+		names = append(names, d.Name)
+	}
+	reps := []*replicaProc{startReplica(t, natsURL, inv, "wa", "--web", "127.0.0.1:0"), startReplica(t, natsURL, inv, "wb", "--web", "127.0.0.1:0")}
+	ownedOnce(t, ctx, reps, names, "every device held by exactly one replica")
+	var web []*webSession
+	for _, r := range reps {
+		m := regexp.MustCompile(`console at (\S+)`).FindStringSubmatch(r.stderr.String())
+		if m == nil {
+			t.Fatalf("%s printed no console URL:\n%s", r.name, r.stderr.String())
+		}
+		web = append(web, loginConsole(t, m[1]))
+	}
+	a, b := web[0], web[1]
+
+	code, _, loc := a.do(http.MethodPost, a.base+"/ask", url.Values{"intent": {"verify reachability between r1 and h3"}})
+	if code != http.StatusSeeOther {
+		t.Fatalf("POST /ask through wa: %d", code)
+	}
+	id := a.run(loc)
+	if code, _, _ := a.do(http.MethodPost, a.base+"/report/"+id+"/apply", url.Values{}); code != http.StatusSeeOther {
+		t.Fatalf("apply through wa: %d", code)
+	}
+	approve := regexp.MustCompile(`action="(/approvals/[^/"]+/approve)"`)
+	_, queue, _ := b.do(http.MethodGet, b.base+"/approvals", nil)
+	m := approve.FindStringSubmatch(queue)
+	if m == nil || !strings.Contains(queue, id) {
+		t.Fatalf("the fix of report %s queued through wa is not waiting in wb's queue:\n%.2000s", id, queue)
+	}
+	code, _, loc = b.do(http.MethodPost, b.base+m[1], url.Values{})
+	if code != http.StatusSeeOther {
+		t.Fatalf("approve through wb: %d", code)
+	}
+	b.run(loc)
+	_, page, _ := b.do(http.MethodGet, b.base+"/report/"+id, nil)
+	if !strings.Contains(page, "verified") || !strings.Contains(page, "confirmed") {
+		t.Fatalf("the fix approved through wb was not verified and confirmed:\n%.3000s", page)
+	}
+	if code, _, _ := a.do(http.MethodPost, a.base+m[1], url.Values{}); code != http.StatusNotFound {
+		t.Errorf("approving again through wa: %d, want 404 (decided already)", code)
+	}
+	if _, queue, _ := a.do(http.MethodGet, a.base+"/approvals", nil); approve.MatchString(queue) {
+		t.Errorf("wa still lists a fix waiting:\n%.2000s", queue)
+	}
+	if _, page, _ := a.do(http.MethodGet, a.base+"/report/"+id, nil); !strings.Contains(page, "confirmed") || strings.Contains(page, "/apply\"") {
+		t.Errorf("wa's page of report %s does not show its fix applied, or still offers it:\n%.3000s", id, page)
+	}
 }

@@ -51,7 +51,7 @@ const consentMaxAge = 5 * time.Minute
 // too, so that any replica reads them.
 func (s *Server) SetCluster(c Cluster) {
 	s.cluster = c
-	s.reports = sharedReports{local: s.store, shared: c}
+	s.reports = NewSharedReports(s.store, c)
 }
 
 // reportStore is where the reports of ask are saved and read.
@@ -64,17 +64,23 @@ type reportStore interface {
 // sharedReportsTimeout bounds one access to the cluster's reports.
 const sharedReportsTimeout = 10 * time.Second
 
-// sharedReports keeps each report in the reports directory and in the
+// SharedReports keeps each report in the reports directory and in the
 // cluster; it lists and reads both, so a report saved by any replica is
-// read through every other.
-type sharedReports struct {
+// read through every other, as its latest version (a fix applied through
+// another replica included).
+type SharedReports struct {
 	local  controller.Store
 	shared Cluster
 }
 
+// NewSharedReports keeps the reports in local and in the cluster c.
+func NewSharedReports(local controller.Store, c Cluster) SharedReports {
+	return SharedReports{local: local, shared: c}
+}
+
 // Save saves r locally and in the cluster; a report the cluster could
 // not take is still saved locally, and the error says so.
-func (st sharedReports) Save(r *controller.Report) (string, error) {
+func (st SharedReports) Save(r *controller.Report) (string, error) {
 	path, err := st.local.Save(r)
 	if err != nil {
 		return path, err
@@ -88,16 +94,17 @@ func (st sharedReports) Save(r *controller.Report) (string, error) {
 	return path, st.shared.PutReport(ctx, r.ID, b)
 }
 
-// Load reads the report id (an exact id): from the directory, else from
-// the cluster.
-func (st sharedReports) Load(id string) (*controller.Report, error) {
-	if _, err := os.Stat(filepath.Join(st.local.Dir, id+".json")); err == nil {
-		return st.local.Load(id)
-	}
+// Load reads the report id (an exact id): from the cluster, where the
+// latest version is, else from the directory (a report too large for the
+// cluster, or saved while it could not be reached).
+func (st SharedReports) Load(id string) (*controller.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), sharedReportsTimeout)
 	defer cancel()
 	b, err := st.shared.Report(ctx, id)
 	if err != nil {
+		if _, serr := os.Stat(filepath.Join(st.local.Dir, id+".json")); serr == nil {
+			return st.local.Load(id)
+		}
 		return nil, err
 	}
 	var r controller.Report
@@ -109,7 +116,7 @@ func (st sharedReports) Load(id string) (*controller.Report, error) {
 
 // List returns the ids of the reports of the directory and the cluster,
 // oldest first.
-func (st sharedReports) List() ([]string, error) {
+func (st SharedReports) List() ([]string, error) {
 	ids, err := st.local.List()
 	if err != nil {
 		return nil, err
