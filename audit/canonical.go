@@ -21,6 +21,22 @@ import (
 // every call a device serves. Only the caller's arguments, whose members
 // are not known in advance, go through the generic canonical encoding.
 
+// Seal makes r the record after the one whose sequence number and hash
+// are seq and prev (0 and Genesis for the first): it sets r.Seq, r.Prev
+// and r.Hash, and r.Time (UTC) when it is zero, and returns the record's
+// line (with "\n"), what Verify checks. A Log seals its own records; Seal
+// is for a chain kept elsewhere, shared by several writers, which must
+// each seal on the last record they read and retry when another wrote
+// first.
+func Seal(r *Record, seq uint64, prev string) ([]byte, error) {
+	if r.Time.IsZero() {
+		r.Time = time.Now()
+	}
+	r.Time = r.Time.UTC()
+	r.Seq = seq + 1
+	return sealRecord(r, prev)
+}
+
 // sealRecord sets r.Prev and r.Hash and returns the line to write (with "\n").
 func sealRecord(r *Record, prev string) ([]byte, error) {
 	r.Prev, r.Hash = prev, ""

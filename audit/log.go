@@ -285,6 +285,14 @@ func (l *Log) rotateLocked() error {
 	return nil
 }
 
+// AddSink makes s receive the records appended from now on, after the
+// sinks of Options.Sinks.
+func (l *Log) AddSink(s Sink) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.opts.Sinks = append(l.opts.Sinks[:len(l.opts.Sinks):len(l.opts.Sinks)], s)
+}
+
 // Path returns the log's file path.
 func (l *Log) Path() string { return l.path }
 
@@ -326,11 +334,12 @@ func (l *Log) Append(r Record) (Record, error) {
 	if err == nil {
 		err = l.maybeSync(r.Durable)
 	}
+	sinks := l.opts.Sinks
 	l.mu.Unlock()
 	if err != nil {
 		return r, err
 	}
-	for _, s := range l.opts.Sinks {
+	for _, s := range sinks {
 		if serr := s.Export(r); serr != nil && l.opts.OnSinkError != nil {
 			l.opts.OnSinkError(serr)
 		}

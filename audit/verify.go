@@ -88,7 +88,22 @@ func verifyFile(path string, rep *Report, anchor bool) (int, error) {
 		return 0, fmt.Errorf("audit: %w", err)
 	}
 	defer f.Close()
-	r := bufio.NewReaderSize(f, 64<<10)
+	return verifyLines(bufio.NewReaderSize(f, 64<<10), path, rep, anchor)
+}
+
+// VerifyReader checks a chain read from r, one record a line from the
+// first (Genesis) on, as Verify checks a log file without segments or
+// head file: a log kept elsewhere than in a file (a replicated stream).
+func VerifyReader(r io.Reader) (Report, error) {
+	rep := Report{LastHash: Genesis, FirstSeq: 1}
+	_, err := verifyLines(bufio.NewReaderSize(r, 64<<10), "", &rep, false)
+	return rep, err
+}
+
+// verifyLines checks the records read from r against the chain state in
+// rep and returns the number of lines; path names the file they come
+// from ("" for none: a reordered record is then not looked for).
+func verifyLines(r *bufio.Reader, path string, rep *Report, anchor bool) (int, error) {
 	line := 0
 	for {
 		b, err := r.ReadBytes('\n')
@@ -106,7 +121,7 @@ func verifyFile(path string, rep *Report, anchor bool) (int, error) {
 			startChain(b, rep)
 		}
 		if terr := checkLine(b, line, rep); terr != nil {
-			if terr.Seq > rep.LastSeq+1 {
+			if terr.Seq > rep.LastSeq+1 && path != "" {
 				explainJump(path, terr, rep.LastSeq+1)
 			}
 			return line, terr

@@ -129,7 +129,8 @@ type Device struct {
 	tools      []*mcp.Tool
 	subs       map[string]bool
 	subErrs    map[string]error
-	released   bool // Fleet.Release: calls go to Options.Remote
+	released   bool      // Fleet.Release: calls go to Options.Remote
+	described  time.Time // when Fleet.SetDescription last described the released device
 }
 
 func newDevice(f *Fleet, inv inventory.Device) *Device {
@@ -650,6 +651,35 @@ func (d *Device) remote(ctx context.Context) RemoteFunc {
 	return d.opts.Remote
 }
 
+// remoteRequest returns Options.RemoteRequest when the fleet released d
+// and ctx allows forwarding, nil when the request is to run on this
+// fleet's session.
+func (d *Device) remoteRequest(ctx context.Context) RemoteRequestFunc {
+	if d.opts.RemoteRequest == nil || ctx.Value(localOnlyKey{}) != nil {
+		return nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if !d.released {
+		return nil
+	}
+	return d.opts.RemoteRequest
+}
+
+// callRemote runs one request through remote under the call timeout;
+// its errors are *DeviceError, as a request on the device's own session.
+func (d *Device) callRemote(ctx context.Context, remote RemoteRequestFunc, method, op string, params, result any) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.opts.CallTimeout)
+		defer cancel()
+	}
+	if err := remote(ctx, d, method, params, result); err != nil {
+		return &DeviceError{Device: d.inv.Name, Op: op, Err: err}
+	}
+	return nil
+}
+
 type localOnlyKey struct{}
 
 // LocalOnly returns ctx marked so that a call made with it runs on this
@@ -673,6 +703,10 @@ func resultText(r *mcp.CallToolResult) string {
 // ReadResource reads a resource of the device.
 func (d *Device) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourceResult, error) {
 	var res *mcp.ReadResourceResult
+	if remote := d.remoteRequest(ctx); remote != nil {
+		err := d.callRemote(ctx, remote, MethodReadResource, "resources/read "+uri, &mcp.ReadResourceParams{URI: uri}, &res)
+		return res, err
+	}
 	err := d.do(ctx, "resources/read "+uri, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
 		res, err = cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 		return err
@@ -683,6 +717,10 @@ func (d *Device) ReadResource(ctx context.Context, uri string) (*mcp.ReadResourc
 // GetPrompt gets a prompt of the device (a runbook: network.troubleshoot.*).
 func (d *Device) GetPrompt(ctx context.Context, name string, args map[string]string) (*mcp.GetPromptResult, error) {
 	var res *mcp.GetPromptResult
+	if remote := d.remoteRequest(ctx); remote != nil {
+		err := d.callRemote(ctx, remote, MethodGetPrompt, "prompts/get "+name, &mcp.GetPromptParams{Name: name, Arguments: args}, &res)
+		return res, err
+	}
 	err := d.do(ctx, "prompts/get "+name, func(ctx context.Context, cs *mcp.ClientSession) (err error) {
 		res, err = cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: name, Arguments: args})
 		return err
@@ -693,6 +731,10 @@ func (d *Device) GetPrompt(ctx context.Context, name string, args map[string]str
 // ListPrompts lists every prompt of the device (all pages).
 func (d *Device) ListPrompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	var out []*mcp.Prompt
+	if remote := d.remoteRequest(ctx); remote != nil {
+		err := d.callRemote(ctx, remote, MethodListPrompts, "prompts/list", nil, &out)
+		return out, err
+	}
 	err := d.do(ctx, "prompts/list", func(ctx context.Context, cs *mcp.ClientSession) error {
 		out = nil
 		for p, err := range cs.Prompts(ctx, &mcp.ListPromptsParams{}) {

@@ -56,7 +56,9 @@ func New(inv *inventory.Inventory, opts Options) (*Fleet, error) {
 
 // Start starts every device's supervisor, which connects (in parallel, at
 // most Options.Concurrency attempts at once) and keeps reconnecting until
-// Close. It returns at once; Connect also waits for the first attempts.
+// Close. A device released (Fleet.Release) is left alone: another replica
+// holds its session. It returns at once; Connect also waits for the first
+// attempts.
 func (f *Fleet) Start() {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -65,7 +67,12 @@ func (f *Fleet) Start() {
 	}
 	f.started = true
 	for _, d := range f.devs {
-		f.startLocked(d)
+		d.mu.Lock()
+		released := d.released
+		d.mu.Unlock()
+		if !released {
+			f.startLocked(d)
+		}
 	}
 }
 
@@ -139,13 +146,17 @@ func (f *Fleet) Release(name string) error {
 }
 
 // Connect starts the supervisors (Start) and waits until every device has
-// made its first connection attempt, or ctx is done. It returns the
+// made its first connection attempt, or ctx is done (the released devices
+// are not waited for). It returns the
 // errors of the devices that are not connected, joined (each a
 // *DeviceError); those devices keep being retried in the background.
 func (f *Fleet) Connect(ctx context.Context) error {
 	f.Start()
 	var errs []error
 	for _, d := range f.devs {
+		if st, _ := d.State(); st == StateReleased {
+			continue
+		}
 		select {
 		case <-d.first:
 		case <-ctx.Done():

@@ -37,6 +37,12 @@ type SampleFunc func(ctx context.Context, d *Device, req *mcp.CreateMessageParam
 // a result with isError set is the device's own tool error.
 type RemoteFunc func(ctx context.Context, d *Device, tool string, args any) (*mcp.CallToolResult, error)
 
+// RemoteRequestFunc runs an MCP request other than a tool call on a
+// device the fleet released (resources/read, prompts/list, prompts/get)
+// on the replica that holds its session, and decodes that replica's
+// result into result (a pointer to the method's result type).
+type RemoteRequestFunc func(ctx context.Context, d *Device, method string, params, result any) error
+
 // Options configure a Fleet. The zero value is usable.
 type Options struct {
 	// Name and Version are the clientInfo sent at initialize (default
@@ -89,6 +95,9 @@ type Options struct {
 	// released (Fleet.Release): a controller replica forwards them to the
 	// replica that owns the device.
 	Remote RemoteFunc
+	// RemoteRequest, when set, takes the other requests made on a device
+	// the fleet released: resources/read, prompts/list and prompts/get.
+	RemoteRequest RemoteRequestFunc
 
 	// Dial, when set, replaces the transport the inventory describes (for
 	// in-memory servers in tests and benchmarks, or a custom dialer).

@@ -49,9 +49,24 @@ func (a *approval) Devices() []string {
 	return out
 }
 
+// PendingStore keeps the fixes waiting for approval where several
+// consoles see them (Options.Pending): each fix as its JSON, by id.
+type PendingStore interface {
+	// Put queues a fix under id; it fails when id is queued already.
+	Put(id string, v []byte) error
+	// List returns the queued fixes.
+	List() ([][]byte, error)
+	// Take removes the fix id and returns it; of the consoles that take
+	// it at once, one succeeds.
+	Take(id string) ([]byte, error)
+}
+
 // approvals is the queue, and the approved applies in progress whose
 // devices' approval questions the console answers.
 type approvals struct {
+	// shared, when set, holds the queue (pending is then unused).
+	shared PendingStore
+
 	mu      sync.Mutex
 	pending map[string]*approval
 	decided []*approval // newest last
@@ -60,8 +75,40 @@ type approvals struct {
 	applying map[string]*approval
 }
 
-func newApprovals() *approvals {
-	return &approvals{pending: map[string]*approval{}, applying: map[string]*approval{}}
+func newApprovals(shared PendingStore) *approvals {
+	return &approvals{shared: shared, pending: map[string]*approval{}, applying: map[string]*approval{}}
+}
+
+// waiting returns the pending approvals, in no order.
+func (q *approvals) waiting() ([]approval, error) {
+	if q.shared == nil {
+		q.mu.Lock()
+		defer q.mu.Unlock()
+		out := make([]approval, 0, len(q.pending))
+		for _, a := range q.pending {
+			out = append(out, *a)
+		}
+		return out, nil
+	}
+	vs, err := q.shared.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]approval, 0, len(vs))
+	for _, v := range vs {
+		var a approval
+		if err := json.Unmarshal(v, &a); err != nil {
+			return nil, fmt.Errorf("a fix waiting for approval is unreadable: %w", err)
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// count is the number of pending approvals (0 when they cannot be read).
+func (q *approvals) count() int {
+	w, _ := q.waiting()
+	return len(w)
 }
 
 // request queues a report's fix; it refuses a second request for the
@@ -69,39 +116,70 @@ func newApprovals() *approvals {
 func (q *approvals) request(rep *Report, user string) (*approval, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	for _, a := range q.pending {
+	waiting, err := q.waitingLocked()
+	if err != nil {
+		return nil, err
+	}
+	for _, a := range waiting {
 		if a.Report == rep.ID {
 			return nil, fmt.Errorf("the fix of report %s is waiting for approval already", rep.ID)
 		}
 	}
 	a := &approval{ID: randomToken()[:12], Report: rep.ID, Correlation: rep.CorrelationID, Intent: rep.IntentText, Why: rep.Diagnosis,
 		What: rep.ProposedChanges, Requester: user, Requested: time.Now()}
-	q.pending[a.ID] = a
+	if err := q.put(a); err != nil {
+		return nil, err
+	}
 	return a, nil
+}
+
+// waitingLocked is waiting with q.mu held.
+func (q *approvals) waitingLocked() ([]approval, error) {
+	if q.shared != nil {
+		return q.waiting()
+	}
+	out := make([]approval, 0, len(q.pending))
+	for _, a := range q.pending {
+		out = append(out, *a)
+	}
+	return out, nil
+}
+
+// put queues a. q.mu is held.
+func (q *approvals) put(a *approval) error {
+	if q.shared == nil {
+		q.pending[a.ID] = a
+		return nil
+	}
+	b, err := json.Marshal(a)
+	if err != nil {
+		return err
+	}
+	return q.shared.Put(a.ID, b)
 }
 
 // list returns the pending approvals, oldest first, and the decided ones,
 // newest first.
-func (q *approvals) list() (pending, decided []approval) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for _, a := range q.pending {
-		pending = append(pending, *a)
+func (q *approvals) list() (pending, decided []approval, err error) {
+	pending, err = q.waiting()
+	if err != nil {
+		return nil, nil, err
 	}
 	sort.Slice(pending, func(i, j int) bool { return pending[i].Requested.Before(pending[j].Requested) })
+	q.mu.Lock()
+	defer q.mu.Unlock()
 	for i := len(q.decided) - 1; i >= 0; i-- {
 		decided = append(decided, *q.decided[i])
 	}
-	return pending, decided
+	return pending, decided, nil
 }
 
 // pendingFor returns the pending approval of a report.
 func (q *approvals) pendingFor(report string) (approval, bool) {
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	for _, a := range q.pending {
+	waiting, _ := q.waiting()
+	for _, a := range waiting {
 		if a.Report == report {
-			return *a, true
+			return a, true
 		}
 	}
 	return approval{}, false
@@ -123,11 +201,23 @@ func (q *approvals) lastDecided(report string) (approval, bool) {
 func (q *approvals) decide(id, decision, user string) (*approval, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
-	a, ok := q.pending[id]
-	if !ok {
-		return nil, fmt.Errorf("no pending approval %q (decided already, or never requested)", id)
+	var a *approval
+	if q.shared != nil {
+		b, err := q.shared.Take(id)
+		if err != nil {
+			return nil, fmt.Errorf("no pending approval %q (decided already, here or through another replica's console, or never requested): %w", id, err)
+		}
+		a = &approval{}
+		if err := json.Unmarshal(b, a); err != nil {
+			return nil, fmt.Errorf("pending approval %q is unreadable: %w", id, err)
+		}
+	} else {
+		var ok bool
+		if a, ok = q.pending[id]; !ok {
+			return nil, fmt.Errorf("no pending approval %q (decided already, or never requested)", id)
+		}
+		delete(q.pending, id)
 	}
-	delete(q.pending, id)
 	a.Decision, a.Decider, a.Decided = decision, user, time.Now()
 	q.decided = append(q.decided, a)
 	if len(q.decided) > maxDecisions {
@@ -143,7 +233,7 @@ func (q *approvals) undo(a *approval) {
 	defer q.mu.Unlock()
 	q.decided = slices.DeleteFunc(q.decided, func(x *approval) bool { return x == a })
 	a.Decision, a.Decider, a.Decided = "", "", time.Time{}
-	q.pending[a.ID] = a
+	_ = q.put(a) // a fix another console queued under its id meanwhile stays
 }
 
 // begin marks an approved apply in progress: the questions of its

@@ -70,9 +70,7 @@ func (c *Console) basePage(r *http.Request, title string) page {
 	s := sessionOf(r)
 	n := 0
 	if c.approvals != nil {
-		c.approvals.mu.Lock()
-		n = len(c.approvals.pending)
-		c.approvals.mu.Unlock()
+		n = c.approvals.count()
 	}
 	return page{Title: title, CSRF: csrfOf(r), User: s.user, Role: s.role, Operator: s.operator(), Engine: c.opts.Engine != nil, Audit: len(c.auditFiles()) > 0, Pending: n}
 }
@@ -253,7 +251,11 @@ func (c *Console) serveApply(w http.ResponseWriter, r *http.Request) {
 }
 
 func (c *Console) serveApprovals(w http.ResponseWriter, r *http.Request) {
-	pending, decided := c.approvals.list()
+	pending, decided, err := c.approvals.list()
+	if err != nil {
+		c.badRequest(w, r, http.StatusServiceUnavailable, "The fixes waiting for approval cannot be read: "+err.Error())
+		return
+	}
 	c.render(w, http.StatusOK, "approvals.html", struct {
 		page
 		Queue, Decided []approval

@@ -74,6 +74,11 @@ type Options struct {
 	Interval time.Duration
 	// SessionTTL is how long a login lasts (default 12 h).
 	SessionTTL time.Duration
+	// Pending, when set, keeps the fixes waiting for approval instead of
+	// the console's memory: the consoles of a controller cluster's
+	// replicas share it, so a fix queued through one is listed, approved
+	// and applied through any, once.
+	Pending PendingStore
 }
 
 // Console is the web console of a fleet.
@@ -142,7 +147,7 @@ func New(opts Options) (*Console, error) {
 	static, _ := fs.Sub(assets, "static")
 	c := &Console{opts: opts, log: opts.Logger, fleet: opts.Fleet, auth: newAuth(opts.LoginToken, opts.User, opts.SessionTTL),
 		tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServerFS(static)), hub: newHub(),
-		states: map[string]*devState{}, done: make(chan struct{}), runs: newRuns(), approvals: newApprovals(),
+		states: map[string]*devState{}, done: make(chan struct{}), runs: newRuns(), approvals: newApprovals(opts.Pending),
 		stale: map[string]bool{}, kick: make(chan struct{}, 1)}
 	c.d2dRoots = roots
 	inv := opts.Inventory

@@ -28,13 +28,21 @@ type consoleEngine struct {
 	fleet   *client.Fleet
 	hosts   []controller.Host
 	domains []string
-	store   controller.Store
+	store   reportStore
 
 	mu       sync.Mutex
 	applying map[string]bool // reports whose fix is being applied
 }
 
 var _ console.Engine = (*consoleEngine)(nil)
+
+// reportStore is where the console's engine keeps reports: a
+// controller.Store, or in a controller cluster serve.SharedReports.
+type reportStore interface {
+	Save(r *controller.Report) (string, error)
+	Load(id string) (*controller.Report, error)
+	List() ([]string, error)
+}
 
 func (e *consoleEngine) controller(progress io.Writer) *controller.Controller {
 	return &controller.Controller{Fleet: e.fleet, Hosts: e.hosts, Domains: e.domains, Progress: progress}
@@ -191,7 +199,9 @@ func serveConsole(addr string, o console.Options, fleet *client.Fleet, inv *inve
 			o.User = u.Username
 		}
 	}
-	o.Engine = &consoleEngine{fleet: fleet, hosts: hosts, domains: inv.Domains, store: controller.Store{Dir: reportsDir}}
+	if o.Engine == nil {
+		o.Engine = &consoleEngine{fleet: fleet, hosts: hosts, domains: inv.Domains, store: controller.Store{Dir: reportsDir}}
+	}
 	c, err := console.Listen(addr, o)
 	if err != nil {
 		w.close()

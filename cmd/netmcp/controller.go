@@ -129,18 +129,39 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	var srv *serve.Server
 	web := &webConsole{}
+	var sessions cluster.FleetSessions
+	// A question a host request owns goes to that host; the console
+	// answers those of the fixes it applies; the rest are declined.
+	answer := func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		if srv == nil {
+			return &mcp.ElicitResult{Action: "decline"}, nil
+		}
+		if srv.Owns(p) {
+			return srv.Elicit(ctx, d, p)
+		}
+		return consoleElicit(web.console, srv.Elicit)(ctx, d, p)
+	}
 	copts := client.Options{Name: "netmcp-controller", Version: version, CallTimeout: time.Minute, Sample: sample,
-		// A question a host request owns goes to that host; the console
-		// answers those of the fixes it applies; the rest are declined.
+		// In a cluster, a question that a call forwarded by another
+		// replica caused goes back there, to be answered there.
 		Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
-			if srv.Owns(p) {
+			if srv != nil && srv.Owns(p) {
 				return srv.Elicit(ctx, d, p)
 			}
-			return consoleElicit(web.console, srv.Elicit)(ctx, d, p)
+			if o.cluster.url != "" {
+				if res, ok, err := sessions.RelayElicit(ctx, d, p); ok {
+					if err != nil {
+						fmt.Fprintf(stderr, "controller: %s's approval question not relayed to the replica that forwarded its call, declined: %v\n", d.Name(), err)
+						return &mcp.ElicitResult{Action: "decline"}, nil
+					}
+					return res, nil
+				}
+			}
+			return answer(ctx, d, p)
 		}}
-	var sessions cluster.FleetSessions
 	if o.cluster.url != "" {
 		copts.Remote = sessions.Remote // a device another replica holds
+		copts.RemoteRequest = sessions.RemoteRequest
 	}
 	fleet, err := client.New(inv, copts)
 	if err != nil {
@@ -153,10 +174,17 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		if access.Policy != nil {
 			digest = access.Policy.Digest()
 		}
-		if replica, err = joinCluster(ctx, o.cluster, fleet, &sessions, inv, digest, stderr); err != nil {
+		// The questions relayed by the owners of the devices are answered
+		// as those of this replica's own.
+		if replica, err = joinCluster(ctx, o.cluster, fleet, &sessions, inv, digest, answer, stderr); err != nil {
 			return withExit(2, err)
 		}
 		defer replica.leave()
+		if access.Audit != nil {
+			if err := replica.shareAudit(ctx, access.Audit, stderr); err != nil {
+				return withExit(2, err)
+			}
+		}
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		if err := fleet.Connect(cctx); err != nil {
@@ -174,6 +202,16 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		}
 		if access.Audit != nil {
 			co.AuditFiles = []console.AuditFile{{Name: "controller", Path: access.Audit.Path()}}
+		}
+		if replica != nil {
+			// The fixes waiting for approval, and the reports they fix,
+			// are the cluster's: queued through one replica's console,
+			// applied through any, once.
+			if co.Pending, err = replica.pending(ctx); err != nil {
+				return withExit(2, err)
+			}
+			co.Engine = &consoleEngine{fleet: fleet, hosts: hosts, domains: domains,
+				store: serve.NewSharedReports(controller.Store{Dir: o.reportsDir}, replica)}
 		}
 		w, err := serveConsole(o.web, co, fleet, inv, hosts, o.reportsDir, "", access.Audit)
 		if err != nil {

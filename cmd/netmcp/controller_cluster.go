@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/spf13/pflag"
 
+	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller/cluster"
 	"github.com/netmcp/netmcp/inventory"
@@ -86,7 +87,14 @@ func (o clusterOptions) replicaName() string {
 // clusterReplica is a controller joined to a cluster.
 type clusterReplica struct {
 	*cluster.Replica
-	nc *nats.Conn
+	sessions *cluster.FleetSessions
+	nc       *nats.Conn
+}
+
+// Describe learns what the sessions of the devices other replicas hold
+// say of them (serve.Cluster).
+func (r *clusterReplica) Describe(ctx context.Context, names []string) (int, error) {
+	return r.sessions.Describe(ctx, names)
 }
 
 // leave hands the replica's devices back and closes its connection.
@@ -100,8 +108,10 @@ func (r *clusterReplica) leave() {
 // joinCluster joins the fleet to the cluster of o: every device starts
 // released, the replica holds the sessions of the devices whose lease it
 // owns, and the calls on the others go to their owner. sessions must be
-// the fleet's client.Options.Remote.
-func joinCluster(ctx context.Context, o clusterOptions, fleet *client.Fleet, sessions *cluster.FleetSessions, inv *inventory.Inventory, policyDigest string, stderr io.Writer) (*clusterReplica, error) {
+// the fleet's client.Options.Remote and RemoteRequest; elicit answers the
+// approval questions other replicas relay for the calls this one
+// forwarded them.
+func joinCluster(ctx context.Context, o clusterOptions, fleet *client.Fleet, sessions *cluster.FleetSessions, inv *inventory.Inventory, policyDigest string, elicit client.ElicitFunc, stderr io.Writer) (*clusterReplica, error) {
 	name := o.replicaName()
 	nc, err := o.connect("netmcp-controller " + name)
 	if err != nil {
@@ -115,7 +125,8 @@ func joinCluster(ctx context.Context, o clusterOptions, fleet *client.Fleet, ses
 	}
 	jctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	r, err := cluster.Join(jctx, cluster.Config{Name: name, Conn: nc, LeaseTTL: o.leaseTTL, PolicyDigest: policyDigest, Sessions: sessions}, devices)
+	r, err := cluster.Join(jctx, cluster.Config{Name: name, Conn: nc, LeaseTTL: o.leaseTTL, PolicyDigest: policyDigest, Sessions: sessions,
+		Elicit: cluster.ElicitVia(fleet, elicit)}, devices)
 	if err != nil {
 		nc.Close()
 		if errors.Is(err, cluster.ErrPolicyMismatch) {
@@ -125,5 +136,43 @@ func joinCluster(ctx context.Context, o clusterOptions, fleet *client.Fleet, ses
 	}
 	sessions.Bind(r)
 	fmt.Fprintf(stderr, "controller: replica %s joined the cluster at %s (%d devices, lease TTL %v)\n", r.Instance(), o.url, len(devices), o.leaseTTL)
-	return &clusterReplica{Replica: r, nc: nc}, nil
+	return &clusterReplica{Replica: r, sessions: sessions, nc: nc}, nil
+}
+
+// shareAudit appends every record of the replica's audit log to the
+// cluster's audit chain as well (one JetStream stream for every replica,
+// `netmcp audit verify --cluster`). A record the chain could not take
+// stays in the replica's own log, and stderr says so.
+func (r *clusterReplica) shareAudit(ctx context.Context, log *audit.Log, stderr io.Writer) error {
+	actx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	chain, err := r.Audit(actx)
+	if err != nil {
+		return err
+	}
+	log.AddSink(sharedAudit{chain: chain, stderr: stderr})
+	return nil
+}
+
+// sharedAudit is the cluster's audit chain as a sink of a replica's log.
+type sharedAudit struct {
+	chain  *cluster.AuditLog
+	stderr io.Writer
+}
+
+// Export appends rec to the cluster's chain.
+func (s sharedAudit) Export(rec audit.Record) error {
+	err := s.chain.Export(rec)
+	if err != nil {
+		fmt.Fprintf(s.stderr, "controller: audit record %d not in the cluster's audit chain (it is in this replica's log): %v\n", rec.Seq, err)
+	}
+	return err
+}
+
+// pending opens the cluster's fixes waiting for approval, for the web
+// console.
+func (r *clusterReplica) pending(ctx context.Context) (*cluster.PendingFixes, error) {
+	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	return r.Pending(pctx)
 }

@@ -5,11 +5,15 @@ import (
 	"crypto/ed25519"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +27,7 @@ import (
 	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/lab/serve"
 	"github.com/netmcp/netmcp/lab/sim"
+	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -158,10 +163,169 @@ func readHostname(ctx context.Context, r *replicaProc, device string) error {
 	return nil
 }
 
+// clusterFault is the fault TestControllerCluster's lab runs with: its
+// diagnosis needs a host's tools (cli exec, for its resolvers), which a
+// replica learns from the replica holding the host.
+const clusterFault = "host_incorrect_dns h3"
+
+// askReport is what a report of ask is compared on.
+type askReport struct {
+	ID            string            `json:"id"`
+	IsAnomaly     bool              `json:"is_anomaly"`
+	FaultyDevices []string          `json:"faulty_devices"`
+	RootCauseName []string          `json:"root_cause_name"`
+	Diagnosis     string            `json:"diagnosis"`
+	Unreachable   map[string]string `json:"unreachable"`
+	ElapsedMS     float64           `json:"elapsed_ms"`
+	RootCauses    []struct {
+		Name    string   `json:"name"`
+		Devices []string `json:"devices"`
+		Summary string   `json:"summary"`
+	} `json:"root_causes"`
+	Calls []json.RawMessage `json:"calls"`
+}
+
+// differs says how got differs from want: diagnosis, anomaly, faulty
+// devices, root causes (name, devices, summary), unread devices.
+func (want askReport) differs(got askReport) string {
+	var d []string
+	if got.Diagnosis != want.Diagnosis {
+		d = append(d, fmt.Sprintf("diagnosis %q, want %q", got.Diagnosis, want.Diagnosis))
+	}
+	if got.IsAnomaly != want.IsAnomaly || !slices.Equal(got.FaultyDevices, want.FaultyDevices) || !slices.Equal(got.RootCauseName, want.RootCauseName) {
+		d = append(d, fmt.Sprintf("anomaly %v, faulty %v, causes %v; want %v, %v, %v", got.IsAnomaly, got.FaultyDevices, got.RootCauseName,
+			want.IsAnomaly, want.FaultyDevices, want.RootCauseName))
+	}
+	gb, _ := json.Marshal(got.RootCauses)
+	wb, _ := json.Marshal(want.RootCauses)
+	if string(gb) != string(wb) {
+		d = append(d, fmt.Sprintf("root causes %s, want %s", gb, wb))
+	}
+	if len(got.Unreachable) != len(want.Unreachable) {
+		d = append(d, fmt.Sprintf("unread devices %v, want %v", got.Unreachable, want.Unreachable))
+	}
+	if len(got.Calls) != len(want.Calls) {
+		d = append(d, fmt.Sprintf("%d calls, want %d", len(got.Calls), len(want.Calls)))
+	}
+	return strings.Join(d, "; ")
+}
+
+// singleAsk asks a single controller (`netmcp controller ask`, no
+// cluster) over the inventory what is wrong with the network.
+func singleAsk(t *testing.T, ctx context.Context, inv, fault string) askReport {
+	t.Helper()
+	out, err := exec.CommandContext(ctx, netmcpBinary(t), "controller", "ask", "--inventory", inv, "--reports", t.TempDir(), "--json", "--no-fix",
+		"what is wrong with the network?").Output()
+	if err != nil {
+		t.Fatalf("single controller ask: %v\n%s", err, out)
+	}
+	var rep askReport
+	if err := json.Unmarshal(out, &rep); err != nil {
+		t.Fatalf("single controller ask: %v\n%s", err, out)
+	}
+	if len(rep.Unreachable) > 0 {
+		t.Fatalf("single controller ask could not read %d of the devices (the reference must read them all): %.500s", len(rep.Unreachable), rep.Diagnosis)
+	}
+	if !rep.IsAnomaly || len(rep.RootCauseName) == 0 {
+		t.Fatalf("single controller ask found nothing wrong with %s: %s", fault, rep.Diagnosis)
+	}
+	return rep
+}
+
+// askEach asks what is wrong with the network through each replica and
+// compares each report with the single controller's; it returns the
+// first replica's report.
+func askEach(t *testing.T, ctx context.Context, reps []*replicaProc, held map[*replicaProc]int, devices int, single askReport) askReport {
+	t.Helper()
+	var first askReport
+	for i, r := range reps {
+		start := time.Now()
+		res, err := r.cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"intent": "what is wrong with the network?"}})
+		if err != nil || res.IsError {
+			t.Fatalf("ask through %s: %v %+v", r.name, err, res)
+		}
+		var rep askReport
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &rep); err != nil || rep.ID == "" {
+			t.Fatalf("ask through %s: no report id in %.300s", r.name, b)
+		}
+		if diff := single.differs(rep); diff != "" {
+			t.Errorf("ask through %s (holding %d of %d devices) differs from a single controller's: %.2000s", r.name, held[r], devices, diff)
+		}
+		t.Logf("ask through %s (holding %d of %d devices): %v (engine %.0f ms), %d calls; single controller: engine %.0f ms, %d calls",
+			r.name, held[r], devices, time.Since(start).Round(time.Millisecond), rep.ElapsedMS, len(rep.Calls), single.ElapsedMS, len(single.Calls))
+		if i == 0 {
+			first = rep
+		}
+	}
+	return first
+}
+
+// TestControllerClusterAskGrid: over a grid of simulated routers with a
+// fault injected, ask through each of three replicas gives the report of
+// a single controller. The grid is NETMCP_CLUSTER_ASK_GRID (ROWSxCOLS,
+// default 4x5: 20 routers; the time of an ask grows with the fleet, a
+// single controller's takes some 13 s at 10x10 on a loaded 2-core machine).
+func TestControllerClusterAskGrid(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a lab, a NATS server and four controllers")
+	}
+	grid := os.Getenv("NETMCP_CLUSTER_ASK_GRID")
+	if grid == "" {
+		grid = "4x5"
+	}
+	rows, cols, err := sim.ParseGrid(grid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	topo, err := sim.GridTopology(rows, cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows < 2 || cols < 3 {
+		t.Fatalf("NETMCP_CLUSTER_ASK_GRID=%s: want at least 2x3", grid)
+	}
+	natsURL := startTestNATS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(10*time.Minute))
+	defer cancel()
+	dir := t.TempDir()
+	lab, err := serve.Up(ctx, serve.Options{Topology: topo, StateDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab.Close()
+	// An ACL on a router inside the grid, on its second link.
+	words := fmt.Sprintf("icmp_acl_block r%d:GigabitEthernet0/0/0/1", cols+2)
+	fault, err := topology.ParseFault(words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lab.Inject(fault); err != nil {
+		t.Fatal(err)
+	}
+	inv := filepath.Join(dir, serve.InventoryFile)
+	start := time.Now()
+	single := singleAsk(t, ctx, inv, words)
+	t.Logf("single controller over %d routers: %v (engine %.0f ms, %d calls)", rows*cols, time.Since(start).Round(time.Millisecond), single.ElapsedMS, len(single.Calls))
+	var names []string
+	for _, d := range topo.Devices {
+		names = append(names, d.Name)
+	}
+	reps := []*replicaProc{startReplica(t, natsURL, inv, "ga"), startReplica(t, natsURL, inv, "gb"), startReplica(t, natsURL, inv, "gc")}
+	owner := ownedOnce(t, ctx, reps, names, "every router held by exactly one replica")
+	held := map[*replicaProc]int{}
+	for _, r := range owner {
+		held[r]++
+	}
+	askEach(t, ctx, reps, held, len(names), single)
+}
+
 // TestControllerCluster runs three `netmcp controller serve --cluster`
 // replicas as child processes over one simulated lab and an in-process
 // NATS: every device is held by exactly one replica; a call through one
-// replica on another's device is answered by the owner; a consent used
+// replica on another's device is answered by the owner; ask through
+// every replica gives the report a single controller gives, with a fault
+// injected; a consent used
 // through one replica is refused through another; a replica with another
 // policy may not join; `controller status` lists the replicas; and once
 // a replica is killed (SIGKILL, no hand-back) its devices are held again
@@ -176,7 +340,15 @@ func TestControllerCluster(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lab.Close()
+	fault, err := topology.ParseFault(clusterFault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lab.Inject(fault); err != nil {
+		t.Fatal(err)
+	}
 	inv := filepath.Join(dir, serve.InventoryFile)
+	single := singleAsk(t, ctx, inv, clusterFault)
 	var names []string
 	for _, d := range sim.DefaultTopology().Devices {
 		names = append(names, d.Name)
@@ -203,34 +375,25 @@ func TestControllerCluster(t *testing.T) {
 		}
 	}
 
-	// A report of ask through one replica is read through the others.
-	// The asking replica is one that does not hold every device: its
-	// report says it examined only its own.
+	// ask through each replica examines the whole fleet, the devices the
+	// others hold through them, and gives the single controller's report.
+	// The first asking replica is one that does not hold every device.
 	count := map[*replicaProc]int{}
 	for _, r := range owner {
 		count[r]++
 	}
 	sort.SliceStable(reps, func(i, j int) bool { return count[reps[i]] < len(names) && count[reps[j]] == len(names) })
-	res, err := reps[0].cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"intent": "what is wrong with the network?"}})
-	if err != nil || res.IsError {
-		t.Fatalf("ask through %s: %v %+v", reps[0].name, err, res)
-	}
-	var rep struct{ ID, Diagnosis string }
-	b, _ := json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(b, &rep); err != nil || rep.ID == "" {
-		t.Fatalf("ask through %s: no report id in %s", reps[0].name, b)
-	}
-	if !strings.Contains(rep.Diagnosis, "this controller replica holds") {
-		t.Errorf("ask through %s does not say it examined only the devices it holds: %s", reps[0].name, rep.Diagnosis)
-	}
+	asked := askEach(t, ctx, reps, count, len(names), single)
+
+	// A report of ask through one replica is read through the others.
 	for _, r := range reps[1:] {
-		rr, err := r.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "netmcp://reports/" + rep.ID})
-		if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, rep.ID) {
-			t.Fatalf("report %s of %s read through %s: %v", rep.ID, reps[0].name, r.name, err)
+		rr, err := r.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "netmcp://reports/" + asked.ID})
+		if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, asked.ID) {
+			t.Fatalf("report %s of %s read through %s: %v", asked.ID, reps[0].name, r.name, err)
 		}
 		rr, err = r.cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "netmcp://reports"})
-		if err != nil || !strings.Contains(rr.Contents[0].Text, rep.ID) {
-			t.Fatalf("reports listed through %s: %v, want %s among them", r.name, err, rep.ID)
+		if err != nil || !strings.Contains(rr.Contents[0].Text, asked.ID) {
+			t.Fatalf("reports listed through %s: %v, want %s among them", r.name, err, asked.ID)
 		}
 	}
 
@@ -253,12 +416,24 @@ func TestControllerCluster(t *testing.T) {
 		t.Fatalf("the same consent through another replica: %v, want it refused as already used", err)
 	}
 
+	// The replicas' audit records are one chain, verified from anywhere.
+	out, err := exec.CommandContext(ctx, netmcpBinary(t), "audit", "verify", "--cluster", natsURL).CombinedOutput()
+	m := regexp.MustCompile(`^OK cluster \S+: (\d+) records`).FindSubmatch(out)
+	if err != nil || m == nil {
+		t.Fatalf("audit verify --cluster: %v\n%s", err, out)
+	}
+	// Each replica recorded at least the request and the response of its
+	// list_devices and ask calls.
+	if n, _ := strconv.Atoi(string(m[1])); n < 4*len(reps) {
+		t.Fatalf("audit verify --cluster: %s, want at least %d records", out, 4*len(reps))
+	}
+
 	// A replica with another policy is refused.
 	pol := filepath.Join(t.TempDir(), "policy.yaml")
 	if err := os.WriteFile(pol, []byte("roles:\n  noc: [tool:ask]\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.CommandContext(ctx, netmcpBinary(t), "controller", "serve", "--inventory", inv, "--listen", "127.0.0.1:0", "--reports", t.TempDir(),
+	out, err = exec.CommandContext(ctx, netmcpBinary(t), "controller", "serve", "--inventory", inv, "--listen", "127.0.0.1:0", "--reports", t.TempDir(),
 		"--cluster", natsURL, "--cluster-lease-ttl", clusterTestTTL.String(), "--policy", pol).CombinedOutput()
 	if err == nil || !strings.Contains(string(out), "policy differs from the cluster's") {
 		t.Fatalf("a replica with another policy: %v\n%s", err, out)
@@ -310,4 +485,81 @@ func TestControllerCluster(t *testing.T) {
 		}
 	}
 	t.Logf("%s killed holding %d devices; all held and answering again after %v (lease TTL %v)", victim.name, len(lost), time.Since(killed).Round(time.Millisecond), clusterTestTTL)
+}
+
+// TestControllerClusterConsoleFix: two replicas with their web consoles
+// over a lab with an ACL fault. A fix asked and queued through one
+// replica's console waits in the other's queue, is approved there and
+// applied (the devices' approval questions answered through whichever
+// replica holds them), once: the first console no longer lists it, may
+// not approve it, and shows the report with its fix applied.
+func TestControllerClusterConsoleFix(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a lab, a NATS server and two controllers")
+	}
+	natsURL := startTestNATS(t)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(5*time.Minute))
+	defer cancel()
+	dir := t.TempDir()
+	lab, err := serve.Up(ctx, serve.Options{Topology: sim.DefaultTopology(), StateDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lab.Close()
+	fault, err := topology.ParseFault(ctlFault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lab.Inject(fault); err != nil {
+		t.Fatal(err)
+	}
+	inv := filepath.Join(dir, serve.InventoryFile)
+	var names []string
+	for _, d := range sim.DefaultTopology().Devices {
+		names = append(names, d.Name)
+	}
+	reps := []*replicaProc{startReplica(t, natsURL, inv, "wa", "--web", "127.0.0.1:0"), startReplica(t, natsURL, inv, "wb", "--web", "127.0.0.1:0")}
+	ownedOnce(t, ctx, reps, names, "every device held by exactly one replica")
+	var web []*webSession
+	for _, r := range reps {
+		m := regexp.MustCompile(`console at (\S+)`).FindStringSubmatch(r.stderr.String())
+		if m == nil {
+			t.Fatalf("%s printed no console URL:\n%s", r.name, r.stderr.String())
+		}
+		web = append(web, loginConsole(t, m[1]))
+	}
+	a, b := web[0], web[1]
+
+	code, _, loc := a.do(http.MethodPost, a.base+"/ask", url.Values{"intent": {"verify reachability between r1 and h3"}})
+	if code != http.StatusSeeOther {
+		t.Fatalf("POST /ask through wa: %d", code)
+	}
+	id := a.run(loc)
+	if code, _, _ := a.do(http.MethodPost, a.base+"/report/"+id+"/apply", url.Values{}); code != http.StatusSeeOther {
+		t.Fatalf("apply through wa: %d", code)
+	}
+	approve := regexp.MustCompile(`action="(/approvals/[^/"]+/approve)"`)
+	_, queue, _ := b.do(http.MethodGet, b.base+"/approvals", nil)
+	m := approve.FindStringSubmatch(queue)
+	if m == nil || !strings.Contains(queue, id) {
+		t.Fatalf("the fix of report %s queued through wa is not waiting in wb's queue:\n%.2000s", id, queue)
+	}
+	code, _, loc = b.do(http.MethodPost, b.base+m[1], url.Values{})
+	if code != http.StatusSeeOther {
+		t.Fatalf("approve through wb: %d", code)
+	}
+	b.run(loc)
+	_, page, _ := b.do(http.MethodGet, b.base+"/report/"+id, nil)
+	if !strings.Contains(page, "verified") || !strings.Contains(page, "confirmed") {
+		t.Fatalf("the fix approved through wb was not verified and confirmed:\n%.3000s", page)
+	}
+	if code, _, _ := a.do(http.MethodPost, a.base+m[1], url.Values{}); code != http.StatusNotFound {
+		t.Errorf("approving again through wa: %d, want 404 (decided already)", code)
+	}
+	if _, queue, _ := a.do(http.MethodGet, a.base+"/approvals", nil); approve.MatchString(queue) {
+		t.Errorf("wa still lists a fix waiting:\n%.2000s", queue)
+	}
+	if _, page, _ := a.do(http.MethodGet, a.base+"/report/"+id, nil); !strings.Contains(page, "confirmed") || strings.Contains(page, "/apply\"") {
+		t.Errorf("wa's page of report %s does not show its fix applied, or still offers it:\n%.3000s", id, page)
+	}
 }

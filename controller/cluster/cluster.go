@@ -35,6 +35,10 @@ type Sessions interface {
 	Close(device string)
 	// Call runs one tool on a device this replica owns.
 	Call(ctx context.Context, device, tool string, args json.RawMessage) (json.RawMessage, error)
+	// Request runs another MCP request (resources/read, prompts/list,
+	// prompts/get, or MethodDescribe) on a device this replica owns and
+	// returns its result as JSON.
+	Request(ctx context.Context, device, method string, params json.RawMessage) (json.RawMessage, error)
 }
 
 // Config configures one replica.
@@ -59,6 +63,11 @@ type Config struct {
 	Sessions Sessions
 	// Logger receives lease changes at debug level (slog.Default when nil).
 	Logger *slog.Logger
+	// Elicit answers an approval question (elicitation/create params) a
+	// device held by another replica asked during a call this replica
+	// forwarded there: this replica relays it to the host whose request
+	// made the call (see Replica.RelayElicit). Nil declines them.
+	Elicit func(ctx context.Context, device string, params json.RawMessage) (json.RawMessage, error)
 }
 
 // Errors returned by Join and Call.
@@ -115,6 +124,8 @@ type Replica struct {
 	members jetstream.KeyValue
 	state   jetstream.KeyValue
 	sub     *nats.Subscription
+
+	fwd forwards // elicit.go: the forwarded calls in progress here, by correlation id
 
 	reportsMu sync.Mutex
 	reportsKV jetstream.KeyValue // reports.go: opened on first use

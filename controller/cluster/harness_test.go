@@ -15,6 +15,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/netmcp/netmcp/client"
 )
 
 // freePorts reserves n distinct TCP ports on 127.0.0.1.
@@ -157,6 +159,9 @@ type stubSessions struct {
 	mu    sync.Mutex
 	open  map[string]bool
 	calls atomic.Int64
+	// released is how many calls answer client.ErrReleased next, as a
+	// session closed while its lease changes hands does.
+	released atomic.Int32
 }
 
 func newStub(name string, rec *recorder) *stubSessions {
@@ -192,7 +197,21 @@ func (s *stubSessions) Call(_ context.Context, device, tool string, args json.Ra
 	if tool == "fail" {
 		return nil, fmt.Errorf("tool failed on %s", device)
 	}
+	if s.released.Add(-1) >= 0 {
+		return nil, &client.DeviceError{Device: device, Op: "tools/call " + tool, Err: client.ErrReleased}
+	}
+	s.released.Store(0)
 	return json.Marshal(map[string]any{"device": device, "tool": tool, "replica": s.name, "args": args})
+}
+
+func (s *stubSessions) Request(_ context.Context, device, method string, params json.RawMessage) (json.RawMessage, error) {
+	s.mu.Lock()
+	ok := s.open[device]
+	s.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("no session for %s", device)
+	}
+	return json.Marshal(map[string]any{"device": device, "method": method, "replica": s.name, "params": params})
 }
 
 // proxy forwards TCP to a NATS server and can cut the link without

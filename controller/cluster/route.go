@@ -8,36 +8,63 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/netmcp/netmcp/client"
 )
+
+// MethodCallTool is the method of a forwarded tool call (Replica.Call).
+const MethodCallTool = "tools/call"
 
 // request is a call forwarded to the replica that owns the device.
 type request struct {
-	Device string          `json:"device"`
-	Tool   string          `json:"tool"`
+	Device string `json:"device"`
+	// Method is the MCP method (MethodCallTool when empty); Tool and Args
+	// are a tool call's, Params any other method's.
+	Method string          `json:"method,omitempty"`
+	Tool   string          `json:"tool,omitempty"`
 	Args   json.RawMessage `json:"args,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
 	// Deadline is the caller's deadline (Unix nanoseconds, 0: none).
 	Deadline int64 `json:"deadline,omitempty"`
+	// Corr is the caller's correlation id, carried to the device; From
+	// is the asking instance, to which the device's approval questions
+	// naming Corr are relayed.
+	Corr string `json:"corr,omitempty"`
+	From string `json:"from,omitempty"`
 }
 
 // reply is the owner's answer to a request.
 type reply struct {
 	Result json.RawMessage `json:"result,omitempty"`
 	Error  string          `json:"error,omitempty"`
+	// Cause classifies Error so that the caller can tell a device that
+	// answered with an error from one that did not answer (see Cause).
+	Cause *Cause `json:"cause,omitempty"`
 	// NotOwner says the replica does not serve the device (any more): the
 	// caller looks the owner up again.
 	NotOwner bool   `json:"not_owner,omitempty"`
 	Replica  string `json:"replica"`
 }
 
-// RemoteError is a tool error returned by the replica that owns the device.
+// RemoteError is an error returned by the replica that owns the device:
+// the device's own error, or its session's. Its text is the owner's
+// error, as a single controller would have written it; it unwraps to the
+// error kinds Cause names.
 type RemoteError struct {
 	Replica string // the instance that ran the call
 	Device  string
 	Msg     string
+	Cause   *Cause
 }
 
-func (e *RemoteError) Error() string {
-	return fmt.Sprintf("cluster: %s on %s: %s", e.Device, e.Replica, e.Msg)
+func (e *RemoteError) Error() string { return e.Msg }
+
+// Unwrap returns what Cause says the error is.
+func (e *RemoteError) Unwrap() []error {
+	if e.Cause == nil {
+		return nil
+	}
+	return e.Cause.errors()
 }
 
 // retryBackoff is the pause before looking a device's owner up again.
@@ -48,6 +75,23 @@ const retryBackoff = 25 * time.Millisecond
 // While the device has no owner (a lease changing hands) it waits and
 // retries until ctx ends; give ctx a deadline.
 func (r *Replica) Call(ctx context.Context, device, tool string, args json.RawMessage) (json.RawMessage, error) {
+	return r.route(ctx, request{Device: device, Method: MethodCallTool, Tool: tool, Args: args})
+}
+
+// Request runs an MCP request other than a tool call (the methods the
+// Sessions' Request takes: resources/read, prompts/list, prompts/get,
+// MethodDescribe) on device where it is owned, as Call does.
+func (r *Replica) Request(ctx context.Context, device, method string, params json.RawMessage) (json.RawMessage, error) {
+	if method == "" || method == MethodCallTool {
+		return nil, errors.New("cluster: Request: a tool call goes through Call")
+	}
+	return r.route(ctx, request{Device: device, Method: method, Params: params})
+}
+
+// route runs req locally or on the owner, retrying while the device has
+// no owner.
+func (r *Replica) route(ctx context.Context, req request) (json.RawMessage, error) {
+	device := req.Device
 	r.mu.Lock()
 	known, stopped := r.inventory[device], r.stopped
 	r.mu.Unlock()
@@ -57,17 +101,22 @@ func (r *Replica) Call(ctx context.Context, device, tool string, args json.RawMe
 	if !known {
 		return nil, fmt.Errorf("%w: %s", ErrUnknownDevice, device)
 	}
-	var dl int64
 	if d, ok := ctx.Deadline(); ok {
-		dl = d.UnixNano()
+		req.Deadline = d.UnixNano()
 	}
+	req.Corr, req.From = client.CorrelationID(ctx), r.self
 	var last error
 	for {
 		if r.serving(device) {
-			return r.cfg.Sessions.Call(ctx, device, tool, args)
-		}
-		if own, ok := r.Owner(device); ok && own != r.self {
-			res, err := r.forward(ctx, own, request{Device: device, Tool: tool, Args: args, Deadline: dl})
+			res, err := r.local(ctx, req)
+			if !errors.Is(err, client.ErrReleased) {
+				return res, err
+			}
+			// The lease is changing hands and the session is closed
+			// already: look the owner up again.
+			last = err
+		} else if own, ok := r.Owner(device); ok && own != r.self {
+			res, err := r.forward(ctx, own, req)
 			if err == nil {
 				return res, nil
 			}
@@ -89,6 +138,14 @@ func (r *Replica) Call(ctx context.Context, device, tool string, args json.RawMe
 		case <-time.After(retryBackoff):
 		}
 	}
+}
+
+// local runs req on this replica's Sessions.
+func (r *Replica) local(ctx context.Context, req request) (json.RawMessage, error) {
+	if req.Method == "" || req.Method == MethodCallTool {
+		return r.cfg.Sessions.Call(ctx, req.Device, req.Tool, req.Args)
+	}
+	return r.cfg.Sessions.Request(ctx, req.Device, req.Method, req.Params)
 }
 
 // errNotOwner is a forwarded call answered by a replica that does not
@@ -120,7 +177,7 @@ func (r *Replica) forward(ctx context.Context, instance string, req request) (js
 	case rep.NotOwner:
 		return nil, errNotOwner
 	case rep.Error != "":
-		return nil, &RemoteError{Replica: rep.Replica, Device: req.Device, Msg: rep.Error}
+		return nil, &RemoteError{Replica: rep.Replica, Device: req.Device, Msg: rep.Error, Cause: rep.Cause}
 	}
 	return rep.Result, nil
 }
@@ -136,21 +193,34 @@ func (r *Replica) serveRequest(m *nats.Msg) {
 			r.respond(m, rep)
 			return
 		}
-		if !r.serving(req.Device) {
-			rep.NotOwner = true
-			r.respond(m, rep)
-			return
-		}
 		ctx := context.Background()
 		if req.Deadline != 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadline(ctx, time.Unix(0, req.Deadline))
 			defer cancel()
 		}
-		res, err := r.cfg.Sessions.Call(ctx, req.Device, req.Tool, req.Args)
-		if err != nil {
-			rep.Error = err.Error()
-		} else {
+		if req.Method == methodElicit {
+			r.answerElicit(ctx, m, req) // elicit.go
+			return
+		}
+		if !r.serving(req.Device) {
+			rep.NotOwner = true
+			r.respond(m, rep)
+			return
+		}
+		if req.Corr != "" {
+			ctx = client.WithCorrelationID(ctx, req.Corr)
+			if req.From != "" {
+				defer r.fwd.begin(req.Corr, req.From, req.Deadline)()
+			}
+		}
+		res, err := r.local(ctx, req)
+		switch {
+		case errors.Is(err, client.ErrReleased):
+			rep.NotOwner = true // its session closed as the lease changes hands
+		case err != nil:
+			rep.Error, rep.Cause = describeError(req.Device, err)
+		default:
 			rep.Result = res
 		}
 		r.respond(m, rep)

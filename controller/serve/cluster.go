@@ -33,6 +33,10 @@ type Cluster interface {
 	PutReport(ctx context.Context, id string, report []byte) error
 	Report(ctx context.Context, id string) ([]byte, error)
 	ReportIDs(ctx context.Context) ([]string, error)
+	// Describe learns, from the replicas holding them, what the sessions
+	// of the devices among names this replica does not hold say of them
+	// (capabilities, tools), and returns how many it described.
+	Describe(ctx context.Context, names []string) (int, error)
 }
 
 // consentMaxAge is how long after its timestamp a consent is remembered
@@ -42,11 +46,12 @@ const consentMaxAge = 5 * time.Minute
 // SetCluster makes the server a replica of a cluster: a signed consent in
 // call_device_tool's arguments is recorded cluster-wide before the call
 // goes to the device, so a consent used through one replica is refused
-// by every other; ask examines the devices this replica holds, and its
-// reports are kept in the cluster too, so that any replica reads them.
+// by every other; ask examines the whole fleet, the devices other
+// replicas hold through them, and its reports are kept in the cluster
+// too, so that any replica reads them.
 func (s *Server) SetCluster(c Cluster) {
 	s.cluster = c
-	s.reports = sharedReports{local: s.store, shared: c}
+	s.reports = NewSharedReports(s.store, c)
 }
 
 // reportStore is where the reports of ask are saved and read.
@@ -59,17 +64,23 @@ type reportStore interface {
 // sharedReportsTimeout bounds one access to the cluster's reports.
 const sharedReportsTimeout = 10 * time.Second
 
-// sharedReports keeps each report in the reports directory and in the
+// SharedReports keeps each report in the reports directory and in the
 // cluster; it lists and reads both, so a report saved by any replica is
-// read through every other.
-type sharedReports struct {
+// read through every other, as its latest version (a fix applied through
+// another replica included).
+type SharedReports struct {
 	local  controller.Store
 	shared Cluster
 }
 
+// NewSharedReports keeps the reports in local and in the cluster c.
+func NewSharedReports(local controller.Store, c Cluster) SharedReports {
+	return SharedReports{local: local, shared: c}
+}
+
 // Save saves r locally and in the cluster; a report the cluster could
 // not take is still saved locally, and the error says so.
-func (st sharedReports) Save(r *controller.Report) (string, error) {
+func (st SharedReports) Save(r *controller.Report) (string, error) {
 	path, err := st.local.Save(r)
 	if err != nil {
 		return path, err
@@ -83,16 +94,17 @@ func (st sharedReports) Save(r *controller.Report) (string, error) {
 	return path, st.shared.PutReport(ctx, r.ID, b)
 }
 
-// Load reads the report id (an exact id): from the directory, else from
-// the cluster.
-func (st sharedReports) Load(id string) (*controller.Report, error) {
-	if _, err := os.Stat(filepath.Join(st.local.Dir, id+".json")); err == nil {
-		return st.local.Load(id)
-	}
+// Load reads the report id (an exact id): from the cluster, where the
+// latest version is, else from the directory (a report too large for the
+// cluster, or saved while it could not be reached).
+func (st SharedReports) Load(id string) (*controller.Report, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), sharedReportsTimeout)
 	defer cancel()
 	b, err := st.shared.Report(ctx, id)
 	if err != nil {
+		if _, serr := os.Stat(filepath.Join(st.local.Dir, id+".json")); serr == nil {
+			return st.local.Load(id)
+		}
 		return nil, err
 	}
 	var r controller.Report
@@ -104,7 +116,7 @@ func (st sharedReports) Load(id string) (*controller.Report, error) {
 
 // List returns the ids of the reports of the directory and the cluster,
 // oldest first.
-func (st sharedReports) List() ([]string, error) {
+func (st SharedReports) List() ([]string, error) {
 	ids, err := st.local.List()
 	if err != nil {
 		return nil, err
@@ -141,4 +153,20 @@ func (s *Server) useConsent(ctx context.Context, args map[string]any) error {
 		return netproto.Errorf(netproto.CodeAccessDenied, "approval: consent nonce %q refused by the cluster: %v", nonce, err)
 	}
 	return nil
+}
+
+// describeTimeout bounds the descriptions of the other replicas' devices
+// before an intent runs.
+const describeTimeout = 30 * time.Second
+
+// describeRemote learns what the sessions of the devices among names that
+// other replicas hold say of them. A device left undescribed is still
+// read; only what its capabilities would have told (a host by its
+// dialect, its optional tools) is missing, and the log says so.
+func (s *Server) describeRemote(ctx context.Context, names []string) {
+	ctx, cancel := context.WithTimeout(ctx, describeTimeout)
+	defer cancel()
+	if _, err := s.cluster.Describe(ctx, names); err != nil {
+		s.watch.opts.Log.Warn("cluster: devices of other replicas not described", "error", err)
+	}
 }

@@ -194,11 +194,17 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 		// The intent runs over the devices this host reaches, and only
 		// those: a host limited to a site neither reads nor learns of the
 		// others through a sweep or a path.
-		ctl.Fleet = s.ctl.Fleet.View(func(d *client.Device) bool { return s.reaches(id, d) && s.holds(d) })
+		ctl.Fleet = s.ctl.Fleet.View(func(d *client.Device) bool { return s.reaches(id, d) })
 		for _, d := range ctl.Fleet.Devices() {
 			scope = append(scope, d.Name())
 		}
 		hidden = len(s.ctl.Fleet.Devices()) - len(scope)
+		if s.cluster != nil {
+			// The devices other replicas hold are read through them; what
+			// their sessions say of them (capabilities, tools) is learned
+			// first, so that the intent runs as on a single controller.
+			s.describeRemote(ctx, scope)
+		}
 	}
 	rep, err := ctl.Ask(ctx, intent) // ctx carries the correlation id (access.go)
 	if err != nil {
@@ -209,12 +215,8 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 			rep.Facts = map[string]any{}
 		}
 		rep.Facts["scope"] = scope
-		who := fmt.Sprintf("%s reaches", id)
-		if s.cluster != nil {
-			who = fmt.Sprintf("%s reaches and this controller replica holds", id)
-		}
-		rep.Diagnosis += fmt.Sprintf(" (Only the devices %s were examined: %s; %d other device(s) of the fleet were not.)",
-			who, strings.Join(scope, ", "), hidden)
+		rep.Diagnosis += fmt.Sprintf(" (Only the devices %s reaches were examined: %s; %d other device(s) of the fleet were not.)",
+			id, strings.Join(scope, ", "), hidden)
 	}
 	s.limitRemediation(id, rep)
 	if s.store.Dir != "" {
@@ -224,12 +226,6 @@ func (s *Server) ask(ctx context.Context, req *mcp.CallToolRequest, in askIn) (*
 		return nil, nil, err
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: reportText(rep)}}}, rep, nil
-}
-
-// holds reports whether this replica holds d's session: always for a
-// single controller.
-func (s *Server) holds(d *client.Device) bool {
-	return s.cluster == nil || s.cluster.Serves(d.Name())
 }
 
 func reportText(r *controller.Report) string {
