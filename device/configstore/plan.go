@@ -16,6 +16,9 @@ func (s *Store) PlanRollback(ctx context.Context, id string) (device.Diff, error
 	if err := s.check(ctx); err != nil {
 		return device.Diff{}, err
 	}
+	if err := s.refresh(); err != nil {
+		return device.Diff{}, err
+	}
 	target, err := s.rollbackTarget(id)
 	if err != nil {
 		return device.Diff{}, err
