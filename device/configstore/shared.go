@@ -41,6 +41,7 @@ type shared struct {
 	run     string   // this store's run id
 	seen    uint64   // the generation the memory state was read at
 	writing bool     // the current change has made the generation odd
+	genMap  []byte   // the counter mapped into memory (nil: read with pread)
 }
 
 // candFile is what candidate.json holds.
@@ -73,9 +74,29 @@ func openShared(dir string) (*shared, error) {
 	return &shared{dir: dir, lockf: lockf, runf: runf, run: run}, nil
 }
 
+// mapCounter maps the generation counter into memory; the directory's
+// lock is held. A lock file shorter than the counter (new, or written by
+// an older version) is first extended, its bytes kept.
+func (sh *shared) mapCounter() {
+	var b [8]byte
+	n, err := sh.lockf.ReadAt(b[:], 0)
+	if n < len(b) && (err == nil || errors.Is(err, io.EOF)) {
+		if _, err := sh.lockf.WriteAt(b[:], 0); err != nil {
+			return
+		}
+	}
+	if m, err := mapGen(sh.lockf); err == nil {
+		sh.genMap = m
+	}
+}
+
 // close ends the run and closes the lock file.
 func (sh *shared) close() error {
 	path := sh.runf.Name()
+	if sh.genMap != nil {
+		unmapGen(sh.genMap)
+		sh.genMap = nil
+	}
 	err := errors.Join(unlockFile(sh.runf), sh.runf.Close(), sh.lockf.Close())
 	os.Remove(path)
 	return err
@@ -83,6 +104,11 @@ func (sh *shared) close() error {
 
 // gen reads the generation counter (0 for a new or foreign file).
 func (sh *shared) gen() uint64 {
+	if sh.genMap != nil {
+		if g, ok := loadGen(sh.genMap); ok {
+			return g
+		}
+	}
 	var b [8]byte
 	if _, err := sh.lockf.ReadAt(b[:], 0); err != nil && !errors.Is(err, io.EOF) {
 		return ^uint64(0) // unreadable: never equal to what was seen

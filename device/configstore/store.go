@@ -206,6 +206,7 @@ func Open(initial map[string]any, opts Options) (*Store, error) {
 		s.sh.close()
 		return nil, fmt.Errorf("configstore: lock %s: %w", s.sh.lockf.Name(), err)
 	}
+	s.sh.mapCounter()
 	s.sh.seen = s.sh.gen()
 	s.sh.writing = s.sh.seen&1 == 1
 	// Make the history directory's entry durable before files go into it.
