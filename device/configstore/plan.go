@@ -54,6 +54,9 @@ func (s *Store) CommitDiff(ctx context.Context, id string) (device.Diff, error) 
 	if err := s.check(ctx); err != nil {
 		return device.Diff{}, err
 	}
+	if err := s.refresh(); err != nil {
+		return device.Diff{}, err
+	}
 	rec := s.records[id]
 	if id == "" || rec == nil {
 		return device.Diff{}, netproto.Errorf(netproto.CodeRollbackFailed,
