@@ -53,9 +53,10 @@ type taskStore struct {
 	run  string
 	runf *flock.File
 
-	mu    sync.Mutex // with the flock of dir/lock: one read-modify-write at a time
-	swept time.Time
-	once  sync.Once
+	mu     sync.Mutex // with the flock of dir/lock: one read-modify-write at a time
+	swept  time.Time
+	closed bool // the server closed: no record is written any more
+	once   sync.Once
 }
 
 // openTaskStore registers this process in stateDir/tasks.
@@ -78,9 +79,12 @@ func openTaskStore(stateDir string) (*taskStore, error) {
 }
 
 // close ends this process's run: its tasks still working are reported
-// failed by the others.
+// failed by the others, and no record is written any more.
 func (st *taskStore) close() {
 	st.once.Do(func() {
+		st.mu.Lock()
+		st.closed = true
+		st.mu.Unlock()
 		os.Remove(filepath.Join(st.dir, "runs", st.run))
 		st.runf.Unlock()
 	})
@@ -98,6 +102,9 @@ func taskKey(id string) string {
 func (st *taskStore) update(id string, f func(rec *taskRecord) *taskRecord) error {
 	st.mu.Lock()
 	defer st.mu.Unlock()
+	if st.closed {
+		return nil
+	}
 	fl, err := flock.Lock(filepath.Join(st.dir, "lock"))
 	if err != nil {
 		return err
