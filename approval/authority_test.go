@@ -274,8 +274,9 @@ func TestTokenBoundToBinding(t *testing.T) {
 }
 
 // Used consent nonces are kept in the state directory: the same consent is
-// refused by a new gate (a restart), and an unreadable nonce file refuses
-// every consent rather than risk a replay.
+// refused by another gate on the directory, open before the consent was
+// used (another server process), and by a new gate (a restart); an
+// unreadable nonce file refuses every consent rather than risk a replay.
 func TestConsentNoncesSurviveRestart(t *testing.T) {
 	ctx := context.Background()
 	dir := t.TempDir()
@@ -294,9 +295,15 @@ func TestConsentNoncesSurviveRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	other, err := Open(opts) // another process on the same directory
+	if err != nil {
+		t.Fatal(err)
+	}
 	if d, err := g.Approve(ctx, req, Evidence{Consent: raw}); err != nil || d.Method != "consent" {
 		t.Fatalf("first use: %v %v", d, err)
 	}
+	_, err = other.Approve(ctx, req, Evidence{Consent: raw})
+	wantDenied(t, err, "already used (replay)")
 	g2, err := Open(opts) // the restarted server
 	if err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/internal/atomicfile"
+	"github.com/netmcp/netmcp/internal/flock"
 )
 
 // NonceFile is the file, in Options.StateDir, that keeps the nonces of the
@@ -26,39 +27,61 @@ type nonceState struct {
 
 const nonceVersion = 1
 
+// lockNonces takes the flock of dir's nonce file: several processes may
+// share the state directory, and each use of a nonce re-reads the file
+// under it, so that a consent used through one is refused by the others.
+func lockNonces(dir string) (*flock.File, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	return flock.Lock(filepath.Join(dir, NonceFile+".lock"))
+}
+
 // loadNonces reads the used nonces of dir, dropping the expired ones (and
 // rewriting the file without them). A missing file is an empty set.
 func loadNonces(dir string, now time.Time) (map[string]time.Time, error) {
-	out := map[string]time.Time{}
 	if dir == "" {
-		return out, nil
+		return map[string]time.Time{}, nil
 	}
-	path := filepath.Join(dir, NonceFile)
-	b, err := os.ReadFile(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return out, nil
-	}
+	fl, err := lockNonces(dir)
 	if err != nil {
 		return nil, fmt.Errorf("approval: used consent nonces: %w", err)
 	}
+	defer fl.Unlock()
+	out, stale, err := readNonces(dir, now)
+	if err == nil && stale {
+		// Best effort: a stale entry left on disk is harmless and pruned
+		// at the next write.
+		_ = saveNonces(dir, out)
+	}
+	return out, err
+}
+
+// readNonces reads the used nonces of dir that have not expired; stale
+// tells whether the file holds expired ones.
+func readNonces(dir string, now time.Time) (out map[string]time.Time, stale bool, err error) {
+	out = map[string]time.Time{}
+	path := filepath.Join(dir, NonceFile)
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return out, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("approval: used consent nonces: %w", err)
+	}
 	var st nonceState
 	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("approval: used consent nonces: %s: %w", path, err)
+		return nil, false, fmt.Errorf("approval: used consent nonces: %s: %w", path, err)
 	}
 	if st.Version != nonceVersion {
-		return nil, fmt.Errorf("approval: used consent nonces: %s: unsupported version %d", path, st.Version)
+		return nil, false, fmt.Errorf("approval: used consent nonces: %s: unsupported version %d", path, st.Version)
 	}
 	for n, exp := range st.Nonces {
 		if now.Before(exp) {
 			out[n] = exp
 		}
 	}
-	if len(out) < len(st.Nonces) {
-		// Best effort: a stale entry left on disk is harmless and pruned
-		// at the next write.
-		_ = saveNonces(dir, out)
-	}
-	return out, nil
+	return out, len(out) < len(st.Nonces), nil
 }
 
 // saveNonces writes the used nonces to dir atomically (a temporary file,
@@ -82,6 +105,22 @@ func (g *Authority) useNonce(nonce string, forget, now time.Time) error {
 	defer g.mu.Unlock()
 	if g.nonceErr != nil {
 		return denied("used consent nonces cannot be read from the state directory (%v); consents are refused until this is repaired", g.nonceErr)
+	}
+	if dir := g.opts.StateDir; dir != "" {
+		// Another process sharing the directory may have used nonces
+		// since this one read them.
+		fl, err := lockNonces(dir)
+		if err != nil {
+			return denied("the used consent nonces in the state directory cannot be locked (%v); refused", err)
+		}
+		defer fl.Unlock()
+		disk, _, err := readNonces(dir, now)
+		if err != nil {
+			return denied("used consent nonces cannot be read from the state directory (%v); refused", err)
+		}
+		for n, exp := range disk {
+			g.nonces[n] = exp
+		}
 	}
 	g.purgeLocked(now)
 	if _, seen := g.nonces[nonce]; seen {

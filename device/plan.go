@@ -35,3 +35,13 @@ type CommitDiffer interface {
 	// one) and the one it made. It changes nothing.
 	CommitDiff(ctx context.Context, id string) (Diff, error)
 }
+
+// Syncer is implemented by drivers whose state several processes may
+// serve from one state directory (Options.StateDir) while each keeps part
+// of it in memory (a simulator's running network model): Sync brings this
+// process's copy up to date with what another process changed there (a
+// commit), so that a request sees it. The server calls it before each
+// tool call and resource read; it costs little when nothing changed.
+type Syncer interface {
+	Sync() error
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/internal/flock"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
 	"github.com/netmcp/netmcp/transport"
@@ -84,15 +85,41 @@ type handleStore struct {
 	recs *records[handleRecord]
 
 	mu    sync.Mutex
-	mus   map[string]*sync.Mutex // key -> the mutex ordering its candidate changes
+	mus   map[string]*handleLock // key -> the lock ordering its candidate changes
 	swept time.Time              // the last sweep of the directory (expired)
+}
+
+// handleLock orders the changes of one handle's candidate: a mutex in the
+// process and, with a directory, an flock of handles/<key>.lock between
+// the processes serving it. Whoever holds it re-reads the handle's record
+// (refreshHandle) before it acts.
+type handleLock struct {
+	mu   sync.Mutex
+	path string // "" in memory
+	fl   *flock.File
+}
+
+// Lock takes the handle's lock. Should the lock file fail (the state
+// directory is unusable), the record's own write fails next.
+func (l *handleLock) Lock() {
+	l.mu.Lock()
+	if l.path != "" {
+		l.fl, _ = flock.Lock(l.path)
+	}
+}
+
+// Unlock releases it.
+func (l *handleLock) Unlock() {
+	_ = l.fl.Unlock()
+	l.fl = nil
+	l.mu.Unlock()
 }
 
 func newHandleStore(stateDir string, ttl time.Duration) *handleStore {
 	if ttl <= 0 {
 		ttl = DefaultHandleTTL
 	}
-	hs := &handleStore{ttl: ttl, mus: map[string]*sync.Mutex{}}
+	hs := &handleStore{ttl: ttl, mus: map[string]*handleLock{}}
 	if stateDir != "" {
 		hs.dir = filepath.Join(stateDir, handleDir)
 	}
@@ -169,13 +196,18 @@ func (s *Server) replayFile(ctx context.Context, owner device.Owner, op candidat
 	return s.files.WriteFile(ctx, owner, op.File, data)
 }
 
-// mutex returns the mutex that orders the candidate changes of key.
-func (hs *handleStore) mutex(key string) *sync.Mutex {
+// mutex returns the lock that orders the candidate changes of key.
+func (hs *handleStore) mutex(key string) *handleLock {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	m := hs.mus[key]
 	if m == nil {
-		m = &sync.Mutex{}
+		m = &handleLock{}
+		if hs.dir != "" {
+			if err := os.MkdirAll(hs.dir, 0o700); err == nil {
+				m.path = filepath.Join(hs.dir, key+".lock")
+			}
+		}
 		hs.mus[key] = m
 	}
 	return m
@@ -297,19 +329,43 @@ func (s *Server) openHandle(ctx context.Context, tool, token string, mint bool) 
 	}
 	h := &callHandle{token: token, key: key, rec: rec}
 	if rec.Server != s.handleTag {
-		if err := s.rebuildCandidate(ctx, h); err != nil {
+		mu := s.handles.mutex(key)
+		mu.Lock()
+		defer mu.Unlock()
+		if err := s.refreshHandle(ctx, h); err != nil {
 			return nil, err
 		}
 	}
 	return h, nil
 }
 
+// refreshHandle re-reads h's record, its lock held: another process
+// serving the state directory may have changed the handle's candidate
+// since the call opened it; then this process rebuilds it. Nothing for a
+// call without a handle, or one whose handle it mints.
+func (s *Server) refreshHandle(ctx context.Context, h *callHandle) error {
+	if h == nil || h.fresh {
+		return nil
+	}
+	rec, err := s.handles.load(h.key)
+	if err != nil {
+		return err
+	}
+	if rec == nil {
+		return RPCError(netproto.Errorf(netproto.CodeConfigIncompatible,
+			"the handle was dropped while this call waited (it expired, or its candidate could not be recorded); start again without \"handle\""))
+	}
+	h.rec = rec
+	if rec.Server == s.handleTag {
+		return nil
+	}
+	return s.rebuildCandidate(ctx, h)
+}
+
 // rebuildCandidate replays h's changes on the device's candidate, which
 // another run of the server made, and records that this run holds them.
+// The handle's lock is held.
 func (s *Server) rebuildCandidate(ctx context.Context, h *callHandle) error {
-	mu := s.handles.mutex(h.key)
-	mu.Lock()
-	defer mu.Unlock()
 	owner := h.rec.Owner
 	if len(h.rec.Ops) > 0 {
 		_ = s.cfg.Discard(ctx, owner)
@@ -392,7 +448,7 @@ func withCallOwner(ctx context.Context, o callOwner) context.Context {
 
 // writeTarget resolves who a state-changing call acts as: on a session,
 // the session's owner (h nil); on a stateless call, the handle's.
-func (s *Server) writeTarget(ctx context.Context, c *call, mint bool) (context.Context, device.Owner, *callHandle, *sync.Mutex, error) {
+func (s *Server) writeTarget(ctx context.Context, c *call, mint bool) (context.Context, device.Owner, *callHandle, sync.Locker, error) {
 	ss := c.req.Session
 	if !stateless(c) {
 		return ctx, s.owner(ss), nil, s.candidateMu(ss), nil

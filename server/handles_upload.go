@@ -34,6 +34,10 @@ func (s *Server) filePushHandle(ctx context.Context, c *call, in filePushArgs) (
 		return nil, err
 	}
 	mu.Lock()
+	if err := s.refreshHandle(ctx, h); err != nil {
+		mu.Unlock()
+		return nil, err
+	}
 	// The chunks so far: on disk with a state directory, else in the record.
 	var have []byte
 	if h.rec.Upload != nil {
@@ -90,6 +94,9 @@ func (s *Server) filePushHandle(ctx context.Context, c *call, in filePushArgs) (
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	if err := s.refreshHandle(ctx, h); err != nil {
+		return nil, err
+	}
 	if err := rpc(s.files.WriteFile(ctx, owner, in.Name, data)); err != nil {
 		return nil, err
 	}

@@ -5,7 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -14,6 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/internal/flock"
 	"github.com/netmcp/netmcp/netproto"
 )
 
@@ -53,14 +57,66 @@ type idemRecord struct {
 	Server  string          `json:"server"` // the server run that served it
 	Result  json.RawMessage `json:"result,omitempty"`
 	Expires time.Time       `json:"expires"`
+	// Head is the commit running when a commit under a handle started
+	// ("" = the initial configuration): a commit of the handle's owner
+	// after it in the history is the one this request made.
+	Head string `json:"head,omitempty"`
 }
 
 // idemStore keeps idempotency records in dir, or in memory when dir is "".
-// Its mutex orders the requests of the server that use a key.
+// Its mutex, and with a directory an flock of dir/lock, order the
+// requests that look up or change a record, in this process and in the
+// others serving the directory. While a request runs, its server holds an
+// flock of dir/<id>.run, so that another process finding the record
+// "running" knows whether its server is still serving it.
 type idemStore struct {
 	recs      *records[idemRecord]
+	dir       string
 	mu        sync.Mutex
 	lastSweep time.Time
+}
+
+// lock takes the store's locks; the returned func releases them.
+func (st *idemStore) lock() (func(), error) {
+	st.mu.Lock()
+	if st.dir == "" {
+		return st.mu.Unlock, nil
+	}
+	fl, err := st.flock("lock", true)
+	if err != nil {
+		st.mu.Unlock()
+		return nil, err
+	}
+	return func() { fl.Unlock(); st.mu.Unlock() }, nil
+}
+
+// flock locks dir/name (waiting, or not: then nil, flock.ErrHeld when held).
+func (st *idemStore) flock(name string, wait bool) (*flock.File, error) {
+	if err := os.MkdirAll(st.dir, 0o700); err != nil {
+		return nil, err
+	}
+	if wait {
+		return flock.Lock(filepath.Join(st.dir, name))
+	}
+	return flock.TryLock(filepath.Join(st.dir, name))
+}
+
+// running marks request id as being served by this process (nil in
+// memory, where the record's Server tells); release ends it.
+func (st *idemStore) running(id string) (*flock.File, error) {
+	if st.dir == "" {
+		return nil, nil
+	}
+	return st.flock(id+".run", false)
+}
+
+// release ends what running started.
+func (st *idemStore) release(id string, fl *flock.File) {
+	if fl == nil {
+		return
+	}
+	os.Remove(filepath.Join(st.dir, id+".run"))
+	fl.Unlock()
 }
 
 // sweepEvery spaces the sweeps of expired records: a sweep reads every
@@ -77,7 +133,7 @@ func newIdemStore(stateDir string) *idemStore {
 		c.Result = slices.Clone(r.Result)
 		return &c
 	}
-	return &idemStore{recs: newRecords(dir, "idempotency record", clone)}
+	return &idemStore{recs: newRecords(dir, "idempotency record", clone), dir: dir}
 }
 
 // load returns the record id, or nil. Called with st.mu held.
@@ -87,7 +143,12 @@ func (st *idemStore) load(id string) (*idemRecord, error) { return st.recs.load(
 func (st *idemStore) save(id string, r *idemRecord) error { return st.recs.save(id, r) }
 
 // remove forgets the record id. Called with st.mu held.
-func (st *idemStore) remove(id string) { st.recs.remove(id) }
+func (st *idemStore) remove(id string) {
+	st.recs.remove(id)
+	if st.dir != "" {
+		os.Remove(filepath.Join(st.dir, id+".run"))
+	}
+}
 
 // sweep forgets the records expired at now, at most once per sweepEvery.
 // Called with st.mu held.
@@ -145,29 +206,62 @@ func (s *Server) idempotent(ctx context.Context, tool, key string, args json.Raw
 	id := hex.EncodeToString(h.Sum(nil)[:16])
 	digest := argsDigest(tool, args)
 	now := time.Now()
+	owner := s.commitOwner(tool, args)
 
 	st := s.idem
-	st.mu.Lock()
+	unlock, err := st.lock()
+	if err != nil {
+		return nil, fmt.Errorf("idempotency key: %w", err)
+	}
 	st.sweep(now)
 	rec, err := st.load(id)
 	if rec != nil && !now.Before(rec.Expires) {
 		st.remove(id)
 		rec = nil
 	}
-	if err == nil && rec == nil {
-		err = st.save(id, &idemRecord{Tool: tool, Digest: digest, Running: true, Server: s.handleTag, Expires: now.Add(s.idempotencyTTL()).UTC()})
+	var run *flock.File
+	if err == nil && rec != nil && rec.Running && rec.Tool == tool && rec.Digest == digest && owner != "" {
+		// A commit under a handle whose server may have died serving it.
+		if run, err = s.takeOver(ctx, id, rec, owner); err != nil || run == nil && rec.Running {
+			unlock()
+			if err != nil {
+				return nil, fmt.Errorf("idempotency key: %w", err)
+			}
+			return s.replay(tool, rec, digest, true)
+		}
+		if !rec.Running { // it had applied: its result is now the record's
+			unlock()
+			return s.replay(tool, rec, digest, false)
+		}
+		rec = nil // not applied, its server gone: this request runs it
+	} else if err == nil && rec == nil {
+		if run, err = st.running(id); err == nil {
+			next := &idemRecord{Tool: tool, Digest: digest, Running: true, Server: s.handleTag, Expires: now.Add(s.idempotencyTTL()).UTC()}
+			if owner != "" {
+				next.Head = s.headCommit(ctx)
+			}
+			if err = st.save(id, next); err != nil {
+				st.release(id, run)
+			}
+		}
 	}
-	st.mu.Unlock()
+	live := rec != nil && st.live(id, rec, s.handleTag)
+	unlock()
 	if err != nil {
 		return nil, fmt.Errorf("idempotency key: %w", err)
 	}
 	if rec != nil {
-		return s.replay(tool, rec, digest)
+		return s.replay(tool, rec, digest, live)
 	}
 
 	res, err := serve()
-	st.mu.Lock()
-	defer st.mu.Unlock()
+	unlock, lerr := st.lock()
+	if lerr != nil {
+		st.release(id, run)
+		return res, err
+	}
+	defer unlock()
+	defer st.release(id, run)
 	if err != nil || res == nil || final(res) == nil {
 		st.remove(id)
 		return res, err
@@ -183,12 +277,109 @@ func (s *Server) idempotent(ctx context.Context, tool, key string, args json.Raw
 	return res, nil
 }
 
-// replay answers a request whose key has a record.
-func (s *Server) replay(tool string, rec *idemRecord, digest string) (*mcp.CallToolResult, error) {
+// commitOwner is, for a network.commit (not a dry run, confirm or cancel)
+// under a handle, the handle's owner: the session its commits carry in
+// the history. "" otherwise.
+func (s *Server) commitOwner(tool string, args json.RawMessage) string {
+	if tool != netproto.ToolCommit || s.cfg == nil {
+		return ""
+	}
+	var a struct {
+		Handle  string `json:"handle"`
+		DryRun  bool   `json:"dryRun"`
+		Confirm bool   `json:"confirm"`
+		Cancel  bool   `json:"cancel"`
+	}
+	if json.Unmarshal(args, &a) != nil || !validHandle(a.Handle) || a.DryRun || a.Confirm || a.Cancel {
+		return ""
+	}
+	return "h-" + handleKey(a.Handle)[:12]
+}
+
+// headCommit is the commit running now ("" = none, or unknown).
+func (s *Server) headCommit(ctx context.Context) string {
+	h, err := s.cfg.History(ctx)
+	if err != nil || len(h) == 0 {
+		return ""
+	}
+	return h[0].ID
+}
+
+// takeOver resolves a commit's record left "running": when its server
+// still serves it (this process or another), it changes nothing (nil, the
+// record still running). When that server is gone, the history tells
+// whether the commit was made: then the record gets the commit's result
+// (Running false); else the record is this process's now (the returned
+// lock held) and the caller runs the commit. The store's locks are held.
+func (s *Server) takeOver(ctx context.Context, id string, rec *idemRecord, owner string) (*flock.File, error) {
+	st := s.idem
+	run, err := st.running(id)
+	if errors.Is(err, flock.ErrHeld) || err == nil && st.dir == "" && rec.Server == s.handleTag {
+		return nil, nil // still being served
+	}
+	if err != nil {
+		return nil, err
+	}
+	hist, err := s.cfg.History(ctx)
+	if err != nil {
+		st.release(id, run)
+		return nil, err
+	}
+	for _, c := range hist {
+		if c.ID == rec.Head {
+			break
+		}
+		if c.Session != owner {
+			continue
+		}
+		// The commit was made; its server died before it answered.
+		res, err := toolResult(device.CommitResult{Status: device.StatusCommitted, CommitID: c.ID})
+		if err != nil {
+			st.release(id, run)
+			return nil, err
+		}
+		b, _ := json.Marshal(res)
+		rec.Running, rec.Result, rec.Server = false, b, s.handleTag
+		if err := st.save(id, rec); err != nil {
+			s.log.Warn("idempotency record not written", "tool", rec.Tool, "error", err)
+		}
+		st.release(id, run)
+		s.log.Info("interrupted commit found in the history", "commit", c.ID)
+		return nil, nil
+	}
+	rec.Server = s.handleTag
+	if err := st.save(id, rec); err != nil {
+		st.release(id, run)
+		return nil, err
+	}
+	s.log.Info("interrupted commit not in the history: running it", "owner", owner)
+	return run, nil
+}
+
+// live reports whether a running record's request is still being served,
+// by this process or another. The store's locks are held.
+func (st *idemStore) live(id string, rec *idemRecord, tag string) bool {
+	if !rec.Running {
+		return false
+	}
+	if st.dir == "" {
+		return rec.Server == tag
+	}
+	fl, err := st.running(id)
+	if err == nil {
+		st.release(id, fl) // nobody holds it: its server is gone
+		return false
+	}
+	return errors.Is(err, flock.ErrHeld) || rec.Server == tag
+}
+
+// replay answers a request whose key has a record; live tells whether a
+// running one is still being served.
+func (s *Server) replay(tool string, rec *idemRecord, digest string, live bool) (*mcp.CallToolResult, error) {
 	switch {
 	case rec.Tool != tool || rec.Digest != digest:
 		return nil, invalidParams("%s: _meta[%q] was already used for another request (%s with other arguments); nothing was done; use a new key for a new request", tool, MetaIdempotencyKey, rec.Tool)
-	case rec.Running && rec.Server == s.handleTag:
+	case rec.Running && live:
 		return nil, RPCError(netproto.Errorf(netproto.CodeAccessDenied,
 			"%s: the first request with this idempotency key is still running; nothing was done; send it again when it has finished to get its result", tool).Retryable())
 	case rec.Running:

@@ -134,8 +134,19 @@ func (r *readResult) MarshalJSON() ([]byte, error) {
 	return json.Marshal(m)
 }
 
+// syncDevice brings the device's state up to date with what another
+// server process sharing its state directory changed (device.Syncer).
+func (s *Server) syncDevice() {
+	if sy, ok := s.drv.(device.Syncer); ok {
+		if err := sy.Sync(); err != nil {
+			s.log.Warn("device state not reread from the state directory", "error", err)
+		}
+	}
+}
+
 // read reads a network:/// resource.
 func (s *Server) read(ctx context.Context, uri, cur string) (*readResult, error) {
+	s.syncDevice()
 	switch {
 	case s.hasYang() && uri == netproto.URIInterfaces:
 		return s.readInterfaces(ctx, uri, cur)

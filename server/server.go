@@ -178,6 +178,13 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	s.handles = newHandleStore(opts.StateDir, opts.HandleTTL)
 	s.idem = newIdemStore(opts.StateDir)
 	s.tasks = NewTasks(opts.TaskTTL, s.callIdentity, log)
+	if opts.StateDir != "" {
+		st, err := openTaskStore(opts.StateDir)
+		if err != nil {
+			return nil, fmt.Errorf("server: tasks in the state directory: %w", err)
+		}
+		s.tasks.store = st
+	}
 	s.cursorKey = make([]byte, 32)
 	if _, err := rand.Read(s.cursorKey); err != nil {
 		return nil, fmt.Errorf("server: cursor key: %w", err)
@@ -231,6 +238,9 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 func (s *Server) Close() error {
 	if s.unsubscribe != nil {
 		s.unsubscribe()
+	}
+	if st := s.tasks.store; st != nil {
+		st.close()
 	}
 	return nil
 }

@@ -26,8 +26,9 @@ import (
 // input_required, completed, failed, cancelled), its latest output line
 // (statusMessage) and, at the end, the tool's result; tasks/cancel stops
 // it; tasks/update answers a task waiting for input. The SDK has no Tasks,
-// so the server implements them: tasks live in the process, bound to the
-// caller's identity, and are forgotten Options.TaskTTL after they finish.
+// so the server implements them: tasks run in the process, bound to the
+// caller's identity, are kept in the state directory when there is one
+// (tasks_store.go) and are forgotten Options.TaskTTL after they finish.
 // Tasks serves them for another MCP server too (the controller's).
 
 // TasksExtensionID names the Tasks extension in capabilities.extensions.
@@ -68,6 +69,7 @@ type task struct {
 	state    string              // input_required: the request state to send back
 	cancel   context.CancelFunc  // stops the running call
 	finished time.Time
+	saved    time.Time // when the record last took a status message
 	// run runs the task's call; answer, when set, gives the context of its
 	// run again with the client's answers (tasks/update).
 	run    func(context.Context) (*mcp.CallToolResult, error)
@@ -83,6 +85,7 @@ type Tasks struct {
 	ttl      time.Duration
 	identity func(context.Context) string
 	log      *slog.Logger
+	store    *taskStore // nil: tasks in memory only
 	mu       sync.Mutex
 	m        map[string]*task
 }
@@ -110,6 +113,9 @@ func (ts *Tasks) sweep(now time.Time) {
 		if old {
 			delete(ts.m, id)
 		}
+	}
+	if ts.store != nil {
+		ts.store.sweep(now, ts.ttl)
 	}
 }
 
@@ -171,6 +177,7 @@ func (ts *Tasks) start(ctx context.Context, tool string, run func(context.Contex
 	ts.sweep(now)
 	ts.m[t.id] = t
 	ts.mu.Unlock()
+	ts.save(t)
 	ts.runTask(context.WithoutCancel(ctx), t)
 	ts.log.Info("task started", "task", t.id, "tool", tool, "identity", t.identity)
 	return &mcp.CallToolResult{Meta: mcp.Meta{taskMarker: t}}
@@ -231,14 +238,26 @@ func (ts *Tasks) runTask(ctx context.Context, t *task) {
 	t.mu.Unlock()
 	ctx = context.WithValue(ctx, taskProgressKey{}, func(line string) {
 		t.mu.Lock()
-		defer t.mu.Unlock()
+		due := false
 		if t.status == TaskWorking {
 			t.message, t.updated = line, time.Now().UTC()
+			// The record takes the latest line at most once a second.
+			if due = t.updated.Sub(t.saved) >= time.Second; due {
+				t.saved = t.updated
+			}
+		}
+		t.mu.Unlock()
+		if due {
+			ts.save(t)
 		}
 	})
+	done := make(chan struct{})
+	go ts.watch(t, done)
 	go func() {
 		defer cancel()
+		defer close(done)
 		res, err := t.run(ctx)
+		defer ts.save(t)
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		if t.status == TaskCancelled {
@@ -334,17 +353,22 @@ func (t *task) snapshot(ttl time.Duration) *taskResult {
 	return r
 }
 
-// lookup returns the task id of the caller of ctx.
-func (ts *Tasks) lookup(ctx context.Context, id string) (*task, error) {
+// lookup returns the task id of the caller of ctx, and whether this
+// process runs it (else it is read from the state directory).
+func (ts *Tasks) lookup(ctx context.Context, id string) (*task, bool, error) {
 	ts.mu.Lock()
 	ts.sweep(time.Now())
 	t := ts.m[id]
 	ts.mu.Unlock()
+	local := t != nil
+	if t == nil {
+		t = ts.stored(id)
+	}
 	// Another identity's task is not found, as an unknown one.
 	if t == nil || t.identity != ts.identity(ctx) {
-		return nil, invalidParams("no task %q: unknown, finished more than %s ago, or not yours", id, ts.ttl)
+		return nil, false, invalidParams("no task %q: unknown, finished more than %s ago, or not yours", id, ts.ttl)
 	}
-	return t, nil
+	return t, local, nil
 }
 
 // Install serves srv's tasks: it registers tasks/get, tasks/update and
@@ -388,7 +412,7 @@ func (ts *Tasks) Install(srv *mcp.Server, tools ...string) error {
 // addMethods registers tasks/get, tasks/update and tasks/cancel.
 func (ts *Tasks) addMethods(srv *mcp.Server) error {
 	if err := mcp.AddReceivingCustomMethod(srv, "tasks/get", func(ctx context.Context, _ *mcp.ServerSession, p *TaskParams) (*taskResult, error) {
-		t, err := ts.lookup(ctx, p.TaskID)
+		t, _, err := ts.lookup(ctx, p.TaskID)
 		if err != nil {
 			return nil, err
 		}
@@ -397,28 +421,47 @@ func (ts *Tasks) addMethods(srv *mcp.Server) error {
 		return err
 	}
 	if err := mcp.AddReceivingCustomMethod(srv, "tasks/cancel", func(ctx context.Context, _ *mcp.ServerSession, p *TaskParams) (*doneResult, error) {
-		t, err := ts.lookup(ctx, p.TaskID)
+		t, local, err := ts.lookup(ctx, p.TaskID)
 		if err != nil {
 			return nil, err
 		}
+		if !local {
+			// Another process runs it: it stops at its next look.
+			prev, err := ts.cancelStored(t.id)
+			switch {
+			case err != nil:
+				return nil, err
+			case prev == nil:
+				return nil, invalidParams("no task %q: unknown, finished more than %s ago, or not yours", t.id, ts.ttl)
+			case prev.status != TaskWorking && prev.status != TaskInputRequired:
+				return nil, invalidParams("task %q is already %s", t.id, prev.status)
+			}
+			ts.log.Info("task cancelled for another server process", "task", t.id)
+			return &doneResult{ResultType: resultTypeComplete}, nil
+		}
 		t.mu.Lock()
-		defer t.mu.Unlock()
 		switch t.status {
 		case TaskWorking, TaskInputRequired:
 			now := time.Now().UTC()
 			t.status, t.updated, t.finished, t.message = TaskCancelled, now, now, "cancelled by the client"
 			t.cancel()
+			t.mu.Unlock()
+			ts.save(t)
 			ts.log.Info("task cancelled", "task", t.id)
 			return &doneResult{ResultType: resultTypeComplete}, nil
 		}
+		defer t.mu.Unlock()
 		return nil, invalidParams("task %q is already %s", t.id, t.status)
 	}); err != nil {
 		return err
 	}
 	return mcp.AddReceivingCustomMethod(srv, "tasks/update", func(ctx context.Context, _ *mcp.ServerSession, p *TaskUpdateParams) (*doneResult, error) {
-		t, err := ts.lookup(ctx, p.TaskID)
+		t, local, err := ts.lookup(ctx, p.TaskID)
 		if err != nil {
 			return nil, err
+		}
+		if !local && t.status == TaskInputRequired {
+			return nil, invalidParams("task %q waits for input in another server process, which alone can go on with it; send tasks/update again (it may reach that process)", t.id)
 		}
 		t.mu.Lock()
 		if t.status != TaskInputRequired {
@@ -429,6 +472,7 @@ func (ts *Tasks) addMethods(srv *mcp.Server) error {
 		state := t.state
 		t.status, t.inputs, t.updated = TaskWorking, nil, time.Now().UTC()
 		t.mu.Unlock()
+		ts.save(t)
 		rctx := context.WithoutCancel(ctx)
 		if t.answer != nil {
 			rctx = t.answer(rctx, p.InputResponses, state)

@@ -173,6 +173,7 @@ func (s *Server) addTool(d toolDef) error {
 
 // serveCall runs a validated call of d and makes its result.
 func (s *Server) serveCall(ctx context.Context, d toolDef, c *call) (*mcp.CallToolResult, error) {
+	s.syncDevice()
 	if !d.write {
 		if err := s.approveRead(ctx, c); err != nil {
 			if res := approvalRequiredToolResult(err); res != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -243,6 +244,9 @@ func (s *Server) cliConfigure(ctx context.Context, c *call) (any, error) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	if err := s.refreshHandle(ctx, h); err != nil {
+		return nil, err
+	}
 	if err := s.cfg.Configure(ctx, owner, lines); err != nil {
 		return nil, err
 	}
@@ -319,6 +323,9 @@ func (s *Server) yangEdit(ctx context.Context, c *call) (any, error) {
 	}
 	mu.Lock()
 	defer mu.Unlock()
+	if err := s.refreshHandle(ctx, h); err != nil {
+		return nil, err
+	}
 	if err := s.cfg.Edit(ctx, owner, in.Edit); err != nil {
 		return nil, err
 	}
@@ -377,7 +384,7 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 	ss := c.req.Session
 	owner := s.owner(ss)
 	var h *callHandle
-	mu := s.candidateMu(ss)
+	var mu sync.Locker = s.candidateMu(ss)
 	if !in.Confirm && !in.Cancel && stateless(c) {
 		// The candidate of a stateless call is the handle's.
 		var err error
@@ -428,6 +435,9 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 		// (a concurrent call of this session): commit only what was approved.
 		mu.Lock()
 		defer mu.Unlock()
+		if err := s.refreshHandle(ctx, h); err != nil {
+			return nil, err
+		}
 		if d, err = s.cfg.Diff(ctx, owner); err != nil {
 			return nil, err
 		}

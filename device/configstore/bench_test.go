@@ -33,3 +33,27 @@ func BenchmarkEditCommit(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkRunningView measures a read of running, in memory and with a
+// state directory (which another process may change: the read checks the
+// directory's generation counter first).
+func BenchmarkRunningView(b *testing.B) {
+	for _, mode := range []string{"memory", "disk"} {
+		b.Run(mode, func(b *testing.B) {
+			dir := ""
+			if mode == "disk" {
+				dir = b.TempDir()
+			}
+			s, err := Open(initialConfig(), Options{Dir: dir, Schema: yang.DefaultSchema()})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer s.Close()
+			for b.Loop() {
+				if s.RunningView() == nil {
+					b.Fatal("no running configuration")
+				}
+			}
+		})
+	}
+}

@@ -26,11 +26,10 @@ import (
 // Options.Apply refusing the configuration gives its *netproto.Error, or
 // -32084 for other errors; nothing changes then.
 func (s *Store) Commit(ctx context.Context, owner device.Owner, opts device.CommitOptions) (device.CommitResult, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.check(ctx); err != nil {
+	if err := s.begin(ctx); err != nil {
 		return device.CommitResult{}, err
 	}
+	defer s.end()
 	if err := s.lockedBy(owner); err != nil {
 		return device.CommitResult{}, err
 	}
@@ -123,11 +122,10 @@ func (s *Store) extendLocked(owner device.Owner, confirmed int, now time.Time) (
 // pending it gives -32084 ("no confirmed commit is pending"). Any owner may
 // confirm (the MCP layer decides who is allowed).
 func (s *Store) Confirm(ctx context.Context, owner device.Owner) (device.CommitResult, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.check(ctx); err != nil {
+	if err := s.begin(ctx); err != nil {
 		return device.CommitResult{}, err
 	}
+	defer s.end()
 	if err := s.nothingPending("confirm"); err != nil {
 		return device.CommitResult{}, err
 	}
@@ -166,11 +164,10 @@ func (s *Store) confirmLocked(owner device.Owner) (device.CommitResult, error) {
 // configuration from before it (status "cancelled"). Errors are those of
 // Confirm, and -32085 when Options.Apply refuses the old configuration.
 func (s *Store) CancelCommit(ctx context.Context, owner device.Owner) (device.CommitResult, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.check(ctx); err != nil {
+	if err := s.begin(ctx); err != nil {
 		return device.CommitResult{}, err
 	}
+	defer s.end()
 	if err := s.nothingPending("cancel-commit"); err != nil {
 		return device.CommitResult{}, err
 	}
@@ -223,11 +220,10 @@ func (s *Store) rollbackPending(status string, callApply bool) error {
 // pending (confirm or cancel it first), or when Options.Apply refuses.
 // Rolling back to the running configuration gives "no-changes".
 func (s *Store) Rollback(ctx context.Context, owner device.Owner, id string) (device.CommitResult, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.check(ctx); err != nil {
+	if err := s.begin(ctx); err != nil {
 		return device.CommitResult{}, err
 	}
+	defer s.end()
 	if err := s.lockedBy(owner); err != nil {
 		return device.CommitResult{}, err
 	}
@@ -289,6 +285,8 @@ func (s *Store) revert() {
 // dropCandidate releases owner's candidate and lock, if owner holds them.
 func (s *Store) dropCandidate(owner device.Owner) {
 	if s.holder != nil && *s.holder == owner {
-		s.cand, s.holder = nil, nil
+		if err := s.setCandidate(nil, nil); err != nil {
+			s.log(3, "CANDIDATE", fmt.Sprintf("releasing the candidate of %s: %v", who(owner), err))
+		}
 	}
 }

@@ -45,17 +45,33 @@
 // file in the same directory, write, fsync, rename, fsync of the directory),
 // so a process killed at any point leaves a consistent state:
 //
-//	Dir/lock               flock(2): one process per directory
+//	Dir/lock               flock(2) of each change; the generation counter
 //	Dir/state.json         running, the commit list with statuses, the
 //	                       pending confirmed commit, the last expiry
 //	Dir/base.json          the initial configuration (before any commit)
 //	Dir/startup.json       the startup configuration
 //	Dir/history/<id>.json  one file per commit with its full configuration
+//	Dir/candidate.json     the candidate and its lock holder (not fsync'ed)
+//	Dir/runs/<run>         one per open Store, flock(2)ed while it is open
 //
 // A commit writes its history file first and state.json second; state.json
 // is the commit point. On Open, a history file not listed in state.json (the
 // process died between the two writes; the commit was never acknowledged)
 // is removed, a history file whose status disagrees with state.json is
-// rewritten, and leftover temporary files are deleted. The candidate is not
-// persisted.
+// rewritten, and leftover temporary files are deleted. The same repair runs
+// when a process finds that another died in the middle of a change.
+//
+// # Several processes
+//
+// Several processes may open one Dir at once (copies of a server behind a
+// load balancer, each serving the same device). Each change takes the
+// flock of Dir/lock for its duration only and first re-reads what another
+// process changed; a read costs one pread of the generation counter when
+// nothing changed. The candidate and its lock are the device's, shared by
+// the processes: a candidate held through a store that is open in no
+// process any more (its process died or closed it) is dropped, as a
+// session's candidate ends with its server. A running configuration
+// another process committed is given to Options.Reload; every process
+// arms the confirmed-commit timer, and the first to fire rolls back what
+// is still pending then.
 package configstore

@@ -18,9 +18,33 @@ const (
 // candidate lock.
 func (s *Store) lockedBy(owner device.Owner) error {
 	if s.holder != nil && *s.holder != owner {
+		if s.dropDead(); s.holder == nil {
+			return nil
+		}
 		return &LockedError{Holder: *s.holder}
 	}
 	return nil
+}
+
+// begin starts a change of the store: s.mu, then (with a directory) its
+// lock and what other processes changed. The caller defers s.end().
+func (s *Store) begin(ctx context.Context) error {
+	s.mu.Lock()
+	if err := s.check(ctx); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	if err := s.enter(); err != nil {
+		s.mu.Unlock()
+		return err
+	}
+	return nil
+}
+
+// end ends what begin started.
+func (s *Store) end() {
+	s.leave()
+	s.mu.Unlock()
 }
 
 // Edit applies edits to owner's candidate, all or nothing, and takes the
@@ -35,14 +59,15 @@ func (s *Store) lockedBy(owner device.Owner) error {
 //
 // The error's detail starts with "edit I of N: " and its path is the edit's.
 func (s *Store) Edit(ctx context.Context, owner device.Owner, edits []device.Edit) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	defer s.end()
 	tree, err := s.editedLocked(ctx, owner, edits)
 	if err != nil || len(edits) == 0 {
 		return err
 	}
-	s.cand, s.holder = tree, &owner
-	return nil
+	return s.setCandidate(tree, &owner)
 }
 
 // editedLocked returns owner's candidate with edits applied and checked,
@@ -79,8 +104,10 @@ func (s *Store) editedLocked(ctx context.Context, owner device.Owner, edits []de
 // may change the candidate and that owner's candidate is valid (what
 // Commit checks first).
 func (s *Store) CheckEdit(ctx context.Context, owner device.Owner, edits []device.Edit) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if err := s.begin(ctx); err != nil {
+		return err
+	}
+	defer s.end()
 	tree, err := s.editedLocked(ctx, owner, edits)
 	if err != nil || len(edits) > 0 {
 		return err
@@ -119,19 +146,17 @@ func (s *Store) ReplaceCandidate(ctx context.Context, owner device.Owner, tree m
 	if err != nil {
 		return annotate(err, yangSyntax, "candidate configuration: ", "")
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.check(ctx); err != nil {
+	if err := s.begin(ctx); err != nil {
 		return err
 	}
+	defer s.end()
 	if err := s.lockedBy(owner); err != nil {
 		return err
 	}
 	if err := s.validate(t); err != nil {
 		return err
 	}
-	s.cand, s.holder = t, &owner
-	return nil
+	return s.setCandidate(t, &owner)
 }
 
 // Diff compares owner's candidate with running.
@@ -139,6 +164,9 @@ func (s *Store) Diff(ctx context.Context, owner device.Owner) (device.Diff, erro
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(ctx); err != nil {
+		return device.Diff{}, err
+	}
+	if err := s.refresh(); err != nil {
 		return device.Diff{}, err
 	}
 	return s.diff(s.st.Running, s.candidateLocked(owner), "running", "candidate"), nil
@@ -162,22 +190,26 @@ func (s *Store) Validate(ctx context.Context, owner device.Owner) error {
 	if err := s.check(ctx); err != nil {
 		return err
 	}
+	if err := s.refresh(); err != nil {
+		return err
+	}
 	return s.validate(s.candidateLocked(owner))
 }
 
 // Discard drops owner's uncommitted candidate and releases the lock. It
 // gives a *LockedError when another owner holds the lock.
 func (s *Store) Discard(ctx context.Context, owner device.Owner) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.check(ctx); err != nil {
+	if err := s.begin(ctx); err != nil {
 		return err
 	}
+	defer s.end()
 	if err := s.lockedBy(owner); err != nil {
 		return err
 	}
-	s.cand, s.holder = nil, nil
-	return nil
+	if s.holder == nil {
+		return nil
+	}
+	return s.setCandidate(nil, nil)
 }
 
 // Release drops owner's uncommitted candidate and frees the lock if owner
@@ -186,8 +218,10 @@ func (s *Store) Discard(ctx context.Context, owner device.Owner) error {
 // does not roll it back, because an MCP controller may confirm over a new
 // session (MCP-NET section 8.4); its timer still does.
 func (s *Store) Release(owner device.Owner) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	if s.begin(context.Background()) != nil {
+		return
+	}
+	defer s.end()
 	s.dropCandidate(owner)
 }
 

@@ -35,20 +35,22 @@ type env struct {
 }
 
 func (e *env) options() Options {
+	apply := func(r map[string]any) error {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		if e.applyErr != nil {
+			return e.applyErr
+		}
+		e.applied = append(e.applied, r)
+		return nil
+	}
 	return Options{
 		Dir:       e.dir,
 		Schema:    yang.DefaultSchema(),
 		Now:       e.clk.Now,
 		AfterFunc: e.clk.AfterFunc,
-		Apply: func(r map[string]any) error {
-			e.mu.Lock()
-			defer e.mu.Unlock()
-			if e.applyErr != nil {
-				return e.applyErr
-			}
-			e.applied = append(e.applied, r)
-			return nil
-		},
+		Apply:     apply,
+		Reload:    apply,
 		Log: func(l device.LogEntry) {
 			e.mu.Lock()
 			defer e.mu.Unlock()

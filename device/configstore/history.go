@@ -53,6 +53,9 @@ func (s *Store) History(ctx context.Context) ([]device.CommitInfo, error) {
 	if ctx != nil && ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	if err := s.refresh(); err != nil {
+		return nil, err
+	}
 	out := make([]device.CommitInfo, 0, len(s.st.Commits))
 	for i := len(s.st.Commits) - 1; i >= 0; i-- {
 		c := s.st.Commits[i]
@@ -69,6 +72,9 @@ func (s *Store) History(ctx context.Context) ([]device.CommitInfo, error) {
 func (s *Store) Config(id string) (map[string]any, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.refresh(); err != nil {
+		return nil, err
+	}
 	if id != "" && s.records[id] == nil {
 		return nil, netproto.Errorf(netproto.CodeRollbackFailed, "unknown commit id %q", id)
 	}

@@ -9,11 +9,11 @@ import (
 	"golang.org/x/sys/windows"
 )
 
-// lockOffset is where the one locked byte lies: far beyond the pid the
-// lock file holds. Windows' byte-range locks are mandatory (a locked
-// range cannot be read through another handle), so a lock over the pid
-// would hide it from the process that finds the directory in use.
-// Locking beyond the end of a file is allowed.
+// lockOffset is where the one locked byte lies: far beyond the
+// generation counter the lock file holds. Windows' byte-range locks are
+// mandatory (a locked range cannot be read through another handle), so a
+// lock over the counter would hide it from the processes reading it
+// without the lock. Locking beyond the end of a file is allowed.
 const lockOffset = 1 << 30
 
 // tryLockFile takes an exclusive lock (LockFileEx) on f without waiting,
@@ -33,4 +33,10 @@ func tryLockFile(f *os.File) error {
 func unlockFile(f *os.File) error {
 	ol := windows.Overlapped{Offset: lockOffset}
 	return windows.UnlockFileEx(windows.Handle(f.Fd()), 0, 1, 0, &ol)
+}
+
+// lockFile takes an exclusive lock (LockFileEx) on f, waiting for it.
+func lockFile(f *os.File) error {
+	ol := windows.Overlapped{Offset: lockOffset}
+	return windows.LockFileEx(windows.Handle(f.Fd()), windows.LOCKFILE_EXCLUSIVE_LOCK, 0, 1, 0, &ol)
 }

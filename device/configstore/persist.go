@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
 	"github.com/netmcp/netmcp/internal/atomicfile"
 )
@@ -17,7 +15,7 @@ const (
 	baseFile    = "base.json"
 	startupFile = "startup.json"
 	historyDir  = "history"
-	lockFile    = "lock"
+	lockName    = "lock"
 	tmpPrefix   = atomicfile.TempPrefix
 )
 
@@ -91,39 +89,3 @@ func removeFiles(dir string, doomed func(name string) bool) error {
 // errLocked is what tryLockFile returns when another open file (in this
 // process or another) holds the lock.
 var errLocked = errors.New("locked by another open file")
-
-// dirLock is the exclusive lock on a state directory (see lockDir).
-type dirLock struct{ f *os.File }
-
-// Close releases the lock and closes its file.
-func (l *dirLock) Close() error {
-	return errors.Join(unlockFile(l.f), l.f.Close())
-}
-
-// lockDir takes an exclusive lock on dir/lock (tryLockFile: flock on
-// Unix, LockFileEx on Windows) so that two processes cannot open the same
-// state directory. The lock is released by the returned lock's Close, or
-// when the process dies.
-func lockDir(dir string) (*dirLock, error) {
-	path := filepath.Join(dir, lockFile)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("configstore: %w", err)
-	}
-	if err := tryLockFile(f); err != nil {
-		holder := ""
-		if data, rerr := os.ReadFile(path); rerr == nil && len(data) > 0 {
-			holder = " by process " + strings.TrimSpace(string(data))
-		}
-		f.Close()
-		if errors.Is(err, errLocked) {
-			return nil, fmt.Errorf("configstore: state directory %s is in use%s", dir, holder)
-		}
-		return nil, fmt.Errorf("configstore: lock %s: %w", path, err)
-	}
-	// The pid is informational only (for the error message above).
-	if err := f.Truncate(0); err == nil {
-		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	}
-	return &dirLock{f: f}, nil
-}

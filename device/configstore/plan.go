@@ -16,6 +16,9 @@ func (s *Store) PlanRollback(ctx context.Context, id string) (device.Diff, error
 	if err := s.check(ctx); err != nil {
 		return device.Diff{}, err
 	}
+	if err := s.refresh(); err != nil {
+		return device.Diff{}, err
+	}
 	target, err := s.rollbackTarget(id)
 	if err != nil {
 		return device.Diff{}, err
@@ -49,6 +52,9 @@ func (s *Store) CommitDiff(ctx context.Context, id string) (device.Diff, error) 
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := s.check(ctx); err != nil {
+		return device.Diff{}, err
+	}
+	if err := s.refresh(); err != nil {
 		return device.Diff{}, err
 	}
 	rec := s.records[id]

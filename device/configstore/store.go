@@ -42,6 +42,13 @@ type Options struct {
 	// never calls it: the driver configures the device from Running() once
 	// Open returns.
 	Apply func(running map[string]any) error
+	// Reload is called, with the store's lock held, when the store finds
+	// that another process sharing Dir changed the running configuration
+	// (a commit, a cancel, a rollback): a device whose running state lives
+	// in this process (a simulator) takes the new configuration; nil for a
+	// device the processes share, which runs it already. An error is
+	// logged. It must not call back into the Store.
+	Reload func(running map[string]any) error
 	// Log receives syslog events: commits, confirms, automatic rollbacks,
 	// cancels and rollbacks. It is called with the store's lock held and
 	// must not block or call back into the Store.
@@ -136,19 +143,21 @@ type record struct {
 // with a lock, commits (confirmed or not), rollback and a commit history,
 // persisted crash-safely in Options.Dir. It implements every
 // device.Configurer method except Configure. Trees passed in are copied and
-// trees returned are copies. All methods are safe for concurrent use.
+// trees returned are copies. All methods are safe for concurrent use, and
+// several processes may open one Dir at once (shared.go).
 type Store struct {
 	mu   sync.Mutex
 	opts Options
-	lock *dirLock // exclusive lock on Dir/lock; nil in memory
+	sh   *shared // the state directory; nil in memory
 
 	st      *state
 	base    map[string]any
 	startup map[string]any
 	records map[string]*record
 
-	cand   map[string]any
-	holder *device.Owner
+	cand      map[string]any
+	holder    *device.Owner
+	holderRun string // the run of the store that last wrote the candidate
 
 	timer  Stopper
 	gen    uint64 // incremented on every arm/stop; stale timer callbacks compare it
@@ -161,8 +170,9 @@ const stateVersion = 1
 // and a pending confirmed commit from the directory if it holds a state
 // (initial is used only for a new directory). A pending confirmed commit
 // whose deadline is in the future is re-armed; one whose deadline has
-// passed is rolled back at once (and logged) before Open returns. Another
-// process holding the directory gives an error.
+// passed is rolled back at once (and logged) before Open returns. Other
+// processes may have the directory open too: each change is made under
+// the directory's lock on what is on disk then.
 func Open(initial map[string]any, opts Options) (*Store, error) {
 	if opts.MaxBulkEdit <= 0 {
 		opts.MaxBulkEdit = 1000
@@ -189,38 +199,60 @@ func Open(initial map[string]any, opts Options) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(opts.Dir, historyDir), 0o700); err != nil {
 		return nil, fmt.Errorf("configstore: %w", err)
 	}
-	if s.lock, err = lockDir(opts.Dir); err != nil {
+	if s.sh, err = openShared(opts.Dir); err != nil {
 		return nil, err
 	}
+	if err := lockFile(s.sh.lockf); err != nil {
+		s.sh.close()
+		return nil, fmt.Errorf("configstore: lock %s: %w", s.sh.lockf.Name(), err)
+	}
+	s.sh.mapCounter()
+	s.sh.seen = s.sh.gen()
+	s.sh.writing = s.sh.seen&1 == 1
 	// Make the history directory's entry durable before files go into it.
-	if err := syncDir(opts.Dir); err != nil {
-		s.lock.Close()
+	err = syncDir(opts.Dir)
+	if err == nil {
+		err = s.loadLocked(init, true)
+	}
+	if err != nil {
+		s.sh.writing = false
+		unlockFile(s.sh.lockf)
+		s.sh.close()
 		return nil, err
 	}
-	if err := s.load(init); err != nil {
-		s.lock.Close()
-		return nil, err
-	}
+	s.leave()
+	s.sh.removeDeadRuns()
 	return s, nil
 }
 
-// load reads the state directory (or initialises it with init), repairs
-// what an interrupted write left, and re-arms or expires a pending commit.
-func (s *Store) load(init map[string]any) error {
+// loadLocked reads the state directory under its lock: at Open (init set)
+// it initialises a new one with init, repairs what an interrupted write
+// left and re-arms or expires a pending commit; later (another process
+// changed the directory) it re-reads it, repairing too when repair is set
+// (a process died in the middle of a change), gives a running
+// configuration another process made to Options.Reload and arms or stops
+// the confirmed-commit timer as the pending commit now says.
+func (s *Store) loadLocked(init map[string]any, repair bool) error {
 	dir, hdir := s.opts.Dir, filepath.Join(s.opts.Dir, historyDir)
-	if err := removeTemps(dir); err != nil {
-		return err
-	}
-	if err := removeTemps(hdir); err != nil {
-		return err
+	opening := init != nil
+	if repair {
+		if err := removeTemps(dir); err != nil {
+			return err
+		}
+		if err := removeTemps(hdir); err != nil {
+			return err
+		}
 	}
 	var st state
 	err := readJSON(dir, stateFile, &st)
 	switch {
-	case errors.Is(err, os.ErrNotExist):
+	case errors.Is(err, os.ErrNotExist) && opening:
 		// A new directory (or one whose initialisation was interrupted:
 		// state.json is written last).
 		st = state{Version: stateVersion, Running: init}
+		if err := s.dirty(); err != nil {
+			return err
+		}
 		if err := writeJSONAtomic(dir, baseFile, init); err != nil {
 			return err
 		}
@@ -234,7 +266,7 @@ func (s *Store) load(init map[string]any) error {
 			return err
 		}
 		s.st, s.base, s.startup = &st, init, init
-		return nil
+		return s.loadCandidate()
 	case err != nil:
 		return fmt.Errorf("configstore: %w", err)
 	}
@@ -244,21 +276,29 @@ func (s *Store) load(init map[string]any) error {
 	if st.Running == nil {
 		st.Running = map[string]any{}
 	}
-	if err := readJSON(dir, baseFile, &s.base); err != nil {
-		return fmt.Errorf("configstore: %w", err)
-	}
 	if s.base == nil {
-		s.base = map[string]any{}
+		if err := readJSON(dir, baseFile, &s.base); err != nil {
+			return fmt.Errorf("configstore: %w", err)
+		}
+		if s.base == nil {
+			s.base = map[string]any{}
+		}
 	}
-	if err := readJSON(dir, startupFile, &s.startup); err != nil {
+	var startup map[string]any
+	if err := readJSON(dir, startupFile, &startup); err != nil {
 		return fmt.Errorf("configstore: %w", err)
 	}
-	if s.startup == nil {
-		s.startup = map[string]any{}
+	if startup == nil {
+		startup = map[string]any{}
 	}
 	listed := map[string]bool{}
+	records := make(map[string]*record, len(st.Commits))
 	for _, c := range st.Commits {
 		listed[c.ID] = true
+		if r := s.records[c.ID]; r != nil {
+			records[c.ID] = r
+			continue
+		}
 		var r record
 		if err := readJSON(hdir, c.ID+".json", &r); err != nil {
 			return fmt.Errorf("configstore: history of commit %s: %w", c.ID, err)
@@ -266,39 +306,62 @@ func (s *Store) load(init map[string]any) error {
 		if r.Config == nil {
 			r.Config = map[string]any{}
 		}
-		if r.Status != c.Status {
+		if r.Status != c.Status && repair {
 			// The process died between state.json and the status mirror.
 			r.Status = c.Status
+			if err := s.dirty(); err != nil {
+				return err
+			}
 			if err := writeJSONAtomic(hdir, c.ID+".json", &r); err != nil {
 				return err
 			}
 		}
-		s.records[c.ID] = &r
+		records[c.ID] = &r
 	}
-	if err := removeOrphans(hdir, listed); err != nil {
-		return err
+	if repair {
+		if err := removeOrphans(hdir, listed); err != nil {
+			return err
+		}
 	}
-	if st.Head != "" && s.records[st.Head] == nil {
+	if st.Head != "" && records[st.Head] == nil {
 		return fmt.Errorf("configstore: %s: head commit %s is not in the history", filepath.Join(dir, stateFile), st.Head)
 	}
 	if p := st.Pending; p != nil {
 		for _, id := range append([]string{p.Before}, p.IDs...) {
-			if id != "" && s.records[id] == nil {
+			if id != "" && records[id] == nil {
 				return fmt.Errorf("configstore: pending commit refers to unknown commit %s", id)
 			}
 		}
 	}
-	s.st = &st
-	if p := st.Pending; p != nil {
-		if now := s.opts.Now(); !now.Before(p.Deadline) {
-			// The deadline passed while the process was down.
-			if err := s.rollbackPending(device.StatusRolledBack, false); err != nil {
-				return err
-			}
-			s.logExpired(p)
-		} else {
-			s.arm(p.Deadline.Sub(now))
+	old := s.st
+	s.st, s.startup, s.records = &st, startup, records
+	if err := s.loadCandidate(); err != nil {
+		return err
+	}
+	if old != nil && (old.Seq != st.Seq || old.Head != st.Head) && s.opts.Reload != nil {
+		if err := s.opts.Reload(cloneTree(st.Running)); err != nil {
+			s.log(3, "APPLY_FAILED", fmt.Sprintf("taking the running configuration another server committed (%s): %v", nameOf(st.Head), err))
 		}
+	}
+	p := st.Pending
+	switch {
+	case p == nil:
+		if s.timer != nil {
+			s.stopTimer()
+		}
+	case opening && !s.opts.Now().Before(p.Deadline):
+		// The deadline passed while no process served the directory.
+		if err := s.dirty(); err != nil {
+			return err
+		}
+		if err := s.rollbackPending(device.StatusRolledBack, false); err != nil {
+			return err
+		}
+		s.logExpired(p)
+	case s.timer == nil || old == nil || old.Pending == nil || old.Pending.ID != p.ID || !old.Pending.Deadline.Equal(p.Deadline):
+		// Every process serving the directory arms the timer; the first
+		// to fire rolls back, under the lock, what is still pending.
+		s.arm(p.Deadline.Sub(s.opts.Now()))
 	}
 	return nil
 }
@@ -318,6 +381,9 @@ func removeOrphans(hdir string, listed map[string]bool) error {
 // point; statuses that changed are mirrored into the history files after.
 func (s *Store) save(next *state, rec *record) error {
 	if s.opts.Dir != "" {
+		if err := s.dirty(); err != nil {
+			return err
+		}
 		hdir := filepath.Join(s.opts.Dir, historyDir)
 		if rec != nil {
 			if err := writeJSONAtomic(hdir, rec.ID+".json", rec); err != nil {
@@ -375,6 +441,7 @@ func cloneTree(t map[string]any) map[string]any {
 func (s *Store) Running() map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.refresh() // on an error, what was read last
 	return cloneTree(s.st.Running)
 }
 
@@ -387,6 +454,7 @@ func (s *Store) Running() map[string]any {
 func (s *Store) RunningView() map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.refresh() // on an error, what was read last
 	return s.st.Running
 }
 
@@ -394,6 +462,7 @@ func (s *Store) RunningView() map[string]any {
 func (s *Store) CandidateView(owner device.Owner) map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.refresh() // on an error, what was read last
 	return s.candidateLocked(owner)
 }
 
@@ -401,6 +470,7 @@ func (s *Store) CandidateView(owner device.Owner) map[string]any {
 func (s *Store) Startup() map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.refresh() // on an error, what was read last
 	return cloneTree(s.startup)
 }
 
@@ -409,6 +479,7 @@ func (s *Store) Startup() map[string]any {
 func (s *Store) Candidate(owner device.Owner) map[string]any {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.refresh() // on an error, what was read last
 	return cloneTree(s.candidateLocked(owner))
 }
 
@@ -430,6 +501,11 @@ func (s *Store) Limits() (maxBulkEdit, rollbackTimeout int) {
 func (s *Store) LockHolder() (device.Owner, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.refresh()
+	if s.holder != nil && s.sh != nil && !s.sh.alive(s.holderRun) {
+		// Its process is gone; the next change drops it.
+		return device.Owner{}, false
+	}
 	if s.holder == nil {
 		return device.Owner{}, false
 	}
@@ -440,6 +516,7 @@ func (s *Store) LockHolder() (device.Owner, bool) {
 func (s *Store) Pending() (Pending, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	_ = s.refresh() // on an error, what was read last
 	if s.st.Pending == nil {
 		return Pending{}, false
 	}
@@ -457,6 +534,13 @@ func (s *Store) SetStartup(tree map[string]any) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.check(context.Background()); err != nil {
+		return err
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
 	return s.setStartupLocked(t)
 }
 
@@ -464,6 +548,13 @@ func (s *Store) SetStartup(tree map[string]any) error {
 func (s *Store) CopyRunningToStartup() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := s.check(context.Background()); err != nil {
+		return err
+	}
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.leave()
 	return s.setStartupLocked(s.st.Running)
 }
 
@@ -472,6 +563,9 @@ func (s *Store) setStartupLocked(t map[string]any) error {
 		return ErrClosed
 	}
 	if s.opts.Dir != "" {
+		if err := s.dirty(); err != nil {
+			return err
+		}
 		if err := writeJSONAtomic(s.opts.Dir, startupFile, t); err != nil {
 			return err
 		}
@@ -480,8 +574,10 @@ func (s *Store) setStartupLocked(t map[string]any) error {
 	return nil
 }
 
-// Close stops the confirmed-commit timer and releases the state directory.
-// It does not roll back a pending confirmed commit: the next Open re-arms it.
+// Close stops the confirmed-commit timer and leaves the state directory.
+// It does not roll back a pending confirmed commit: another process serving
+// the directory, or the next Open, re-arms it. A candidate this store made
+// is dropped by the next process to change the directory.
 func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -491,9 +587,9 @@ func (s *Store) Close() error {
 	s.closed = true
 	s.stopTimer()
 	s.cand, s.holder = nil, nil
-	if s.lock != nil {
-		err := s.lock.Close()
-		s.lock = nil
+	if s.sh != nil {
+		err := s.sh.close()
+		s.sh = nil
 		if err != nil {
 			return fmt.Errorf("configstore: %w", err)
 		}

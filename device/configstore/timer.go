@@ -31,7 +31,18 @@ func (s *Store) stopTimer() {
 func (s *Store) fire(gen uint64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.closed || gen != s.gen || s.st.Pending == nil {
+	if s.closed || gen != s.gen {
+		return
+	}
+	if err := s.enter(); err != nil {
+		s.log(3, "ROLLBACK_FAILED", fmt.Sprintf("confirmed commit timer: %v; retrying in %s", err, retryDelay))
+		s.arm(retryDelay)
+		return
+	}
+	defer s.leave()
+	// Another process may have confirmed, cancelled or rolled it back, or
+	// extended its deadline (then enter re-armed the timer).
+	if gen != s.gen || s.st.Pending == nil {
 		return
 	}
 	s.timer = nil

@@ -52,6 +52,7 @@ var (
 	_ device.FileStore  = (*Driver)(nil)
 	_ device.Telemetry  = (*Driver)(nil)
 	_ device.Diagnoser  = (*Driver)(nil)
+	_ device.Syncer     = (*Driver)(nil)
 )
 
 func newDriver(l *Lab, d topology.Device, dir string) (*Driver, error) {
@@ -67,7 +68,7 @@ func newDriver(l *Lab, d topology.Device, dir string) (*Driver, error) {
 	drv.tel = newTelemetry(d, l.opts.Now)
 	st, err := configstore.Open(DeviceToTree(d), configstore.Options{
 		Dir: dir, Schema: drv.schema, MaxBulkEdit: maxBulkEdit, DefaultConfirmTimeout: rollbackTimeout,
-		Now: l.opts.Now, Apply: drv.applyRunning, Log: drv.storeLogged,
+		Now: l.opts.Now, Apply: drv.applyCommit, Reload: drv.applyRunning, Log: drv.storeLogged,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sim: device %s: %w", d.Name, err)
@@ -91,7 +92,17 @@ func (d *Driver) runningDevice() (topology.Device, error) {
 	return dev, nil
 }
 
-// applyRunning is the store's Apply hook: it turns the new running
+// applyCommit is the store's Apply hook: applyRunning, after the lab's
+// CommitDelay.
+func (d *Driver) applyCommit(running map[string]any) error {
+	if delay := d.lab.opts.CommitDelay; delay > 0 {
+		time.Sleep(delay)
+	}
+	return d.applyRunning(running)
+}
+
+// applyRunning is the store's Reload hook (and, through applyCommit, its
+// Apply hook): it turns the new running
 // configuration into the device's topology and reconfigures the model.
 func (d *Driver) applyRunning(running map[string]any) error {
 	d.applyMu.Lock()
@@ -184,6 +195,13 @@ func (d *Driver) Get(ctx context.Context, ds device.Datastore, path string) (any
 	}
 	return v, err
 }
+
+// Sync implements device.Syncer: the device's configuration store is
+// shared by the processes serving its state directory, but the network
+// model runs in each of them; a commit made through another process is
+// taken into this process's model (Options.Reload) before a request
+// reads it.
+func (d *Driver) Sync() error { return d.store.Sync() }
 
 // Close shuts the device down; a Lab's devices are closed by Lab.Close.
 func (d *Driver) Close() error { return d.shutdown() }

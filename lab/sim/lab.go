@@ -32,6 +32,11 @@ type LabOptions struct {
 	// per interval, traceroute's waits); otherwise they answer at once
 	// with the simulated round-trip times.
 	Realtime bool
+	// CommitDelay is how long a device takes to apply a configuration (a
+	// commit, a rollback) before the change is made: a real device's
+	// commit takes seconds, and a client's timeouts and retries meet
+	// that. Zero applies at once.
+	CommitDelay time.Duration
 }
 
 // Lab is a running simulated network: the network model and one Driver per
@@ -187,6 +192,11 @@ func (l *Lab) Close() error {
 func (l *Lab) applyDevice(dev topology.Device) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if l.net == nil {
+		// NewLab has not built the model yet (another process sharing the
+		// state directory committed meanwhile): it is built from running.
+		return nil
+	}
 	if err := l.net.UpdateDevice(dev); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/netmcp/netmcp/device"
 )
@@ -57,8 +58,10 @@ func (o *opened) Close() error {
 
 // URLParams are the query parameters of a sim:// URL, each also
 // accepted in device.Options.Params: "topology" names a topology file,
-// "realtime" (1/true or 0/false) paces diagnostics like the real tools.
-var URLParams = []string{"realtime", "topology"}
+// "realtime" (1/true or 0/false) paces diagnostics like the real tools,
+// "commitDelay" (a duration: "2s") is how long a commit takes to apply
+// (LabOptions.CommitDelay).
+var URLParams = []string{"commitDelay", "realtime", "topology"}
 
 // open serves device.Open("sim://NAME[?realtime=1&topology=PATH]"): the
 // URL's query and Options.Params give URLParams ("" topology: the
@@ -90,7 +93,13 @@ func open(ctx context.Context, u *url.URL, opts device.Options) (device.Driver, 
 	default:
 		return nil, fmt.Errorf("sim: URL parameter realtime=%q of %s: want 1, true, 0 or false", v, name)
 	}
-	key := path + "\x00" + opts.StateDir + "\x00" + strconv.FormatBool(realtime)
+	var delay time.Duration
+	if v := params["commitDelay"]; v != "" {
+		if delay, err = time.ParseDuration(v); err != nil || delay < 0 || delay > time.Hour {
+			return nil, fmt.Errorf("sim: URL parameter commitDelay=%q of %s: want a duration from 0s to 1h, such as 2s", v, name)
+		}
+	}
+	key := path + "\x00" + opts.StateDir + "\x00" + strconv.FormatBool(realtime) + "\x00" + delay.String()
 	labsMu.Lock()
 	defer labsMu.Unlock()
 	s := labs[key]
@@ -99,7 +108,7 @@ func open(ctx context.Context, u *url.URL, opts device.Options) (device.Driver, 
 		if err != nil {
 			return nil, err
 		}
-		lab, err := NewLab(topo, LabOptions{StateDir: opts.StateDir, Realtime: realtime})
+		lab, err := NewLab(topo, LabOptions{StateDir: opts.StateDir, Realtime: realtime, CommitDelay: delay})
 		if err != nil {
 			return nil, err
 		}

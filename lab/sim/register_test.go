@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/diag"
@@ -59,13 +60,15 @@ func TestOpenURL(t *testing.T) {
 
 // TestOpenURLParams: the URL's query gives the driver's parameters, as
 // Options.Params does; an unknown parameter, one given twice, a bad
-// realtime value or a URL contradicting the options is refused.
+// realtime or commitDelay value or a URL contradicting the options is
+// refused.
 func TestOpenURLParams(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range []struct {
 		url      string
 		params   map[string]string
 		realtime bool
+		delay    time.Duration
 		err      string
 	}{
 		{url: "sim://r1"},
@@ -76,7 +79,10 @@ func TestOpenURLParams(t *testing.T) {
 		{url: "sim://h1?realtime=1", realtime: true},
 		{url: "sim://r1", params: map[string]string{"realtime": "1"}, realtime: true},
 		{url: "sim://r1?realtime=1", params: map[string]string{"realtime": "1", "other": "x"}, realtime: true},
-		{url: "sim://r1?anything=1", err: `unknown URL parameter "anything" of r1 (known: realtime, topology)`},
+		{url: "sim://r1?commitDelay=1500ms", delay: 1500 * time.Millisecond},
+		{url: "sim://r1?commitDelay=soon", err: `commitDelay="soon" of r1: want a duration from 0s to 1h`},
+		{url: "sim://r1?commitDelay=-1s", err: `commitDelay="-1s" of r1`},
+		{url: "sim://r1?anything=1", err: `unknown URL parameter "anything" of r1 (known: commitDelay, realtime, topology)`},
 		{url: "sim://r1?realtime=1&realtime=1", err: `"realtime" of r1 given 2 times`},
 		{url: "sim://r1?realtime=yes", err: `realtime="yes" of r1: want 1, true, 0 or false`},
 		{url: "sim://r1?realtime=1", params: map[string]string{"realtime": "0"}, err: `"realtime" of r1 is "1" in the URL but "0" in the options`},
@@ -102,8 +108,8 @@ func TestOpenURLParams(t *testing.T) {
 			case *openedHost:
 				lab = o.HostDriver.lab
 			}
-			if lab == nil || lab.opts.Realtime != tt.realtime {
-				t.Errorf("%T: realtime lab %v, want %v", d, lab != nil && lab.opts.Realtime, tt.realtime)
+			if lab == nil || lab.opts.Realtime != tt.realtime || lab.opts.CommitDelay != tt.delay {
+				t.Errorf("%T: lab %+v, want realtime %v, commit delay %v", d, lab.opts, tt.realtime, tt.delay)
 			}
 		})
 	}
