@@ -23,12 +23,12 @@ const (
 type deviceView struct {
 	Name   string
 	Ifaces []*ifaceView
-	// Routes is the default VRF's IPv4 table. A router's is read only
-	// when a check first needs it (routesOf): a table holds a route per
-	// subnet of the network, so reading every router's grows with the
-	// square of the network, while the checks follow a few paths.
-	Routes []route
-	// readRoutes, when set, reads Routes on the first lookup (once).
+	// routes is the default VRF's IPv4 table (Routes). A router's is read
+	// only when a check first needs it: a table holds a route per subnet
+	// of the network, so reading every router's grows with the square of
+	// the network, while the checks follow a few paths.
+	routes []route
+	// readRoutes, when set, reads routes on the first use (once).
 	readRoutes func() []route
 	routesOnce sync.Once
 	// ACLs are the device's ACL sets by name; Bindings where they apply.
@@ -116,20 +116,20 @@ func (d *deviceView) Loopback() (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
-// routesOf returns the device's IPv4 table, read first if it was left
-// for later. The network's route lookups are made by one goroutine at a
-// time (the rules run in turn), so the read is not raced.
-func (d *deviceView) routesOf() []route {
+// Routes returns the device's IPv4 table, read first if it was left for
+// later. The network's route lookups are made by one goroutine at a time
+// (the rules run in turn), so the read is not raced.
+func (d *deviceView) Routes() []route {
 	if d.readRoutes != nil {
-		d.routesOnce.Do(func() { d.Routes = d.readRoutes() })
+		d.routesOnce.Do(func() { d.routes = d.readRoutes() })
 	}
-	return d.Routes
+	return d.routes
 }
 
 // Lookup returns the active route a packet to a takes (longest match).
 func (d *deviceView) Lookup(a netip.Addr) (route, bool) {
 	best, found := route{}, false
-	for _, r := range d.routesOf() {
+	for _, r := range d.Routes() {
 		if !r.Active || !r.Prefix.Contains(a) {
 			continue
 		}
