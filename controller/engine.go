@@ -66,9 +66,18 @@ type run struct {
 	// history is each router's interface history from its log (flap.go).
 	history map[string]map[string]ifHistory
 	// probeSlots bound the diagnostics run at once on each device to
-	// what a device allows one caller (diag.DefaultPerCaller).
+	// what a device allows one caller (diag.DefaultPerCaller), and
+	// inflight those over the whole fleet (maxProbesInFlight).
 	probeSlots map[string]chan struct{}
+	inflight   chan struct{}
 }
+
+// maxProbesInFlight bounds the probes a run has in flight over the whole
+// fleet. A sweep probes every link from both ends at once: on a network
+// of a few dozen routers every probe still starts at once, while on one
+// of a thousand the calls (each with its own buffers on both sides) go in
+// waves instead of thousands together.
+const maxProbesInFlight = 256
 
 // newReportID returns a fresh report id: the time and a random suffix,
 // sortable by time.
@@ -176,8 +185,10 @@ func (r *run) callCtx(ctx context.Context, dev, tool string, args map[string]any
 				}
 			}
 		}
-		if m, ok := out.(map[string]any); ok && out != nil {
-			// Normalise to a plain decoded tree.
+		if m, ok := out.(map[string]any); ok && out != nil && !plainTree(m) {
+			// Normalise to a plain decoded tree (a result over an
+			// in-process connection may hold Go values; one decoded from
+			// the wire is plain already).
 			b, _ := json.Marshal(m)
 			var v any
 			_ = json.Unmarshal(b, &v)
@@ -203,6 +214,31 @@ func (r *run) callCtx(ctx context.Context, dev, tool string, args map[string]any
 	}
 	r.progress("  #%d [%s] %s %s (%.0f ms) %s", n, dev, tool, argWords(args), float64(el.Microseconds())/1000, status)
 	return out, n, err
+}
+
+// plainTree tells whether v is made only of what encoding/json decodes
+// into an any: maps of string to any, slices of any, strings, float64s,
+// booleans and nils.
+func plainTree(v any) bool {
+	switch v := v.(type) {
+	case nil, string, float64, bool:
+		return true
+	case map[string]any:
+		for _, x := range v {
+			if !plainTree(x) {
+				return false
+			}
+		}
+		return true
+	case []any:
+		for _, x := range v {
+			if !plainTree(x) {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 // summarize sets what call n showed.
@@ -267,7 +303,7 @@ func (r *run) readNetwork() *network {
 	if r.net != nil {
 		return r.net
 	}
-	r.begin("read every device: interfaces, VRFs, routes, ACLs, BGP and OSPF (" + pathInterfaces + ", " + pathNetInst + ", " + pathRouting + ", " + PathACL + ")")
+	r.begin("read every device: interfaces, VRFs, ACLs, BGP and OSPF (" + pathInterfaces + ", " + pathNetInst + ", " + PathACL + "); a router's routes (" + pathRouting + ") when a check follows a path through it")
 	n := &network{Devices: map[string]*deviceView{}, Unread: map[string]string{}}
 	var mu sync.Mutex
 	results := r.c.Fleet.Each(r.ctx, r.routers(), func(ctx context.Context, d *client.Device) error {
@@ -287,13 +323,7 @@ func (r *run) readNetwork() *network {
 		} else if lostDevice(err) {
 			return err // lost part-way: unread, not absent
 		}
-		if data, call, err = r.yangGet(d.Name(), pathRouting); err == nil {
-			v.Routes = parseRoutes(data)
-			v.Calls[pathRouting] = call
-			r.summarize(call, "%d IPv4 routes", len(v.Routes))
-		} else if lostDevice(err) {
-			return err // lost part-way: unread, not absent
-		}
+		v.readRoutes = func() []route { return r.readRoutes(v) }
 		if data, call, err = r.yangGet(d.Name(), PathACL); err == nil {
 			v.ACLs, v.Bindings = parseACL(data)
 			v.Calls[PathACL] = call
@@ -321,6 +351,23 @@ func (r *run) readNetwork() *network {
 	r.net = n
 	r.progress("  network: %d devices read, %d links, %d hosts", len(n.Order), len(n.Links), len(n.Hosts))
 	return n
+}
+
+// readRoutes reads a router's IPv4 table (its first lookup calls it):
+// the call goes in the report under the step that needed it. A device
+// lost meanwhile is noted (Report.Unreachable); its table stays empty.
+func (r *run) readRoutes(v *deviceView) []route {
+	data, call, err := r.yangGet(v.Name, pathRouting)
+	if err != nil {
+		if lostDevice(err) {
+			r.noteLost(v.Name, err)
+		}
+		return nil
+	}
+	rs := parseRoutes(data)
+	v.Calls[pathRouting] = call
+	r.summarize(call, "%d IPv4 routes", len(rs))
+	return rs
 }
 
 // pingOpts are a ping's options.
@@ -418,6 +465,10 @@ func (r *run) probe(dev, tool string, args map[string]any) (any, int, error) {
 		slots = make(chan struct{}, diag.DefaultPerCaller)
 		r.probeSlots[dev] = slots
 	}
+	if r.inflight == nil {
+		r.inflight = make(chan struct{}, maxProbesInFlight)
+	}
+	inflight := r.inflight
 	r.mu.Unlock()
 	wait := 50 * time.Millisecond
 	for try := 0; ; try++ {
@@ -426,7 +477,14 @@ func (r *run) probe(dev, tool string, args map[string]any) (any, int, error) {
 		case <-r.ctx.Done():
 			return nil, 0, r.ctx.Err()
 		}
+		select {
+		case inflight <- struct{}{}:
+		case <-r.ctx.Done():
+			<-slots
+			return nil, 0, r.ctx.Err()
+		}
 		out, n, err := r.call(dev, tool, args)
+		<-inflight
 		<-slots
 		if !refused(err) || try == probeTries-1 {
 			return out, n, err

@@ -241,5 +241,5 @@ func parseResolvConf(text string) []netip.Addr {
 // asDevice returns the host as a deviceView for the checks routers and
 // hosts share (its ACLs).
 func (h *hostView) asDevice() *deviceView {
-	return &deviceView{Name: h.Name, Ifaces: h.Ifaces, Routes: h.Routes, ACLs: h.ACLs, Bindings: h.Bindings, Calls: h.Calls}
+	return &deviceView{Name: h.Name, Ifaces: h.Ifaces, routes: h.Routes, ACLs: h.ACLs, Bindings: h.Bindings, Calls: h.Calls}
 }

@@ -217,7 +217,7 @@ func TestAskDeviceDiesDuringRun(t *testing.T) {
 		found bool
 	}{
 		{"r1", 1, true},  // during its reads
-		{"r2", 4, true},  // after its reads, before its probes
+		{"r2", 3, true},  // after its three reads, before its probes
 		{"r3", 2, false}, // the faulty device, before its ACL is read
 		{"r3", 4, true},  // the faulty device, after its reads
 	}

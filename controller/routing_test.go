@@ -148,7 +148,7 @@ func (tr twoRouters) network() *network {
 		d.Ifaces = parseInterfaces(ifs)
 		parseVRFs(ni, d.Ifaces)
 		d.BGP, d.OSPF = parseBGP(ni), parseOSPF(ni)
-		d.Routes = parseRoutes(rt)
+		d.routes = parseRoutes(rt)
 		d.ACLs, d.Bindings = parseACL(acl)
 		return d
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/netmcp/netmcp/remedy"
 	"github.com/netmcp/netmcp/yang"
@@ -22,8 +23,14 @@ const (
 type deviceView struct {
 	Name   string
 	Ifaces []*ifaceView
-	// Routes is the default VRF's IPv4 table.
-	Routes []route
+	// routes is the default VRF's IPv4 table (Routes). A router's is read
+	// only when a check first needs it: a table holds a route per subnet
+	// of the network, so reading every router's grows with the square of
+	// the network, while the checks follow a few paths.
+	routes []route
+	// readRoutes, when set, reads routes on the first use (once).
+	readRoutes func() []route
+	routesOnce sync.Once
 	// ACLs are the device's ACL sets by name; Bindings where they apply.
 	ACLs     map[string]*aclSet
 	Bindings []aclBinding
@@ -109,10 +116,20 @@ func (d *deviceView) Loopback() (netip.Addr, bool) {
 	return netip.Addr{}, false
 }
 
+// Routes returns the device's IPv4 table, read first if it was left for
+// later. The network's route lookups are made by one goroutine at a time
+// (the rules run in turn), so the read is not raced.
+func (d *deviceView) Routes() []route {
+	if d.readRoutes != nil {
+		d.routesOnce.Do(func() { d.routes = d.readRoutes() })
+	}
+	return d.routes
+}
+
 // Lookup returns the active route a packet to a takes (longest match).
 func (d *deviceView) Lookup(a netip.Addr) (route, bool) {
 	best, found := route{}, false
-	for _, r := range d.Routes {
+	for _, r := range d.Routes() {
 		if !r.Active || !r.Prefix.Contains(a) {
 			continue
 		}
@@ -268,6 +285,80 @@ type network struct {
 	// HostViews are the hosts of the fleet as they show themselves (nil
 	// when the fleet serves no host).
 	HostViews map[string]*hostView
+
+	// idx finds a link by one of its ends and a device by its address
+	// without a scan of the network (a path's walk asks at every hop);
+	// built on first use, once the devices and links are all there.
+	idx     netIndex
+	idxOnce sync.Once
+}
+
+// netIndex is a network's lookup tables (network.index).
+type netIndex struct {
+	// linkAt is the first link with an end at a device's interface, and
+	// whether that end is its B end.
+	linkAt map[[2]string]linkRef
+	// between are the links between two devices (the names in order),
+	// in the order of Links.
+	between map[[2]string][]int
+	// owner is the first device and interface of the default VRF (in
+	// Order, then interface order) holding an address.
+	owner map[netip.Addr]ownerRef
+}
+
+type linkRef struct {
+	i   int
+	isB bool
+}
+
+type ownerRef struct {
+	d  *deviceView
+	it *ifaceView
+}
+
+// index returns the network's lookup tables, built the first time.
+func (n *network) index() *netIndex {
+	n.idxOnce.Do(func() {
+		x := &n.idx
+		x.linkAt = map[[2]string]linkRef{}
+		x.between = map[[2]string][]int{}
+		x.owner = map[netip.Addr]ownerRef{}
+		for i, l := range n.Links {
+			for _, e := range []struct {
+				end
+				isB bool
+			}{{l.A, false}, {l.B, true}} {
+				k := [2]string{e.Device, e.Iface}
+				if _, ok := x.linkAt[k]; !ok {
+					x.linkAt[k] = linkRef{i, e.isB}
+				}
+			}
+			k := pairKey(l.A.Device, l.B.Device)
+			x.between[k] = append(x.between[k], i)
+		}
+		for _, name := range n.Order {
+			d := n.Devices[name]
+			for _, it := range d.Ifaces {
+				if it.VRF != "" {
+					continue
+				}
+				for _, p := range it.Addrs {
+					if _, ok := x.owner[p.Addr()]; !ok {
+						x.owner[p.Addr()] = ownerRef{d, it}
+					}
+				}
+			}
+		}
+	})
+	return &n.idx
+}
+
+// pairKey is the key of two devices' links, whatever their order.
+func pairKey(a, b string) [2]string {
+	if b < a {
+		a, b = b, a
+	}
+	return [2]string{a, b}
 }
 
 // infer finds the links between read devices and where known hosts attach.
@@ -291,10 +382,16 @@ func (n *network) infer(hosts []Host) {
 			}
 		}
 	}
-	for i := range all {
-		for j := i + 1; j < len(all); j++ {
-			a, b := all[i], all[j]
-			if a.dev != b.dev && a.p.Masked() == b.p.Masked() {
+	// Addresses are grouped by subnet, so that pairing them costs the
+	// size of each subnet, not of the network; the links come in the
+	// order of their first address, then their second.
+	bySubnet := map[netip.Prefix][]int{}
+	for i, a := range all {
+		bySubnet[a.p.Masked()] = append(bySubnet[a.p.Masked()], i)
+	}
+	for i, a := range all {
+		for _, j := range bySubnet[a.p.Masked()] {
+			if b := all[j]; j > i && a.dev != b.dev {
 				n.Links = append(n.Links, link{A: end{a.dev, a.it.Name, a.p.Addr()}, B: end{b.dev, b.it.Name, b.p.Addr()}, Prefix: a.p.Masked()})
 			}
 		}
@@ -326,32 +423,28 @@ func (n *network) attachHosts(hosts []Host) {
 
 // Owner returns the device and interface holding address a.
 func (n *network) Owner(a netip.Addr) (*deviceView, *ifaceView) {
-	for _, name := range n.Order {
-		d := n.Devices[name]
-		if it := d.Owns(a); it != nil {
-			return d, it
-		}
-	}
-	return nil, nil
+	o := n.index().owner[a]
+	return o.d, o.it
 }
 
 // LinkOf returns the link of a device's interface.
 func (n *network) LinkOf(dev, iface string) (link, bool) {
-	for _, l := range n.Links {
-		if l.A.Device == dev && l.A.Iface == iface {
-			return l, true
-		}
-		if l.B.Device == dev && l.B.Iface == iface {
-			return link{A: l.B, B: l.A, Prefix: l.Prefix}, true
-		}
+	ref, ok := n.index().linkAt[[2]string{dev, iface}]
+	if !ok {
+		return link{}, false
 	}
-	return link{}, false
+	l := n.Links[ref.i]
+	if ref.isB {
+		return link{A: l.B, B: l.A, Prefix: l.Prefix}, true
+	}
+	return l, true
 }
 
 // LinksBetween returns the links between two devices, oriented a to b.
 func (n *network) LinksBetween(a, b string) []link {
 	var out []link
-	for _, l := range n.Links {
+	for _, i := range n.index().between[pairKey(a, b)] {
+		l := n.Links[i]
 		switch {
 		case l.A.Device == a && l.B.Device == b:
 			out = append(out, l)

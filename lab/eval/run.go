@@ -169,12 +169,17 @@ func runCase(ctx context.Context, c suite.Case, in controller.Intent, o Options)
 // controllerCase asks the controller's engine, in this process, as
 // `netmcp ask --lab` does.
 func controllerCase(ctx context.Context, in controller.Intent, l *servedLab, topo topology.Topology) (Answer, error) {
-	fleet, err := client.New(l.inv, client.Options{Name: "netmcp-eval", CallTimeout: time.Minute})
+	// The case's own timeout bounds the diagnosis; the bounds below only
+	// keep a hung device from holding it. They are generous because on a
+	// busy machine a session or a device's reads that take longer than a
+	// minute are slow, not lost, and a device given up for lost turns
+	// every check that needed it into a wrong answer.
+	fleet, err := client.New(l.inv, client.Options{Name: "netmcp-eval", CallTimeout: 5 * time.Minute, ConnectTimeout: time.Minute})
 	if err != nil {
 		return Answer{}, err
 	}
 	defer fleet.Close()
-	cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	cctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	err = fleet.Connect(cctx)
 	cancel()
 	if err != nil && ctx.Err() != nil {
