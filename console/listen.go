@@ -1,6 +1,7 @@
 package console
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -28,8 +29,17 @@ func Listen(addr string, opts Options) (*Console, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
+	scheme := "http"
+	if opts.TLS != nil {
+		cfg := opts.TLS.Clone()
+		if cfg.ClientAuth == tls.RequireAndVerifyClientCert {
+			cfg.ClientAuth = tls.VerifyClientCertIfGiven
+		}
+		cfg.NextProtos = []string{"http/1.1"} // server-sent events
+		ln, scheme = tls.NewListener(ln, cfg), "https"
+	}
 	if opts.BaseURL == "" {
-		opts.BaseURL = "http://" + ln.Addr().String()
+		opts.BaseURL = scheme + "://" + ln.Addr().String()
 	}
 	c, err := New(opts)
 	if err != nil {
