@@ -15,8 +15,10 @@ const Off = "off"
 
 // Listen serves a new console of opts over HTTP on addr (host:port; port
 // 0 picks a free one) until Close, and sets opts.BaseURL, when empty, to
-// the address it listens on, so that LoginURL is the URL to print. Unless
-// opts.AllowRemote is set, addr must be a loopback address or localhost.
+// the address it listens on, so that LoginURL is the URL to print. With
+// opts.TLS it serves HTTPS (client certificates asked for, not required).
+// Unless opts.AllowRemote is set, addr must be a loopback address or
+// localhost.
 func Listen(addr string, opts Options) (*Console, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
