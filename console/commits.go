@@ -94,8 +94,11 @@ func (c *Console) kickCommits() {
 }
 
 // commitPeriod is how often the devices' commit histories are read: every
-// fourth round of the interface reads, at least a second apart.
-func (c *Console) commitPeriod() time.Duration { return max(4*c.opts.Interval, time.Second) }
+// fourth round of the interface reads, at least a second apart, and 10 ms
+// per device apart on a large fleet (10 s for 1,000 devices).
+func (c *Console) commitPeriod() time.Duration {
+	return max(4*c.opts.Interval, time.Second, time.Duration(len(c.fleet.Devices()))*10*time.Millisecond)
+}
 
 // watchCommits reads the fleet's commit histories every commitPeriod, and
 // at once when kicked, until ctx ends.
