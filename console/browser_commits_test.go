@@ -68,6 +68,7 @@ func TestBrowserCommitCountdown(t *testing.T) {
 		}
 		waitJS(t, ctx, 10*time.Second, tool+" approved", `location.pathname === '/approvals' && !document.querySelector('section.gate button.approve') || [...document.querySelectorAll('section.gate h3')].every(h => !h.textContent.startsWith('`+tool+`'))`)
 	}
+	approved := time.Now()
 	select {
 	case err := <-done:
 		if err != nil {
@@ -78,6 +79,7 @@ func TestBrowserCommitCountdown(t *testing.T) {
 	}
 	// The countdown appears without a reload and goes down.
 	waitJS(t, ctx, 30*time.Second, "the countdown", `!!document.querySelector('#commit-r1 .left') && !document.getElementById('commits').hidden`)
+	t.Logf("commit approved to its countdown on screen: %v", time.Since(approved))
 	first, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Number(document.querySelector('#commit-r1 .left').dataset.left)`))
 	if err != nil {
 		t.Fatal(err)
@@ -88,10 +90,12 @@ func TestBrowserCommitCountdown(t *testing.T) {
 	waitJS(t, ctx, 10*time.Second, "the countdown going down", `Number(document.querySelector('#commit-r1 .left').dataset.left) < `+strconv.Itoa(first))
 	artifact(t, ctx, "commit-countdown")
 	checkAxe("the countdown")
+	start := time.Now()
 	if err := chromedp.Do(ctx, chromedp.Focus(chromedp.CSS(`#commit-r1 button.decline`)), chromedp.KeyEvent("\r")); err != nil {
 		t.Fatal(err)
 	}
 	waitJS(t, ctx, 30*time.Second, "the commit rolled back", `location.pathname === '/approvals' && !document.getElementById('commit-r1') && !document.getElementById('commits-empty').hidden`)
+	t.Logf("roll back now to the page without the commit: %v", time.Since(start))
 	if d := g.description(t, "r1"); d != before {
 		t.Errorf("r1's description after the roll back: %s, want %s", d, before)
 	}
