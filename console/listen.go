@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -48,7 +49,10 @@ func Listen(addr string, opts Options) (*Console, error) {
 		ln.Close()
 		return nil, err
 	}
-	c.hs = &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// A refused TLS handshake (a scanner, a browser that does not trust
+	// the certificate yet) is the server's business, not the terminal's.
+	c.hs = &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelDebug)}
 	c.served = make(chan struct{})
 	go func() {
 		defer close(c.served)
