@@ -189,6 +189,16 @@ func TestDeviceGateApprovals(t *testing.T) {
 	if !found {
 		t.Error("r1's audit log does not name mtls:alice as the approver")
 	}
+	// And its commit history.
+	hctx, hcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer hcancel()
+	hist, err := g.fleet.Device("r1").ReadResource(hctx, "network:///config/history")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := hist.Contents[0].Text; !strings.Contains(h, `"comment":"set by jwt:bob (approved by mtls:alice)"`) {
+		t.Errorf("r1's commit history does not name the approver:\n%.600s", h)
+	}
 
 	// The confirmed commit counts down.
 	var page string
