@@ -49,16 +49,9 @@ func TestBrowserCommitCountdown(t *testing.T) {
 		}
 	}
 	for i, tool := range []string{"network.yang.edit", "network.commit"} {
-		if err := chromedp.Do(ctx, chromedp.Navigate(g.base+"/approvals")); err != nil {
-			t.Fatal(err)
-		}
-		// The queue is a page: reload it until the question is there.
-		waitJS(t, ctx, time.Minute, tool+" in the queue", `(() => {
-			const h = [...document.querySelectorAll('section.gate h3')].find(h => h.textContent.startsWith('`+tool+` on r1'));
-			if (h) return true;
-			if (document.readyState === 'complete') setTimeout(() => location.reload(), 100);
-			return false;
-		})()`)
+		// The queue is a page: load it until the question is there.
+		openUntil(t, ctx, g.base+"/approvals", tool+" in the queue",
+			`[...document.querySelectorAll('section.gate h3')].some(h => h.textContent.startsWith('`+tool+` on r1'))`)
 		if i == 0 {
 			artifact(t, ctx, "device-question")
 			checkAxe("a device question waiting")
@@ -105,4 +98,16 @@ func TestBrowserCommitCountdown(t *testing.T) {
 	if e := errs.get(); len(e) > 0 {
 		t.Errorf("console errors: %v", e)
 	}
+}
+
+// openUntil loads url again and again until expr holds on the page.
+func openUntil(t testing.TB, ctx context.Context, url, what, expr string) {
+	t.Helper()
+	eventually(t, time.Minute, what, func() bool {
+		if err := chromedp.Do(ctx, chromedp.Navigate(url)); err != nil {
+			return false // a load cut short (net::ERR_ABORTED): again
+		}
+		ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr))
+		return err == nil && ok
+	})
 }

@@ -37,14 +37,7 @@ func TestBrowserPolicyViewer(t *testing.T) {
 		if _, err := chromedp.Call(ctx, network.SetExtraHTTPHeaders, network.SetExtraHTTPHeadersParams{Headers: h}); err != nil {
 			t.Fatal(err)
 		}
-		if err := chromedp.Do(ctx, chromedp.Navigate(g.base+"/approvals")); err != nil {
-			t.Fatal(err)
-		}
-		waitJS(t, ctx, time.Minute, "the question in the queue", `(() => {
-			if (document.querySelector('section.gate')) return true;
-			if (document.readyState === 'complete') setTimeout(() => location.reload(), 100);
-			return false;
-		})()`)
+		openUntil(t, ctx, g.base+"/approvals", "the question in the queue", `!!document.querySelector('section.gate')`)
 	}
 	as("victor")
 	who, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(`.who`)))
@@ -75,12 +68,8 @@ func TestBrowserPolicyViewer(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.gate button.approve`))); err != nil {
 		t.Fatal(err)
 	}
-	waitJS(t, ctx, 30*time.Second, "the commit's question", `(() => {
-		const h = [...document.querySelectorAll('section.gate h3')].find(h => h.textContent.startsWith('network.commit on r1'));
-		if (h) return true;
-		if (document.readyState === 'complete') setTimeout(() => location.reload(), 100);
-		return false;
-	})()`)
+	openUntil(t, ctx, g.base+"/approvals", "the commit's question",
+		`[...document.querySelectorAll('section.gate h3')].some(h => h.textContent.startsWith('network.commit on r1'))`)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.gate button.decline`))); err != nil {
 		t.Fatal(err)
 	}
