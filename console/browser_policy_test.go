@@ -68,6 +68,9 @@ func TestBrowserPolicyViewer(t *testing.T) {
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.gate button.approve`))); err != nil {
 		t.Fatal(err)
 	}
+	// The approval's POST is done before the page is loaded again.
+	waitJS(t, ctx, 30*time.Second, "the edit approved",
+		`location.pathname === '/approvals' && ![...document.querySelectorAll('section.gate h3')].some(h => h.textContent.startsWith('network.yang.edit on r1'))`)
 	openUntil(t, ctx, g.base+"/approvals", "the commit's question",
 		`[...document.querySelectorAll('section.gate h3')].some(h => h.textContent.startsWith('network.commit on r1'))`)
 	if err := chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`section.gate button.decline`))); err != nil {
