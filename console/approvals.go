@@ -36,6 +36,11 @@ type approval struct {
 	Decider  string
 	Decided  time.Time
 	Run      string // the apply's run, when approved
+
+	// Set per page: what the viewing session may do.
+	CanApprove bool   `json:"-"`
+	CanDecline bool   `json:"-"`
+	Refusal    string `json:"-"`
 }
 
 // Devices are the devices the approval's changes touch.
@@ -70,13 +75,25 @@ type approvals struct {
 	mu      sync.Mutex
 	pending map[string]*approval
 	decided []*approval // newest last
-	// applying maps the correlation id of an approved apply in progress
-	// to its approval.
-	applying map[string]*approval
+	// applying maps the correlation id of an approved change in progress
+	// (a fix's apply, a confirm or roll back from the console) to who
+	// approved it and the devices it changes.
+	applying map[string]applyingAs
+	// gates are the devices' own approval questions waiting for a
+	// decision (gates.go), and the decided ones, newest last.
+	gates        map[string]*gate
+	gatesDecided []*gate
+}
+
+// applyingAs is an approved change in progress: the devices' questions
+// carrying its correlation id are answered in Approver's name.
+type applyingAs struct {
+	Approver string
+	Devices  []string
 }
 
 func newApprovals(shared PendingStore) *approvals {
-	return &approvals{shared: shared, pending: map[string]*approval{}, applying: map[string]*approval{}}
+	return &approvals{shared: shared, pending: map[string]*approval{}, applying: map[string]applyingAs{}, gates: map[string]*gate{}}
 }
 
 // waiting returns the pending approvals, in no order.
@@ -109,6 +126,15 @@ func (q *approvals) waiting() ([]approval, error) {
 func (q *approvals) count() int {
 	w, _ := q.waiting()
 	return len(w)
+}
+
+// waitingCount counts the fixes and device questions waiting for a
+// decision.
+func (q *approvals) waitingCount() int {
+	n := q.count()
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	return n + len(q.gates)
 }
 
 // request queues a report's fix; it refuses a second request for the
@@ -199,8 +225,29 @@ func (q *approvals) lastDecided(report string) (approval, bool) {
 
 // decide takes a pending approval out of the queue, decided by user.
 func (q *approvals) decide(id, decision, user string) (*approval, error) {
+	return q.decideIf(id, decision, user, nil)
+}
+
+// decideIf is decide when check, given the approval, returns nil (nil
+// check: always); else the approval stays in the queue and check's error
+// is returned.
+func (q *approvals) decideIf(id, decision, user string, check func(*approval) error) (*approval, error) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
+	if check != nil {
+		w, err := q.waitingLocked()
+		if err != nil {
+			return nil, err
+		}
+		for i := range w {
+			if w[i].ID != id {
+				continue
+			}
+			if err := check(&w[i]); err != nil {
+				return nil, err
+			}
+		}
+	}
 	var a *approval
 	if q.shared != nil {
 		b, err := q.shared.Take(id)
@@ -240,12 +287,19 @@ func (q *approvals) undo(a *approval) {
 // devices that carry its correlation id are answered in its approver's
 // name until end.
 func (q *approvals) begin(a *approval) (end func()) {
+	return q.beginAs(a.Correlation, a.Decider, a.Devices())
+}
+
+// beginAs marks a change approved by approver in progress under
+// correlation id corr: the questions of devices that carry corr are
+// answered in approver's name until end.
+func (q *approvals) beginAs(corr, approver string, devices []string) (end func()) {
 	q.mu.Lock()
-	q.applying[a.Correlation] = a
+	q.applying[corr] = applyingAs{Approver: approver, Devices: devices}
 	q.mu.Unlock()
 	return func() {
 		q.mu.Lock()
-		delete(q.applying, a.Correlation)
+		delete(q.applying, corr)
 		q.mu.Unlock()
 	}
 }
@@ -259,7 +313,7 @@ func (q *approvals) applyingAs(corr string) (approver string, devices []string, 
 	if !ok || corr == "" {
 		return "", nil, false
 	}
-	return a.Decider, a.Devices(), true
+	return a.Approver, a.Devices, true
 }
 
 // Elicit answers a device's approval question when it belongs to a fix

@@ -70,7 +70,7 @@ func (c *Console) basePage(r *http.Request, title string) page {
 	s := sessionOf(r)
 	n := 0
 	if c.approvals != nil {
-		n = c.approvals.count()
+		n = c.approvals.waitingCount()
 	}
 	return page{Title: title, CSRF: csrfOf(r), User: s.user, Role: s.role, Operator: s.operator(), Engine: c.opts.Engine != nil, Audit: len(c.auditFiles()) > 0, Pending: n}
 }
@@ -256,10 +256,12 @@ func (c *Console) serveApprovals(w http.ResponseWriter, r *http.Request) {
 		c.badRequest(w, r, http.StatusServiceUnavailable, "The fixes waiting for approval cannot be read: "+err.Error())
 		return
 	}
-	c.render(w, http.StatusOK, "approvals.html", struct {
-		page
-		Queue, Decided []approval
-	}{c.basePage(r, "Approvals"), pending, decided})
+	s := sessionOf(r)
+	for i := range pending {
+		pending[i].mark(c.mayDecide(s, commitTool, pending[i].Requester, pending[i].Devices()))
+	}
+	c.render(w, http.StatusOK, "approvals.html", approvalsPage{page: c.basePage(r, "Approvals"), Queue: pending, Decided: decided,
+		gatesView: c.gatesView(r)})
 }
 
 // serveDecide approves or declines a pending fix. An approval starts the
@@ -272,7 +274,14 @@ func (c *Console) serveDecide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s := sessionOf(r)
-	a, err := c.approvals.decide(r.PathValue("id"), decision, s.user)
+	a, err := c.approvals.decideIf(r.PathValue("id"), decision, s.user, func(a *approval) error {
+		return c.mayDecide(s, commitTool, requesterIf(decision == "approved", a.Requester), a.Devices())
+	})
+	if errors.Is(err, errForbidden) {
+		c.log.Warn("console: decision refused", "user", s.user, "approval", r.PathValue("id"), "err", err)
+		c.badRequest(w, r, http.StatusForbidden, err.Error())
+		return
+	}
 	if err != nil {
 		c.badRequest(w, r, http.StatusNotFound, err.Error())
 		return

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/netmcp/netmcp/policy"
 )
 
 // Names on the wire of the session and its CSRF token.
@@ -34,12 +36,22 @@ const (
 	RoleViewer = "viewer"
 )
 
-// session is a logged-in browser.
+// session is a logged-in browser, or a request with a bearer token.
 type session struct {
 	user    string
 	role    string
 	csrf    string
 	expires time.Time
+	// id is the policy identity of a session opened by a client
+	// certificate or a bearer token (nil: a one-time login's).
+	id *policy.Identity
+	// cert is the client certificate subject an mTLS session is bound to:
+	// a request with another certificate, or none, is not of it.
+	cert string
+	// header marks the identity of one request's Authorization header:
+	// no cookie, and no CSRF token (no browser sends the header on its
+	// own).
+	header bool
 }
 
 // operator tells whether the session may change anything.
@@ -72,6 +84,16 @@ func (a *auth) add(user, role string) string {
 	a.logins[tok] = login{user: user, role: role}
 	a.mu.Unlock()
 	return tok
+}
+
+// open stores a session made elsewhere (a client certificate's) and
+// returns the id its cookie carries.
+func (a *auth) open(s *session) string {
+	id := randomToken()
+	a.mu.Lock()
+	a.sessions[id] = s
+	a.mu.Unlock()
+	return id
 }
 
 func randomToken() string {

@@ -2,6 +2,7 @@ package console
 
 import (
 	"context"
+	"crypto/tls"
 	"crypto/x509"
 	"errors"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/topology"
+	"github.com/netmcp/netmcp/policy"
 )
 
 //go:embed templates/*.html static
@@ -69,6 +71,19 @@ type Options struct {
 	D2DCA []byte
 	// AllowRemote serves requests from other hosts than loopback.
 	AllowRemote bool
+	// Policy gives the identities that log in with a client certificate
+	// (TLS) or a bearer token, their console roles and what each may
+	// approve, and whether a second person must approve (approval.fourEyes);
+	// nil: the one-time logins only.
+	Policy *policy.Policy
+	// Verifier checks bearer tokens (the policy's jwt section); nil
+	// refuses them.
+	Verifier *policy.Verifier
+	// TLS, for Listen, serves HTTPS: a client certificate its ClientCAs
+	// verify logs in as the policy's identity. Client certificates are
+	// asked for, not required, so that bearer tokens and the loopback's
+	// one-time logins still work.
+	TLS *tls.Config
 	// Interval is the period of the interface reads (default 500 ms); OSPF
 	// and BGP are read every fourth round, LLDP every tenth.
 	Interval time.Duration
@@ -112,8 +127,9 @@ type Console struct {
 
 	d2dRoots *x509.CertPool // the agents' CA (nil: none)
 
-	runs      *runs      // asks and applies in progress or done
-	approvals *approvals // fixes waiting for an operator's decision
+	runs      *runs        // asks and applies in progress or done
+	approvals *approvals   // fixes waiting for an operator's decision
+	commits   *commitWatch // confirmed commits waiting for a confirmation
 
 	hs     *http.Server  // the server of Listen (nil: the caller serves Handler)
 	served chan struct{} // closed when hs has stopped
@@ -147,7 +163,7 @@ func New(opts Options) (*Console, error) {
 	static, _ := fs.Sub(assets, "static")
 	c := &Console{opts: opts, log: opts.Logger, fleet: opts.Fleet, auth: newAuth(opts.LoginToken, opts.User, opts.SessionTTL),
 		tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServerFS(static)), hub: newHub(),
-		states: map[string]*devState{}, done: make(chan struct{}), runs: newRuns(), approvals: newApprovals(opts.Pending),
+		states: map[string]*devState{}, done: make(chan struct{}), runs: newRuns(), approvals: newApprovals(opts.Pending), commits: newCommitWatch(),
 		stale: map[string]bool{}, kick: make(chan struct{}, 1)}
 	c.d2dRoots = roots
 	inv := opts.Inventory
@@ -171,6 +187,11 @@ func New(opts Options) (*Console, error) {
 	if c.fleet != nil {
 		c.fleet.Start()
 		go c.poll(ctx)
+		c.follows.Add(1)
+		go func() {
+			defer c.follows.Done()
+			c.watchCommits(ctx)
+		}()
 	} else {
 		close(c.done)
 	}

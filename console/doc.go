@@ -28,8 +28,16 @@
 // Security: a page is served only to a session, made by exchanging a
 // one-time login token (LoginURL, printed by whoever starts the console,
 // an operator's; AddLogin makes others, a viewer's) for an HttpOnly,
-// SameSite=Strict cookie. A session has a user and a role: a viewer sees
-// everything and every change it posts is refused (403). Every state-changing request
+// SameSite=Strict cookie. With Options.Policy the policy's identities log
+// in too: a client certificate (HTTPS, Options.TLS) opens a session bound
+// to it, a bearer token is its identity on each request; an identity the
+// policy lets commit somewhere is an operator, and decides only changes
+// of devices where it may commit (and, with the policy's four-eyes, not
+// its own). A session has a user and a role: a viewer sees
+// everything and every change it posts is refused (403). Devices' own
+// approval questions about a host's write wait in the queue (Gate), and
+// the devices' pending confirmed commits are counted down live, with
+// confirm-now and roll-back-now. Every state-changing request
 // carries the session's CSRF token. Every response has a strict
 // Content-Security-Policy: scripts only from the console's own files, no
 // inline script or style. Unless Options.AllowRemote is set, requests from

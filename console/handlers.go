@@ -69,6 +69,7 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("GET /approvals", c.authed(c.withEngine(c.serveApprovals)))
 	mux.Handle("POST /approvals/{id}/{decision}", c.authed(c.withEngine(c.operatorOnly(c.serveDecide))))
 	mux.Handle("GET /audit", c.authed(c.serveAudit))
+	c.routeGates(mux)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		securityHeaders(w)
 		if !c.opts.AllowRemote && !loopbackOnly(r) {
@@ -86,8 +87,13 @@ type sessionKey struct{}
 // request only with the session's CSRF token.
 func (c *Console) authed(h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s, ok := c.auth.session(r)
-		if !ok {
+		s, why := c.identify(w, r)
+		if why != "" {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
+			http.Error(w, why, http.StatusUnauthorized)
+			return
+		}
+		if s == nil {
 			if r.Method == http.MethodGet && !strings.HasSuffix(r.URL.Path, "/events") && !strings.HasPrefix(r.URL.Path, "/api/") && r.URL.Path != "/map.svg" {
 				c.render(w, http.StatusUnauthorized, "login.html", nil)
 				return
@@ -95,7 +101,7 @@ func (c *Console) authed(h http.HandlerFunc) http.Handler {
 			http.Error(w, "not logged in", http.StatusUnauthorized)
 			return
 		}
-		if r.Method != http.MethodGet && r.Method != http.MethodHead && !validCSRF(r, s) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead && !s.header && !validCSRF(r, s) {
 			c.log.Warn("console: request refused: no valid CSRF token", "method", r.Method, "path", r.URL.Path)
 			http.Error(w, "missing or wrong CSRF token", http.StatusForbidden)
 			return
@@ -120,9 +126,13 @@ func (c *Console) render(w http.ResponseWriter, code int, name string, data any)
 }
 
 func (c *Console) serveLogin(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Query().Has("token") && !loopbackOnly(r) {
+		http.Error(w, "one-time login links work on loopback only: log in with a client certificate or a bearer token", http.StatusForbidden)
+		return
+	}
 	id, ok := c.auth.exchange(r.URL.Query().Get("token"))
 	if !ok {
-		if _, has := c.auth.session(r); has {
+		if s, _ := c.identify(w, r); s != nil {
 			http.Redirect(w, r, "/", http.StatusSeeOther)
 			return
 		}

@@ -1,8 +1,10 @@
 package console
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"strings"
@@ -14,8 +16,10 @@ const Off = "off"
 
 // Listen serves a new console of opts over HTTP on addr (host:port; port
 // 0 picks a free one) until Close, and sets opts.BaseURL, when empty, to
-// the address it listens on, so that LoginURL is the URL to print. Unless
-// opts.AllowRemote is set, addr must be a loopback address or localhost.
+// the address it listens on, so that LoginURL is the URL to print. With
+// opts.TLS it serves HTTPS (client certificates asked for, not required).
+// Unless opts.AllowRemote is set, addr must be a loopback address or
+// localhost.
 func Listen(addr string, opts Options) (*Console, error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
@@ -28,15 +32,27 @@ func Listen(addr string, opts Options) (*Console, error) {
 	if err != nil {
 		return nil, fmt.Errorf("console: %w", err)
 	}
+	scheme := "http"
+	if opts.TLS != nil {
+		cfg := opts.TLS.Clone()
+		if cfg.ClientAuth == tls.RequireAndVerifyClientCert {
+			cfg.ClientAuth = tls.VerifyClientCertIfGiven
+		}
+		cfg.NextProtos = []string{"http/1.1"} // server-sent events
+		ln, scheme = tls.NewListener(ln, cfg), "https"
+	}
 	if opts.BaseURL == "" {
-		opts.BaseURL = "http://" + ln.Addr().String()
+		opts.BaseURL = scheme + "://" + ln.Addr().String()
 	}
 	c, err := New(opts)
 	if err != nil {
 		ln.Close()
 		return nil, err
 	}
-	c.hs = &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	// A refused TLS handshake (a scanner, a browser that does not trust
+	// the certificate yet) is the server's business, not the terminal's.
+	c.hs = &http.Server{Handler: c.Handler(), ReadHeaderTimeout: 10 * time.Second,
+		ErrorLog: slog.NewLogLogger(c.log.Handler(), slog.LevelDebug)}
 	c.served = make(chan struct{})
 	go func() {
 		defer close(c.served)

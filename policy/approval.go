@@ -18,6 +18,13 @@ type ApprovalConfig struct {
 	Default approval.Mode `yaml:"default"`
 	// Tools set the mode of single tools (dotted or compat names).
 	Tools map[string]approval.Mode `yaml:"tools"`
+	// FourEyes asks for a second person: an approval given by the
+	// identity that requested the change (the same subject, whatever
+	// its source) is refused. The controller enforces it: its web
+	// console refuses the requester's own approval, and the approval
+	// questions of a host's writes go to the console's queue rather than
+	// back to the requesting host.
+	FourEyes bool `yaml:"fourEyes"`
 }
 
 // newApprovalOptions checks the approval section and the approvers' keys
@@ -60,6 +67,10 @@ func (p *Policy) Approval() approval.Options {
 	opts.TrustedKeys = maps.Clone(opts.TrustedKeys)
 	return opts
 }
+
+// FourEyes tells whether a change must be approved by another identity
+// than the one that requested it (approval.fourEyes).
+func (p *Policy) FourEyes() bool { return p.file.Approval.FourEyes }
 
 // ParsePublicKey reads a base64 (standard or URL alphabet, padded or not)
 // Ed25519 public key, as trustedKeys holds them.

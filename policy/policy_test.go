@@ -76,6 +76,26 @@ func TestLoadPolicyFile(t *testing.T) {
 	}
 }
 
+// TestFourEyes: approval.fourEyes is off unless the file turns it on, and
+// a value that is not a boolean is refused.
+func TestFourEyes(t *testing.T) {
+	for _, c := range []struct {
+		yaml string
+		want bool
+	}{{"", false}, {"approval: {fourEyes: false}", false}, {"approval: {default: writes, fourEyes: true}", true}} {
+		p, err := Parse([]byte(c.yaml))
+		if err != nil {
+			t.Fatalf("%q: %v", c.yaml, err)
+		}
+		if p.FourEyes() != c.want {
+			t.Errorf("%q: FourEyes %v, want %v", c.yaml, p.FourEyes(), c.want)
+		}
+	}
+	if _, err := Parse([]byte("approval: {fourEyes: twice}")); err == nil {
+		t.Error("fourEyes: twice was taken")
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	tests := []struct{ yaml, want string }{
 		{"identities: [{subject: a, roles: [superuser]}]", `unknown role "superuser"`},

@@ -81,6 +81,8 @@ func (a *MCPApprover) Approve(ctx context.Context, req ApprovalRequest) error {
 				a.log.Warn("approval refused", "tool", req.Tool, "session", req.Session, "error", err)
 				return err
 			}
+			res, _ := r.responses[inputRequestID].(*mcp.ElicitResult)
+			noteAnswerer(ctx, res)
 			a.log.Info("approved", "tool", req.Tool, "session", req.Session, "method", "elicitation", "approver", "operator")
 			return nil
 		}
@@ -126,5 +128,6 @@ func (e sessionElicitor) Elicit(ctx context.Context, message string, schema map[
 	if res == nil {
 		return "", nil, fmt.Errorf("empty elicitation result")
 	}
+	noteAnswerer(ctx, res)
 	return res.Action, res.Content, nil
 }

@@ -182,7 +182,7 @@ func (s *Server) serveCall(ctx context.Context, d toolDef, c *call) (*mcp.CallTo
 			return nil, err
 		}
 	}
-	out, err := d.run(ctx, c)
+	out, err := d.run(withAnswerer(ctx), c)
 	if err != nil {
 		if res := approvalRequiredToolResult(err); res != nil {
 			return res, nil

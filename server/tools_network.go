@@ -449,6 +449,7 @@ func (s *Server) commit(ctx context.Context, c *call) (any, error) {
 			return nil, errCandidateChanged(c.tool)
 		}
 	}
+	opts.Comment = approvedComment(ctx, opts.Comment)
 	res, err := s.cfg.Commit(ctx, owner, opts)
 	if err == nil && h != nil && !in.DryRun {
 		// The commit consumed the handle's candidate; the handle goes on

@@ -76,7 +76,7 @@ func newControllerCmd() *cobra.Command {
 	f.StringVar(&o.clientCA, "client-ca", "", "CA bundle (PEM): require client certificates it signed (mutual TLS); the certificate's CN names the host")
 	f.StringVar(&o.audit, "audit", "", "the controller's audit log: every host call and refusal, hash-chained (default: controller-audit.jsonl in --reports; \"off\": none)")
 	f.StringVar(&o.d2dCA, "d2d-ca", "", "CA certificate (PEM) of the device agents: submit_report accepts their D2D reports (none without it)")
-	f.StringVar(&o.web, "web", "", "also serve the web console of the fleet on this loopback address: its map, live, the ask box, saved reports and the approvals queue of fixes; its login URL goes to stderr (default: none)")
+	f.StringVar(&o.web, "web", "", "also serve the web console of the fleet on this address: its map, live, the ask box, saved reports and the approvals queue; its one-time login URL (loopback) goes to stderr; the --policy identities log in with a bearer token or, with --tls-cert and --client-ca, a client certificate; an address other than loopback needs --tls-cert and --policy (default: none)")
 	f.DurationVar(&o.poll, "poll", defaultPoll, "period of the reads that feed resource subscriptions to a device without a change stream (a device with a gnmi: URL in the inventory is followed by its ON_CHANGE stream instead); 0: no polling")
 	f.StringArrayVar(&o.webViewers, "web-viewer", nil, "with --web, also print a one-time console login for a viewer of this name, who may look but not ask, apply or approve (repeatable)")
 	o.llm.addFlags(f, true)
@@ -130,14 +130,25 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	var srv *serve.Server
 	web := &webConsole{}
 	var sessions cluster.FleetSessions
-	// A question a host request owns goes to that host; the console
-	// answers those of the fixes it applies; the rest are declined.
+	// A question a host request owns goes to that host, or to the
+	// console's queue when that host cannot be asked or four-eyes wants
+	// another approver than the requester.
+	hostQuestion := func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
+		if c := web.console(); c != nil {
+			if who, canAsk, ok := srv.Requester(d, p); ok && (!canAsk || c.FourEyes()) {
+				return c.Gate(ctx, d, p, who)
+			}
+		}
+		return srv.Elicit(ctx, d, p)
+	}
+	// A question a host request owns goes to hostQuestion; the console
+	// answers those of the changes it applies; the rest are declined.
 	answer := func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 		if srv == nil {
 			return &mcp.ElicitResult{Action: "decline"}, nil
 		}
 		if srv.Owns(p) {
-			return srv.Elicit(ctx, d, p)
+			return hostQuestion(ctx, d, p)
 		}
 		return consoleElicit(web.console, srv.Elicit)(ctx, d, p)
 	}
@@ -146,7 +157,7 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		// replica caused goes back there, to be answered there.
 		Elicit: func(ctx context.Context, d *client.Device, p *mcp.ElicitParams) (*mcp.ElicitResult, error) {
 			if srv != nil && srv.Owns(p) {
-				return srv.Elicit(ctx, d, p)
+				return hostQuestion(ctx, d, p)
 			}
 			if o.cluster.url != "" {
 				if res, ok, err := sessions.RelayElicit(ctx, d, p); ok {
@@ -193,7 +204,11 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		cancel()
 	}
 	if o.web != "" {
-		co := console.Options{Inventory: inv}
+		// The console's identities and permissions are the controller's:
+		// its policy, its bearer tokens and, over HTTPS, its clients'
+		// certificates.
+		co := console.Options{Inventory: inv, Policy: access.Policy, Verifier: access.Verifier, TLS: tlsCfg}
+		co.AllowRemote = tlsCfg != nil && access.Policy != nil
 		if co.D2DCA, err = readD2DCA(o.d2dCA); err != nil {
 			return withExit(2, err)
 		}

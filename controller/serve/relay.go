@@ -12,6 +12,7 @@ import (
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/policy"
+	"github.com/netmcp/netmcp/server"
 )
 
 // relays binds the approval questions (elicitations) the devices send to
@@ -102,6 +103,26 @@ func (s *Server) Owns(p *mcp.ElicitParams) bool {
 	}
 	_, _, ok := s.relay.owner(corr)
 	return ok
+}
+
+// Requester returns the identity of the host whose request in progress
+// owns a device's approval question (see Owns), and whether that host can
+// be asked (it declared form elicitation). ok is false when no single
+// host request owns the question, or when that host does not reach d:
+// such a question is answered by nobody. The command that also serves
+// the web console sends to its queue the questions of a host that cannot
+// be asked (and, with four-eyes, every host's: the requester must not
+// approve their own change).
+func (s *Server) Requester(d *client.Device, p *mcp.ElicitParams) (id string, canAsk, ok bool) {
+	corr, _ := p.GetMeta()[netproto.MetaCorrelationID].(string)
+	if corr == "" {
+		return "", false, false
+	}
+	host, who, ok := s.relay.owner(corr)
+	if !ok || !s.reaches(who, d) {
+		return "", false, false
+	}
+	return who.String(), server.CanElicit(host), true
 }
 
 // Elicit relays a device's elicitation (an approval question) to the host
