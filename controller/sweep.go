@@ -187,14 +187,21 @@ func (r *run) linkState(s *sweepState) {
 		}
 		if c, ok := r.flapCause(n, l); ok && a.AdminUp && b.AdminUp {
 			r.rep.addCause(c)
-			if !a.OperUp || !b.OperUp {
-				continue
+			if a.OperUp && b.OperUp && a.MTU != b.MTU {
+				r.rep.addCause(r.mtuMismatch(n, l))
 			}
+			continue // down now, or up between losses a probe would see
 		}
 		if !a.OperUp || !b.OperUp {
-			if c, ok := endsCause(l, a, b,
-				r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin %s, oper %s", a.Name, upDown(a.AdminUp), a.OperStatus),
-				r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin %s, oper %s", b.Name, upDown(b.AdminUp), b.OperStatus)); ok {
+			ev := []Evidence{r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin %s, oper %s", a.Name, upDown(a.AdminUp), a.OperStatus),
+				r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin %s, oper %s", b.Name, upDown(b.AdminUp), b.OperStatus)}
+			if a.AdminUp && b.AdminUp && !a.OperUp && !b.OperUp {
+				if c, ok := r.watchLink(l, ev...); ok {
+					r.rep.addCause(c)
+					continue
+				}
+			}
+			if c, ok := endsCause(l, a, b, ev...); ok {
 				r.rep.addCause(c)
 			}
 			continue // down, or both ends shut down on purpose
@@ -399,6 +406,19 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 					r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s admin UP, oper %s", hi.Name, hi.OperStatus),
 					r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text)))
 				continue
+			}
+			if hi := hostPort(n.HostViews[p.h.Host.Name], p.h.Addr); it.AdminUp && (hi == nil || hi.AdminUp && !hi.OperUp) {
+				// Down at both ends though up administratively: a flap
+				// comes back by itself.
+				he := end{Device: p.h.Host.Name, Addr: p.h.Addr}
+				if hi != nil {
+					he.Iface = hi.Name
+				}
+				if c, ok := r.watchLink(link{A: p.h.Router, B: he},
+					r.ev(n.Devices[p.h.Router.Device].Calls[pathInterfaces], p.h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper %s", it.Name, it.OperStatus)); ok {
+					r.rep.addCause(c)
+					continue
+				}
 			}
 			// The host's LAN port is down: the link to the host.
 			state := "administratively up but operationally " + it.OperStatus
