@@ -32,6 +32,9 @@ func (r *run) lossOnLinks(n *network, links []link) []Cause {
 	}
 	wg.Wait()
 	partial := func(p pingResult) bool { return p.Err == nil && p.Loss > 0 && p.Loss < 100 }
+	// A link that lost every probe both ways may corrupt them all (its
+	// ends' input errors grow meanwhile) or be filtered (they do not).
+	total := func(p pingResult) bool { return p.Err == nil && p.Loss == 100 }
 	// A link is slow above limit, whatever the cause; one that stands
 	// out from its peers (above peer) but not that far is rate-limited
 	// only when its delay grows with the packet's size (sizeDelays): a
@@ -60,7 +63,7 @@ func (r *run) lossOnLinks(n *network, links []link) []Cause {
 	var amu sync.Mutex
 	for i, l := range links {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
-		if out[i].ab.Call == 0 || !partial(out[i].ab) && !partial(out[i].ba) && a.InErrors+b.InErrors == 0 && !slow(out[i].ab, out[i].ba) {
+		if out[i].ab.Call == 0 || !partial(out[i].ab) && !partial(out[i].ba) && !total(out[i].ab) && !total(out[i].ba) && a.InErrors+b.InErrors == 0 && !slow(out[i].ab, out[i].ba) {
 			continue
 		}
 		for _, dev := range []string{l.A.Device, l.B.Device} {
