@@ -338,3 +338,54 @@ func belowConfig(it, peer *ifaceView) bool {
 
 // offConfig: its running MTU is not its configured one.
 func offConfig(it *ifaceView) bool { return it.ConfigMTU > 0 && it.MTU != it.ConfigMTU }
+
+// hostLinkErrors reads both ends of the link to the host at h again (its
+// router's port, and the host's own port when it serves a view) after the
+// probe p lost some or all of its packets: input errors grown on either
+// end meanwhile mean the link corrupts what it carries, which explains
+// the loss (rather than the host's addressing).
+func (r *run) hostLinkErrors(n *network, h hostAttach, p pingResult) (Cause, bool) {
+	rd := n.Devices[h.Router.Device]
+	rp := rd.Iface(h.Router.Iface)
+	if rp == nil || !rp.OperUp {
+		return Cause{}, false
+	}
+	he := end{Device: h.Host.Name, Addr: h.Addr}
+	hv := n.HostViews[h.Host.Name]
+	hi := hostPort(hv, h.Addr)
+	if hi != nil {
+		he.Iface = hi.Name
+	}
+	grown := func(dev string, first *ifaceView) (int64, Evidence, bool) {
+		if first == nil {
+			return 0, Evidence{}, false
+		}
+		data, call, err := r.yangGet(dev, pathInterfaces)
+		if err != nil {
+			return 0, Evidence{}, false
+		}
+		for _, it := range parseInterfaces(data) {
+			if it.Name == first.Name {
+				g := max(it.InErrors-first.InErrors, 0)
+				return g, r.ev(call, dev, netproto.ToolYangGet, "%s in-errors %d (%d more since the first read)", it.Name, it.InErrors, g), true
+			}
+		}
+		return 0, Evidence{}, false
+	}
+	ev := []Evidence{r.ev(p.Call, h.Router.Device, netproto.ToolPing, "%s", p.Text)}
+	var errs int64
+	if g, e, ok := grown(h.Router.Device, rp); ok {
+		errs += g
+		ev = append(ev, e)
+	}
+	if hv != nil && hv.Err == "" {
+		if g, e, ok := grown(h.Host.Name, hi); ok {
+			errs += g
+			ev = append(ev, e)
+		}
+	}
+	if errs == 0 {
+		return Cause{}, false
+	}
+	return lossCause(link{A: h.Router, B: he}, p.Loss, errs, ev...), true
+}

@@ -455,6 +455,10 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 				// (its filter, its address) explains its silence.
 				continue
 			}
+			if c, ok := r.hostLinkErrors(n, p.h, p.local); ok {
+				r.rep.addCause(c) // corrupted on the way, not unanswered
+				continue
+			}
 			c := r.hostCause(n, ep)
 			c.Evidence = append([]Evidence{r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text)}, c.Evidence...)
 			r.rep.addCause(c)
@@ -485,6 +489,12 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 				if !r.causeKnown(c) {
 					r.rep.addCause(c)
 				}
+			}
+		case p.local.Err == nil && p.local.Loss > 0 && p.local.Loss < 100:
+			// Some probes lost on one link: corruption shows as input
+			// errors on its ends.
+			if c, ok := r.hostLinkErrors(n, p.h, p.local); ok && !r.coveredByCause(p.h.Router.Device, p.h.Router.Iface) {
+				r.rep.addCause(c)
 			}
 		}
 	}
