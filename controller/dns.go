@@ -153,6 +153,9 @@ func (r *run) dnsSweep(n *network) {
 			if !l.Answered || len(l.Addrs) == 0 {
 				continue
 			}
+			if _, unread := n.Unread[name]; unread {
+				continue // its addresses are not known: no evidence either way
+			}
 			want := r.addressesOf(n, name)
 			ok := false
 			for _, a := range l.Addrs {
@@ -213,7 +216,10 @@ func (r *run) zoneFiles(n *network, routers netip.Addr) {
 		recs := parseZoneFile(cliText(out), domain)
 		r.summarize(call, "%d address records", len(recs))
 		for _, rec := range recs {
-			if n.deviceAt(rec.Addr) != "" || r.inventoryHolds(rec.Addr) {
+			if n.deviceAt(rec.Addr) != "" || r.inventoryHolds(rec.Addr) || len(n.Unread) > 0 {
+				// Held, or maybe held by a device that could not be
+				// read: a record is wrong only where every address of
+				// the network is known.
 				continue
 			}
 			c := newCause("dns_record_error", []string{srv}, rec.Name,

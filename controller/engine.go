@@ -46,6 +46,11 @@ type Controller struct {
 	// DefaultFlapWindow): older changes are history, not a fault now.
 	// Lines a device gives no time for are all counted.
 	FlapWindow time.Duration
+	// FlapWatch is how long the sweep watches a link found down at both
+	// ends, though administratively up at both, for its coming back up
+	// by itself, which makes it a flap rather than a link down (default
+	// DefaultFlapWatch; negative: no watch).
+	FlapWatch time.Duration
 	// SweepMesh makes the sweep's first look measure the pingmesh (rule
 	// pingmesh) into the report's facts. Off by default: no rule reads it
 	// yet, and it costs a ping per pair, the square of the fleet.

@@ -15,13 +15,18 @@ import (
 
 // SyslogURI is the device log the sweep reads for each router's
 // interface history: in its last 200 lines, a link that went down and
-// came back up more than once within the flap window
-// (Controller.FlapWindow) is a flapping link.
+// came back up by itself (no administrative shutdown logged at either
+// end) within the flap window (Controller.FlapWindow) is a flapping link.
 const SyslogURI = netproto.URISyslogPrefix + "200"
 
 // DefaultFlapWindow is Controller.FlapWindow's default: a link whose
 // changes stopped longer ago has flapped, and is not flapping now.
 const DefaultFlapWindow = 5 * time.Minute
+
+// DefaultFlapWatch is Controller.FlapWatch's default: a flap's down phase
+// lasts seconds (the carrier lost, then renegotiated), so a link still
+// down after this second look is down.
+const DefaultFlapWatch = 10 * time.Second
 
 // ToolReadResource names a resource read in Report.Calls (it is an MCP
 // resources/read, not a tool call; Args holds the URI).
@@ -36,19 +41,31 @@ var ifChangeRe = []*regexp.Regexp{
 	regexp.MustCompile(`Interface (\S+) has turned into (UP|DOWN) state`),
 }
 
+// ifShutRe matches an administrative shutdown in the dialects' words: IOS
+// XE and IOS XR "%LINK-5-CHANGED: Interface X, changed state to
+// administratively down", VRP "Interface X has turned into
+// administratively DOWN state."
+var ifShutRe = []*regexp.Regexp{
+	regexp.MustCompile(`Interface (\S+), changed state to administratively down`),
+	regexp.MustCompile(`Interface (\S+) has turned into administratively DOWN state`),
+}
+
 // ifHistory is what one interface's log lines show.
 type ifHistory struct {
 	// Downs counts its changes to down; UpsAfter its changes to up that
 	// follow a down.
 	Downs, UpsAfter int
-	Call            int
+	// Shuts counts its administrative shutdowns.
+	Shuts int
+	Call  int
 	// Window is the time counted back from the read (0: every line read,
 	// the device gave no times).
 	Window time.Duration
 }
 
-// flapping: down more than once and back up in between.
-func (h ifHistory) flapping() bool { return h.Downs >= 2 && h.UpsAfter >= 1 }
+// bounced: the interface lost its carrier and got it back. It is a flap
+// of its link unless either end was shut down on purpose (linkBounced).
+func (h ifHistory) bounced() bool { return h.Downs >= 1 && h.UpsAfter >= 1 }
 
 func (h ifHistory) words() string {
 	if h.Window > 0 {
@@ -74,6 +91,13 @@ func parseIfHistory(text string, times []time.Time, now time.Time, window time.D
 		if times != nil && !times[i].IsZero() && times[i].Before(since) {
 			continue // older than the window
 		}
+		if shut := matchIface(ifShutRe, line); shut != "" {
+			h := out[shut]
+			h.Call, h.Window = call, window
+			h.Shuts++
+			out[shut] = h
+			continue
+		}
 		for _, re := range ifChangeRe {
 			m := re.FindStringSubmatch(line)
 			if m == nil {
@@ -91,6 +115,16 @@ func parseIfHistory(text string, times []time.Time, now time.Time, window time.D
 		}
 	}
 	return out
+}
+
+// matchIface returns the interface of the first of res that matches line.
+func matchIface(res []*regexp.Regexp, line string) string {
+	for _, re := range res {
+		if m := re.FindStringSubmatch(line); m != nil {
+			return m[1]
+		}
+	}
+	return ""
 }
 
 // readHistory reads every router's syslog once per run and returns each
@@ -198,12 +232,18 @@ func (r *run) readResource(dev, uri string) (string, mcp.Meta, int, error) {
 }
 
 // flapCause returns a link_flap cause when either end's log shows the
-// link going down and up again repeatedly, whatever its state now.
+// link losing its carrier and getting it back within the flap window
+// while neither end was shut down on purpose, whatever its state now.
 func (r *run) flapCause(n *network, l link) (Cause, bool) {
 	hist := r.readHistory(n)
 	var ev []Evidence
 	for _, e := range []end{l.A, l.B} {
-		if h, ok := hist[e.Device][e.Iface]; ok && h.flapping() {
+		if hist[e.Device][e.Iface].Shuts > 0 {
+			return Cause{}, false // an operator's shutdown, not a flap
+		}
+	}
+	for _, e := range []end{l.A, l.B} {
+		if h, ok := hist[e.Device][e.Iface]; ok && h.bounced() {
 			ev = append(ev, r.ev(h.Call, e.Device, ToolReadResource, "%s: %s", e.Iface, h.words()))
 		}
 	}
@@ -218,8 +258,59 @@ func (r *run) flapCause(n *network, l link) (Cause, bool) {
 	ev = append(ev,
 		r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s oper %s", a.Name, a.OperStatus),
 		r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s oper %s", b.Name, b.OperStatus))
+	return flapCauseOf(l, fmt.Sprintf("its ends' logs show it going down and coming back up by itself (%s)", now), ev...), true
+}
+
+// flapCauseOf is the link_flap cause of link l, for the reason why.
+func flapCauseOf(l link, why string, ev ...Evidence) Cause {
 	c := newCause("link_flap", []string{l.A.Device, l.B.Device}, l.String(),
-		fmt.Sprintf("The link %s flaps: its ends' logs show it going down and coming back up repeatedly (%s).", l, now), ev...)
+		fmt.Sprintf("The link %s flaps: %s.", l, why), ev...)
 	c.Fix = fmt.Sprintf("Check the physical link between %s:%s and %s:%s (cable, optics, port errors, the far end's power); dampen the interface if the flapping must be tolerated until then.", l.A.Device, l.A.Iface, l.B.Device, l.B.Iface)
-	return c, true
+	return c
+}
+
+// watchLink takes a second look at a link that lost its carrier while
+// its ends are administratively up and no log shows it coming back: it
+// reads the ends' interfaces again about once a second until one is
+// operationally up again, still administratively up (the link came back
+// by itself: it flaps), or the watch (Controller.FlapWatch) ends (the
+// link stays down). An end whose device cannot be read (a host without
+// its own view) is left out; ev is the first look's evidence.
+func (r *run) watchLink(l link, ev ...Evidence) (Cause, bool) {
+	watch := cmp.Or(r.c.FlapWatch, DefaultFlapWatch)
+	if watch < 0 {
+		return Cause{}, false
+	}
+	start := time.Now()
+	tick := min(time.Second, watch)
+	t := time.NewTimer(tick)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.ctx.Done():
+			return Cause{}, false
+		case <-t.C:
+		}
+		for _, e := range []end{l.A, l.B} {
+			if e.Iface == "" || r.c.Fleet.Device(e.Device) == nil {
+				continue
+			}
+			data, call, err := r.yangGet(e.Device, pathInterfaces)
+			if err != nil {
+				continue
+			}
+			for _, it := range parseInterfaces(data) {
+				if it.Name != e.Iface || !it.AdminUp || !it.OperUp {
+					continue
+				}
+				after := time.Since(start).Round(100 * time.Millisecond)
+				ev = append(ev, r.ev(call, e.Device, netproto.ToolYangGet, "%s admin UP, oper UP again %s later", it.Name, after))
+				return flapCauseOf(l, fmt.Sprintf("it was down at both ends though both are administratively up, and %s:%s came back up by itself %s later", e.Device, e.Iface, after), ev...), true
+			}
+		}
+		if time.Since(start) >= watch {
+			return Cause{}, false
+		}
+		t.Reset(tick)
+	}
 }

@@ -134,3 +134,21 @@ func TestFlapHistoryAgesOut(t *testing.T) {
 		t.Fatalf("a flap older than the window is still reported:\n%s", text.String())
 	}
 }
+
+// TestFlapFoundBeforeItsSecondCycle: a link asked about right after it
+// started flapping, in its first down phase, has no history of coming
+// back yet. The sweep watches it: it comes back up by itself, so it is
+// named link_flap on both ends, not link_down (had the sweep read it after
+// it came back, the log's bounce names it the same).
+func TestFlapFoundBeforeItsSecondCycle(t *testing.T) {
+	const words = "link_flap r2:GigabitEthernet0/0/0/1 period=10 down=5"
+	l := newTestLab(t, words)
+	l.ctl.Now = l.now
+	rep := l.ask(t, "what is wrong with the network?")
+	var text bytes.Buffer
+	rep.WriteText(&text)
+	truth := score.Truth{Devices: []string{"r2", "r3"}, Names: []string{"link_flap"}}
+	if s := score.Of(nikaAnswer(rep), truth); !s.Detection || s.Localization != 1 || s.RootCause != 1 {
+		t.Fatalf("score %+v against %+v\n%s", s, truth, text.String())
+	}
+}

@@ -239,3 +239,153 @@ func parseIPLink(text string) (mac, perm string) {
 	}
 	return "", ""
 }
+
+// hostLinkMTUs compares the two ends of every router-host link, the
+// host's own port against its router's, as linkState compares the ends
+// of the links between routers. Where they differ it names the end that
+// is odd: one running below its own configuration with the configured
+// MTU its peer's (link_fragmentation_disabled), else one whose running
+// MTU is not its configured one, else the one the other hosts of the
+// same LAN disagree with, else the one whose MTU is the rarer across the
+// network's links and host ports (the smaller on a tie).
+func (r *run) hostLinkMTUs(n *network) {
+	usual := map[int]int{}
+	for _, x := range n.Links {
+		for _, e := range []end{x.A, x.B} {
+			if it := n.Devices[e.Device].Iface(e.Iface); it != nil && it.MTU > 0 {
+				usual[it.MTU]++
+			}
+		}
+	}
+	ports := map[string]*ifaceView{} // each host's port on its LAN
+	for _, h := range n.Hosts {
+		if _, ok := ports[h.Host.Name]; ok {
+			continue
+		}
+		hi := hostPort(n.HostViews[h.Host.Name], h.Addr)
+		ports[h.Host.Name] = hi
+		if hi != nil && hi.MTU > 0 {
+			usual[hi.MTU]++
+		}
+	}
+	done := map[string]bool{}
+	for _, h := range n.Hosts {
+		hi, rd := ports[h.Host.Name], n.Devices[h.Router.Device]
+		if done[h.Host.Name] || hi == nil || rd == nil {
+			continue
+		}
+		done[h.Host.Name] = true
+		rp := rd.Iface(h.Router.Iface)
+		if rp == nil || rp.MTU == 0 || hi.MTU == 0 || rp.MTU == hi.MTU || !rp.OperUp || !hi.OperUp {
+			continue
+		}
+		// The other hosts of the LAN side with the router or with this host.
+		withRouter, withHost := 0, 0
+		for _, o := range n.Hosts {
+			if o.Host.Name == h.Host.Name || o.Router != h.Router {
+				continue
+			}
+			if oi := ports[o.Host.Name]; oi != nil {
+				switch oi.MTU {
+				case rp.MTU:
+					withRouter++
+				case hi.MTU:
+					withHost++
+				}
+			}
+		}
+		hv := n.HostViews[h.Host.Name]
+		he := end{Device: h.Host.Name, Iface: hi.Name, Addr: h.Addr}
+		l := link{A: h.Router, B: he}
+		hostOdd := false
+		switch {
+		case belowConfig(hi, rp):
+			hostOdd = true
+		case belowConfig(rp, hi):
+		case offConfig(hi) && !offConfig(rp):
+			hostOdd = true
+		case offConfig(rp) && !offConfig(hi):
+		case withRouter != withHost:
+			hostOdd = withRouter > withHost
+		case usual[hi.MTU] != usual[rp.MTU]:
+			hostOdd = usual[hi.MTU] < usual[rp.MTU]
+		default:
+			hostOdd = hi.MTU < rp.MTU
+		}
+		odd, oi, pi := h.Router, rp, hi
+		if hostOdd {
+			odd, oi, pi = he, hi, rp
+		}
+		ev := []Evidence{
+			r.ev(rd.Calls[pathInterfaces], rd.Name, netproto.ToolYangGet, "%s MTU %d (configured %d)", rp.Name, rp.MTU, rp.ConfigMTU),
+			r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s MTU %d (configured %d)", hi.Name, hi.MTU, hi.ConfigMTU),
+		}
+		if withRouter+withHost > 0 {
+			ev = append(ev, r.ev(rd.Calls[pathInterfaces], rd.Name, netproto.ToolYangGet, "the other hosts of %s's LAN: %d at MTU %d, %d at MTU %d", rp.Name, withRouter, rp.MTU, withHost, hi.MTU))
+		}
+		if belowConfig(oi, pi) {
+			r.rep.addCause(fragCause(l, odd, oi.MTU, oi.ConfigMTU, ev...))
+		} else {
+			r.rep.addCause(mtuCause(l, odd, oi.MTU, pi.MTU, oi.ConfigMTU, ev...))
+		}
+	}
+}
+
+// belowConfig: it runs below its configured MTU, which is its peer's.
+func belowConfig(it, peer *ifaceView) bool {
+	return it.ConfigMTU > 0 && it.MTU < it.ConfigMTU && it.ConfigMTU == peer.MTU
+}
+
+// offConfig: its running MTU is not its configured one.
+func offConfig(it *ifaceView) bool { return it.ConfigMTU > 0 && it.MTU != it.ConfigMTU }
+
+// hostLinkErrors reads both ends of the link to the host at h again (its
+// router's port, and the host's own port when it serves a view) after the
+// probe p lost some or all of its packets: input errors grown on either
+// end meanwhile mean the link corrupts what it carries, which explains
+// the loss (rather than the host's addressing).
+func (r *run) hostLinkErrors(n *network, h hostAttach, p pingResult) (Cause, bool) {
+	rd := n.Devices[h.Router.Device]
+	rp := rd.Iface(h.Router.Iface)
+	if rp == nil || !rp.OperUp {
+		return Cause{}, false
+	}
+	he := end{Device: h.Host.Name, Addr: h.Addr}
+	hv := n.HostViews[h.Host.Name]
+	hi := hostPort(hv, h.Addr)
+	if hi != nil {
+		he.Iface = hi.Name
+	}
+	grown := func(dev string, first *ifaceView) (int64, Evidence, bool) {
+		if first == nil {
+			return 0, Evidence{}, false
+		}
+		data, call, err := r.yangGet(dev, pathInterfaces)
+		if err != nil {
+			return 0, Evidence{}, false
+		}
+		for _, it := range parseInterfaces(data) {
+			if it.Name == first.Name {
+				g := max(it.InErrors-first.InErrors, 0)
+				return g, r.ev(call, dev, netproto.ToolYangGet, "%s in-errors %d (%d more since the first read)", it.Name, it.InErrors, g), true
+			}
+		}
+		return 0, Evidence{}, false
+	}
+	ev := []Evidence{r.ev(p.Call, h.Router.Device, netproto.ToolPing, "%s", p.Text)}
+	var errs int64
+	if g, e, ok := grown(h.Router.Device, rp); ok {
+		errs += g
+		ev = append(ev, e)
+	}
+	if hv != nil && hv.Err == "" {
+		if g, e, ok := grown(h.Host.Name, hi); ok {
+			errs += g
+			ev = append(ev, e)
+		}
+	}
+	if errs == 0 {
+		return Cause{}, false
+	}
+	return lossCause(link{A: h.Router, B: he}, p.Loss, errs, ev...), true
+}

@@ -543,6 +543,20 @@ func (r *run) hostPortDown(n *network, dst endpoint, ev Evidence) (Cause, bool) 
 			return detachCause(link{A: h.Router, B: he}, he, h.Router, ev, hev,
 				r.ev(n.Devices[h.Router.Device].Calls[pathInterfaces], h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper UP", rp.Name)), true
 		}
+		if hi.AdminUp {
+			// Down though up administratively: a flap comes back by
+			// itself. The router's end watched is its port without
+			// carrier when one alone is (its VLAN interface stays up).
+			re := end{Device: h.Router.Device, Addr: h.Router.Addr}
+			if rp := rd.Iface(h.Router.Iface); rp != nil && !rp.OperUp {
+				re.Iface = rp.Name
+			} else if dark := darkPorts(rd); len(dark) == 1 {
+				re.Iface = dark[0].Name
+			}
+			if c, ok := r.watchLink(link{A: re, B: end{Device: h.Host.Name, Iface: hi.Name, Addr: dst.Addr}}, ev, hev); ok {
+				return c, true
+			}
+		}
 		c := newCause("link_down", []string{h.Router.Device, h.Host.Name}, where+" — "+h.Host.Name+":"+hi.Name,
 			fmt.Sprintf("The link from %s:%s to host %s is down: the host's %s is operationally %s, and %s gets no answer from %s.", h.Router.Device, h.Router.Iface, h.Host.Name, hi.Name, hi.OperStatus, h.Router.Device, dst.Addr),
 			ev, r.ev(hv.Calls[pathInterfaces], hv.Name, netproto.ToolYangGet, "%s admin %s, oper %s", hi.Name, upDown(hi.AdminUp), hi.OperStatus))

@@ -563,8 +563,9 @@ func (r *run) ospfProblems(n *network) []Cause {
 // linkCauseKnown tells whether a cause repeats one already found (a link
 // down or an MTU mismatch seen by the link check).
 func (r *run) linkCauseKnown(c Cause) bool {
+	devs := slices.Sorted(slices.Values(c.Devices)) // as found causes keep them
 	for _, o := range r.rep.RootCauses {
-		if (o.Name == c.Name || o.Name == "link_flap" && c.Name == "link_down") && (o.Where == c.Where || slices.Equal(o.Devices, c.Devices) && (c.Name == "link_down" || c.Name == "mtu_mismatch")) {
+		if (o.Name == c.Name || o.Name == "link_flap" && c.Name == "link_down") && (o.Where == c.Where || slices.Equal(o.Devices, devs) && (c.Name == "link_down" || c.Name == "mtu_mismatch")) {
 			return true
 		}
 	}

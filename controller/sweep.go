@@ -32,6 +32,9 @@ func (r *run) lossOnLinks(n *network, links []link) []Cause {
 	}
 	wg.Wait()
 	partial := func(p pingResult) bool { return p.Err == nil && p.Loss > 0 && p.Loss < 100 }
+	// A link that lost every probe both ways may corrupt them all (its
+	// ends' input errors grow meanwhile) or be filtered (they do not).
+	total := func(p pingResult) bool { return p.Err == nil && p.Loss == 100 }
 	// A link is slow above limit, whatever the cause; one that stands
 	// out from its peers (above peer) but not that far is rate-limited
 	// only when its delay grows with the packet's size (sizeDelays): a
@@ -60,7 +63,7 @@ func (r *run) lossOnLinks(n *network, links []link) []Cause {
 	var amu sync.Mutex
 	for i, l := range links {
 		a, b := n.Devices[l.A.Device].Iface(l.A.Iface), n.Devices[l.B.Device].Iface(l.B.Iface)
-		if out[i].ab.Call == 0 || !partial(out[i].ab) && !partial(out[i].ba) && a.InErrors+b.InErrors == 0 && !slow(out[i].ab, out[i].ba) {
+		if out[i].ab.Call == 0 || !partial(out[i].ab) && !partial(out[i].ba) && !total(out[i].ab) && !total(out[i].ba) && a.InErrors+b.InErrors == 0 && !slow(out[i].ab, out[i].ba) {
 			continue
 		}
 		for _, dev := range []string{l.A.Device, l.B.Device} {
@@ -187,14 +190,21 @@ func (r *run) linkState(s *sweepState) {
 		}
 		if c, ok := r.flapCause(n, l); ok && a.AdminUp && b.AdminUp {
 			r.rep.addCause(c)
-			if !a.OperUp || !b.OperUp {
-				continue
+			if a.OperUp && b.OperUp && a.MTU != b.MTU {
+				r.rep.addCause(r.mtuMismatch(n, l))
 			}
+			continue // down now, or up between losses a probe would see
 		}
 		if !a.OperUp || !b.OperUp {
-			if c, ok := endsCause(l, a, b,
-				r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin %s, oper %s", a.Name, upDown(a.AdminUp), a.OperStatus),
-				r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin %s, oper %s", b.Name, upDown(b.AdminUp), b.OperStatus)); ok {
+			ev := []Evidence{r.ev(n.Devices[l.A.Device].Calls[pathInterfaces], l.A.Device, netproto.ToolYangGet, "%s admin %s, oper %s", a.Name, upDown(a.AdminUp), a.OperStatus),
+				r.ev(n.Devices[l.B.Device].Calls[pathInterfaces], l.B.Device, netproto.ToolYangGet, "%s admin %s, oper %s", b.Name, upDown(b.AdminUp), b.OperStatus)}
+			if a.AdminUp && b.AdminUp && !a.OperUp && !b.OperUp {
+				if c, ok := r.watchLink(l, ev...); ok {
+					r.rep.addCause(c)
+					continue
+				}
+			}
+			if c, ok := endsCause(l, a, b, ev...); ok {
 				r.rep.addCause(c)
 			}
 			continue // down, or both ends shut down on purpose
@@ -400,6 +410,19 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 					r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text)))
 				continue
 			}
+			if hi := hostPort(n.HostViews[p.h.Host.Name], p.h.Addr); it.AdminUp && (hi == nil || hi.AdminUp && !hi.OperUp) {
+				// Down at both ends though up administratively: a flap
+				// comes back by itself.
+				he := end{Device: p.h.Host.Name, Addr: p.h.Addr}
+				if hi != nil {
+					he.Iface = hi.Name
+				}
+				if c, ok := r.watchLink(link{A: p.h.Router, B: he},
+					r.ev(n.Devices[p.h.Router.Device].Calls[pathInterfaces], p.h.Router.Device, netproto.ToolYangGet, "%s admin UP, oper %s", it.Name, it.OperStatus)); ok {
+					r.rep.addCause(c)
+					continue
+				}
+			}
 			// The host's LAN port is down: the link to the host.
 			state := "administratively up but operationally " + it.OperStatus
 			if !it.AdminUp {
@@ -432,6 +455,10 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 				// (its filter, its address) explains its silence.
 				continue
 			}
+			if c, ok := r.hostLinkErrors(n, p.h, p.local); ok {
+				r.rep.addCause(c) // corrupted on the way, not unanswered
+				continue
+			}
 			c := r.hostCause(n, ep)
 			c.Evidence = append([]Evidence{r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text)}, c.Evidence...)
 			r.rep.addCause(c)
@@ -462,6 +489,12 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 				if !r.causeKnown(c) {
 					r.rep.addCause(c)
 				}
+			}
+		case p.local.Err == nil && p.local.Loss > 0 && p.local.Loss < 100:
+			// Some probes lost on one link: corruption shows as input
+			// errors on its ends.
+			if c, ok := r.hostLinkErrors(n, p.h, p.local); ok && !r.coveredByCause(p.h.Router.Device, p.h.Router.Iface) {
+				r.rep.addCause(c)
 			}
 		}
 	}

@@ -78,10 +78,15 @@ REAL_PEER_PKGS=(
 # Tests too heavy for the race detector, as "PACKAGE TEST": skipped in the
 # -race run and run on their own without it.
 #   TestGridOf1024 builds a 1,024-router model: 10 s, 170 s under -race;
-#   TestUpGrid1024 serves it too: about a minute under -race.
+#   TestUpGrid1024 serves it too: about a minute under -race;
+#   TestGeneratedSuiteGate scores the controller on 160 generated cases,
+#   TestSameAnswersUnderLoad 30 cases twice (minutes; both skip
+#   themselves under -race).
 RACE_SKIP=(
 	"./lab/sim TestGridOf1024"
 	"./lab/serve TestUpGrid1024"
+	"./lab/eval TestGeneratedSuiteGate"
+	"./lab/eval TestSameAnswersUnderLoad"
 )
 
 stage_names=()

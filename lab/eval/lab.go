@@ -33,8 +33,11 @@ type servedLab struct {
 	inv   *inventory.Inventory
 	auth  *serve.Auth
 	calls atomic.Int64
-	devs  []servedDevice
-	gnmi  *gnmiFront // the routers' gNMI servers and drivers, with gNMI
+	// now is the lab's clock, which its devices log and time their
+	// state changes by.
+	now  func() time.Time
+	devs []servedDevice
+	gnmi *gnmiFront // the routers' gNMI servers and drivers, with gNMI
 }
 
 // servedDevice is one device's MCP server and its HTTP listener.
@@ -57,7 +60,8 @@ func labOptions() sim.LabOptions {
 // startLab builds topo with faults and serves its devices; with gnmi,
 // each router's MCP server reaches it through gnmi:// (gnmi.go).
 func startLab(topo topology.Topology, faults []topology.Fault, gnmi bool) (*servedLab, error) {
-	lab, err := sim.NewLab(topo, labOptions())
+	opts := labOptions()
+	lab, err := sim.NewLab(topo, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -66,7 +70,7 @@ func startLab(topo topology.Topology, faults []topology.Fault, gnmi bool) (*serv
 		_ = lab.Close()
 		return nil, err
 	}
-	l := &servedLab{lab: lab, topo: topo, auth: auth, inv: &inventory.Inventory{Name: topo.Name, Domains: controller.DomainsOf(topo)}}
+	l := &servedLab{lab: lab, now: opts.Now, topo: topo, auth: auth, inv: &inventory.Inventory{Name: topo.Name, Domains: controller.DomainsOf(topo)}}
 	for _, f := range faults {
 		if _, err := lab.Inject(f); err != nil {
 			l.close()

@@ -185,7 +185,9 @@ func controllerCase(ctx context.Context, in controller.Intent, l *servedLab, top
 	if err != nil && ctx.Err() != nil {
 		return Answer{}, err
 	}
-	ctl := &controller.Controller{Fleet: fleet, Hosts: controller.HostsOf(topo), Domains: controller.DomainsOf(topo)}
+	// The controller's clock is the devices' (as NTP keeps them on a real
+	// network): it dates their log lines against it.
+	ctl := &controller.Controller{Fleet: fleet, Hosts: controller.HostsOf(topo), Domains: controller.DomainsOf(topo), Now: l.now}
 	rep, err := ctl.Ask(ctx, in)
 	if err != nil {
 		return Answer{}, err
