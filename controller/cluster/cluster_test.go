@@ -463,3 +463,87 @@ func TestScaledTTL(t *testing.T) {
 		}
 	}
 }
+
+// TestInventoryChange: the replicas take a new inventory while running:
+// the devices that left it are handed back (sessions closed, leases
+// deleted), the new ones are claimed and opened, every device is owned
+// once; while the replicas' inventories differ the status shows two
+// digests, and one once they agree.
+func TestInventoryChange(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a NATS server")
+	}
+	urls := startNATS(t, 1)
+	all := devices(250)
+	before, after := all[:200], all[50:]
+	rec := &recorder{}
+	aud := startAudit(t, urls[0], 1)
+	a := join(t, urls[0], "a", testTTL, 1, before, rec)
+	b := join(t, urls[0], "b", testTTL, 1, before, rec)
+	nodes := []*node{a, b}
+	waitOwnedBalanced(t, nodes, before, 15*time.Second)
+
+	status := func() *Status {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		st, err := ReadStatus(ctx, connect(t, urls[0]), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+	if st := status(); len(st.Inventories) != 1 || st.Inventories[0] != NamesDigest(before) {
+		t.Fatalf("inventories %v, want the one of the first inventory", st.Inventories)
+	}
+
+	a.SetInventory(after, "")
+	testwait.Until(t, 10*time.Second, "status shows the two inventories", func() (bool, string) {
+		st := status()
+		return len(st.Inventories) == 2, fmt.Sprint(st.Inventories)
+	})
+	for _, r := range status().Replicas {
+		want := map[string]int{a.Instance(): len(after), b.Instance(): len(before)}[r.Instance]
+		if r.InventoryDevices != want {
+			t.Errorf("%s announces %d devices, want %d", r.Instance, r.InventoryDevices, want)
+		}
+	}
+	b.SetInventory(after, "")
+	took := waitOwned(t, nodes, after, 4*baseTTL+5*time.Second)
+	t.Logf("new inventory owned once after %v", took)
+	removed := all[:50]
+	testwait.Until(t, stretch(15*time.Second), "removed devices handed back", func() (bool, string) {
+		st := status()
+		var leased []string
+		gone := map[string]bool{}
+		for _, d := range removed {
+			gone[d] = true
+		}
+		for _, r := range st.Replicas {
+			for _, l := range r.Leases {
+				if gone[l.Device] {
+					leased = append(leased, l.Device)
+				}
+			}
+		}
+		return len(leased) == 0 && len(st.Inventories) == 1, fmt.Sprintf("still leased: %v; inventories %v", leased, st.Inventories)
+	})
+	for _, n := range nodes {
+		n.stub.mu.Lock()
+		for _, d := range removed {
+			if n.stub.open[d] {
+				t.Errorf("%s still has a session to removed %s", n.stub.name, d)
+			}
+		}
+		n.stub.mu.Unlock()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	if _, err := a.Call(ctx, removed[0], "show_version", nil); !errors.Is(err, ErrUnknownDevice) {
+		t.Errorf("call on a removed device: %v, want ErrUnknownDevice", err)
+	}
+	aud.check(t)
+	for _, o := range rec.overlaps() {
+		t.Error(o)
+	}
+}

@@ -184,6 +184,7 @@ func (r *Replica) loop(ctx context.Context) {
 	defer renew.Stop()
 	for {
 		r.rebalance(ctx)
+		r.announceIfChanged(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -248,7 +249,7 @@ func (r *Replica) wait(ctx context.Context, ps []pending, done func(p pending, s
 // lease whose revision moved was lost: its session is closed at once.
 func (r *Replica) renew(ctx context.Context) {
 	pctx, cancel := context.WithTimeout(ctx, r.serveFor)
-	_, err := r.putTTL(pctx, r.members, r.self, nil)
+	err := r.announce(pctx)
 	cancel()
 	if err != nil {
 		r.log.Debug("cluster: presence not renewed", "replica", r.self, "err", err)
