@@ -517,6 +517,9 @@ func (d *Device) Session(ctx context.Context) (*mcp.ClientSession, error) {
 		case StateConnected:
 			return cs, nil
 		case StateClosed:
+			if errors.Is(last, ErrRemoved) {
+				return nil, last
+			}
 			return nil, ErrClosed
 		case StateReleased:
 			return nil, ErrReleased

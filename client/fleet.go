@@ -17,9 +17,13 @@ import (
 // Fleet is a set of devices, each with its supervised MCP session.
 type Fleet struct {
 	opts    Options
-	devs    []*Device
-	byName  map[string]*Device
 	connSem chan struct{} // bounds connection attempts in progress
+
+	// devs and byName change with Update: read them under devMu (or
+	// through devices and Device); write them under mu and devMu.
+	devMu  sync.RWMutex
+	devs   []*Device
+	byName map[string]*Device
 
 	toolsMu sync.Mutex
 	tools   map[[32]byte][]*mcp.Tool // tool lists seen, shared by the devices that list the same
@@ -66,7 +70,7 @@ func (f *Fleet) Start() {
 		return
 	}
 	f.started = true
-	for _, d := range f.devs {
+	for _, d := range f.devices() {
 		d.mu.Lock()
 		released := d.released
 		d.mu.Unlock()
@@ -153,7 +157,7 @@ func (f *Fleet) Release(name string) error {
 func (f *Fleet) Connect(ctx context.Context) error {
 	f.Start()
 	var errs []error
-	for _, d := range f.devs {
+	for _, d := range f.devices() {
 		if st, _ := d.State(); st == StateReleased {
 			continue
 		}
@@ -184,7 +188,7 @@ func (f *Fleet) Close() error {
 	var running []chan struct{}
 	if !f.view {
 		f.cancel()
-		for _, d := range f.devs {
+		for _, d := range f.devices() {
 			if d.stopped != nil {
 				running = append(running, d.stopped)
 			}
@@ -215,7 +219,7 @@ func (f *Fleet) releaseConnect() { <-f.connSem }
 // supervisors keep them; its Connect waits for them as f's does.
 func (f *Fleet) View(keep func(*Device) bool) *Fleet {
 	v := &Fleet{opts: f.opts, byName: map[string]*Device{}, connSem: f.connSem, tools: map[[32]byte][]*mcp.Tool{}, view: true}
-	for _, d := range f.devs {
+	for _, d := range f.devices() {
 		if keep(d) {
 			v.devs = append(v.devs, d)
 			v.byName[d.Name()] = d
@@ -225,16 +229,27 @@ func (f *Fleet) View(keep func(*Device) bool) *Fleet {
 }
 
 // Devices returns the devices in inventory order.
-func (f *Fleet) Devices() []*Device { return append([]*Device(nil), f.devs...) }
+func (f *Fleet) Devices() []*Device { return f.devices() }
+
+// devices returns a copy of the device list.
+func (f *Fleet) devices() []*Device {
+	f.devMu.RLock()
+	defer f.devMu.RUnlock()
+	return append([]*Device(nil), f.devs...)
+}
 
 // Device returns the device called name, nil when there is none.
-func (f *Fleet) Device(name string) *Device { return f.byName[name] }
+func (f *Fleet) Device(name string) *Device {
+	f.devMu.RLock()
+	defer f.devMu.RUnlock()
+	return f.byName[name]
+}
 
 // Select returns the devices, in inventory order, whose inventory entry
 // keep accepts.
 func (f *Fleet) Select(keep func(inventory.Device) bool) []*Device {
 	var out []*Device
-	for _, d := range f.devs {
+	for _, d := range f.devices() {
 		if keep(d.inv) {
 			out = append(out, d)
 		}
@@ -279,7 +294,7 @@ func (f *Fleet) CallAll(ctx context.Context, devs []*Device, tool string, args a
 
 func (f *Fleet) each(ctx context.Context, devs []*Device, fn func(context.Context, *Device, *Result) error) []Result {
 	if devs == nil {
-		devs = f.devs
+		devs = f.devices()
 	}
 	results := make([]Result, len(devs))
 	sem := make(chan struct{}, f.opts.Concurrency)

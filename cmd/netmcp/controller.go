@@ -57,7 +57,9 @@ func newControllerCmd() *cobra.Command {
 			"Who may call what: the host's identity (bearer token, mTLS client certificate with --client-ca,\n" +
 			"or the stdio user \"local\") and --policy FILE (roles with tool:, yang:, resource: and device: scopes,\n" +
 			"docs/controller.md). Without --policy the stdio user may do everything and HTTP hosts may read,\n" +
-			"diagnose and ask but not write. Every host call and refusal is recorded in the audit log (--audit).",
+			"diagnose and ask but not write. Every host call and refusal is recorded in the audit log (--audit).\n\n" +
+			"SIGHUP reloads --inventory: added devices are connected, removed ones closed, changed ones\n" +
+			"reconnected; an inventory that does not load is refused and changes nothing (docs/cluster.md).",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runControllerServe(cmd.Context(), o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
@@ -185,9 +187,13 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		if access.Policy != nil {
 			digest = access.Policy.Digest()
 		}
+		invDigest := "" // a --lab's URLs differ from replica to replica: its device names
+		if o.inventory != "" {
+			invDigest = inventoryDigest(inv)
+		}
 		// The questions relayed by the owners of the devices are answered
 		// as those of this replica's own.
-		if replica, err = joinCluster(ctx, o.cluster, fleet, &sessions, inv, digest, answer, stderr); err != nil {
+		if replica, err = joinCluster(ctx, o.cluster, fleet, &sessions, inv, invDigest, digest, answer, stderr); err != nil {
 			return withExit(2, err)
 		}
 		defer replica.leave()
@@ -253,6 +259,7 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	if err := enableD2D(srv, o.d2dCA); err != nil {
 		return withExit(2, err)
 	}
+	defer reloadOnHangup(ctx, o.inventory, fleet, replica, stderr)() // controller_reload.go
 	if o.listen == "" {
 		return srv.MCP().Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
 	}

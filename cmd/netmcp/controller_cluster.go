@@ -110,8 +110,8 @@ func (r *clusterReplica) leave() {
 // owns, and the calls on the others go to their owner. sessions must be
 // the fleet's client.Options.Remote and RemoteRequest; elicit answers the
 // approval questions other replicas relay for the calls this one
-// forwarded them.
-func joinCluster(ctx context.Context, o clusterOptions, fleet *client.Fleet, sessions *cluster.FleetSessions, inv *inventory.Inventory, policyDigest string, elicit client.ElicitFunc, stderr io.Writer) (*clusterReplica, error) {
+// forwarded them; invDigest names the inventory ("": its device names).
+func joinCluster(ctx context.Context, o clusterOptions, fleet *client.Fleet, sessions *cluster.FleetSessions, inv *inventory.Inventory, invDigest, policyDigest string, elicit client.ElicitFunc, stderr io.Writer) (*clusterReplica, error) {
 	name := o.replicaName()
 	nc, err := o.connect("netmcp-controller " + name)
 	if err != nil {
@@ -125,8 +125,8 @@ func joinCluster(ctx context.Context, o clusterOptions, fleet *client.Fleet, ses
 	}
 	jctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	r, err := cluster.Join(jctx, cluster.Config{Name: name, Conn: nc, LeaseTTL: o.leaseTTL, PolicyDigest: policyDigest, Sessions: sessions,
-		Elicit: cluster.ElicitVia(fleet, elicit)}, devices)
+	r, err := cluster.Join(jctx, cluster.Config{Name: name, Conn: nc, LeaseTTL: o.leaseTTL, PolicyDigest: policyDigest,
+		InventoryDigest: invDigest, Sessions: sessions, Elicit: cluster.ElicitVia(fleet, elicit)}, devices)
 	if err != nil {
 		nc.Close()
 		if errors.Is(err, cluster.ErrPolicyMismatch) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -60,15 +61,30 @@ func runControllerStatus(ctx context.Context, o clusterOptions, asJSON bool, out
 	}
 	fmt.Fprintf(out, "cluster %s: %d replicas, %d devices leased, lease TTL %s, policy digest %s\n",
 		o.url, len(st.Replicas), st.Devices, st.LeaseTTL, st.PolicyDigest)
+	if len(st.Inventories) > 1 {
+		fmt.Fprintf(out, "WARNING: the replicas have %d different inventories (give every replica the same --inventory, then SIGHUP them)\n", len(st.Inventories))
+	}
 	for _, r := range st.Replicas {
 		state := fmt.Sprintf("seen %s ago", r.SeenAgo.Round(time.Millisecond))
 		if !r.Present {
 			state = "gone (its leases expire)"
 		}
-		fmt.Fprintf(out, "%s  %s  %d devices\n", r.Instance, state, len(r.Leases))
+		inv := ""
+		if r.Inventory != "" {
+			inv = fmt.Sprintf("  inventory %s (%d devices)", shortDigest(r.Inventory), r.InventoryDevices)
+		}
+		fmt.Fprintf(out, "%s  %s  %d devices%s\n", r.Instance, state, len(r.Leases), inv)
 		for _, l := range r.Leases {
 			fmt.Fprintf(out, "  %-24s lease renewed %s ago\n", l.Device, l.Age.Round(time.Millisecond))
 		}
 	}
 	return nil
+}
+
+// shortDigest shortens "sha256:<64 hex>" to its first 12 hex digits.
+func shortDigest(d string) string {
+	if h, ok := strings.CutPrefix(d, "sha256:"); ok && len(h) > 12 {
+		return "sha256:" + h[:12]
+	}
+	return d
 }

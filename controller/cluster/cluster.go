@@ -59,6 +59,10 @@ type Config struct {
 	// PolicyDigest is this replica's policy digest; every replica of a
 	// cluster must have the same.
 	PolicyDigest string
+	// InventoryDigest names the replica's inventory in its presence, for
+	// the cluster's status to show replicas whose inventories differ
+	// (NamesDigest of the devices Join is given when empty).
+	InventoryDigest string
 	// Sessions opens, closes and calls the devices this replica owns.
 	Sessions Sessions
 	// Logger receives lease changes at debug level (slog.Default when nil).
@@ -141,6 +145,10 @@ type Replica struct {
 	absent    map[string]time.Time // device -> since when seen unowned
 	live      map[string]bool      // live replica instances
 	mine      map[string]*lease    // devices this replica owns
+	// presence is what the replica announces in the members bucket;
+	// presenceDirty says it changed since it was last written.
+	presence      presence
+	presenceDirty bool
 }
 
 // clusterConfig is the shared configuration every replica must agree on.
@@ -196,6 +204,10 @@ func Join(ctx context.Context, cfg Config, inventory []string) (*Replica, error)
 	for _, d := range inventory {
 		r.inventory[d] = true
 	}
+	if cfg.InventoryDigest == "" {
+		cfg.InventoryDigest = NamesDigest(inventory)
+	}
+	r.presence = presence{Inventory: cfg.InventoryDigest, Devices: len(r.inventory)}
 	js, err := jetstream.New(cfg.Conn)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
@@ -213,7 +225,7 @@ func Join(ctx context.Context, cfg Config, inventory []string) (*Replica, error)
 	if err := r.checkConfig(ctx); err != nil {
 		return nil, err
 	}
-	if _, err := r.putTTL(ctx, r.members, r.self, nil); err != nil {
+	if err := r.announce(ctx); err != nil {
 		return nil, fmt.Errorf("cluster: announce %s: %w", r.self, err)
 	}
 	r.sub, err = cfg.Conn.Subscribe(r.callSubject(r.self), r.serveRequest)
@@ -293,18 +305,6 @@ func (r *Replica) checkConfig(ctx context.Context) error {
 // Instance is this replica's identity in the cluster: its name and a
 // random suffix chosen at Join.
 func (r *Replica) Instance() string { return r.self }
-
-// SetInventory replaces the set of devices the cluster manages. Devices
-// that left it are handed back by their owner at the next round.
-func (r *Replica) SetInventory(devices []string) {
-	r.mu.Lock()
-	r.inventory = make(map[string]bool, len(devices))
-	for _, d := range devices {
-		r.inventory[d] = true
-	}
-	r.mu.Unlock()
-	r.poke()
-}
 
 // Owned lists the devices this replica serves now, sorted.
 func (r *Replica) Owned() []string {
@@ -409,14 +409,14 @@ func (r *Replica) poke() {
 	}
 }
 
-// putTTL writes key with the lease TTL; with expect non-nil, only if the
-// key's latest revision is *expect (0: the key has no message).
-func (r *Replica) putTTL(ctx context.Context, kv jetstream.KeyValue, key string, expect *uint64) (uint64, error) {
+// put writes key = data with the lease TTL; with expect non-nil, only if
+// the key's latest revision is *expect (0: the key has no message).
+func (r *Replica) put(ctx context.Context, kv jetstream.KeyValue, key string, data []byte, expect *uint64) (uint64, error) {
 	opts := []jetstream.PublishOpt{jetstream.WithMsgTTL(r.ttl)}
 	if expect != nil {
 		opts = append(opts, jetstream.WithExpectLastSequencePerSubject(*expect))
 	}
-	ack, err := r.js.PublishMsg(ctx, &nats.Msg{Subject: kvSubject(kv, key), Data: []byte(r.self)}, opts...)
+	ack, err := r.js.PublishMsg(ctx, &nats.Msg{Subject: kvSubject(kv, key), Data: data}, opts...)
 	if err != nil {
 		return 0, err
 	}

@@ -7,6 +7,7 @@ import (
 	"hash/fnv"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -15,6 +16,17 @@ import (
 
 // batch bounds the asynchronous publishes in flight per round.
 const batch = 256
+
+// perRound bounds the claims and the hand-backs of one rebalance round.
+// The loop renews the leases between rounds, and a lease not renewed
+// within half a TTL of its claim is dropped: a round that claimed (or
+// handed back) thousands of devices on a loaded machine could outlast
+// that and drop every lease it took, again and again.
+const perRound = batch
+
+// handBackParallel is the number of devices handed back at once (each
+// waits for its session to close).
+const handBackParallel = 16
 
 var plainKeyRE = regexp.MustCompile(`^[A-Za-z0-9_-]+$`)
 
@@ -184,6 +196,7 @@ func (r *Replica) loop(ctx context.Context) {
 	defer renew.Stop()
 	for {
 		r.rebalance(ctx)
+		r.announceIfChanged(ctx)
 		select {
 		case <-ctx.Done():
 			return
@@ -195,6 +208,12 @@ func (r *Replica) loop(ctx context.Context) {
 			case <-ctx.Done():
 				return
 			case <-time.After(10 * time.Millisecond):
+			}
+			// A renewal due goes before the next round.
+			select {
+			case <-renew.C:
+				r.renew(ctx)
+			default:
 			}
 		}
 	}
@@ -248,7 +267,7 @@ func (r *Replica) wait(ctx context.Context, ps []pending, done func(p pending, s
 // lease whose revision moved was lost: its session is closed at once.
 func (r *Replica) renew(ctx context.Context) {
 	pctx, cancel := context.WithTimeout(ctx, r.serveFor)
-	_, err := r.putTTL(pctx, r.members, r.self, nil)
+	err := r.announce(pctx)
 	cancel()
 	if err != nil {
 		r.log.Debug("cluster: presence not renewed", "replica", r.self, "err", err)
@@ -308,7 +327,12 @@ func (r *Replica) rebalance(ctx context.Context) {
 		return
 	}
 	members := r.membersLocked()
+	more := false
 	for d, l := range r.mine {
+		if len(giveBack) == perRound {
+			more = true
+			break
+		}
 		if !r.inventory[d] {
 			giveBack[d] = l
 			continue
@@ -332,19 +356,34 @@ func (r *Replica) rebalance(ctx context.Context) {
 			r.absent[d] = now
 		}
 		if preferred(members, d) == r.self || now.Sub(since) >= r.ttl {
+			if len(claims) == perRound {
+				more = true
+				continue
+			}
 			claims = append(claims, claim{d, o.rev, o.handedBack})
 		}
 	}
 	r.mu.Unlock()
-
-	for d, l := range giveBack {
-		if l.opened {
-			r.cfg.Sessions.Close(d)
-		}
-		if err := r.leases.Delete(ctx, deviceKey(d), jetstream.LastRevision(l.rev)); err != nil {
-			r.log.Debug("cluster: hand back", "replica", r.self, "device", d, "err", err)
-		}
+	if more {
+		defer r.poke() // the rest at the next round, after a renewal if one is due
 	}
+
+	sem := make(chan struct{}, handBackParallel)
+	var wg sync.WaitGroup
+	for d, l := range giveBack {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			if l.opened {
+				r.cfg.Sessions.Close(d)
+			}
+			if err := r.leases.Delete(ctx, deviceKey(d), jetstream.LastRevision(l.rev)); err != nil {
+				r.log.Debug("cluster: hand back", "replica", r.self, "device", d, "err", err)
+			}
+		}()
+	}
+	wg.Wait()
 
 	handedBack := map[string]bool{}
 	for _, c := range claims {

@@ -24,6 +24,12 @@ type Status struct {
 	Replicas []ReplicaStatus `json:"replicas"`
 	// Devices is the number of device leases held.
 	Devices int `json:"devices"`
+	// Inventories lists the distinct inventory digests the present
+	// replicas announce, sorted: more than one means the replicas were
+	// given different inventories, and each claims only the devices of
+	// its own (a device missing from its preferred replica's inventory is
+	// claimed by another after a TTL).
+	Inventories []string `json:"inventories"`
 }
 
 // ReplicaStatus is one replica instance and the leases it holds.
@@ -33,7 +39,12 @@ type ReplicaStatus struct {
 	Present bool `json:"present"`
 	// SeenAgo is the time since the replica last renewed its presence.
 	SeenAgo time.Duration `json:"seen_ago_ns"`
-	Leases  []LeaseStatus `json:"leases"`
+	// Inventory is the digest of the replica's inventory and
+	// InventoryDevices its number of devices, as the replica announces
+	// them (empty for a replica that announces none).
+	Inventory        string        `json:"inventory,omitempty"`
+	InventoryDevices int           `json:"inventory_devices"`
+	Leases           []LeaseStatus `json:"leases"`
 }
 
 // LeaseStatus is one device lease.
@@ -55,7 +66,7 @@ func ReadStatus(ctx context.Context, nc *nats.Conn, prefix string) (*Status, err
 	if err != nil {
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
-	st := &Status{Replicas: []ReplicaStatus{}}
+	st := &Status{Replicas: []ReplicaStatus{}, Inventories: []string{}}
 	state, err := js.KeyValue(ctx, prefix+"-state")
 	switch {
 	case errors.Is(err, jetstream.ErrBucketNotFound):
@@ -83,10 +94,20 @@ func ReadStatus(ctx context.Context, nc *nats.Conn, prefix string) (*Status, err
 	if err != nil {
 		return nil, err
 	}
+	digests := map[string]bool{}
 	for _, e := range members {
 		r := get(e.Key())
 		r.Present, r.SeenAgo = true, now.Sub(e.Created())
+		p := decodePresence(e.Value())
+		r.Inventory, r.InventoryDevices = p.Inventory, p.Devices
+		if p.Inventory != "" {
+			digests[p.Inventory] = true
+		}
 	}
+	for d := range digests {
+		st.Inventories = append(st.Inventories, d)
+	}
+	sort.Strings(st.Inventories)
 	leases, err := entries(ctx, js, prefix+"-leases")
 	if err != nil {
 		return nil, err
