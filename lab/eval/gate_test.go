@@ -12,10 +12,11 @@ import (
 )
 
 // gateThreshold is the least each of NIKA's three measures (detection,
-// localization F1, root-cause F1) may be on the gate's suite: the figures
-// the controller reaches there, rounded down (0.98 is the aim; what is
-// still missed is in docs/controller.md).
-const gateThreshold = 0.97
+// localization F1, root-cause F1) may be on the gate's suite. The
+// controller reaches 0.994 on each there (159 of 160 cases fully right),
+// so two cases may flip before the gate fails; what is still missed is in
+// docs/controller.md.
+const gateThreshold = 0.98
 
 // gatePlan is the gate's seeded suite: 160 cases over 11 generated
 // networks of every size band.
