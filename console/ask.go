@@ -64,6 +64,10 @@ type page struct {
 	Engine      bool
 	Audit       bool // audit logs to search
 	Pending     int  // approvals waiting
+	// LogOut offers the log-out button: only to a one-time login's
+	// session. A client certificate or a bearer token is the identity of
+	// every request it comes with, so there is nothing to log out of.
+	LogOut bool
 }
 
 func (c *Console) basePage(r *http.Request, title string) page {
@@ -72,7 +76,7 @@ func (c *Console) basePage(r *http.Request, title string) page {
 	if c.approvals != nil {
 		n = c.approvals.waitingCount()
 	}
-	return page{Title: title, CSRF: csrfOf(r), User: s.user, Role: s.role, Operator: s.operator(), Engine: c.opts.Engine != nil, Audit: len(c.auditFiles()) > 0, Pending: n}
+	return page{Title: title, CSRF: csrfOf(r), User: s.user, Role: s.role, Operator: s.operator(), Engine: c.opts.Engine != nil, Audit: len(c.auditFiles()) > 0, Pending: n, LogOut: s.id == nil}
 }
 
 // serveAsk starts an intent's run and sends the browser to its page.

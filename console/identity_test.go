@@ -43,6 +43,11 @@ func TestPolicyLogins(t *testing.T) {
 				i := strings.Index(page, `class="who"`)
 				t.Fatalf("GET /: %s, want 200 naming %q: %.100s", resp.Status, c.who, page[max(i, 0):])
 			}
+			// The identity comes with every request: no log-out button
+			// that would end nothing.
+			if strings.Contains(page, `action="/logout"`) {
+				t.Error("a certificate or bearer identity is offered a log-out button")
+			}
 			if strings.HasPrefix(c.name, "mTLS") {
 				ck := resp.Header.Get("Set-Cookie")
 				for _, want := range []string{"HttpOnly", "SameSite=Strict", "Secure"} {
