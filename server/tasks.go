@@ -74,6 +74,10 @@ type task struct {
 	// run again with the client's answers (tasks/update).
 	run    func(context.Context) (*mcp.CallToolResult, error)
 	answer func(ctx context.Context, responses mcp.InputResponseMap, state string) context.Context
+	// base is the context the task started with (its request's values,
+	// not its cancellation): an answer taken by another process goes on
+	// from it.
+	base context.Context
 }
 
 // Tasks holds the tasks of an MCP server and serves tasks/get,
@@ -172,13 +176,14 @@ func taskRequest(req *mcp.CallToolRequest) *mcp.CallToolRequest {
 func (ts *Tasks) start(ctx context.Context, tool string, run func(context.Context) (*mcp.CallToolResult, error),
 	answer func(context.Context, mcp.InputResponseMap, string) context.Context) *mcp.CallToolResult {
 	now := time.Now().UTC()
-	t := &task{id: "task-" + rand.Text(), identity: ts.identity(ctx), tool: tool, status: TaskWorking, created: now, updated: now, run: run, answer: answer}
+	t := &task{id: "task-" + rand.Text(), identity: ts.identity(ctx), tool: tool, status: TaskWorking, created: now, updated: now, run: run, answer: answer,
+		base: context.WithoutCancel(ctx)}
 	ts.mu.Lock()
 	ts.sweep(now)
 	ts.m[t.id] = t
 	ts.mu.Unlock()
 	ts.save(t)
-	ts.runTask(context.WithoutCancel(ctx), t)
+	ts.runTask(t.base, t)
 	ts.log.Info("task started", "task", t.id, "tool", tool, "identity", t.identity)
 	return &mcp.CallToolResult{Meta: mcp.Meta{taskMarker: t}}
 }
@@ -257,6 +262,13 @@ func (ts *Tasks) runTask(ctx context.Context, t *task) {
 		defer cancel()
 		defer close(done)
 		res, err := t.run(ctx)
+		waiting := false
+		defer func() {
+			// Saved first: another process may now take the answer.
+			if waiting && ts.store != nil {
+				go ts.awaitAnswer(t)
+			}
+		}()
 		defer ts.save(t)
 		t.mu.Lock()
 		defer t.mu.Unlock()
@@ -275,6 +287,7 @@ func (ts *Tasks) runTask(ctx context.Context, t *task) {
 			t.err = je
 		case res.InputRequests != nil:
 			t.status, t.inputs, t.state = TaskInputRequired, res.InputRequests, res.RequestState
+			waiting = true
 		default:
 			t.status, t.result, t.finished = TaskCompleted, res, now
 		}
@@ -460,8 +473,13 @@ func (ts *Tasks) addMethods(srv *mcp.Server) error {
 		if err != nil {
 			return nil, err
 		}
-		if !local && t.status == TaskInputRequired {
-			return nil, invalidParams("task %q waits for input in another server process, which alone can go on with it; send tasks/update again (it may reach that process)", t.id)
+		if !local {
+			// Another process runs it: it goes on at its next look.
+			if err := ts.answerStored(t.id, p.InputResponses); err != nil {
+				return nil, err
+			}
+			ts.log.Info("task answered for another server process", "task", t.id)
+			return &doneResult{ResultType: resultTypeComplete}, nil
 		}
 		t.mu.Lock()
 		if t.status != TaskInputRequired {

@@ -130,3 +130,69 @@ func TestCommitWindowTaskApproval(t *testing.T) {
 		t.Fatalf("task %v, want completed with status confirmed", g)
 	}
 }
+
+// TestCommitWindowTaskAnsweredElsewhere: two servers on one state
+// directory (as two processes behind a load balancer). A confirmed
+// commit run as a task by the first waits for approval; the answer sent
+// with tasks/update through the second reaches the first, which commits
+// and keeps the task working through the window; tasks/get through
+// either server shows it. A second answer is refused: the task no longer
+// waits.
+func TestCommitWindowTaskAnsweredElsewhere(t *testing.T) {
+	dir := t.TempDir()
+	drv := simR1(t)
+	open := func() *rawClient {
+		gate := server.NewMCPApprover(approval.New(approval.Options{StateDir: dir}), nil)
+		s, err := server.New(drv, server.Options{Approver: gate, StateDir: dir})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return &rawClient{t: t, url: serveHTTP(t, s), caps: `{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}`}
+	}
+	c1, c2 := open(), open()
+	accept := `"inputResponses":{"netmcp-approval":{"action":"accept","content":{"approve":true}}}`
+	r := c1.send("tools/call", `{"name":"`+netproto.ToolYangEdit+`","arguments":`+loopEdit("answered elsewhere")+`}`, "")
+	if r.Error == nil && r.Result["resultType"] == "input_required" {
+		st, _ := json.Marshal(r.Result["requestState"])
+		r = c1.send("tools/call", `{"name":"`+netproto.ToolYangEdit+`","arguments":`+loopEdit("answered elsewhere")+`,`+accept+`,"requestState":`+string(st)+`}`, "")
+	}
+	h, _ := r.structured()["handle"].(string)
+	if r.Error != nil || h == "" {
+		t.Fatalf("edit: %+v %v", r.Error, r.Result)
+	}
+	r = c1.send("tools/call", `{"name":"network.commit","arguments":`+withHandle(`{"confirmed":600}`, h)+`}`, "")
+	id, _ := r.Result["taskId"].(string)
+	if r.Error != nil || id == "" {
+		t.Fatalf("confirmed commit as a task: %+v %v", r.Error, r.Result)
+	}
+	status := func(c *rawClient) (string, string) {
+		t.Helper()
+		g := c.send("tasks/get", `{"taskId":"`+id+`"}`, "")
+		if g.Error != nil {
+			t.Fatalf("tasks/get: %+v", g.Error)
+		}
+		msg, _ := g.Result["statusMessage"].(string)
+		st, _ := g.Result["status"].(string)
+		return st, msg
+	}
+	testwait.Until(t, 30*time.Second, "the commit task asks for approval", func() (bool, string) {
+		st, msg := status(c2)
+		return st == "input_required", st + " " + msg
+	})
+	if u := c2.send("tasks/update", `{"taskId":"`+id+`",`+accept+`}`, ""); u.Error != nil {
+		t.Fatalf("tasks/update through the other server: %+v", u.Error)
+	}
+	for _, c := range []*rawClient{c1, c2} {
+		testwait.Until(t, 30*time.Second, "the approved commit's window is open", func() (bool, string) {
+			st, msg := status(c)
+			return st == "working" && strings.Contains(msg, "confirm"), st + " " + msg
+		})
+	}
+	if u := c2.send("tasks/update", `{"taskId":"`+id+`",`+accept+`}`, ""); u.Error == nil || u.Error.Code != -32602 {
+		t.Fatalf("a second answer: %+v, want -32602 (not waiting)", u.Error)
+	}
+	if u := c1.send("tasks/cancel", `{"taskId":"`+id+`"}`, ""); u.Error != nil {
+		t.Fatalf("tasks/cancel: %+v", u.Error)
+	}
+}

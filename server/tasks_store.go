@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
@@ -27,6 +28,9 @@ import (
 // process is gone is reported failed. tasks/cancel through another
 // process marks the record cancelled, and the process running the task
 // stops it at its next look at the record (every taskPollInterval).
+// tasks/update through another process puts the client's answer in the
+// record of a task waiting for input, and the process that runs it goes
+// on with it at its next look.
 
 // taskDir is the directory of task records in the state directory.
 const taskDir = "tasks"
@@ -43,7 +47,10 @@ type taskRecord struct {
 	Result   json.RawMessage     `json:"result,omitempty"`
 	Error    *jsonrpc.Error      `json:"error,omitempty"`
 	Inputs   mcp.InputRequestMap `json:"inputs,omitempty"`
-	Run      string              `json:"run"` // the process's run that runs the task
+	// Answer is the client's answer to Inputs taken by another process
+	// (tasks/update), for the process that runs the task to go on with.
+	Answer mcp.InputResponseMap `json:"answer,omitempty"`
+	Run    string               `json:"run"` // the process's run that runs the task
 }
 
 // taskStore keeps the task records of a state directory.
@@ -88,6 +95,13 @@ func (st *taskStore) close() {
 		os.Remove(filepath.Join(st.dir, "runs", st.run))
 		st.runf.Unlock()
 	})
+}
+
+// isClosed tells whether the server closed the store.
+func (st *taskStore) isClosed() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.closed
 }
 
 // taskKey names the record of task id.
@@ -245,6 +259,73 @@ func (ts *Tasks) watch(t *task, done <-chan struct{}) {
 		t.mu.Unlock()
 		return
 	}
+}
+
+// awaitAnswer waits, while t is waiting for input, for an answer that
+// another process took (tasks/update through it) or a cancellation
+// there: it reads t's record every taskPollInterval, and goes on with
+// the task as a local tasks/update would.
+func (ts *Tasks) awaitAnswer(t *task) {
+	st := ts.store
+	tick := time.NewTicker(taskPollInterval)
+	defer tick.Stop()
+	for range tick.C {
+		t.mu.Lock()
+		waiting := t.status == TaskInputRequired
+		t.mu.Unlock()
+		if !waiting || st.isClosed() {
+			return
+		}
+		rec, err := st.recs.load(taskKey(t.id))
+		if err != nil || rec == nil || rec.Status == TaskInputRequired {
+			continue
+		}
+		t.mu.Lock()
+		if t.status != TaskInputRequired {
+			t.mu.Unlock()
+			return
+		}
+		now := time.Now().UTC()
+		if rec.Status == TaskCancelled || rec.Answer == nil {
+			// Cancelled there (or a record this process cannot go on
+			// from): the task ends as the record says.
+			t.status, t.updated, t.finished, t.message, t.inputs = TaskCancelled, now, now, cmp.Or(rec.Message, "cancelled by the client"), nil
+			t.mu.Unlock()
+			ts.save(t)
+			return
+		}
+		state := t.state
+		t.status, t.inputs, t.updated = TaskWorking, nil, now
+		t.mu.Unlock()
+		ts.save(t)
+		ctx := t.base
+		if t.answer != nil {
+			ctx = t.answer(ctx, rec.Answer, state)
+		}
+		ts.runTask(ctx, t)
+		ts.log.Info("task answered through another server process", "task", t.id)
+		return
+	}
+}
+
+// answerStored gives the client's answer to a task another process runs
+// and that waits for input there: its record takes the answer, and that
+// process goes on with it at its next look.
+func (ts *Tasks) answerStored(id string, responses mcp.InputResponseMap) error {
+	var refused error
+	err := ts.store.update(id, func(rec *taskRecord) *taskRecord {
+		switch {
+		case rec == nil:
+			refused = invalidParams("no task %q: unknown, finished more than %s ago, or not yours", id, ts.ttl)
+			return nil
+		case rec.Status != TaskInputRequired:
+			refused = invalidParams("task %q is %s, not waiting for input", id, rec.Status)
+			return nil
+		}
+		rec.Status, rec.Inputs, rec.Answer, rec.Updated = TaskWorking, nil, responses, time.Now().UTC()
+		return rec
+	})
+	return cmp.Or(err, refused)
 }
 
 // stored returns task id from the state directory, for a task this
