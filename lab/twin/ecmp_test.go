@@ -3,11 +3,8 @@
 package twin
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -82,22 +79,5 @@ func TestLabCompareECMPRing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 240*time.Second)
-	defer cancel()
-	prefix := fmt.Sprintf("t%de-", os.Getpid()%100000)
-	reports, err := Run(ctx, topo, nil, Options{Prefix: prefix})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var b strings.Builder
-	for _, r := range reports {
-		r.Print(&b, false)
-		if !r.OK() {
-			t.Errorf("%s: %d undocumented differences", r.Scenario, r.Differ)
-		}
-	}
-	t.Log("\n" + b.String())
-	if left, _ := filepath.Glob("/run/netns/" + prefix + "*"); len(left) > 0 {
-		t.Errorf("namespaces left: %v", left)
-	}
+	compareTwins(t, topo, fmt.Sprintf("t%de-", os.Getpid()%100000), 240*time.Second)
 }

@@ -87,26 +87,33 @@ func TestLabCompareGenerated(t *testing.T) {
 		topo := generated(t, o)
 		t.Run(topo.Name, func(t *testing.T) {
 			t.Parallel()
-			ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
-			defer cancel()
-			prefix := fmt.Sprintf("t%dg%d-", os.Getpid()%100000, k)
-			start := time.Now()
-			reports, err := Run(ctx, topo, nil, Options{Prefix: prefix})
-			if err != nil {
-				t.Fatal(err)
-			}
-			var b strings.Builder
-			for _, r := range reports {
-				r.Print(&b, false)
-				if !r.OK() {
-					t.Errorf("%s: %d undocumented differences", r.Scenario, r.Differ)
-				}
-			}
-			t.Logf("%s compared in %.0f s\n%s", topo.Name, time.Since(start).Seconds(), b.String())
-			if left, _ := filepath.Glob("/run/netns/" + prefix + "*"); len(left) > 0 {
-				t.Errorf("namespaces left: %v", left)
-			}
+			compareTwins(t, topo, fmt.Sprintf("t%dg%d-", os.Getpid()%100000, k), 8*time.Minute)
 		})
+	}
+}
+
+// compareTwins runs the twin check on topo (namespaces named with prefix,
+// at most timeout) and fails on any undocumented difference or on a
+// namespace left behind; it logs the reports and how long they took.
+func compareTwins(t *testing.T, topo topology.Topology, prefix string, timeout time.Duration) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	start := time.Now()
+	reports, err := Run(ctx, topo, nil, Options{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, r := range reports {
+		r.Print(&b, false)
+		if !r.OK() {
+			t.Errorf("%s: %d undocumented differences", r.Scenario, r.Differ)
+		}
+	}
+	t.Logf("%s compared in %.0f s\n%s", topo.Name, time.Since(start).Seconds(), b.String())
+	if left, _ := filepath.Glob("/run/netns/" + prefix + "*"); len(left) > 0 {
+		t.Errorf("namespaces left: %v", left)
 	}
 }
 
