@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/cookiejar"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -35,23 +34,9 @@ import (
 // rolled back from the console.
 func TestControllerServeWebGate(t *testing.T) {
 	dir := t.TempDir()
-	ca, err := pki.NewCA("test-ca")
-	if err != nil {
-		t.Fatal(err)
-	}
-	write := func(name string, b []byte) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
-	certPEM, keyPEM, err := ca.Issue("controller", pki.KindServer, time.Hour)
-	if err != nil {
-		t.Fatal(err)
-	}
+	ca, cert, key, caFile, write := serverPKI(t, dir)
 	o := controllerServeOptions{lab: labBuiltin, listen: "127.0.0.1:0", web: "127.0.0.1:0", reportsDir: filepath.Join(dir, "reports"),
-		tlsCert: write("srv.pem", certPEM), tlsKey: write("srv.key", keyPEM), clientCA: write("ca.pem", ca.CertPEM),
+		tlsCert: cert, tlsKey: key, clientCA: caFile,
 		audit: filepath.Join(dir, "audit.jsonl"),
 		policy: write("policy.yaml", []byte("identities:\n  - {subject: ops, source: mtls, roles: [operator]}\n"+
 			"  - {subject: alice, source: mtls, roles: [operator]}\napproval: {fourEyes: true}\n"))}

@@ -20,18 +20,17 @@ import (
 	"github.com/netmcp/netmcp/pki"
 )
 
-// TestControllerServePolicyFlags runs `controller serve --lab --listen
-// --tls-cert --tls-key --client-ca --policy --audit` in-process: a host
-// whose certificate the policy maps to a read-only role reads r2, is
-// refused a configuration write with -32083, and the refusal is in the
-// audit log, which verifies. Bad flag combinations exit 2.
-func TestControllerServePolicyFlags(t *testing.T) {
-	dir := t.TempDir()
+// serverPKI makes a test CA and the controller's server certificate,
+// written under dir, and returns the CA, the certificate, key and CA
+// files, and write, which writes another file there (0600) and returns
+// its path.
+func serverPKI(t *testing.T, dir string) (ca *pki.CA, cert, key, caFile string, write func(name string, b []byte) string) {
+	t.Helper()
 	ca, err := pki.NewCA("test-ca")
 	if err != nil {
 		t.Fatal(err)
 	}
-	write := func(name string, b []byte) string {
+	write = func(name string, b []byte) string {
 		p := filepath.Join(dir, name)
 		if err := os.WriteFile(p, b, 0o600); err != nil {
 			t.Fatal(err)
@@ -42,8 +41,19 @@ func TestControllerServePolicyFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return ca, write("srv.pem", certPEM), write("srv.key", keyPEM), write("ca.pem", ca.CertPEM), write
+}
+
+// TestControllerServePolicyFlags runs `controller serve --lab --listen
+// --tls-cert --tls-key --client-ca --policy --audit` in-process: a host
+// whose certificate the policy maps to a read-only role reads r2, is
+// refused a configuration write with -32083, and the refusal is in the
+// audit log, which verifies. Bad flag combinations exit 2.
+func TestControllerServePolicyFlags(t *testing.T) {
+	dir := t.TempDir()
+	ca, cert, key, caFile, write := serverPKI(t, dir)
 	o := controllerServeOptions{lab: labBuiltin, listen: "127.0.0.1:0", reportsDir: filepath.Join(dir, "reports"),
-		tlsCert: write("srv.pem", certPEM), tlsKey: write("srv.key", keyPEM), clientCA: write("ca.pem", ca.CertPEM),
+		tlsCert: cert, tlsKey: key, clientCA: caFile,
 		audit: filepath.Join(dir, "audit.jsonl"),
 		policy: write("policy.yaml", []byte("roles:\n  noc-readonly: [tool:network.yang.get, tool:ask, \"yang:*\"]\n"+
 			"identities:\n  - {subject: noc, source: mtls, roles: [noc-readonly]}\n"))}
