@@ -547,6 +547,15 @@ func (d *Driver) History(ctx context.Context) ([]device.CommitInfo, error) {
 	return d.store.History(ctx)
 }
 
+// CommitDiff implements device.CommitDiffer: what commit id changed, from
+// the configurations the store kept of it and of the commit before.
+func (d *Driver) CommitDiff(ctx context.Context, id string) (device.Diff, error) {
+	if d.store == nil {
+		return device.Diff{}, d.errReadOnly()
+	}
+	return d.store.CommitDiff(ctx, id)
+}
+
 // Release drops the owner's candidate and lock.
 func (d *Driver) Release(owner device.Owner) {
 	if d.store != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -220,6 +221,23 @@ func TestConfigCommitRollback(t *testing.T) {
 	h, err := c.History(ctx)
 	if err != nil || len(h) != 2 || h[1].Comment != "mtu and route" {
 		t.Fatalf("History: %+v, %v", h, err)
+	}
+	// What each commit changed: the commit adds the route, the rollback
+	// takes it away again.
+	differ, ok := d.(device.CommitDiffer)
+	if !ok {
+		t.Fatal("the linux driver does not show what a commit changed (device.CommitDiffer)")
+	}
+	for _, tc := range []struct {
+		id, sign string
+	}{{h[1].ID, "+"}, {h[0].ID, "-"}} {
+		diff, err := differ.CommitDiff(ctx, tc.id)
+		if err != nil || !regexp.MustCompile(`(?m)^\`+tc.sign+`.*ip route 203\.0\.113\.0/24 Null0`).MatchString(diff.Unified) {
+			t.Errorf("CommitDiff(%s) = %v\n%s\nwant a line %s the route", tc.id, err, diff.Unified, tc.sign)
+		}
+	}
+	if _, err := differ.CommitDiff(ctx, "no-such-commit"); err == nil {
+		t.Error("CommitDiff of an unknown commit: no error")
 	}
 }
 
