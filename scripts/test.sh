@@ -147,11 +147,18 @@ on_exit() {
 	summary
 	if [ "$rc" -eq 0 ]; then
 		echo "all stages passed"
+	elif [ "$rc" -gt 128 ]; then
+		echo "stopped by signal $((rc - 128)) in stage: ${stage_names[-1]:-?}"
 	else
 		echo "failed in stage: ${stage_names[-1]:-?}"
 	fi
 }
 trap on_exit EXIT
+# A run stopped by a signal must not end as passed: the EXIT trap sees
+# the signal's status, not that of the last command that finished.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # timeout_secs turns a Go duration such as 15m or 90s into seconds.
 timeout_secs() {
