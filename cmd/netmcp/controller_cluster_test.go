@@ -66,6 +66,33 @@ func startReplica(t *testing.T, natsURL, inv, name string, extra ...string) *rep
 	t.Helper()
 	args := append([]string{"controller", "serve", "--inventory", inv, "--listen", "127.0.0.1:0", "--reports", t.TempDir(),
 		"--cluster", natsURL, "--cluster-name", name, "--cluster-lease-ttl", clusterTestTTL.String()}, extra...)
+	return startControllerProc(t, name, args)
+}
+
+// faultedLab starts the built-in lab with its state in dir, closed when
+// the test ends, injects fault and returns the lab's inventory file.
+func faultedLab(t *testing.T, ctx context.Context, dir, fault string) string {
+	t.Helper()
+	lab, err := serve.Up(ctx, serve.Options{Topology: sim.DefaultTopology(), StateDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { lab.Close() })
+	f, err := topology.ParseFault(fault)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lab.Inject(f); err != nil {
+		t.Fatal(err)
+	}
+	return filepath.Join(dir, serve.InventoryFile)
+}
+
+// startControllerProc starts `netmcp ARGS` (a controller serve with
+// --listen) as a child process, killed when the test ends, waits for it
+// to announce its MCP address and connects an MCP host to it.
+func startControllerProc(t *testing.T, name string, args []string) *replicaProc {
+	t.Helper()
 	r := &replicaProc{name: name, cmd: exec.Command(netmcpBinary(t), args...), stderr: &syncbuf.Buffer{}}
 	r.cmd.Stderr = r.stderr
 	if err := r.cmd.Start(); err != nil {
@@ -80,7 +107,7 @@ func startReplica(t *testing.T, natsURL, inv, name string, extra ...string) *rep
 		}
 		return url != "", r.stderr.String()
 	})
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "cluster-test"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "controller-test"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -335,19 +362,7 @@ func TestControllerCluster(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(3*time.Minute))
 	defer cancel()
 	dir := t.TempDir()
-	lab, err := serve.Up(ctx, serve.Options{Topology: sim.DefaultTopology(), StateDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lab.Close()
-	fault, err := topology.ParseFault(clusterFault)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lab.Inject(fault); err != nil {
-		t.Fatal(err)
-	}
-	inv := filepath.Join(dir, serve.InventoryFile)
+	inv := faultedLab(t, ctx, dir, clusterFault)
 	single := singleAsk(t, ctx, inv, clusterFault)
 	var names []string
 	for _, d := range sim.DefaultTopology().Devices {
@@ -501,19 +516,7 @@ func TestControllerClusterConsoleFix(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(5*time.Minute))
 	defer cancel()
 	dir := t.TempDir()
-	lab, err := serve.Up(ctx, serve.Options{Topology: sim.DefaultTopology(), StateDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lab.Close()
-	fault, err := topology.ParseFault(ctlFault)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lab.Inject(fault); err != nil {
-		t.Fatal(err)
-	}
-	inv := filepath.Join(dir, serve.InventoryFile)
+	inv := faultedLab(t, ctx, dir, ctlFault)
 	var names []string
 	for _, d := range sim.DefaultTopology().Devices {
 		names = append(names, d.Name)

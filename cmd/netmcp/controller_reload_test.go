@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -18,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/controller/cluster"
-	"github.com/netmcp/netmcp/internal/syncbuf"
 	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/inventory"
 	"github.com/netmcp/netmcp/lab/serve"
@@ -30,28 +28,7 @@ import (
 // cluster) as a child process and connects an MCP host to it.
 func startController(t *testing.T, inv string) *replicaProc {
 	t.Helper()
-	r := &replicaProc{name: "single", stderr: &syncbuf.Buffer{}}
-	r.cmd = exec.Command(netmcpBinary(t), "controller", "serve", "--inventory", inv, "--listen", "127.0.0.1:0", "--reports", t.TempDir())
-	r.cmd.Stderr = r.stderr
-	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = r.cmd.Process.Kill(); _ = r.cmd.Wait() })
-	re := regexp.MustCompile(`MCP at (http://[0-9.:]+/mcp)`)
-	var url string
-	testwait.Until(t, 30*time.Second, "the controller announces its address", func() (bool, string) {
-		if m := re.FindStringSubmatch(r.stderr.String()); m != nil {
-			url = m[1]
-		}
-		return url != "", r.stderr.String()
-	})
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "reload-test"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cs.Close() })
-	r.cs = cs
-	return r
+	return startControllerProc(t, "single", []string{"controller", "serve", "--inventory", inv, "--listen", "127.0.0.1:0", "--reports", t.TempDir()})
 }
 
 // listed is the sorted names list_devices gives through r.
