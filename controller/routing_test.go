@@ -348,3 +348,16 @@ func TestOddAreaIsLocal(t *testing.T) {
 		}
 	}
 }
+
+// TestDottedArea: an area given as a number (OpenConfig allows either
+// form) compares equal to its dotted form.
+func TestDottedArea(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"0", "0.0.0.0"}, {"1", "0.0.0.1"}, {"256", "0.0.1.0"}, {"4294967295", "255.255.255.255"},
+		{"0.0.0.2", "0.0.0.2"}, {"4294967296", "4294967296"}, {"", ""},
+	} {
+		if got := dottedArea(tc.in); got != tc.want {
+			t.Errorf("dottedArea(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}

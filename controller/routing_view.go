@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/netmcp/netmcp/yang"
@@ -155,7 +157,7 @@ func parseOSPF(data any) *ospfView {
 		}
 		v := &ospfView{RouterID: yang.Text(yang.Leaf(yang.Object(yang.Member(o, "global")), "router-id"))}
 		for _, a := range yang.List(yang.Member(o, "areas", "area")) {
-			area := yang.Text(yang.Object(a)["identifier"])
+			area := dottedArea(yang.Text(yang.Object(a)["identifier"]))
 			for _, i := range yang.List(yang.Member(a, "interfaces", "interface")) {
 				m := yang.Object(i)
 				oi := ospfIface{Name: yang.Text(m["id"]), Area: area, NetType: yang.Identity(yang.Leaf(m, "network-type"))}
@@ -185,4 +187,15 @@ func parseOSPF(data any) *ospfView {
 		return v
 	}
 	return nil
+}
+
+// dottedArea writes an OSPF area identifier in dotted form: OpenConfig
+// allows the area as a number ("0") or dotted ("0.0.0.0"), and the rules
+// compare areas between devices (the backbone is "0.0.0.0").
+func dottedArea(id string) string {
+	n, err := strconv.ParseUint(id, 10, 32)
+	if err != nil {
+		return id
+	}
+	return fmt.Sprintf("%d.%d.%d.%d", n>>24, n>>16&0xff, n>>8&0xff, n&0xff)
 }
