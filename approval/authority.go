@@ -28,7 +28,10 @@ type Options struct {
 	// over it loses its own oldest token.
 	MaxPendingPerIdentity int
 	// StateDir, when set, keeps the nonces of used signed consents in
-	// NonceFile there, so that a consent is refused after a restart too.
+	// NonceFile there, so that a consent is refused after a restart too,
+	// and the pending confirmation tokens in TokenFile, so that a token
+	// issued by one process is redeemed once through any process sharing
+	// the directory, or after a restart.
 	StateDir string
 	// DeviceIDs are names this device answers to in a consent's device
 	// member besides Request.Device (the device's name), e.g. the subject

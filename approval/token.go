@@ -41,37 +41,41 @@ func (g *Authority) issue(req Request, hash string) (string, time.Time, error) {
 	exp := now.Add(g.opts.TokenTTL)
 	pool := poolOf(req)
 
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	g.purgeLocked(now)
-	if g.pools[pool] >= g.opts.MaxPendingPerIdentity {
-		var oldest string
-		var at time.Time
-		for k, t := range g.tokens {
-			if t.owner == pool && (oldest == "" || t.issued.Before(at)) {
-				oldest, at = k, t.issued
+	err := g.syncTokens(func() (bool, error) {
+		g.purgeLocked(now)
+		if g.pools[pool] >= g.opts.MaxPendingPerIdentity {
+			var oldest string
+			var at time.Time
+			for k, t := range g.tokens {
+				if t.owner == pool && (oldest == "" || t.issued.Before(at)) {
+					oldest, at = k, t.issued
+				}
 			}
+			g.dropLocked(oldest)
 		}
-		g.dropLocked(oldest)
+		if len(g.tokens) >= g.opts.MaxPending {
+			return false, netproto.Errorf(netproto.CodeAccessDenied,
+				"approval: %d approvals are pending on this server (the most it keeps); none was evicted; retry when some are used or expire (within %s)",
+				len(g.tokens), g.opts.TokenTTL).Retryable()
+		}
+		g.tokens[tokenKey(tok)] = pendingToken{session: req.Session, tool: req.Tool, hash: hash, binding: req.Binding,
+			owner: pool, expires: exp, issued: now}
+		g.pools[pool]++
+		return true, nil
+	})
+	if err != nil {
+		return "", time.Time{}, err
 	}
-	if len(g.tokens) >= g.opts.MaxPending {
-		return "", time.Time{}, netproto.Errorf(netproto.CodeAccessDenied,
-			"approval: %d approvals are pending on this server (the most it keeps); none was evicted; retry when some are used or expire (within %s)",
-			len(g.tokens), g.opts.TokenTTL).Retryable()
-	}
-	g.tokens[tok] = pendingToken{session: req.Session, tool: req.Tool, hash: hash, binding: req.Binding,
-		owner: pool, expires: exp, issued: now}
-	g.pools[pool]++
 	return tok, exp, nil
 }
 
-// dropLocked forgets token tok.
-func (g *Authority) dropLocked(tok string) {
-	t, ok := g.tokens[tok]
+// dropLocked forgets the token whose key (tokenKey) is key.
+func (g *Authority) dropLocked(key string) {
+	t, ok := g.tokens[key]
 	if !ok {
 		return
 	}
-	delete(g.tokens, tok)
+	delete(g.tokens, key)
 	if g.pools[t.owner]--; g.pools[t.owner] <= 0 {
 		delete(g.pools, t.owner)
 	}
@@ -81,30 +85,31 @@ func (g *Authority) dropLocked(tok string) {
 // is refused and stays valid for the call it was issued for.
 func (g *Authority) redeem(req Request, hash, tok string) error {
 	now := g.opts.Now()
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	t, ok := g.tokens[tok]
-	if !ok {
-		return denied("confirmation token is unknown or was already used (tokens are single-use); call again without it to get a new one")
-	}
-	if !now.Before(t.expires) {
-		g.dropLocked(tok)
-		return denied("confirmation token expired at %s; call again without it to get a new one", t.expires.UTC().Format(time.RFC3339))
-	}
-	switch {
-	case t.session != req.Session:
-		return denied("confirmation token belongs to another session")
-	case t.tool != req.Tool:
-		return denied("confirmation token was issued for %s, not %s", t.tool, req.Tool)
-	case t.hash != hash:
-		return denied("confirmation token was issued for other arguments of %s; call again without it to approve these", req.Tool)
-	case t.binding != req.Binding:
-		// The token is spent: what it approved no longer exists.
-		g.dropLocked(tok)
-		return denied("%s: the candidate changed since this approval was given, so the approved change is not the one that would be applied; call again without the token to review and approve the current change", req.Tool)
-	}
-	g.dropLocked(tok)
-	return nil
+	key := tokenKey(tok)
+	return g.syncTokens(func() (bool, error) {
+		t, ok := g.tokens[key]
+		if !ok {
+			return false, denied("confirmation token is unknown or was already used (tokens are single-use); call again without it to get a new one")
+		}
+		if !now.Before(t.expires) {
+			g.dropLocked(key)
+			return true, denied("confirmation token expired at %s; call again without it to get a new one", t.expires.UTC().Format(time.RFC3339))
+		}
+		switch {
+		case t.session != req.Session:
+			return false, denied("confirmation token belongs to another session")
+		case t.tool != req.Tool:
+			return false, denied("confirmation token was issued for %s, not %s", t.tool, req.Tool)
+		case t.hash != hash:
+			return false, denied("confirmation token was issued for other arguments of %s; call again without it to approve these", req.Tool)
+		case t.binding != req.Binding:
+			// The token is spent: what it approved no longer exists.
+			g.dropLocked(key)
+			return true, denied("%s: the candidate changed since this approval was given, so the approved change is not the one that would be applied; call again without the token to review and approve the current change", req.Tool)
+		}
+		g.dropLocked(key)
+		return true, nil
+	})
 }
 
 func (g *Authority) purgeLocked(now time.Time) {

@@ -87,7 +87,7 @@ func runServe(ctx context.Context, f serveFlags, cmd *cobra.Command) error {
 		return withExit(2, err)
 	}
 	aopts := pol.Approval()
-	aopts.StateDir = stateDir // used consent nonces survive a restart
+	aopts.StateDir = stateDir // used consent nonces and pending tokens outlive the process
 	ag, err := approval.Open(aopts)
 	if err != nil {
 		return withExit(2, err)
