@@ -21,6 +21,19 @@ func Lock(path string) (*File, error) { return take(path, true) }
 // or reports ErrHeld.
 func TryLock(path string) (*File, error) { return take(path, false) }
 
+// LockOpen takes the lock of an open file f, waiting for it. The lock
+// belongs to this open file: UnlockOpen, closing f, or the process's end
+// releases it. On Windows the locked byte lies far beyond any content,
+// since locks there are mandatory: the file stays readable by others.
+func LockOpen(f *os.File) error { return lock(f, true) }
+
+// TryLockOpen takes the lock of an open file f without waiting, or
+// reports ErrHeld.
+func TryLockOpen(f *os.File) error { return lock(f, false) }
+
+// UnlockOpen releases the lock LockOpen or TryLockOpen took on f.
+func UnlockOpen(f *os.File) error { return unlock(f) }
+
 func take(path string, wait bool) (*File, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o600)
 	if err != nil {
