@@ -76,6 +76,9 @@ func (c *rawClient) send(method, params, meta string) rawReply {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	if err := transport.SetStandardHeaders(req.Header, body); err != nil {
+		c.t.Fatal(err)
+	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}

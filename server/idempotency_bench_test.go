@@ -47,6 +47,8 @@ func BenchmarkStatelessWrite(b *testing.B) {
 					req.Header.Set("Content-Type", "application/json")
 					req.Header.Set("Accept", "application/json, text/event-stream")
 					req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+					req.Header.Set("Mcp-Method", "tools/call")
+					req.Header.Set("Mcp-Name", netproto.ToolCommit)
 					resp, err := http.DefaultClient.Do(req)
 					if err != nil {
 						b.Fatal(err)

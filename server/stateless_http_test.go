@@ -30,6 +30,9 @@ func statelessPost(t *testing.T, url, method, params string) (result, rpcErr map
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	if err := transport.SetStandardHeaders(req.Header, []byte(body)); err != nil {
+		t.Fatal(err)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -55,14 +55,15 @@ func TestStatelessListen(t *testing.T) {
 			c := newRawClient(t, srv, transport.HTTPOptions{JSONResponse: json})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
-			req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(
-				`{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["test://r"],"toolsListChanged":true},`+meta2026+`}}`))
+			body := `{"jsonrpc":"2.0","id":"L1","method":"subscriptions/listen","params":{"notifications":{"resourceSubscriptions":["test://r"],"toolsListChanged":true},` + meta2026 + `}}`
+			req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, strings.NewReader(body))
 			if err != nil {
 				t.Fatal(err)
 			}
 			req.Header.Set("Content-Type", "application/json")
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+			req.Header.Set("Mcp-Method", "subscriptions/listen")
 			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)

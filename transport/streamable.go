@@ -456,36 +456,49 @@ func requestVersion(r *http.Request, req *jsonrpc.Request) string {
 	return cmp.Or(metaVersion(req.Params), r.Header.Get(headerProtocol), versionDefault)
 }
 
-// checkPerRequest checks a per-request call as the SDK's stateless handler
-// does, and answers 400 when it fails: the Mcp-Protocol-Version header is
-// required and must equal _meta's protocol version (-32020), which is
-// required (-32602) and must be one the server speaks (-32022, with the
-// versions it speaks). It reports whether it answered.
+// checkPerRequest checks a per-request message as the SDK's stateless
+// handler does, and answers 400 when it fails: a call's
+// Mcp-Protocol-Version header is required and must equal _meta's protocol
+// version (-32020), which is required (-32602) and must be one the server
+// speaks (-32022, with the versions it speaks); then the standard headers
+// must agree with the body (checkStandardHeaders, -32020). It reports
+// whether it answered.
 func checkPerRequest(w http.ResponseWriter, r *http.Request, req *jsonrpc.Request) bool {
-	header := r.Header.Get(headerProtocol)
-	meta := metaVersion(req.Params)
-	var jerr *jsonrpc.Error
-	switch {
-	case !req.IsCall():
-		return false
-	case header == "":
-		jerr = &jsonrpc.Error{Code: mcp.CodeHeaderMismatch,
-			Message: fmt.Sprintf("%s header is required for requests carrying %q", headerProtocol, mcp.MetaKeyProtocolVersion)}
-	case meta == "":
-		jerr = &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
-			Message: fmt.Sprintf("missing or invalid _meta field %q", mcp.MetaKeyProtocolVersion)}
-	case header != meta:
-		jerr = &jsonrpc.Error{Code: mcp.CodeHeaderMismatch,
-			Message: fmt.Sprintf("%s header %q does not match request %s %q", headerProtocol, header, mcp.MetaKeyProtocolVersion, meta)}
-	case !slices.Contains(sdkVersions, meta):
-		data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: sdkVersions, Requested: meta})
-		jerr = &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion,
-			Message: fmt.Sprintf("protocol version %q is not supported by this server", meta), Data: data}
-	default:
+	jerr := checkVersion(r, req)
+	if jerr == nil {
+		jerr = checkStandardHeaders(r.Header, req)
+	}
+	if jerr == nil {
 		return false
 	}
 	writeJSONRPCError(w, http.StatusBadRequest, req.ID, jerr)
 	return true
+}
+
+// checkVersion returns the error of a per-request call whose protocol
+// version, in its Mcp-Protocol-Version header and its _meta, is missing,
+// inconsistent or not spoken here, or nil.
+func checkVersion(r *http.Request, req *jsonrpc.Request) *jsonrpc.Error {
+	header := r.Header.Get(headerProtocol)
+	meta := metaVersion(req.Params)
+	switch {
+	case !req.IsCall():
+		return nil
+	case header == "":
+		return &jsonrpc.Error{Code: mcp.CodeHeaderMismatch,
+			Message: fmt.Sprintf("%s header is required for requests carrying %q", headerProtocol, mcp.MetaKeyProtocolVersion)}
+	case meta == "":
+		return &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+			Message: fmt.Sprintf("missing or invalid _meta field %q", mcp.MetaKeyProtocolVersion)}
+	case header != meta:
+		return &jsonrpc.Error{Code: mcp.CodeHeaderMismatch,
+			Message: fmt.Sprintf("%s header %q does not match request %s %q", headerProtocol, header, mcp.MetaKeyProtocolVersion, meta)}
+	case !slices.Contains(sdkVersions, meta):
+		data, _ := json.Marshal(mcp.UnsupportedProtocolVersionData{Supported: sdkVersions, Requested: meta})
+		return &jsonrpc.Error{Code: mcp.CodeUnsupportedProtocolVersion,
+			Message: fmt.Sprintf("protocol version %q is not supported by this server", meta), Data: data}
+	}
+	return nil
 }
 
 // metaVersion returns the per-request protocol version in params' _meta,

@@ -78,8 +78,10 @@ func newRawClient(t *testing.T, srv *mcp.Server, opts transport.HTTPOptions) *ra
 	return &rawClient{t: t, url: ts.URL + transport.Path}
 }
 
-// do sends a request with the usual headers (and the session id), then
-// the extra header pairs ("Name", "value"; an empty value deletes).
+// do sends a request with the usual headers (and the session id; on a
+// request of protocol 2026-07-28 the Mcp-Method and Mcp-Name headers its
+// body calls for), then the extra header pairs ("Name", "value"; an empty
+// value deletes).
 func (c *rawClient) do(method, body string, hdr ...string) *http.Response {
 	c.t.Helper()
 	req, err := http.NewRequest(method, c.url, strings.NewReader(body))
@@ -90,6 +92,11 @@ func (c *rawClient) do(method, body string, hdr ...string) *http.Response {
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	if c.sid != "" {
 		req.Header.Set("Mcp-Session-Id", c.sid)
+	}
+	if method == http.MethodPost && strings.Contains(body, `"io.modelcontextprotocol/protocolVersion":"2026-07-28"`) {
+		if err := transport.SetStandardHeaders(req.Header, []byte(body)); err != nil {
+			c.t.Fatal(err)
+		}
 	}
 	for i := 0; i+1 < len(hdr); i += 2 {
 		if hdr[i+1] == "" {

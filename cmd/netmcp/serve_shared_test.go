@@ -19,6 +19,7 @@ import (
 	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/netproto"
 	"github.com/netmcp/netmcp/server"
+	"github.com/netmcp/netmcp/transport"
 )
 
 // roundRobin is a reverse proxy for the test: each request goes to the
@@ -92,6 +93,9 @@ func rpc2026(t *testing.T, url, method, params, meta string) (rawRPC, int) {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	if err := transport.SetStandardHeaders(req.Header, []byte(body)); err != nil {
+		t.Fatal(err)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)

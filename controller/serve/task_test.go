@@ -81,6 +81,9 @@ func (h *taskHost) send(method, params string) (map[string]any, *struct {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
+	if err := transport.SetStandardHeaders(req.Header, []byte(body)); err != nil {
+		h.t.Fatal(err)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		h.t.Fatal(err)

@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/netmcp/netmcp/internal/lazyre"
+	"github.com/netmcp/netmcp/transport"
 )
 
 // ProtocolVersion is the MCP version the clients of this package
@@ -384,7 +385,7 @@ func (c *HTTP) discover(ctx context.Context) error {
 // read from a JSON body or an SSE stream; for a notification (id < 0) it
 // expects 202. On a per-request protocol the request also names its
 // method, and the tool it calls, in the Mcp-Method and Mcp-Name headers
-// (SEP-2243), which the SDK requires.
+// (SEP-2243), which the SDK and netmcp require.
 func (c *HTTP) post(ctx context.Context, id int64, msg []byte, method, name string) (*response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(msg))
 	if err != nil {
@@ -401,7 +402,7 @@ func (c *HTTP) post(ctx context.Context, id int64, msg []byte, method, name stri
 	if c.perRequest != "" {
 		req.Header.Set("Mcp-Method", method)
 		if name != "" {
-			req.Header.Set("Mcp-Name", name)
+			req.Header.Set("Mcp-Name", transport.EncodeHeaderValue(name))
 		}
 	}
 	resp, err := c.hc.Do(req)

@@ -23,15 +23,32 @@ const framing = {
   clientCapabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
 };
 
+// nameFields are the params members the Mcp-Name header mirrors, by method.
+const nameFields = { 'tools/call': 'name', 'prompts/get': 'name', 'resources/read': 'uri',
+  'tasks/get': 'taskId', 'tasks/update': 'taskId', 'tasks/cancel': 'taskId' };
+
+// standardHeaders are the Mcp-Method and Mcp-Name headers a 2026-07-28
+// POST carries (a value outside plain ASCII in the Base64 sentinel).
+function standardHeaders(request) {
+  const headers = { 'mcp-method': request.method };
+  const name = request.params?.[nameFields[request.method]];
+  if (typeof name === 'string') {
+    const plain = /^[\x21-\x7e]([\x20-\x7e\t]*[\x21-\x7e])?$/.test(name) && !(name.startsWith('=?base64?') && name.endsWith('?='));
+    headers['mcp-name'] = plain ? name : `=?base64?${Buffer.from(name, 'utf8').toString('base64')}?=`;
+  }
+  return headers;
+}
+
 // rawDispatch posts one request (method and params) as a JSON-RPC
-// message and returns its response.
+// message, with the headers the extension asks for (options.context), and
+// returns its response.
 let lastId = 0;
 async function rawDispatch(body, options) {
   const request = { jsonrpc: '2.0', id: `task-${++lastId}`, ...body };
-  const res = await fetch(url, {
-    method: 'POST', signal: options?.signal, body: JSON.stringify(request),
-    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28' },
-  });
+  const headers = new Headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28' });
+  for (const [k, v] of Object.entries(standardHeaders(request))) headers.set(k, v);
+  for (const [k, v] of Object.entries(options?.context?.headers ?? {})) headers.set(k, v);
+  const res = await fetch(url, { method: 'POST', signal: options?.signal, body: JSON.stringify(request), headers });
   const text = await res.text();
   let msg;
   if ((res.headers.get('content-type') ?? '').includes('text/event-stream')) {
