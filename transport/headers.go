@@ -13,10 +13,10 @@ import (
 )
 
 // The standard request headers of protocol 2026-07-28 over Streamable
-// HTTP (MCP 2026-07-28, "Streamable HTTP", Request Metadata): a
-// POST mirrors its JSON-RPC method, and for some methods the name or URI
-// it targets, so that a load balancer or gateway can route it without
-// reading the body. The server checks that they agree with the body.
+// HTTP: a POST mirrors its JSON-RPC method, and for some methods the name
+// or URI it targets, so that a load balancer or gateway can route it
+// without reading the body. The server checks that they agree with the
+// body.
 const (
 	// HeaderMethod carries the JSON-RPC method of every request.
 	HeaderMethod = "Mcp-Method"
