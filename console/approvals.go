@@ -71,6 +71,8 @@ type PendingStore interface {
 type approvals struct {
 	// shared, when set, holds the queue (pending is then unused).
 	shared PendingStore
+	// sharedGates, when set, holds the devices' questions too (gates.go).
+	sharedGates GateStore
 
 	mu      sync.Mutex
 	pending map[string]*approval
@@ -92,8 +94,8 @@ type applyingAs struct {
 	Devices  []string
 }
 
-func newApprovals(shared PendingStore) *approvals {
-	return &approvals{shared: shared, pending: map[string]*approval{}, applying: map[string]applyingAs{}, gates: map[string]*gate{}}
+func newApprovals(shared PendingStore, gates GateStore) *approvals {
+	return &approvals{shared: shared, sharedGates: gates, pending: map[string]*approval{}, applying: map[string]applyingAs{}, gates: map[string]*gate{}}
 }
 
 // waiting returns the pending approvals, in no order.
@@ -131,10 +133,8 @@ func (q *approvals) count() int {
 // waitingCount counts the fixes and device questions waiting for a
 // decision.
 func (q *approvals) waitingCount() int {
-	n := q.count()
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	return n + len(q.gates)
+	waiting, _ := q.gateLists()
+	return q.count() + len(waiting)
 }
 
 // request queues a report's fix; it refuses a second request for the

@@ -106,7 +106,7 @@ func (p *memPending) Take(id string) ([]byte, error) {
 // longer decide it.
 func TestSharedPendingDecidedOnce(t *testing.T) {
 	store := &memPending{m: map[string][]byte{}}
-	qa, qb := newApprovals(store), newApprovals(store)
+	qa, qb := newApprovals(store, nil), newApprovals(store, nil)
 	rep := &Report{ID: "rep", CorrelationID: "c-fix", Diagnosis: "ACL drops ICMP",
 		ProposedChanges: []Change{{Device: "r3", Summary: "remove entry 10"}}}
 	a, err := qa.request(rep, "bob")

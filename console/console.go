@@ -66,6 +66,10 @@ type Options struct {
 	// reports, each with every signature checked against D2DCA, as
 	// `netmcp report verify` does ("": none).
 	D2DReports string
+	// D2D, when set, is where the D2D reports are read instead of the
+	// directory D2DReports: in a controller cluster, the reports every
+	// replica accepted.
+	D2D D2DSource
 	// D2DCA is the PEM of the agents' CA (`controller serve --d2d-ca`);
 	// without it every D2D report shows as not verified.
 	D2DCA []byte
@@ -94,6 +98,11 @@ type Options struct {
 	// replicas share it, so a fix queued through one is listed, approved
 	// and applied through any, once.
 	Pending PendingStore
+	// Gates, when set, keeps the devices' own approval questions (Gate)
+	// where several consoles see them: the consoles of a controller
+	// cluster's replicas share it, so a question is listed through every
+	// one and decided through any, once.
+	Gates GateStore
 }
 
 // Console is the web console of a fleet.
@@ -163,7 +172,7 @@ func New(opts Options) (*Console, error) {
 	static, _ := fs.Sub(assets, "static")
 	c := &Console{opts: opts, log: opts.Logger, fleet: opts.Fleet, auth: newAuth(opts.LoginToken, opts.User, opts.SessionTTL),
 		tmpl: tmpl, static: http.StripPrefix("/static/", http.FileServerFS(static)), hub: newHub(),
-		states: map[string]*devState{}, done: make(chan struct{}), runs: newRuns(), approvals: newApprovals(opts.Pending), commits: newCommitWatch(),
+		states: map[string]*devState{}, done: make(chan struct{}), runs: newRuns(), approvals: newApprovals(opts.Pending, opts.Gates), commits: newCommitWatch(),
 		stale: map[string]bool{}, kick: make(chan struct{}, 1)}
 	c.d2dRoots = roots
 	inv := opts.Inventory

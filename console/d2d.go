@@ -51,8 +51,23 @@ func d2dRoots(pem []byte) (*x509.CertPool, error) {
 	return roots, nil
 }
 
-// d2dIDs lists the ids of the D2D reports in the directory, sorted.
+// D2DSource is where the console reads the D2D reports (Options.D2D).
+type D2DSource interface {
+	// IDs lists the ids of the reports held, sorted.
+	IDs() ([]string, error)
+	// Get returns report id as it was signed; an error wrapping
+	// os.ErrNotExist when it is not held.
+	Get(id string) ([]byte, error)
+}
+
+// d2dEnabled tells whether the console lists D2D reports.
+func (c *Console) d2dEnabled() bool { return c.opts.D2DReports != "" || c.opts.D2D != nil }
+
+// d2dIDs lists the ids of the D2D reports, sorted.
 func (c *Console) d2dIDs() ([]string, error) {
+	if c.opts.D2D != nil {
+		return c.opts.D2D.IDs()
+	}
 	ents, err := os.ReadDir(c.opts.D2DReports)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
@@ -73,12 +88,7 @@ func (c *Console) d2dIDs() ([]string, error) {
 // loadD2D reads and verifies D2D report id, now.
 func (c *Console) loadD2D(id string) (d2dReport, error) {
 	out := d2dReport{ID: id}
-	f, err := os.Open(filepath.Join(c.opts.D2DReports, id+".json"))
-	if err != nil {
-		return out, err
-	}
-	defer f.Close()
-	raw, err := io.ReadAll(io.LimitReader(f, maxD2DSize+1))
+	raw, err := c.readD2D(id)
 	if err != nil {
 		return out, err
 	}
@@ -108,6 +118,23 @@ func (c *Console) loadD2D(id string) (d2dReport, error) {
 	return out, nil
 }
 
+// readD2D reads D2D report id, up to a byte more than maxD2DSize.
+func (c *Console) readD2D(id string) ([]byte, error) {
+	if c.opts.D2D != nil {
+		b, err := c.opts.D2D.Get(id)
+		if len(b) > maxD2DSize+1 {
+			b = b[:maxD2DSize+1]
+		}
+		return b, err
+	}
+	f, err := os.Open(filepath.Join(c.opts.D2DReports, id+".json"))
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxD2DSize+1))
+}
+
 // d2dList is the list of D2D reports the reports page shows.
 type d2dList struct {
 	Enabled bool
@@ -118,7 +145,7 @@ type d2dList struct {
 
 // d2dRows verifies the newest D2D reports, for the reports page.
 func (c *Console) d2dRows() d2dList {
-	l := d2dList{Enabled: c.opts.D2DReports != ""}
+	l := d2dList{Enabled: c.d2dEnabled()}
 	if !l.Enabled {
 		return l
 	}
@@ -141,7 +168,7 @@ func (c *Console) d2dRows() d2dList {
 // serveD2D shows one D2D report with every signature checked.
 func (c *Console) serveD2D(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	if c.opts.D2DReports == "" || !d2dIDRE.MatchString(id) {
+	if !c.d2dEnabled() || !d2dIDRE.MatchString(id) {
 		http.NotFound(w, r)
 		return
 	}

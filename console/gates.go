@@ -2,9 +2,12 @@ package console
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -36,10 +39,44 @@ type gate struct {
 	Decided  time.Time
 
 	answer chan string // the decider, after Decision is set
+	// shared says the question is in Options.Gates (decided there).
+	shared bool
 
 	// Set per page: what the viewing session may do.
-	CanApprove, CanDecline bool
-	Refusal                string
+	CanApprove bool   `json:"-"`
+	CanDecline bool   `json:"-"`
+	Refusal    string `json:"-"`
+}
+
+// GateStore keeps the devices' approval questions where several consoles
+// see and decide them (Options.Gates): each question as its JSON, by id,
+// and the decision on it as its JSON.
+type GateStore interface {
+	// Ask records question id as waiting, held by this console: its
+	// decision reaches the device through this one.
+	Ask(id string, question []byte) error
+	// Decide records the decision on question id unless one was
+	// recorded: ok is false then, and first is that one.
+	Decide(id string, decision []byte) (first []byte, ok bool, err error)
+	// Wait returns the decision on question id once any console records
+	// one, or ctx's error.
+	Wait(ctx context.Context, id string) ([]byte, error)
+	// List returns the questions held with their decisions (nil while
+	// waiting); a waiting one whose holding console is gone is left out.
+	List() ([]GateRecord, error)
+}
+
+// GateRecord is a question a GateStore holds, and the decision on it.
+type GateRecord struct {
+	Question []byte
+	Decision []byte // nil: waiting
+}
+
+// gateDecided is the decision on a question, as a GateStore keeps it.
+type gateDecided struct {
+	Decision string    `json:"decision"` // approved, declined or expired
+	Decider  string    `json:"decider"`
+	Decided  time.Time `json:"decided"`
 }
 
 // maxGatesDecided is how many decided device questions the page lists.
@@ -60,26 +97,66 @@ func (c *Console) Gate(ctx context.Context, d *client.Device, p *mcp.ElicitParam
 	g.ID, g.Device, g.Requester, g.Correlation, g.Asked = randomToken()[:12], d.Name(), requester, corr, time.Now()
 	g.answer = make(chan string, 1)
 	q := c.approvals
+	// A shared question is decided through any console: its decision
+	// comes back through the store.
+	var shared <-chan gateDecided
+	if st := q.sharedGates; st != nil {
+		b, err := json.Marshal(g)
+		if err == nil {
+			err = st.Ask(g.ID, b)
+		}
+		if err != nil {
+			c.log.Warn("console: device question kept in this console only", "device", d.Name(), "gate", g.ID, "err", err)
+		} else {
+			g.shared = true
+			wctx, cancel := context.WithCancel(ctx)
+			defer cancel()
+			ch := make(chan gateDecided, 1)
+			go func() {
+				b, err := st.Wait(wctx, g.ID)
+				var dec gateDecided
+				if err == nil && json.Unmarshal(b, &dec) == nil {
+					ch <- dec
+				}
+			}()
+			shared = ch
+		}
+	}
 	q.mu.Lock()
 	q.gates[g.ID] = g
 	q.mu.Unlock()
 	c.auditEvent(requester, corr, "console/approval-request", d.Name(), map[string]any{"device": d.Name(), "tool": g.Tool, "gate": g.ID})
 	c.log.Info("console: device question waiting for approval", "device", d.Name(), "tool", g.Tool, "requester", requester, "gate", g.ID)
+	answer := func(decision, who string) *mcp.ElicitResult {
+		c.Refresh(d.Name())
+		c.kickCommits()
+		action := "decline"
+		var content map[string]any
+		switch decision {
+		case "approved":
+			action, content = "accept", map[string]any{"approve": true}
+		case "expired":
+			return &mcp.ElicitResult{Action: "cancel"}
+		}
+		return &mcp.ElicitResult{Action: action, Content: content, Meta: mcp.Meta{netproto.MetaAnsweredBy: who}}
+	}
 	select {
 	case who := <-g.answer:
 		q.mu.Lock()
 		decision := g.Decision
 		q.mu.Unlock()
-		c.Refresh(d.Name())
-		c.kickCommits()
-		action := "decline"
-		var content map[string]any
-		if decision == "approved" {
-			action, content = "accept", map[string]any{"approve": true}
-		}
-		return &mcp.ElicitResult{Action: action, Content: content, Meta: mcp.Meta{netproto.MetaAnsweredBy: who}}, nil
+		return answer(decision, who), nil
+	case dec := <-shared:
+		q.settleGate(g, dec.Decision, dec.Decider)
+		return answer(dec.Decision, dec.Decider), nil
 	case <-ctx.Done():
 	case <-c.ctx.Done():
+	}
+	if g.shared {
+		// The call gave up: no console may decide it any more. A decision
+		// recorded just before still wins, but the device's call is gone.
+		b, _ := json.Marshal(gateDecided{Decision: "expired", Decided: time.Now()})
+		_, _, _ = q.sharedGates.Decide(g.ID, b)
 	}
 	q.settleGate(g, "expired", "")
 	return &mcp.ElicitResult{Action: "cancel"}, nil
@@ -175,16 +252,7 @@ type gatesView struct {
 func (c *Console) gatesView(r *http.Request) gatesView {
 	s := sessionOf(r)
 	var v gatesView
-	q := c.approvals
-	q.mu.Lock()
-	for _, g := range q.gates {
-		v.Gates = append(v.Gates, *g)
-	}
-	for i := len(q.gatesDecided) - 1; i >= 0; i-- {
-		v.GatesDecided = append(v.GatesDecided, *q.gatesDecided[i])
-	}
-	q.mu.Unlock()
-	sort.Slice(v.Gates, func(i, j int) bool { return v.Gates[i].Asked.Before(v.Gates[j].Asked) })
+	v.Gates, v.GatesDecided = c.approvals.gateLists()
 	for i := range v.Gates {
 		g := &v.Gates[i]
 		err := c.mayDecide(s, g.Tool, g.Requester, []string{g.Device})
@@ -195,6 +263,50 @@ func (c *Console) gatesView(r *http.Request) gatesView {
 	}
 	v.Commits = c.commitRows(s)
 	return v
+}
+
+// gateLists returns the devices' questions, waiting (oldest first) and
+// decided (newest first, at most maxGatesDecided): this console's, and
+// with Options.Gates every console's.
+func (q *approvals) gateLists() (waiting, decided []gate) {
+	seen := map[string]bool{}
+	if st := q.sharedGates; st != nil {
+		recs, err := st.List()
+		if err == nil {
+			for _, rec := range recs {
+				var g gate
+				if json.Unmarshal(rec.Question, &g) != nil || g.ID == "" {
+					continue
+				}
+				seen[g.ID] = true
+				var dec gateDecided
+				if rec.Decision == nil || json.Unmarshal(rec.Decision, &dec) != nil {
+					waiting = append(waiting, g)
+					continue
+				}
+				g.Decision, g.Decider, g.Decided = dec.Decision, dec.Decider, dec.Decided
+				decided = append(decided, g)
+			}
+		}
+	}
+	q.mu.Lock()
+	for _, g := range q.gates {
+		if !seen[g.ID] && !g.shared {
+			waiting = append(waiting, *g)
+		}
+	}
+	for _, g := range q.gatesDecided {
+		if !seen[g.ID] && !g.shared {
+			decided = append(decided, *g)
+		}
+	}
+	q.mu.Unlock()
+	sort.Slice(waiting, func(i, j int) bool { return waiting[i].Asked.Before(waiting[j].Asked) })
+	sort.SliceStable(decided, func(i, j int) bool { return decided[i].Decided.After(decided[j].Decided) })
+	if len(decided) > maxGatesDecided {
+		decided = decided[:maxGatesDecided]
+	}
+	return waiting, decided
 }
 
 // routeGates adds the routes of the devices' questions and of the
@@ -216,13 +328,18 @@ func (c *Console) serveGateDecide(w http.ResponseWriter, r *http.Request) {
 	}
 	s := sessionOf(r)
 	q := c.approvals
+	id := r.PathValue("id")
 	q.mu.Lock()
-	g := q.gates[r.PathValue("id")]
+	g := q.gates[id]
 	var snap gate
 	if g != nil {
 		snap = *g
 	}
 	q.mu.Unlock()
+	if q.sharedGates != nil && (g == nil || g.shared) {
+		c.decideSharedGate(w, r, s, id, decision)
+		return
+	}
 	if g == nil {
 		c.badRequest(w, r, http.StatusNotFound, "No such question waiting: decided already, given up by the device, or never asked.")
 		return
@@ -236,9 +353,63 @@ func (c *Console) serveGateDecide(w http.ResponseWriter, r *http.Request) {
 		c.badRequest(w, r, http.StatusConflict, "That question was decided (or given up) meanwhile.")
 		return
 	}
-	c.auditEvent(s.user, snap.Correlation, "console/approval", snap.Device, map[string]any{"device": snap.Device, "tool": snap.Tool,
-		"gate": snap.ID, "decision": decision, "requester": snap.Requester})
-	c.log.Info("console: device question decided", "user", s.user, "gate", snap.ID, "device", snap.Device, "decision", decision)
+	c.gateDecided(s, snap, decision)
 	g.answer <- s.user
 	http.Redirect(w, r, "/approvals", http.StatusSeeOther)
+}
+
+// gateDecided records in the audit log and the log that s decided the
+// question g.
+func (c *Console) gateDecided(s *session, g gate, decision string) {
+	c.auditEvent(s.user, g.Correlation, "console/approval", g.Device, map[string]any{"device": g.Device, "tool": g.Tool,
+		"gate": g.ID, "decision": decision, "requester": g.Requester})
+	c.log.Info("console: device question decided", "user", s.user, "gate", g.ID, "device", g.Device, "decision", decision)
+}
+
+// decideSharedGate decides a question of Options.Gates: the first
+// decision recorded, through any console, wins; the console holding the
+// device's call answers the device.
+func (c *Console) decideSharedGate(w http.ResponseWriter, r *http.Request, s *session, id, decision string) {
+	waiting, decided := c.approvals.gateLists()
+	i := slices.IndexFunc(waiting, func(g gate) bool { return g.ID == id })
+	if i < 0 {
+		if j := slices.IndexFunc(decided, func(g gate) bool { return g.ID == id }); j >= 0 {
+			c.badRequest(w, r, http.StatusConflict, alreadyDecided(decided[j].Decision, decided[j].Decider))
+			return
+		}
+		c.badRequest(w, r, http.StatusNotFound, "No such question waiting: decided already, given up by the device, or never asked.")
+		return
+	}
+	snap := waiting[i]
+	if err := c.mayDecide(s, snap.Tool, requesterIf(decision == "approved", snap.Requester), []string{snap.Device}); err != nil {
+		c.log.Warn("console: decision refused", "user", s.user, "gate", snap.ID, "err", err)
+		c.badRequest(w, r, http.StatusForbidden, err.Error())
+		return
+	}
+	b, err := json.Marshal(gateDecided{Decision: decision, Decider: s.user, Decided: time.Now()})
+	if err != nil {
+		c.badRequest(w, r, http.StatusInternalServerError, err.Error())
+		return
+	}
+	first, ok, err := c.approvals.sharedGates.Decide(id, b)
+	if err != nil {
+		c.badRequest(w, r, http.StatusServiceUnavailable, "The decision could not be recorded: "+err.Error())
+		return
+	}
+	if !ok {
+		var dec gateDecided
+		_ = json.Unmarshal(first, &dec)
+		c.badRequest(w, r, http.StatusConflict, alreadyDecided(dec.Decision, dec.Decider))
+		return
+	}
+	c.gateDecided(s, snap, decision)
+	http.Redirect(w, r, "/approvals", http.StatusSeeOther)
+}
+
+// alreadyDecided says who decided a question before.
+func alreadyDecided(decision, who string) string {
+	if decision == "expired" || who == "" {
+		return "That question was given up: the device's call ended before any decision."
+	}
+	return fmt.Sprintf("That question was already answered by %s (%s).", who, decision)
 }

@@ -1,16 +1,13 @@
 package serve
 
 import (
-	"bytes"
 	"context"
 	"crypto/x509"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -42,10 +39,12 @@ const (
 // d2dIDRE is what a D2D report id may be (it names a file).
 var d2dIDRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
 
-// d2dState is the CA D2D reports are checked against.
+// d2dState is the CA D2D reports are checked against, and where they are
+// kept (nil: D2DFiles in the reports directory).
 type d2dState struct {
 	mu    sync.Mutex
 	roots *x509.CertPool
+	store D2DStore // d2dstore.go
 }
 
 // submitReportIn is submit_report's input.
@@ -150,24 +149,11 @@ func (s *Server) submitReport(ctx context.Context, req *mcp.CallToolRequest, in 
 		return nil, nil, err
 	}
 	out := &SubmitReportOut{ID: rep.ID, URI: D2DReportsURI + "/" + rep.ID, Creator: rep.Creator, Verified: len(checks)}
-	path := filepath.Join(s.d2dDir(), rep.ID+".json")
-	if old, err := os.ReadFile(path); err == nil {
-		if !bytes.Equal(old, b) {
-			return nil, nil, fmt.Errorf("submit_report: a different report with id %s is already held", rep.ID)
-		}
-		out.Duplicate = true
-	} else {
-		if err := os.MkdirAll(s.d2dDir(), 0o755); err != nil {
-			return nil, nil, err
-		}
-		tmp := path + ".tmp"
-		if err := os.WriteFile(tmp, b, 0o644); err != nil {
-			return nil, nil, err
-		}
-		if err := os.Rename(tmp, path); err != nil {
-			return nil, nil, err
-		}
+	dup, err := s.d2dStore().Add(rep.ID, b)
+	if err != nil {
+		return nil, nil, fmt.Errorf("submit_report: %w", err)
 	}
+	out.Duplicate = dup
 	text := fmt.Sprintf("D2D report %s from %s accepted: %d signatures verified", rep.ID, rep.Creator, len(checks))
 	if rep.Hypothesis != nil {
 		text += "\nhypothesis: " + rep.Hypothesis.Statement
@@ -180,21 +166,7 @@ func (s *Server) D2DReports() ([]string, error) {
 	if s.store.Dir == "" {
 		return nil, errors.New("no reports directory")
 	}
-	ents, err := os.ReadDir(s.d2dDir())
-	if errors.Is(err, os.ErrNotExist) {
-		return []string{}, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	ids := []string{}
-	for _, e := range ents {
-		if id, ok := strings.CutSuffix(e.Name(), ".json"); ok && d2dIDRE.MatchString(id) {
-			ids = append(ids, id)
-		}
-	}
-	sort.Strings(ids)
-	return ids, nil
+	return s.d2dStore().IDs()
 }
 
 func (s *Server) readD2DReports(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -238,7 +210,7 @@ func (s *Server) readD2DReport(ctx context.Context, req *mcp.ReadResourceRequest
 // some devices reads no report about others, as with the saved reports.
 // ok is false when the report is missing, unreadable or not visible.
 func (s *Server) loadD2DReport(host policy.Identity, id string) (b []byte, ok bool) {
-	b, err := os.ReadFile(filepath.Join(s.d2dDir(), id+".json"))
+	b, err := s.d2dStore().Get(id)
 	if err != nil {
 		return nil, false
 	}
