@@ -29,6 +29,10 @@ type consoleEngine struct {
 	hosts   []controller.Host
 	domains []string
 	store   reportStore
+	// describe, in a controller cluster, learns what the other replicas'
+	// sessions say of their devices before an intent runs (nil: a single
+	// controller).
+	describe func(ctx context.Context, names []string)
 
 	mu       sync.Mutex
 	applying map[string]bool // reports whose fix is being applied
@@ -53,6 +57,17 @@ func (e *consoleEngine) Ask(ctx context.Context, text string, progress io.Writer
 	in, err := controller.ParseIntent(text)
 	if err != nil {
 		return nil, err
+	}
+	if e.describe != nil {
+		// The devices other replicas hold are read through them; what
+		// their sessions say of them (capabilities, tools) is learned
+		// first, as the MCP ask does, so the report is a single
+		// controller's.
+		names := make([]string, 0, len(e.fleet.Devices()))
+		for _, d := range e.fleet.Devices() {
+			names = append(names, d.Name())
+		}
+		e.describe(ctx, names)
 	}
 	rep, err := e.controller(progress).Ask(ctx, in)
 	if err != nil {

@@ -182,6 +182,7 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	}
 	defer fleet.Close()
 	var replica *clusterReplica
+	var d2d *serve.SharedD2D // in a cluster, where the D2D reports are kept
 	if o.cluster.url != "" {
 		digest := "none"
 		if access.Policy != nil {
@@ -202,6 +203,13 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 				return withExit(2, err)
 			}
 		}
+		if o.reportsDir != "" {
+			st, err := replica.sharedD2D(ctx, serve.D2DDir(o.reportsDir))
+			if err != nil {
+				return withExit(2, err)
+			}
+			d2d = &st
+		}
 	} else {
 		cctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		if err := fleet.Connect(cctx); err != nil {
@@ -221,6 +229,9 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		if o.reportsDir != "" {
 			co.D2DReports = serve.D2DDir(o.reportsDir)
 		}
+		if d2d != nil {
+			co.D2D = d2d // every replica's, not only this one's
+		}
 		if access.Audit != nil {
 			co.AuditFiles = []console.AuditFile{{Name: "controller", Path: access.Audit.Path()}}
 		}
@@ -231,8 +242,13 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 			if co.Pending, err = replica.pending(ctx); err != nil {
 				return withExit(2, err)
 			}
+			// So are the devices' own approval questions: listed in every
+			// replica's console, decided through any, once.
+			if co.Gates, err = replica.gates(ctx); err != nil {
+				return withExit(2, err)
+			}
 			co.Engine = &consoleEngine{fleet: fleet, hosts: hosts, domains: domains,
-				store: serve.NewSharedReports(controller.Store{Dir: o.reportsDir}, replica)}
+				store: serve.NewSharedReports(controller.Store{Dir: o.reportsDir}, replica), describe: replica.describeFor(stderr)}
 		}
 		w, err := serveConsole(o.web, co, fleet, inv, hosts, o.reportsDir, "", access.Audit)
 		if err != nil {
@@ -255,6 +271,9 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	defer srv.Close()
 	if replica != nil {
 		srv.SetCluster(replica)
+	}
+	if d2d != nil {
+		srv.SetD2DStore(d2d)
 	}
 	if err := enableD2D(srv, o.d2dCA); err != nil {
 		return withExit(2, err)

@@ -15,7 +15,9 @@ import (
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/client"
+	"github.com/netmcp/netmcp/console"
 	"github.com/netmcp/netmcp/controller/cluster"
+	"github.com/netmcp/netmcp/controller/serve"
 	"github.com/netmcp/netmcp/inventory"
 )
 
@@ -175,4 +177,78 @@ func (r *clusterReplica) pending(ctx context.Context) (*cluster.PendingFixes, er
 	pctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	return r.Pending(pctx)
+}
+
+// describeTimeout bounds the descriptions of the other replicas' devices
+// before the console's intent runs (the MCP ask's bound).
+const describeTimeout = 30 * time.Second
+
+// describeFor is the console's describe: what the sessions of the devices
+// among names that other replicas hold say of them, learned before an
+// intent runs; a device left undescribed is still read, and stderr says
+// so.
+func (r *clusterReplica) describeFor(stderr io.Writer) func(ctx context.Context, names []string) {
+	return func(ctx context.Context, names []string) {
+		ctx, cancel := context.WithTimeout(ctx, describeTimeout)
+		defer cancel()
+		if _, err := r.Describe(ctx, names); err != nil {
+			fmt.Fprintf(stderr, "controller: console ask: devices of other replicas not described: %v\n", err)
+		}
+	}
+}
+
+// sharedD2D opens the cluster's D2D reports: submit_report keeps each in
+// the cluster (with a copy in dir), and the console and the D2D resources
+// of every replica list and read them there.
+func (r *clusterReplica) sharedD2D(ctx context.Context, dir string) (serve.SharedD2D, error) {
+	dctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	d, err := r.D2D(dctx)
+	if err != nil {
+		return serve.SharedD2D{}, err
+	}
+	return serve.NewSharedD2D(dir, clusterD2D{d}), nil
+}
+
+// clusterD2D is the cluster's D2D reports as serve.D2DCluster.
+type clusterD2D struct{ *cluster.D2DReports }
+
+// Add keeps b under id; a different report held under id is
+// serve.ErrD2DHeld.
+func (c clusterD2D) Add(id string, b []byte) (bool, error) {
+	dup, err := c.D2DReports.Add(id, b)
+	if errors.Is(err, cluster.ErrD2DConflict) {
+		return false, fmt.Errorf("%w: %s (held by the cluster)", serve.ErrD2DHeld, id)
+	}
+	return dup, err
+}
+
+// gates opens the cluster's device questions, for the web console: a
+// device's approval question waits in every replica's console, and the
+// first decision, through any, reaches the device through the replica
+// holding its call.
+func (r *clusterReplica) gates(ctx context.Context) (console.GateStore, error) {
+	gctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	g, err := r.Gates(gctx)
+	if err != nil {
+		return nil, err
+	}
+	return clusterGates{g}, nil
+}
+
+// clusterGates is the cluster's device questions as a console.GateStore.
+type clusterGates struct{ *cluster.GateQuestions }
+
+// List returns the questions held with their decisions.
+func (g clusterGates) List() ([]console.GateRecord, error) {
+	recs, err := g.GateQuestions.List()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]console.GateRecord, len(recs))
+	for i, r := range recs {
+		out[i] = console.GateRecord{Question: r.Question, Decision: r.Decision}
+	}
+	return out, nil
 }
