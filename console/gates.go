@@ -115,8 +115,14 @@ func (c *Console) Gate(ctx context.Context, d *client.Device, p *mcp.ElicitParam
 			go func() {
 				b, err := st.Wait(wctx, g.ID)
 				var dec gateDecided
-				if err == nil && json.Unmarshal(b, &dec) == nil {
+				if err == nil {
+					err = json.Unmarshal(b, &dec)
+				}
+				switch {
+				case err == nil:
 					ch <- dec
+				case wctx.Err() == nil:
+					c.log.Error("console: the decision on a device question cannot be read", "device", d.Name(), "gate", g.ID, "err", err)
 				}
 			}()
 			shared = ch
@@ -270,9 +276,10 @@ func (c *Console) gatesView(r *http.Request) gatesView {
 // with Options.Gates every console's.
 func (q *approvals) gateLists() (waiting, decided []gate) {
 	seen := map[string]bool{}
+	listed := false // the shared questions were read
 	if st := q.sharedGates; st != nil {
 		recs, err := st.List()
-		if err == nil {
+		if listed = err == nil; listed {
 			for _, rec := range recs {
 				var g gate
 				if json.Unmarshal(rec.Question, &g) != nil || g.ID == "" {
@@ -290,13 +297,15 @@ func (q *approvals) gateLists() (waiting, decided []gate) {
 		}
 	}
 	q.mu.Lock()
+	// This console's own: those it could not share, and, when the shared
+	// ones could not be read, those it holds.
 	for _, g := range q.gates {
-		if !seen[g.ID] && !g.shared {
+		if !seen[g.ID] && (!g.shared || !listed) {
 			waiting = append(waiting, *g)
 		}
 	}
 	for _, g := range q.gatesDecided {
-		if !seen[g.ID] && !g.shared {
+		if !seen[g.ID] && (!g.shared || !listed) {
 			decided = append(decided, *g)
 		}
 	}
