@@ -128,6 +128,7 @@ func TestControllerClusterConsoleShared(t *testing.T) {
 	// The console's ask through each replica: the single controller's
 	// report, the devices the other replica holds described first.
 	for i, r := range reps {
+		start := time.Now()
 		code, _, loc := web[i].do(http.MethodPost, web[i].base+"/ask", url.Values{"intent": {"what is wrong with the network?"}})
 		if code != http.StatusSeeOther {
 			t.Fatalf("POST /ask through %s's console: %d", r.name, code)
@@ -144,14 +145,23 @@ func TestControllerClusterConsoleShared(t *testing.T) {
 		if diff := single.differs(got); diff != "" {
 			t.Errorf("the console's ask through %s (holding %d of %d devices) differs from a single controller's: %.2000s", r.name, held[r], len(names), diff)
 		}
+		t.Logf("the console's ask through %s (holding %d of %d devices): %v, %d calls; single controller: engine %.0f ms, %d calls",
+			r.name, held[r], len(names), time.Since(start).Round(time.Millisecond), len(got.Calls), single.ElapsedMS, len(single.Calls))
 	}
 
-	// A host that cannot be asked writes through sa: r1's question waits
-	// in both consoles and is approved through sb's.
-	a, b := web[0], web[1]
+	// A host that cannot be asked writes on r1 through the replica not
+	// holding r1 when there is one (the question then comes back from
+	// r1's holder to the caller's): r1's question waits in both consoles
+	// and is approved through the other replica's.
+	ci := 0
+	if owner["r1"] == reps[0] {
+		ci = 1
+	}
+	caller, decider := reps[ci], reps[1-ci]
+	a, b := web[ci], web[1-ci]
 	res := make(chan error, 1)
 	go func() {
-		out, err := reps[0].cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_device_tool", Arguments: map[string]any{"device": "r1", "tool": netproto.ToolYangEdit,
+		out, err := caller.cs.CallTool(ctx, &mcp.CallToolParams{Name: "call_device_tool", Arguments: map[string]any{"device": "r1", "tool": netproto.ToolYangEdit,
 			"arguments": map[string]any{"target": "candidate", "edit": []any{map[string]any{"operation": "merge",
 				"path": "/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/1']/config", "value": map[string]any{"description": "shared gate"}}}}}})
 		if err == nil && out.IsError {
@@ -161,7 +171,7 @@ func TestControllerClusterConsoleShared(t *testing.T) {
 	}()
 	gateRE := regexp.MustCompile(`id="gate-([^"]+)"[^>]*>\s*<h3[^>]*>` + regexp.QuoteMeta(netproto.ToolYangEdit) + ` on r1`)
 	var gate string
-	eventually(t, 60*time.Second, "r1's question waits in sb's console", func() bool {
+	eventually(t, 60*time.Second, "r1's question waits in "+decider.name+"'s console", func() bool {
 		select {
 		case err := <-res:
 			t.Fatalf("the host's write ended before any approval: %v", err)
@@ -174,26 +184,29 @@ func TestControllerClusterConsoleShared(t *testing.T) {
 		return gate != ""
 	})
 	if _, page, _ := a.do(http.MethodGet, a.base+"/approvals", nil); !strings.Contains(page, `id="gate-`+gate+`"`) {
-		t.Errorf("r1's question %s is not waiting in sa's console too:\n%.2000s", gate, page)
+		t.Errorf("r1's question %s is not waiting in %s's console too:\n%.2000s", gate, caller.name, page)
 	}
+	approved := time.Now()
 	if code, _, _ := b.do(http.MethodPost, b.base+"/gates/"+gate+"/approve", url.Values{}); code != http.StatusSeeOther {
-		t.Fatalf("approve through sb's console: %d", code)
+		t.Fatalf("approve through %s's console: %d", decider.name, code)
 	}
 	select {
 	case err := <-res:
 		if err != nil {
-			t.Fatalf("the host's write approved through sb: %v", err)
+			t.Fatalf("the host's write approved through %s: %v", decider.name, err)
 		}
+		t.Logf("r1 (held by %s) written through %s, approved through %s's console: the host's write returned %v after the approval",
+			owner["r1"].name, caller.name, decider.name, time.Since(approved).Round(time.Millisecond))
 	case <-ctx.Done():
-		t.Fatal("the host's write never ended after its approval through sb")
+		t.Fatalf("the host's write never ended after its approval through %s", decider.name)
 	}
 	code, body, _ := a.do(http.MethodPost, a.base+"/gates/"+gate+"/decline", url.Values{})
 	if code != http.StatusConflict || !strings.Contains(body, "already answered by") || !strings.Contains(body, "approved") {
-		t.Errorf("declining through sa once approved through sb: %d, want 409 naming who answered:\n%.1000s", code, body)
+		t.Errorf("declining through %s once approved through %s: %d, want 409 naming who answered:\n%.1000s", caller.name, decider.name, code, body)
 	}
 	_, page, _ := a.do(http.MethodGet, a.base+"/approvals", nil)
 	if strings.Contains(page, `id="gate-`+gate+`"`) || !strings.Contains(page, "Decided device questions") {
-		t.Errorf("sa's console still lists the question as waiting, or not as decided:\n%.3000s", page)
+		t.Errorf("%s's console still lists the question as waiting, or not as decided:\n%.3000s", caller.name, page)
 	}
 
 	// A D2D report pushed through sa: listed and verified through sb, its
