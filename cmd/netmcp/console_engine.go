@@ -58,17 +58,7 @@ func (e *consoleEngine) Ask(ctx context.Context, text string, progress io.Writer
 	if err != nil {
 		return nil, err
 	}
-	if e.describe != nil {
-		// The devices other replicas hold are read through them; what
-		// their sessions say of them (capabilities, tools) is learned
-		// first, as the MCP ask does, so the report is a single
-		// controller's.
-		names := make([]string, 0, len(e.fleet.Devices()))
-		for _, d := range e.fleet.Devices() {
-			names = append(names, d.Name())
-		}
-		e.describe(ctx, names)
-	}
+	e.describeFleet(ctx)
 	rep, err := e.controller(progress).Ask(ctx, in)
 	if err != nil {
 		return nil, err
@@ -77,6 +67,21 @@ func (e *consoleEngine) Ask(ctx context.Context, text string, progress io.Writer
 		return nil, fmt.Errorf("report not saved: %w", err)
 	}
 	return consoleReport(rep)
+}
+
+// describeFleet, in a controller cluster, learns what the sessions of
+// the devices other replicas hold say of them (capabilities, tools)
+// before an intent runs, as the MCP ask does, so that the intent runs as
+// on a single controller.
+func (e *consoleEngine) describeFleet(ctx context.Context) {
+	if e.describe == nil {
+		return
+	}
+	names := make([]string, 0, len(e.fleet.Devices()))
+	for _, d := range e.fleet.Devices() {
+		names = append(names, d.Name())
+	}
+	e.describe(ctx, names)
 }
 
 // Apply implements console.Engine.
@@ -103,6 +108,7 @@ func (e *consoleEngine) Apply(ctx context.Context, id, consent string, progress 
 		delete(e.applying, id)
 		e.mu.Unlock()
 	}()
+	e.describeFleet(ctx) // the intent runs again to verify the fix
 	if err := e.controller(progress).Remediate(ctx, rep, consent); err != nil {
 		return nil, err
 	}
