@@ -179,11 +179,11 @@ func New(drv device.Driver, opts Options) (*Server, error) {
 	s.idem = newIdemStore(opts.StateDir)
 	s.tasks = NewTasks(opts.TaskTTL, s.callIdentity, log)
 	if opts.StateDir != "" {
-		st, err := openTaskStore(opts.StateDir)
+		st, err := OpenTaskDir(opts.StateDir)
 		if err != nil {
 			return nil, fmt.Errorf("server: tasks in the state directory: %w", err)
 		}
-		s.tasks.store = st
+		s.tasks.SetStore(st)
 	}
 	s.cursorKey = make([]byte, 32)
 	if _, err := rand.Read(s.cursorKey); err != nil {
@@ -239,9 +239,7 @@ func (s *Server) Close() error {
 	if s.unsubscribe != nil {
 		s.unsubscribe()
 	}
-	if st := s.tasks.store; st != nil {
-		st.close()
-	}
+	s.tasks.Close()
 	return nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -29,7 +30,8 @@ import (
 // so the server implements them: tasks run in the process, bound to the
 // caller's identity, are kept in the state directory when there is one
 // (tasks_store.go) and are forgotten Options.TaskTTL after they finish.
-// Tasks serves them for another MCP server too (the controller's).
+// Tasks serves them for another MCP server too (the controller's), kept
+// in any TaskStore (Tasks.SetStore).
 
 // TasksExtensionID names the Tasks extension in capabilities.extensions.
 const TasksExtensionID = "io.modelcontextprotocol/tasks"
@@ -70,6 +72,7 @@ type task struct {
 	cancel   context.CancelFunc  // stops the running call
 	finished time.Time
 	saved    time.Time // when the record last took a status message
+	written  time.Time // when the record was last written
 	// run runs the task's call; answer, when set, gives the context of its
 	// run again with the client's answers (tasks/update).
 	run    func(context.Context) (*mcp.CallToolResult, error)
@@ -89,7 +92,8 @@ type Tasks struct {
 	ttl      time.Duration
 	identity func(context.Context) string
 	log      *slog.Logger
-	store    *taskStore // nil: tasks in memory only
+	store    TaskStore // nil: tasks in memory only
+	closed   atomic.Bool
 	mu       sync.Mutex
 	m        map[string]*task
 }
@@ -118,8 +122,8 @@ func (ts *Tasks) sweep(now time.Time) {
 			delete(ts.m, id)
 		}
 	}
-	if ts.store != nil {
-		ts.store.sweep(now, ts.ttl)
+	if ts.store != nil && !ts.closed.Load() {
+		ts.store.Sweep(now, ts.ttl)
 	}
 }
 
