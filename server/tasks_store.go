@@ -279,12 +279,15 @@ func (ts *Tasks) save(t *task) {
 		return
 	}
 	run := ts.store.Run()
+	ended := ""
 	err := ts.update(t.id, func(rec *TaskRecord) *TaskRecord {
 		t.mu.Lock()
 		defer t.mu.Unlock()
+		ended = ""
 		if rec != nil && taskEnded(rec.Status) {
 			if t.status != rec.Status {
 				t.adopt(rec)
+				ended = rec.Status
 			}
 			return nil
 		}
@@ -293,6 +296,9 @@ func (ts *Tasks) save(t *task) {
 	})
 	if err != nil {
 		ts.log.Warn("task record not written", "task", t.id, "error", err)
+	}
+	if ended != "" {
+		ts.log.Info("task ended through another server process", "task", t.id, "status", ended)
 	}
 }
 
