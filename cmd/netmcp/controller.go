@@ -22,6 +22,7 @@ import (
 	"github.com/netmcp/netmcp/controller/cluster"
 	"github.com/netmcp/netmcp/controller/serve"
 	"github.com/netmcp/netmcp/policy"
+	"github.com/netmcp/netmcp/server"
 	"github.com/netmcp/netmcp/transport"
 )
 
@@ -267,13 +268,17 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 	if poll <= 0 {
 		poll = -1 // no polling
 	}
-	srv.SetWatch(serve.WatchOptions{PollInterval: poll, Log: slog.New(slog.NewTextHandler(stderr, nil))})
+	logger := slog.New(slog.NewTextHandler(stderr, nil))
+	srv.SetWatch(serve.WatchOptions{PollInterval: poll, Log: logger})
 	defer srv.Close()
 	if replica != nil {
 		srv.SetCluster(replica)
 	}
 	if d2d != nil {
 		srv.SetD2DStore(d2d)
+	}
+	if err := keepTasks(ctx, srv, o.reportsDir, replica, logger); err != nil {
+		return withExit(2, err)
 	}
 	if err := enableD2D(srv, o.d2dCA); err != nil {
 		return withExit(2, err)
@@ -308,6 +313,30 @@ func runControllerServe(ctx context.Context, o controllerServeOptions, stdin io.
 		return err
 	}
 	<-stopped // Serve returns as Shutdown begins: let the listens take their result
+	return nil
+}
+
+// keepTasks keeps the tasks of ask (the Tasks extension) beyond this
+// process: in the cluster's bucket for a replica, so that any replica
+// answers for them; otherwise in reportsDir/tasks, so that a restarted
+// controller does. Without either they are in memory only.
+func keepTasks(ctx context.Context, srv *serve.Server, reportsDir string, replica *clusterReplica, log *slog.Logger) error {
+	switch {
+	case replica != nil:
+		tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+		defer cancel()
+		recs, err := replica.Tasks(tctx, serve.TaskTTL)
+		if err != nil {
+			return err
+		}
+		srv.KeepTasks(serve.SharedTasks(recs), log)
+	case reportsDir != "":
+		st, err := server.OpenTaskDir(reportsDir)
+		if err != nil {
+			return fmt.Errorf("--reports %s: tasks: %w", reportsDir, err)
+		}
+		srv.KeepTasks(st, log)
+	}
 	return nil
 }
 

@@ -56,6 +56,7 @@ type replicaProc struct {
 	cmd    *exec.Cmd
 	stderr *syncbuf.Buffer
 	cs     *mcp.ClientSession
+	url    string // its MCP endpoint
 	// unnamed counts the devices list_devices showed without the replica
 	// holding them (a device between owners).
 	unnamed int
@@ -112,7 +113,7 @@ func startControllerProc(t *testing.T, name string, args []string) *replicaProc 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	r.cs = cs
+	r.cs, r.url = cs, url
 	return r
 }
 

@@ -122,9 +122,13 @@ func (s *Server) SetWatch(o WatchOptions) {
 	old.close()
 }
 
-// Close ends the feeds of the resource subscriptions and closes the
-// drivers opened for the devices' change streams.
-func (s *Server) Close() error { return s.watch.close() }
+// Close ends the feeds of the resource subscriptions, closes the drivers
+// opened for the devices' change streams, and ends this process's run in
+// the task store (KeepTasks).
+func (s *Server) Close() error {
+	s.tasks.Close() // tasks.go: the task store no longer written
+	return s.watch.close()
+}
 
 // subscribeResource is resources/subscribe: a device resource the host
 // may read, fed by the device's change stream or by polling.
