@@ -72,7 +72,7 @@ func newControllerCmd() *cobra.Command {
 	f.Lookup("lab").NoOptDefVal = labBuiltin
 	f.StringArrayVar(&o.faults, "fault", nil, `inject a fault into the --lab: "NAME TARGET [key=value ...]" (repeatable)`)
 	f.StringVar(&o.listen, "listen", "", "serve Streamable HTTP on this address (default: stdio)")
-	f.StringVar(&o.reportsDir, "reports", controller.DefaultReportsDir(), "directory of saved reports")
+	f.StringVar(&o.reportsDir, "reports", controller.DefaultReportsDir(), "directory of saved reports, and of the tasks of ask (tasks/); with --cluster the tasks are the cluster's")
 	f.StringVar(&o.policy, "policy", "", "policy YAML (the format of `netmcp serve --policy`, with device: scopes): which host identity may call which tool on which device (default: the stdio user may do everything; HTTP hosts may read, diagnose and ask, not write)")
 	f.StringVar(&o.tlsCert, "tls-cert", "", "server certificate (PEM) for HTTPS (--listen); TLS 1.3 only")
 	f.StringVar(&o.tlsKey, "tls-key", "", "private key (PEM) of --tls-cert")
