@@ -50,6 +50,7 @@ type TaskStore interface {
 	Update(key string, f func(rec *TaskRecord) *TaskRecord) error
 	// Alive reports whether the process of run still lives. When it
 	// cannot tell, it reports true: a task is failed only on evidence.
+	// Update's f may call it, so it must not wait for an Update.
 	Alive(run string) bool
 	// Sweep forgets the records of tasks finished more than ttl ago.
 	Sweep(now time.Time, ttl time.Duration)
