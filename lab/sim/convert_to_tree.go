@@ -21,11 +21,13 @@ const (
 	memSwitched   = "openconfig-vlan:switched-vlan"
 	memRouted     = "openconfig-vlan:routed-vlan"
 	memLLDP       = "openconfig-lldp:lldp"
-	memIPv4Static = "ietf-ipv4-unicast-routing:ipv4"
-	memIPv6Static = "ietf-ipv6-unicast-routing:ipv6"
-	identStatic   = "ietf-routing:static"
-	identL3VRF    = "openconfig-network-instance-types:L3VRF"
-	globalStatic  = "static" // name of the global static-routes protocol instance
+	// ietfInterfaces is the operational datastore's ietf-interfaces view.
+	ietfInterfaces = "ietf-interfaces:interfaces"
+	memIPv4Static  = "ietf-ipv4-unicast-routing:ipv4"
+	memIPv6Static  = "ietf-ipv6-unicast-routing:ipv6"
+	identStatic    = "ietf-routing:static"
+	identL3VRF     = "openconfig-network-instance-types:L3VRF"
+	globalStatic   = "static" // name of the global static-routes protocol instance
 )
 
 // obj is a JSON object of a tree.

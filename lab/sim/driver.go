@@ -171,7 +171,11 @@ func (d *Driver) Get(ctx context.Context, ds device.Datastore, path string) (any
 	case device.Startup:
 		tree = d.store.Startup()
 	case device.Operational:
-		tree = d.operational()
+		top := "" // the whole tree
+		if len(p) > 0 && p[0].Module != "" {
+			top = p[0].Module + ":" + p[0].Name
+		}
+		tree = d.operationalOf(top)
 	default:
 		return nil, netproto.Errorf(netproto.CodeConfigIncompatible, "unknown datastore %q (have running, candidate, startup, operational)", ds)
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 
@@ -14,17 +15,49 @@ import (
 // running configuration plus interface state and counters, ARP neighbours,
 // the ietf-interfaces view and the ietf-routing RIBs, all from the model.
 func (d *Driver) operational() map[string]any {
-	tree := d.store.Running()
-	c := d.config()
-	d.addInterfaceState(tree, c.dev)
-	d.addLLDP(tree) // lldp_tree.go
-	routing, _ := tree[memRouting].(map[string]any)
-	if routing == nil {
-		routing = obj{}
+	return d.operationalOf("")
+}
+
+// operationalOf is the operational datastore's tree with only the
+// top-level member top filled in ("": every member): a read of the
+// interfaces builds neither the RIBs nor the protocols' state, which on a
+// network of a thousand routers cost a table of thousands of routes per
+// read. The members other than top are left out, or hold the running
+// configuration only; a read under top sees what operational shows there.
+func (d *Driver) operationalOf(top string) map[string]any {
+	var tree map[string]any
+	if top == "" {
+		tree = d.store.Running()
+	} else {
+		// Only top's member (and, for the ietf-interfaces view, the
+		// openconfig interfaces it is made from) is copied.
+		view := d.store.RunningView()
+		tree = map[string]any{}
+		for _, k := range []string{top, memInterfaces} {
+			if v, ok := view[k]; ok && (k == top || top == ietfInterfaces) {
+				tree[k] = yang.Clone(v)
+			}
+		}
 	}
-	routing["ribs"] = obj{"rib": d.ribs(c.dev)}
-	tree[memRouting] = routing
-	d.addRoutingState(tree) // OSPF, BGP: operational_routing.go
+	want := func(members ...string) bool { return top == "" || slices.Contains(members, top) }
+	c := d.config()
+	if want(memInterfaces, ietfInterfaces) {
+		d.addInterfaceState(tree, c.dev)
+	}
+	if want(memLLDP) {
+		d.addLLDP(tree) // lldp_tree.go
+	}
+	if want(memRouting) {
+		routing, _ := tree[memRouting].(map[string]any)
+		if routing == nil {
+			routing = obj{}
+		}
+		routing["ribs"] = obj{"rib": d.ribs(c.dev)}
+		tree[memRouting] = routing
+	}
+	if want(memNetInst) {
+		d.addRoutingState(tree) // OSPF, BGP: operational_routing.go
+	}
 	return tree
 }
 
@@ -54,7 +87,7 @@ func (d *Driver) addInterfaceState(tree map[string]any, dev topology.Device) {
 		ietf = append(ietf, ietfInterface(it, st))
 	}
 	if len(ietf) > 0 {
-		tree["ietf-interfaces:interfaces"] = obj{"interface": ietf}
+		tree[ietfInterfaces] = obj{"interface": ietf}
 	}
 }
 
