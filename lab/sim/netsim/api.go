@@ -21,6 +21,9 @@ type Options struct {
 	Seed int64
 	// Now is the clock that stamps probe outcomes (time.Now when nil).
 	Now func() time.Time
+	// MaxTableRoutes bounds the routes of the routing tables kept
+	// computed (0: DefaultMaxTableRoutes); see tableCache.
+	MaxTableRoutes int
 }
 
 // Network is a simulated network. All methods are safe for concurrent use.

@@ -54,9 +54,9 @@ func (s *state) bgpConverge() {
 	for _, p := range s.bgpList {
 		for i, fam := range []int{4, 6} {
 			k := ribKey{"", fam}
-			s.rib(p.d, k)
-			p.base[i] = p.d.fibs[k]
-			p.baseRoutes[i] = p.d.ribs[k]
+			t := s.tablesOf(p.d)
+			p.base[i] = t.fibs[k]
+			p.baseRoutes[i] = t.ribs[k]
 		}
 	}
 	s.bgpSessions(owner)
@@ -68,9 +68,7 @@ func (s *state) bgpConverge() {
 		for _, p := range s.bgpList {
 			if p.install() {
 				changed = true
-				if p.d.ribs != nil {
-					s.computeRIBs(p.d)
-				}
+				s.recomputeTables(p.d)
 			}
 		}
 		if !changed {

@@ -1,6 +1,7 @@
 package netsim
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/netip"
@@ -210,7 +211,7 @@ func (n *Network) Faults() []topology.Fault {
 
 // rebuild recomputes the derived state from n.topo (under the write lock).
 func (n *Network) rebuild() {
-	n.state = build(&n.topo, n.state, n.opts.Now())
+	n.state = build(&n.topo, n.state, n.opts.Now(), cmp.Or(n.opts.MaxTableRoutes, DefaultMaxTableRoutes))
 	n.rebuilds++
 	n.edge.changed(n.opts.Now())
 }

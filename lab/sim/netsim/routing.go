@@ -2,6 +2,7 @@ package netsim
 
 import (
 	"net/netip"
+	"slices"
 	"sort"
 
 	"github.com/netmcp/netmcp/lab/topology"
@@ -22,7 +23,6 @@ type route struct {
 	// (invalid: the destination itself is on the link).
 	outIf *iface
 	gw    netip.Addr
-	order int
 	// recurse is set on a route whose next hop is not on a connected
 	// subnet (iBGP over loopbacks): forwarding resolves NextHop again per
 	// flow, so that it spreads over the equal-cost routes to it as the
@@ -55,15 +55,13 @@ func (s *state) routing() {
 // rib returns a device's candidate routes of one table, computing all of
 // the device's tables on first use. Safe under the Network's read lock.
 func (s *state) rib(d *device, k ribKey) []*route {
-	d.ribOnce.Do(func() { s.computeRIBs(d) })
-	return d.ribs[k]
+	return s.tablesOf(d).ribs[k]
 }
 
 // route returns the active route of a device's table that forwards to a,
 // by longest prefix match (nil: none); of equal-cost routes, the first.
 func (s *state) route(d *device, k ribKey, a netip.Addr) *route {
-	d.ribOnce.Do(func() { s.computeRIBs(d) })
-	if rs := d.fibs[k].lookup(a); len(rs) > 0 {
+	if rs := s.tablesOf(d).fibs[k].lookup(a); len(rs) > 0 {
 		return rs[0]
 	}
 	return nil
@@ -72,8 +70,7 @@ func (s *state) route(d *device, k ribKey, a netip.Addr) *route {
 // routeFlow is route for one flow: of equal-cost routes, the one the
 // flow's hash picks (see flowPick).
 func (s *state) routeFlow(d *device, k ribKey, a netip.Addr, src, dst netip.Addr) *route {
-	d.ribOnce.Do(func() { s.computeRIBs(d) })
-	rs := d.fibs[k].lookup(a)
+	rs := s.tablesOf(d).fibs[k].lookup(a)
 	switch len(rs) {
 	case 0:
 		return nil
@@ -100,23 +97,31 @@ func flowPick(src, dst netip.Addr, n int) int {
 	return min(int(h*float64(n)), n-1)
 }
 
-// fib is a table's active routes indexed for longest prefix match: one map
-// probe per prefix length in use, instead of a scan of every route.
+// fib is a table's active routes indexed for longest prefix match: a
+// binary search per prefix length in use, instead of a scan of every
+// route. The routes are in their table's order (see selectBest), so that
+// the equal-cost routes of a prefix are adjacent.
 type fib struct {
-	byPrefix map[netip.Prefix][]*route // the equal-cost routes of each prefix
-	lens     []int                     // the prefix lengths in use, longest first
+	active []*route // the active routes, by prefix
+	lens   []int    // the prefix lengths in use, longest first
 }
 
-// newFIB indexes the active routes of rs (one per prefix, or several of
-// equal cost: see selectBest).
+// newFIB indexes the active routes of rs, sorted by selectBest (one per
+// prefix, or several of equal cost).
 func newFIB(rs []*route) *fib {
-	f := &fib{byPrefix: make(map[netip.Prefix][]*route, len(rs))}
+	n := 0
+	for _, r := range rs {
+		if r.Active {
+			n++
+		}
+	}
+	f := &fib{active: make([]*route, 0, n)}
 	seen := map[int]bool{}
 	for _, r := range rs {
 		if !r.Active {
 			continue
 		}
-		f.byPrefix[r.Prefix] = append(f.byPrefix[r.Prefix], r)
+		f.active = append(f.active, r)
 		if !seen[r.Prefix.Bits()] {
 			seen[r.Prefix.Bits()] = true
 			f.lens = append(f.lens, r.Prefix.Bits())
@@ -140,18 +145,37 @@ func (f *fib) lookup(a netip.Addr) []*route {
 		if err != nil {
 			continue
 		}
-		if rs := f.byPrefix[p]; rs != nil {
+		if rs := f.of(p); rs != nil {
 			return rs
 		}
 	}
 	return nil
 }
 
-// computeRIBs computes every table of d: connected routes, then the IGP's
+// of returns the active routes of prefix p (nil: none).
+func (f *fib) of(p netip.Prefix) []*route {
+	i := sort.Search(len(f.active), func(i int) bool {
+		q := f.active[i].Prefix
+		if q.Addr() != p.Addr() {
+			return p.Addr().Less(q.Addr())
+		}
+		return q.Bits() >= p.Bits()
+	})
+	j := i
+	for j < len(f.active) && f.active[j].Prefix == p {
+		j++
+	}
+	if j == i {
+		return nil
+	}
+	return f.active[i:j:j]
+}
+
+// computeRIBs computes every table of d (see tablesOf): connected routes, then the IGP's
 // (routers only), then statics resolved over both, per family; then the
 // best route of each prefix is marked active.
-func (s *state) computeRIBs(d *device) {
-	d.ribs = map[ribKey][]*route{}
+func (s *state) computeRIBs(d *device) *tables {
+	ribs := map[ribKey][]*route{}
 	for gi, fam := range []int{4, 6} {
 		for _, it := range d.ifList {
 			if !it.l3() || !it.operUp {
@@ -162,32 +186,34 @@ func (s *state) computeRIBs(d *device) {
 					continue
 				}
 				k := ribKey{it.vrf, fam}
-				d.ribs[k] = append(d.ribs[k], &route{Route: Route{Prefix: p.Masked(), Protocol: "direct",
+				ribs[k] = append(ribs[k], &route{Route: Route{Prefix: p.Masked(), Protocol: "direct",
 					Preference: prefDirect, Interface: it.name}, outIf: it})
 			}
 		}
 		k := ribKey{"", fam}
 		if g := s.graphs[gi]; g != nil {
 			if src, ok := g.idx[d]; ok {
-				d.ribs[k] = append(d.ribs[k], g.routes(src)...)
+				ribs[k] = append(ribs[k], g.routes(src)...)
 			}
 		}
 		if p := s.ospf[d]; p != nil && fam == 4 {
-			d.ribs[k] = append(d.ribs[k], s.ospfG.routes(p)...)
+			ribs[k] = append(ribs[k], s.ospfG.routes(p)...)
 		}
-		d.ribs[k] = append(d.ribs[k], s.bgpRoutesOf(d, k)...)
+		ribs[k] = append(ribs[k], s.bgpRoutesOf(d, k)...)
 		if !s.daemonDown[d.name] {
 			// Static routes are FRR's too (staticd, installed by zebra):
 			// with the routing daemons down (frr_service_down) they are
 			// withdrawn, and only the connected routes remain.
-			d.statics(fam)
+			d.statics(ribs, fam)
 		}
 	}
-	d.fibs = make(map[ribKey]*fib, len(d.ribs))
-	for k, rs := range d.ribs {
+	t := &tables{ribs: ribs, fibs: make(map[ribKey]*fib, len(ribs))}
+	for k, rs := range ribs {
 		selectBest(rs)
-		d.fibs[k] = newFIB(rs)
+		t.fibs[k] = newFIB(rs)
+		t.routes += len(rs)
 	}
+	return t
 }
 
 // selectBest marks the best route of each prefix active, keeping statics'
@@ -197,43 +223,64 @@ func (s *state) computeRIBs(d *device) {
 // installs one path unless configured with maximum-paths, and for
 // discard and connected routes; equal-cost routes sort by next hop.
 func selectBest(rs []*route) {
-	for i, r := range rs {
-		r.order = i
-	}
-	sort.SliceStable(rs, func(a, b int) bool {
-		pa, pb := rs[a].Prefix, rs[b].Prefix
-		if pa.Addr() != pb.Addr() {
-			return pa.Addr().Less(pb.Addr())
-		}
-		if pa.Bits() != pb.Bits() {
-			return pa.Bits() < pb.Bits()
-		}
-		if rs[a].Preference != rs[b].Preference {
-			return rs[a].Preference < rs[b].Preference
-		}
-		if rs[a].Metric != rs[b].Metric {
-			return rs[a].Metric < rs[b].Metric
-		}
-		if rs[a].Protocol == rs[b].Protocol && multipath(rs[a]) && multipath(rs[b]) {
-			return rs[a].NextHop.Less(rs[b].NextHop)
-		}
-		return false
-	})
-	best := map[netip.Prefix]*route{}
-	for _, r := range rs {
-		usable := r.Discard || r.outIf != nil
-		b := best[r.Prefix]
+	// A stable sort by routeBefore (slices' stable sort makes the same
+	// comparisons as sort.SliceStable, without its reflection).
+	slices.SortStableFunc(rs, func(a, b *route) int {
 		switch {
-		case !usable:
-			r.Active = false
-		case b == nil:
-			r.Active = true
-			best[r.Prefix] = r
-		default:
-			r.Active = multipath(b) && multipath(r) && r.Protocol == b.Protocol &&
-				r.Preference == b.Preference && r.Metric == b.Metric && !sameHop(r, rs)
+		case routeBefore(a, b):
+			return -1
+		case routeBefore(b, a):
+			return 1
 		}
+		return 0
+	})
+	// The routes of a prefix are adjacent once sorted: each run of them
+	// is decided on its own, so that a table of thousands of prefixes
+	// costs a pass, not a scan of the table per route.
+	for start := 0; start < len(rs); {
+		end := start + 1
+		for end < len(rs) && rs[end].Prefix == rs[start].Prefix {
+			end++
+		}
+		group := rs[start:end]
+		var b *route // the prefix's best route
+		for _, r := range group {
+			usable := r.Discard || r.outIf != nil
+			switch {
+			case !usable:
+				r.Active = false
+			case b == nil:
+				r.Active = true
+				b = r
+			default:
+				r.Active = multipath(b) && multipath(r) && r.Protocol == b.Protocol &&
+					r.Preference == b.Preference && r.Metric == b.Metric && !sameHop(r, group)
+			}
+		}
+		start = end
 	}
+}
+
+// routeBefore orders a table's routes: by prefix, the better first (by
+// preference, then metric), equal-cost paths by next hop.
+func routeBefore(a, b *route) bool {
+	pa, pb := a.Prefix, b.Prefix
+	if pa.Addr() != pb.Addr() {
+		return pa.Addr().Less(pb.Addr())
+	}
+	if pa.Bits() != pb.Bits() {
+		return pa.Bits() < pb.Bits()
+	}
+	if a.Preference != b.Preference {
+		return a.Preference < b.Preference
+	}
+	if a.Metric != b.Metric {
+		return a.Metric < b.Metric
+	}
+	if a.Protocol == b.Protocol && multipath(a) && multipath(b) {
+		return a.NextHop.Less(b.NextHop)
+	}
+	return false
 }
 
 // multipath tells whether a route may share its prefix with other routes
@@ -243,7 +290,8 @@ func multipath(r *route) bool {
 }
 
 // sameHop tells whether an active route of r's prefix already goes
-// through r's next hop and interface (a duplicate is not a second path).
+// through r's next hop and interface (a duplicate is not a second path);
+// rs holds r's prefix's routes (others are skipped).
 func sameHop(r *route, rs []*route) bool {
 	for _, o := range rs {
 		if o != r && o.Active && o.Prefix == r.Prefix && o.NextHop == r.NextHop && o.outIf == r.outIf {
@@ -286,7 +334,7 @@ func (d *device) staticRoutes() []topology.StaticRoute {
 
 // statics adds the static routes of family fam, resolving next hops
 // recursively until nothing changes.
-func (d *device) statics(fam int) {
+func (d *device) statics(ribs map[ribKey][]*route, fam int) {
 	var pending []*route
 	var cfgs []topology.StaticRoute
 	for _, sr := range d.staticRoutes() {
@@ -303,7 +351,7 @@ func (d *device) statics(fam int) {
 			r.NextHop, _ = netip.ParseAddr(sr.NextHop)
 		}
 		k := ribKey{sr.VRF, fam}
-		d.ribs[k] = append(d.ribs[k], r)
+		ribs[k] = append(ribs[k], r)
 		pending = append(pending, r)
 		cfgs = append(cfgs, sr)
 	}
@@ -328,7 +376,7 @@ func (d *device) statics(fam int) {
 				// A next hop that is the device's own address is invalid
 				// (Linux: "Nexthop has invalid gateway"): never resolved.
 			default:
-				rs := d.ribs[ribKey{sr.VRF, fam}]
+				rs := ribs[ribKey{sr.VRF, fam}]
 				selectBest(rs)
 				via := lookup(rs, r.NextHop, r.Prefix)
 				if via == nil || via.Discard || via.outIf == nil {
@@ -353,6 +401,7 @@ func (d *device) statics(fam int) {
 // adjacency is one IGP adjacency from a router.
 type adjacency struct {
 	to    *device
+	toIdx int // to's index in the graph
 	cost  int
 	outIf *iface
 	nh    netip.Addr
@@ -364,8 +413,11 @@ type igpGraph struct {
 	routers []*device
 	idx     map[*device]int
 	adj     [][]adjacency
-	// adverts are each router's connected global prefixes.
-	adverts [][]netip.Prefix
+	// adverts are each router's connected global prefixes; advIDs the
+	// same as indexes into prefixes, the prefixes advertised, each once.
+	adverts  [][]netip.Prefix
+	advIDs   [][]int
+	prefixes []netip.Prefix
 }
 
 // igpGraph builds the IGP's graph of some routers' global tables for one
@@ -408,11 +460,24 @@ func (s *state) igpGraph(fam int, routers []*device) *igpGraph {
 				}
 				for _, pa := range p.addrs {
 					if familyOf(pa.Addr()) == fam && mine.Masked().Contains(pa.Addr()) {
-						g.adj[i] = append(g.adj[i], adjacency{to: p.dev, cost: cost, outIf: it, nh: pa.Addr()})
+						g.adj[i] = append(g.adj[i], adjacency{to: p.dev, toIdx: g.idx[p.dev], cost: cost, outIf: it, nh: pa.Addr()})
 						break
 					}
 				}
 			}
+		}
+	}
+	ids := map[netip.Prefix]int{}
+	g.advIDs = make([][]int, len(g.routers))
+	for i, ps := range g.adverts {
+		for _, p := range ps {
+			id, ok := ids[p]
+			if !ok {
+				id = len(g.prefixes)
+				ids[p] = id
+				g.prefixes = append(g.prefixes, p)
+			}
+			g.advIDs[i] = append(g.advIDs[i], id)
 		}
 	}
 	return g
@@ -443,7 +508,7 @@ func (g *igpGraph) routes(src int) []*route {
 		done[u] = true
 		for k := range g.adj[u] {
 			a := &g.adj[u][k]
-			v := g.idx[a.to]
+			v := a.toIdx
 			via := first[u]
 			if u == src {
 				via = []*adjacency{a}
@@ -458,42 +523,54 @@ func (g *igpGraph) routes(src int) []*route {
 			}
 		}
 	}
-	own := map[netip.Prefix]bool{}
-	for _, p := range g.adverts[src] {
-		own[p] = true
+	// The prefixes are indexed (advIDs), so that choosing the nearest
+	// advertisers of each costs no map of thousands of prefixes per
+	// router.
+	own := make([]bool, len(g.prefixes))
+	for _, id := range g.advIDs[src] {
+		own[id] = true
 	}
 	type cand struct {
+		seen   bool
 		metric int
 		hops   []*adjacency
 	}
-	best := map[netip.Prefix]*cand{}
-	var order []netip.Prefix
+	best := make([]cand, len(g.prefixes))
+	var order []int
 	for q := range g.routers {
 		if q == src || dist[q] == inf || len(first[q]) == 0 {
 			continue
 		}
-		for _, p := range g.adverts[q] {
-			if own[p] {
+		for _, id := range g.advIDs[q] {
+			if own[id] {
 				continue
 			}
-			c := best[p]
+			c := &best[id]
 			switch {
-			case c == nil:
-				order = append(order, p)
-				best[p] = &cand{dist[q], first[q]}
+			case !c.seen:
+				order = append(order, id)
+				*c = cand{true, dist[q], first[q]}
 			case dist[q] < c.metric:
-				best[p] = &cand{dist[q], first[q]}
+				*c = cand{true, dist[q], first[q]}
 			case dist[q] == c.metric:
 				c.hops = mergeHops(c.hops, first[q], func(a *adjacency) hopKey { return hopKey{a.outIf, a.nh} })
 			}
 		}
 	}
-	var list []*route
-	for _, p := range order {
-		c := best[p]
+	// The routes are allocated together: a table of thousands of routes
+	// is one object for the allocator and the collector, not thousands.
+	total := 0
+	for _, id := range order {
+		total += len(best[id].hops)
+	}
+	slab := make([]route, 0, total)
+	list := make([]*route, 0, total)
+	for _, id := range order {
+		c, p := best[id], g.prefixes[id]
 		for _, f := range sortHops(c.hops, func(a *adjacency) netip.Addr { return a.nh }) {
-			list = append(list, &route{Route: Route{Prefix: p, Protocol: "igp", Preference: prefIGP, Metric: c.metric,
+			slab = append(slab, route{Route: Route{Prefix: p, Protocol: "igp", Preference: prefIGP, Metric: c.metric,
 				NextHop: f.nh, Interface: f.outIf.name}, outIf: f.outIf, gw: f.nh})
+			list = append(list, &slab[len(slab)-1])
 		}
 	}
 	return list

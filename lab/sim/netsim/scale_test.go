@@ -13,7 +13,7 @@ import (
 func computed(n *Network) []string {
 	var out []string
 	for _, d := range n.state.order {
-		if d.ribs != nil {
+		if d.tab.Load() != nil {
 			out = append(out, d.name)
 		}
 	}
@@ -61,8 +61,7 @@ func TestFIBMatchesScan(t *testing.T) {
 		s := n.state
 		checked := 0
 		for _, d := range s.order {
-			s.rib(d, ribKey{})
-			for k, rs := range d.ribs {
+			for k, rs := range s.tablesOf(d).ribs {
 				var probes []netip.Addr
 				for _, r := range rs {
 					p := r.Prefix

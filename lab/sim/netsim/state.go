@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/netmcp/netmcp/lab/topology"
@@ -41,6 +42,8 @@ type state struct {
 	ospfG    *ospfGraph
 	bgp      map[*device]*bgpProc
 	bgpList  []*bgpProc
+	// tables bounds the routing tables kept computed (see tableCache).
+	tables tableCache
 }
 
 // device is a compiled device.
@@ -52,11 +55,13 @@ type device struct {
 	ifList []*iface
 	acls   map[string]*acl
 	vlans  map[int]bool
-	// ribs holds every candidate route, keyed by vrf and family; it is
-	// computed once, on first use, under ribOnce (see state.rib).
-	ribs    map[ribKey][]*route
-	fibs    map[ribKey]*fib // the active routes of ribs, indexed
-	ribOnce sync.Once
+	// tab holds the device's routing tables, computed on first use under
+	// tabMu (see state.tablesOf); nil until then, or after the state's
+	// tableCache dropped them to bound its memory. tabUsed is set on
+	// every use, for the cache's second chance.
+	tab     atomic.Pointer[tables]
+	tabMu   sync.Mutex
+	tabUsed atomic.Bool
 	// idx is the device's position in the topology; down is set by a
 	// host_crash fault (see hosts.go).
 	idx  int
@@ -215,9 +220,10 @@ func isLoopback(it *topology.Interface) bool {
 
 // build compiles a validated topology into a state; old is the previous
 // state (nil at first), from which the control plane keeps its history,
-// and now stamps the neighbour states that change.
-func build(t *topology.Topology, old *state, now time.Time) *state {
-	s := &state{devs: map[string]*device{}}
+// now stamps the neighbour states that change, and maxRoutes bounds the
+// routes of the tables kept computed.
+func build(t *topology.Topology, old *state, now time.Time, maxRoutes int) *state {
+	s := &state{devs: map[string]*device{}, tables: tableCache{budget: maxRoutes}}
 	for i := range t.Devices {
 		cfg := &t.Devices[i]
 		d := &device{cfg: cfg, name: cfg.Name, kind: cfg.Kind, ifs: map[string]*iface{},
