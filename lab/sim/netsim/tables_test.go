@@ -3,6 +3,7 @@ package netsim
 import (
 	"fmt"
 	"net/netip"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,6 +64,25 @@ func TestBoundedTablesSameAnswers(t *testing.T) {
 					t.Fatalf("bounded tables answer\n%s\nwhere all tables answer\n%s", got[i], want[i])
 				}
 			}
+			// Devices' tables dropped and computed again by goroutines at
+			// once give the same tables and reachability.
+			brief := func(n *Network, from string, a netip.Addr) string {
+				rs, err := n.Routes(from, "", familyOf(a))
+				p, perr := n.Ping(ProbeRequest{From: from, Destination: a, Count: 1})
+				return fmt.Sprint(rs, err, p.Received(), perr)
+			}
+			var wg sync.WaitGroup
+			for g := range 4 {
+				wg.Go(func() {
+					for i, d := range topo.Devices {
+						a := dsts[(i+g)%len(dsts)]
+						if got, want := brief(bounded, d.Name, a), brief(all, d.Name, a); got != want {
+							t.Errorf("%s to %s, at once with others: %s, want %s", d.Name, a, got, want)
+						}
+					}
+				})
+			}
+			wg.Wait()
 			kept, maxRoutes := 0, 0
 			for _, d := range bounded.state.order {
 				if tab := d.tab.Load(); tab != nil {
