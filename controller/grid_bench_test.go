@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,15 +27,17 @@ import (
 
 // BenchmarkGridSweep asks "what is wrong with the network?" of a 32x32
 // grid (1,024 routers of `netmcp lab up --grid 32x32`, each its own MCP
-// server over HTTP in this process), healthy and with two faults at once
-// (a core router's link shut down and an ICMP ACL on another router). It
-// reports the time of the ask and the CPU the process used meanwhile (a
-// figure a busy machine changes less than the time), the MCP calls made,
-// the routers whose RIB was read, and the memory: the process's resident
-// set before the ask (the lab and the sessions), its peak during the ask
-// and the peak of the Go heap in use. Run it alone, one iteration:
-// go test -run '^$' -bench GridSweep -benchtime 1x -timeout 3h
-// ./controller (NETMCP_GRID=ROWSxCOLS for another size).
+// server over HTTP in this process), healthy, with a core router's link
+// shut down, and with two faults at once (that link and an ICMP ACL on
+// another router). It reports the time of the ask and the CPU the process
+// used meanwhile (a figure a busy machine changes less than the time),
+// the MCP calls made, the routers whose RIB was read, and the memory: the
+// process's resident set before the ask (the lab and the sessions), its
+// peak during the ask and the peak of the Go heap in use. Run it alone,
+// one iteration: go test -run '^$' -bench GridSweep -benchtime 1x
+// -timeout 3h ./controller (NETMCP_GRID=ROWSxCOLS for another size;
+// NETMCP_GRID_CPUPROF=FILE profiles the ask's CPU, the lab's and the
+// controller's told apart, NETMCP_GRID_HEAPPROF=FILE the heap at its peak).
 func BenchmarkGridSweep(b *testing.B) {
 	grid := os.Getenv("NETMCP_GRID")
 	if grid == "" {
@@ -56,6 +59,7 @@ func BenchmarkGridSweep(b *testing.B) {
 		want   []string // the cause names that must be found
 	}{
 		{"healthy", nil, nil},
+		{"link_down", []string{"link_down " + core + ":GigabitEthernet0/0/0/2"}, []string{"link_down"}},
 		{"link_down+icmp_acl", []string{"link_down " + core + ":GigabitEthernet0/0/0/2", "icmp_acl_block " + other + ":GigabitEthernet0/0/0/1"},
 			[]string{"link_down", "icmp_acl_block"}},
 	} {
@@ -65,7 +69,13 @@ func BenchmarkGridSweep(b *testing.B) {
 				b.Fatal(err)
 			}
 			logger := slog.New(slog.NewTextHandler(io.Discard, nil))
-			l, err := serve.Up(context.Background(), serve.Options{Topology: topo, Logger: logger})
+			// The lab's goroutines (its servers and what they start)
+			// carry the label side=lab, the controller's side=controller,
+			// so that a CPU profile tells the two apart.
+			var l *serve.Lab
+			pprof.Do(context.Background(), pprof.Labels("side", "lab"), func(ctx context.Context) {
+				l, err = serve.Up(ctx, serve.Options{Topology: topo, Logger: logger})
+			})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -89,7 +99,7 @@ func BenchmarkGridSweep(b *testing.B) {
 			// The ask is measured, not the connections: every session is
 			// up before it starts (a first attempt that timed out on a
 			// busy machine is retried by the fleet).
-			_ = fleet.Connect(ctx)
+			pprof.Do(ctx, pprof.Labels("side", "controller"), func(ctx context.Context) { _ = fleet.Connect(ctx) })
 			for d := range slices.Values(fleet.Devices()) {
 				for st, _ := d.State(); st != client.StateConnected; st, _ = d.State() {
 					if ctx.Err() != nil {
@@ -113,7 +123,9 @@ func BenchmarkGridSweep(b *testing.B) {
 				rssBefore = peakRSS()
 				stop := sampleHeap(&peakHeap)
 				cpu0 := processCPU()
-				rep, err = ctl.Ask(ctx, in)
+				stopProf := profileCPU(b)
+				pprof.Do(ctx, pprof.Labels("side", "controller"), func(ctx context.Context) { rep, err = ctl.Ask(ctx, in) })
+				stopProf()
 				cpu = processCPU() - cpu0
 				stop()
 				rss = peakRSS()
@@ -154,15 +166,46 @@ func BenchmarkGridSweep(b *testing.B) {
 	}
 }
 
+// profileCPU starts a CPU profile of the ask when NETMCP_GRID_CPUPROF
+// names a file (the case's name is added to it): its samples are labelled
+// side=lab or side=controller (go tool pprof -tagfocus side=lab), the
+// collector's are not.
+func profileCPU(b *testing.B) (stop func()) {
+	name := os.Getenv("NETMCP_GRID_CPUPROF")
+	if name == "" {
+		return func() {}
+	}
+	f, err := os.Create(name + "." + strings.ReplaceAll(b.Name(), "/", "_"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		b.Fatal(err)
+	}
+	return func() { pprof.StopCPUProfile(); _ = f.Close() }
+}
+
 // sampleHeap records the largest live Go heap seen until stop is called.
+// With NETMCP_GRID_HEAPPROF set to a file name, it writes there the heap
+// profile of the moment the heap in use was largest (taken when it grew
+// by a tenth over the largest before), to see what holds the peak.
 func sampleHeap(peak *uint64) (stop func()) {
 	var done atomic.Bool
 	var wg sync.WaitGroup
+	prof := os.Getenv("NETMCP_GRID_HEAPPROF")
 	wg.Go(func() {
 		var ms runtime.MemStats
+		var written uint64
 		for !done.Load() {
 			runtime.ReadMemStats(&ms)
 			*peak = max(*peak, ms.HeapInuse)
+			if prof != "" && ms.HeapInuse > written+written/10 {
+				written = ms.HeapInuse
+				if f, err := os.Create(prof); err == nil {
+					_ = pprof.Lookup("heap").WriteTo(f, 0)
+					_ = f.Close()
+				}
+			}
 			time.Sleep(100 * time.Millisecond)
 		}
 	})
