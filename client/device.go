@@ -344,13 +344,17 @@ func (d *Device) run(ctx context.Context, done chan struct{}) {
 
 // connect makes one connection attempt: transport, initialize, tool list,
 // replay of the subscriptions. On success the device is connected.
+// ConnectTimeout starts once the attempt may run: a device waiting its
+// turn behind Concurrency others has not begun to connect, and in a fleet
+// of thousands the last ones would otherwise spend their whole time in
+// that queue and fail without having tried.
 func (d *Device) connect(ctx context.Context) (*mcp.ClientSession, error) {
-	actx, cancel := context.WithTimeout(ctx, d.opts.ConnectTimeout)
-	defer cancel()
-	if err := d.fleet.acquireConnect(actx); err != nil {
+	if err := d.fleet.acquireConnect(ctx); err != nil {
 		return nil, err
 	}
 	defer d.fleet.releaseConnect()
+	actx, cancel := context.WithTimeout(ctx, d.opts.ConnectTimeout)
+	defer cancel()
 	t, err := d.dial.transport(actx)
 	if err != nil {
 		return nil, err

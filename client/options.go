@@ -56,7 +56,8 @@ type Options struct {
 	// (DefaultCallTimeout).
 	CallTimeout time.Duration
 	// ConnectTimeout bounds one connection attempt: transport, initialize
-	// and the tool list (DefaultConnectTimeout).
+	// and the tool list (DefaultConnectTimeout). It starts when the attempt
+	// begins, not while it waits behind Concurrency others.
 	ConnectTimeout time.Duration
 	// KeepAlive is the period of the ping that checks a session is alive
 	// (DefaultKeepAlive); negative disables it. KeepAliveFailures
