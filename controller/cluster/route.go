@@ -1,10 +1,13 @@
 package cluster
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -169,8 +172,12 @@ func (r *Replica) forward(ctx context.Context, instance string, req request) (js
 	if err != nil {
 		return nil, err
 	}
+	data, err := replyData(m)
+	if err != nil {
+		return nil, fmt.Errorf("cluster: reply from %s: %w", instance, err)
+	}
 	var rep reply
-	if err := json.Unmarshal(m.Data, &rep); err != nil {
+	if err := json.Unmarshal(data, &rep); err != nil {
 		return nil, fmt.Errorf("cluster: reply from %s: %w", instance, err)
 	}
 	switch {
@@ -227,10 +234,67 @@ func (r *Replica) serveRequest(m *nats.Msg) {
 	}()
 }
 
+// compressAbove is the size of a reply above which it travels gzipped: a
+// router's routing table on a network of thousands of routers is
+// megabytes of JSON, more than NATS's default maximum payload (1 MiB),
+// and compresses about tenfold.
+const compressAbove = 64 << 10
+
+// encodingHeader is the header naming a reply's encoding ("gzip"); a
+// reply without it is JSON.
+const encodingHeader = "Netmcp-Encoding"
+
+// headerRoom is what a reply's headers may take of the maximum payload.
+const headerRoom = 1 << 10
+
+// respond sends rep, gzipped when large. A reply larger than the
+// connection's maximum payload even so is replaced by an error saying
+// so: the caller learns it at once, not when its deadline ends.
 func (r *Replica) respond(m *nats.Msg, rep reply) {
 	b, err := json.Marshal(rep)
 	if err != nil {
 		b, _ = json.Marshal(reply{Replica: r.self, Error: err.Error()})
 	}
-	_ = m.Respond(b)
+	out := &nats.Msg{Subject: m.Reply, Data: b}
+	if len(b) > compressAbove {
+		if z, err := gzipBytes(b); err == nil {
+			out.Data, out.Header = z, nats.Header{encodingHeader: []string{"gzip"}}
+		}
+	}
+	if max := r.cfg.Conn.MaxPayload(); max > 0 && int64(len(out.Data)+headerRoom) > max {
+		b, _ = json.Marshal(reply{Replica: r.self, Error: fmt.Sprintf(
+			"the result (%d bytes, %d gzipped) is larger than the NATS maximum payload (%d bytes): raise max_payload on the NATS servers",
+			len(b), len(out.Data), max)})
+		out = &nats.Msg{Subject: m.Reply, Data: b}
+	}
+	_ = m.RespondMsg(out)
+}
+
+// gzipBytes compresses b.
+func gzipBytes(b []byte) ([]byte, error) {
+	var buf bytes.Buffer
+	w := gzip.NewWriter(&buf)
+	if _, err := w.Write(b); err != nil {
+		return nil, err
+	}
+	if err := w.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+// replyData is a reply message's JSON, gunzipped when its header says so.
+func replyData(m *nats.Msg) ([]byte, error) {
+	switch enc := m.Header.Get(encodingHeader); enc {
+	case "":
+		return m.Data, nil
+	case "gzip":
+		zr, err := gzip.NewReader(bytes.NewReader(m.Data))
+		if err != nil {
+			return nil, err
+		}
+		return io.ReadAll(zr)
+	default:
+		return nil, fmt.Errorf("encoding %q", enc)
+	}
 }
