@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -24,6 +26,11 @@ type FleetSessions struct {
 	// Fleet is the replica's fleet; its devices start released.
 	Fleet   *client.Fleet
 	replica atomic.Pointer[Replica]
+
+	mu sync.Mutex
+	// hashes are the tool lists described through Describe, by hash: a
+	// methodDescribeMany request names them so they do not travel again.
+	hashes map[string]bool
 }
 
 // Bind names the replica that forwards the released devices' calls.
@@ -87,7 +94,35 @@ type describeParams struct {
 	// Tools asks for the tool list itself, not only its hash: the asker
 	// does not know that list yet.
 	Tools bool `json:"tools,omitempty"`
+	// Known, with Tools, are the hashes of the tool lists the asker
+	// knows: a list with one of them is left out.
+	Known []string `json:"known,omitempty"`
 }
+
+// methodDescribeMany asks a replica (not a device's owner) to describe
+// those of describeManyParams.Devices it holds: one request per owner
+// instead of one per device. Its result is a describeManyResult.
+const methodDescribeMany = "netmcp/describe-many"
+
+// describeManyParams are methodDescribeMany's params.
+type describeManyParams struct {
+	Devices []string `json:"devices"`
+	// Known are the hashes of the tool lists the asker knows; each other
+	// list travels once, with the first device that has it.
+	Known []string `json:"known,omitempty"`
+}
+
+// describeManyResult is methodDescribeMany's result: the description of
+// each device the replica described, in the order asked; a device it
+// does not hold or could not describe is left out.
+type describeManyResult struct {
+	Devices []string             `json:"devices"`
+	Desc    []client.Description `json:"descriptions"`
+}
+
+// describeBatch bounds the devices of one methodDescribeMany request
+// (a description without its tools is some hundreds of bytes).
+const describeBatch = 500
 
 // Request runs resources/read, prompts/list, prompts/get or
 // MethodDescribe on the session this replica holds to device.
@@ -119,7 +154,7 @@ func (s *FleetSessions) Request(ctx context.Context, device, method string, para
 		if err := unmarshalParams(params, &p); err != nil {
 			return nil, err
 		}
-		res, err = d.Describe(func(string) bool { return !p.Tools })
+		res, err = d.Describe(func(h string) bool { return !p.Tools || slices.Contains(p.Known, h) })
 	default:
 		return nil, fmt.Errorf("cluster: method %q is not forwarded", method)
 	}
@@ -182,10 +217,35 @@ func (s *FleetSessions) Describe(ctx context.Context, names []string) (int, erro
 		wg   sync.WaitGroup
 		sem  = make(chan struct{}, describeConcurrency)
 	)
+	// One request per owner first; the devices it left out (changing
+	// hands, or no session) are asked one by one, waiting for an owner.
+	var rest []string
+	byOwner := map[string][]string{}
 	for _, name := range names {
 		if r.Serves(name) || s.Fleet.Device(name) == nil {
 			continue
 		}
+		if own, ok := r.Owner(name); ok {
+			byOwner[own] = append(byOwner[own], name)
+		} else {
+			rest = append(rest, name)
+		}
+	}
+	for _, own := range slices.Sorted(maps.Keys(byOwner)) {
+		devs := byOwner[own]
+		for len(devs) > 0 {
+			batch := devs[:min(describeBatch, len(devs))]
+			devs = devs[len(batch):]
+			done := s.describeMany(ctx, r, own, batch)
+			n += len(done)
+			for _, name := range batch {
+				if !done[name] {
+					rest = append(rest, name)
+				}
+			}
+		}
+	}
+	for _, name := range rest {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
@@ -203,6 +263,73 @@ func (s *FleetSessions) Describe(ctx context.Context, names []string) (int, erro
 	}
 	wg.Wait()
 	return n, errors.Join(errs...)
+}
+
+// describeMany asks replica own to describe devices, gives the fleet
+// each description whose tools it knows, and returns those devices.
+func (s *FleetSessions) describeMany(ctx context.Context, r *Replica, own string, devices []string) map[string]bool {
+	s.mu.Lock()
+	known := slices.Sorted(maps.Keys(s.hashes))
+	s.mu.Unlock()
+	p, _ := json.Marshal(describeManyParams{Devices: devices, Known: known})
+	out, err := r.forward(ctx, own, request{Method: methodDescribeMany, Params: p})
+	done := map[string]bool{}
+	var res describeManyResult
+	if err != nil || json.Unmarshal(out, &res) != nil || len(res.Devices) != len(res.Desc) {
+		return done
+	}
+	// The descriptions that bring a tool list first: the others name it.
+	for _, withTools := range []bool{true, false} {
+		for i, name := range res.Devices {
+			desc := res.Desc[i]
+			if (desc.Tools != nil) != withTools || !slices.Contains(devices, name) {
+				continue
+			}
+			if desc.Tools == nil && !s.Fleet.KnownTools(desc.ToolsHash) {
+				continue
+			}
+			if s.Fleet.SetDescription(name, desc) == nil {
+				done[name] = true
+				s.mu.Lock()
+				if s.hashes == nil {
+					s.hashes = map[string]bool{}
+				}
+				s.hashes[desc.ToolsHash] = true
+				s.mu.Unlock()
+			}
+		}
+	}
+	return done
+}
+
+// answerDescribeMany describes the devices of a methodDescribeMany
+// request this replica serves.
+func (r *Replica) answerDescribeMany(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
+	var p describeManyParams
+	if err := unmarshalParams(params, &p); err != nil {
+		return nil, err
+	}
+	known := slices.Clone(p.Known)
+	var res describeManyResult
+	for _, name := range p.Devices {
+		if !r.serving(name) {
+			continue
+		}
+		dp, _ := json.Marshal(describeParams{Tools: true, Known: known})
+		out, err := r.cfg.Sessions.Request(client.LocalOnly(ctx), name, MethodDescribe, dp)
+		if err != nil {
+			continue
+		}
+		var desc client.Description
+		if json.Unmarshal(out, &desc) != nil {
+			continue
+		}
+		if desc.Tools != nil {
+			known = append(known, desc.ToolsHash)
+		}
+		res.Devices, res.Desc = append(res.Devices, name), append(res.Desc, desc)
+	}
+	return json.Marshal(res)
 }
 
 // describe describes one released device: by the hash of its tool list

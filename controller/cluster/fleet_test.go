@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nats-io/nats.go"
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/internal/testwait"
@@ -319,6 +321,85 @@ func TestCallWaitsWhileSessionChangesHands(t *testing.T) {
 			if err != nil || !strings.Contains(string(res), own.stub.name) || own.stub.released.Load() != 0 {
 				t.Fatalf("%s through %s while its session changes hands: %s, %v", d, caller.Instance(), res, err)
 			}
+		}
+	}
+}
+
+// TestDescribeOneRequestPerOwner: describing every device the other
+// replica holds takes one request to that replica, not one per device;
+// each device's tools are then those its holder's session listed.
+func TestDescribeOneRequestPerOwner(t *testing.T) {
+	url := startNATS(t, 1)[0]
+	l := labtest.New(t, labtest.Options{})
+	a, b := joinFleet(t, url, "a", l), joinFleet(t, url, "b", l)
+	var inv []string
+	for _, d := range a.fleet.Devices() {
+		inv = append(inv, d.Name())
+	}
+	testwait.Until(t, 60*time.Second, "every device held and connected once", func() (bool, string) {
+		n := 0
+		for _, d := range inv {
+			sa, _ := a.fleet.Device(d).State()
+			sb, _ := b.fleet.Device(d).State()
+			if (sa == client.StateConnected) != (sb == client.StateConnected) {
+				n++
+			}
+		}
+		return n == len(inv), fmt.Sprintf("a owns %v, b owns %v", a.Owned(), b.Owned())
+	})
+	via, holder := a, b
+	if len(b.Owned()) < len(a.Owned()) {
+		via, holder = b, a
+	}
+	held := holder.Owned()
+	if len(held) < 2 {
+		t.Fatalf("%s holds %v: want at least two devices to describe", holder.Instance(), held)
+	}
+	// A copy of every request to the holder.
+	var mu sync.Mutex
+	methods := map[string]int{}
+	spy := connect(t, url)
+	sub, err := spy.Subscribe(holder.callSubject(holder.Instance()), func(m *nats.Msg) {
+		var req request
+		if json.Unmarshal(m.Data, &req) == nil {
+			mu.Lock()
+			methods[req.Method]++
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	if err := spy.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	n, err := via.sessions.Describe(ctx, inv)
+	if err != nil || n != len(held) {
+		t.Fatalf("Describe through %s: %d described, %v; want the %d %s holds", via.Instance(), n, err, len(held), holder.Instance())
+	}
+	var got map[string]int
+	testwait.Until(t, 10*time.Second, "the spy sees the request", func() (bool, string) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = maps.Clone(methods)
+		return got[methodDescribeMany] > 0, fmt.Sprint(got)
+	})
+	if got[methodDescribeMany] != 1 || got[MethodDescribe] != 0 {
+		t.Errorf("requests to the holder: %v, want one %s", got, methodDescribeMany)
+	}
+	for _, name := range held {
+		var g, w []string
+		for _, tl := range via.fleet.Device(name).Tools() {
+			g = append(g, tl.Name)
+		}
+		for _, tl := range holder.fleet.Device(name).Tools() {
+			w = append(w, tl.Name)
+		}
+		if len(w) == 0 || !slices.Equal(g, w) || via.fleet.Device(name).Described().IsZero() {
+			t.Errorf("%s described through %s: tools %v, on the holder %v", name, via.Instance(), g, w)
 		}
 	}
 }

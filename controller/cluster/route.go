@@ -210,6 +210,15 @@ func (r *Replica) serveRequest(m *nats.Msg) {
 			r.answerElicit(ctx, m, req) // elicit.go
 			return
 		}
+		if req.Method == methodDescribeMany {
+			res, err := r.answerDescribeMany(ctx, req.Params) // fleet.go
+			if err != nil {
+				rep.Error = err.Error()
+			}
+			rep.Result = res
+			r.respond(m, rep)
+			return
+		}
 		if !r.serving(req.Device) {
 			rep.NotOwner = true
 			r.respond(m, rep)
