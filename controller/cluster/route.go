@@ -124,7 +124,7 @@ func (r *Replica) route(ctx context.Context, req request) (json.RawMessage, erro
 				return res, nil
 			}
 			var re *RemoteError
-			if errors.As(err, &re) {
+			if errors.As(err, &re) || errors.Is(err, ErrTooLarge) {
 				return nil, err
 			}
 			last = err
@@ -161,6 +161,10 @@ func (r *Replica) forward(ctx context.Context, instance string, req request) (js
 	if err != nil {
 		return nil, err
 	}
+	msg, err := r.message(r.callSubject(instance), b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", req.Device, err)
+	}
 	rctx := ctx
 	if _, ok := ctx.Deadline(); !ok {
 		// nats.go needs a deadline on a request's context.
@@ -168,11 +172,11 @@ func (r *Replica) forward(ctx context.Context, instance string, req request) (js
 		rctx, cancel = context.WithTimeout(ctx, time.Minute)
 		defer cancel()
 	}
-	m, err := r.cfg.Conn.RequestWithContext(rctx, r.callSubject(instance), b)
+	m, err := r.cfg.Conn.RequestMsgWithContext(rctx, msg)
 	if err != nil {
 		return nil, err
 	}
-	data, err := replyData(m)
+	data, err := msgData(m)
 	if err != nil {
 		return nil, fmt.Errorf("cluster: reply from %s: %w", instance, err)
 	}
@@ -195,7 +199,11 @@ func (r *Replica) serveRequest(m *nats.Msg) {
 	go func() {
 		var req request
 		rep := reply{Replica: r.self}
-		if err := json.Unmarshal(m.Data, &req); err != nil {
+		data, err := msgData(m)
+		if err == nil {
+			err = json.Unmarshal(data, &req)
+		}
+		if err != nil {
 			rep.Error = "bad request: " + err.Error()
 			r.respond(m, rep)
 			return
@@ -243,10 +251,11 @@ func (r *Replica) serveRequest(m *nats.Msg) {
 	}()
 }
 
-// compressAbove is the size of a reply above which it travels gzipped: a
-// router's routing table on a network of thousands of routers is
-// megabytes of JSON, more than NATS's default maximum payload (1 MiB),
-// and compresses about tenfold.
+// compressAbove is the size of a request or reply above which it travels
+// gzipped: on a network of thousands of routers a router's routing table
+// is megabytes of JSON, and so is a runbook's prompts/get, which carries
+// the results of the steps before it; more than NATS's default maximum
+// payload (1 MiB), and they compress about tenfold.
 const compressAbove = 64 << 10
 
 // encodingHeader is the header naming a reply's encoding ("gzip"); a
@@ -256,6 +265,26 @@ const encodingHeader = "Netmcp-Encoding"
 // headerRoom is what a reply's headers may take of the maximum payload.
 const headerRoom = 1 << 10
 
+// ErrTooLarge is a forwarded request or its result larger than the NATS
+// maximum payload even gzipped: it is not tried again.
+var ErrTooLarge = errors.New("larger than the NATS maximum payload")
+
+// message is a message of data to subject, gzipped when large; an error
+// wrapping ErrTooLarge when it is larger than the connection's maximum
+// payload even so.
+func (r *Replica) message(subject string, data []byte) (*nats.Msg, error) {
+	out := &nats.Msg{Subject: subject, Data: data}
+	if len(data) > compressAbove {
+		if z, err := gzipBytes(data); err == nil {
+			out.Data, out.Header = z, nats.Header{encodingHeader: []string{"gzip"}}
+		}
+	}
+	if max := r.cfg.Conn.MaxPayload(); max > 0 && int64(len(out.Data)+headerRoom) > max {
+		return nil, fmt.Errorf("%d bytes, %d gzipped: %w (%d bytes): raise max_payload on the NATS servers", len(data), len(out.Data), ErrTooLarge, max)
+	}
+	return out, nil
+}
+
 // respond sends rep, gzipped when large. A reply larger than the
 // connection's maximum payload even so is replaced by an error saying
 // so: the caller learns it at once, not when its deadline ends.
@@ -264,16 +293,9 @@ func (r *Replica) respond(m *nats.Msg, rep reply) {
 	if err != nil {
 		b, _ = json.Marshal(reply{Replica: r.self, Error: err.Error()})
 	}
-	out := &nats.Msg{Subject: m.Reply, Data: b}
-	if len(b) > compressAbove {
-		if z, err := gzipBytes(b); err == nil {
-			out.Data, out.Header = z, nats.Header{encodingHeader: []string{"gzip"}}
-		}
-	}
-	if max := r.cfg.Conn.MaxPayload(); max > 0 && int64(len(out.Data)+headerRoom) > max {
-		b, _ = json.Marshal(reply{Replica: r.self, Error: fmt.Sprintf(
-			"the result (%d bytes, %d gzipped) is larger than the NATS maximum payload (%d bytes): raise max_payload on the NATS servers",
-			len(b), len(out.Data), max)})
+	out, err := r.message(m.Reply, b)
+	if err != nil {
+		b, _ = json.Marshal(reply{Replica: r.self, Error: "the result is " + err.Error()})
 		out = &nats.Msg{Subject: m.Reply, Data: b}
 	}
 	_ = m.RespondMsg(out)
@@ -292,8 +314,9 @@ func gzipBytes(b []byte) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// replyData is a reply message's JSON, gunzipped when its header says so.
-func replyData(m *nats.Msg) ([]byte, error) {
+// msgData is a request's or reply's JSON, gunzipped when its header
+// says so.
+func msgData(m *nats.Msg) ([]byte, error) {
 	switch enc := m.Header.Get(encodingHeader); enc {
 	case "":
 		return m.Data, nil

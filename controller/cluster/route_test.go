@@ -36,7 +36,7 @@ func (s bigSessions) Call(ctx context.Context, device, tool string, args json.Ra
 // TestForwardedLargeResult: a result larger than the NATS maximum payload
 // (1 MiB here) reaches the asking replica whole, gzipped on the way; one
 // that stays too large gzipped is an error naming the limit, at once
-// rather than at the caller's deadline.
+// rather than at the caller's deadline. The same of a call's arguments.
 func TestForwardedLargeResult(t *testing.T) {
 	url := startNATS(t, 1)[0]
 	inv := devices(4)
@@ -78,7 +78,19 @@ func TestForwardedLargeResult(t *testing.T) {
 	if !errors.As(err, &re) || !strings.Contains(err.Error(), "larger than the NATS maximum payload (1048576 bytes)") {
 		t.Fatalf("an incompressible %d-byte result: %v, want a remote error naming the maximum payload", size, err)
 	}
+	// The same of a request's arguments: the stub's show echoes them.
+	big, _ := json.Marshal(map[string]string{"text": strings.Repeat("result of an earlier step; ", size/27)})
+	out, err = via.Call(ctx, dev, "show", big)
+	if err != nil || !strings.Contains(string(out), "result of an earlier step; result") || len(out) < size {
+		t.Fatalf("a call with %d bytes of arguments through %s: %d bytes back, %v", len(big), via.Instance(), len(out), err)
+	}
+	noise := make([]byte, size)
+	_, _ = rand.Read(noise)
+	big, _ = json.Marshal(map[string][]byte{"noise": noise})
+	if _, err = via.Call(ctx, dev, "show", big); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("a call with %d incompressible bytes of arguments: %v, want ErrTooLarge", len(big), err)
+	}
 	if ctx.Err() != nil {
-		t.Fatal("the call waited for its deadline")
+		t.Fatal("a call waited for its deadline")
 	}
 }
