@@ -11,7 +11,8 @@
 #      lab as root (unit, integration, conformance, Inspector, the drivers'
 #      conformance table, the layering test in internal/archtest), then
 #      go test -count=1 without -race on those (REAL_PEER_PKGS) and on the
-#      few tests too heavy for the race detector (RACE_SKIP);
+#      few tests too heavy for the race detector (RACE_SKIP), and on its own
+#      each test of OWN_RUN;
 #   6. netmcp bench --quick: netmcp against a bare go-sdk server (the test
 #      program internal/cmd/bench-peer, built beside it), printed (no
 #      timing assertion: it fails only if a call fails);
@@ -87,6 +88,16 @@ RACE_SKIP=(
 	"./lab/serve TestUpGrid1024"
 	"./lab/eval TestGeneratedSuiteGate"
 	"./lab/eval TestSameAnswersUnderLoad"
+)
+
+# Tests of REAL_PEER_PKGS run on their own, as "PACKAGE TEST": skipped in
+# their package's run, then run alone with their own timeout, so that
+# their minutes do not eat into the package's.
+#   TestControllerClusterAskGrid asks through three controller replicas
+#   and a single controller over a lab of 3,000 simulated routers
+#   (docs/cluster.md: 5 minutes on 2 cores shared with other work).
+OWN_RUN=(
+	"./cmd/netmcp TestControllerClusterAskGrid"
 )
 
 stage_names=()
@@ -217,8 +228,12 @@ fi
 skip=$(printf '%s\n' "${RACE_SKIP[@]}" | cut -d' ' -f2 | paste -sd'|')
 go test -race -count=1 -timeout "$TEST_TIMEOUT" -skip "^($skip)\$" "${race_pkgs[@]}"
 
-stage "go test (REAL_PEER_PKGS and RACE_SKIP, no -race)"
-go test -count=1 -timeout "$TEST_TIMEOUT" "${real_peer[@]}"
+stage "go test (REAL_PEER_PKGS, OWN_RUN and RACE_SKIP, no -race)"
+own=$(printf '%s\n' "${OWN_RUN[@]}" | cut -d' ' -f2 | paste -sd'|')
+go test -count=1 -timeout "$TEST_TIMEOUT" -skip "^($own)\$" "${real_peer[@]}"
+for t in "${OWN_RUN[@]}"; do
+	go test -count=1 -timeout "$TEST_TIMEOUT" -v -run "^${t#* }\$" "${t%% *}"
+done
 for t in "${RACE_SKIP[@]}"; do
 	go test -count=1 -timeout "$TEST_TIMEOUT" -run "^${t#* }\$" "${t%% *}"
 done

@@ -94,12 +94,29 @@ func faultedLab(t *testing.T, ctx context.Context, dir, fault string) string {
 // to announce its MCP address and connects an MCP host to it.
 func startControllerProc(t *testing.T, name string, args []string) *replicaProc {
 	t.Helper()
+	r := spawnControllerProc(t, name, args)
+	r.connect(t)
+	return r
+}
+
+// spawnControllerProc starts `netmcp ARGS` as startControllerProc does,
+// without waiting for it: connect it.
+func spawnControllerProc(t *testing.T, name string, args []string) *replicaProc {
+	t.Helper()
 	r := &replicaProc{name: name, cmd: exec.Command(netmcpBinary(t), args...), stderr: &syncbuf.Buffer{}}
 	r.cmd.Stderr = r.stderr
 	if err := r.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = r.cmd.Process.Kill(); _ = r.cmd.Wait() })
+	return r
+}
+
+// connect waits for the controller to announce its MCP address and
+// connects an MCP host to it.
+func (r *replicaProc) connect(t *testing.T) {
+	t.Helper()
+	name := r.name
 	re := regexp.MustCompile(`MCP at (http://[0-9.:]+/mcp)`)
 	var url string
 	testwait.Until(t, 30*time.Second, name+" announces its address", func() (bool, string) {
@@ -114,40 +131,54 @@ func startControllerProc(t *testing.T, name string, args []string) *replicaProc 
 	}
 	t.Cleanup(func() { cs.Close() })
 	r.cs, r.url = cs, url
-	return r
 }
 
 // held lists the devices whose session this replica holds (connected),
 // and the devices it lists at all.
 func (r *replicaProc) held(ctx context.Context) (held []string, all int, err error) {
+	held, all, unnamed, err := r.listHeld(ctx)
+	r.unnamed += unnamed
+	return held, all, err
+}
+
+// listHeld is held, and how many devices the replica names no holder
+// for.
+func (r *replicaProc) listHeld(ctx context.Context) (held []string, all, unnamed int, err error) {
 	res, err := r.cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_devices"})
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	var out struct {
 		Devices []struct{ Name, State, Replica string }
 	}
 	b, _ := json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(b, &out); err != nil {
-		return nil, 0, err
+		return nil, 0, 0, err
 	}
 	for _, d := range out.Devices {
 		if d.State == "connected" {
 			held = append(held, d.Name)
 		}
 		if d.Replica == "" {
-			r.unnamed++
+			unnamed++
 		}
 	}
-	return held, len(out.Devices), nil
+	return held, len(out.Devices), unnamed, nil
 }
 
 // ownedOnce waits until every device of names is held by exactly one of
 // the replicas and returns the holder of each.
 func ownedOnce(t *testing.T, ctx context.Context, reps []*replicaProc, names []string, what string) map[string]*replicaProc {
 	t.Helper()
+	return ownedOnceWithin(t, ctx, reps, names, what, time.Minute)
+}
+
+// ownedOnceWithin is ownedOnce, waiting up to d (stretched with the
+// machine's load).
+func ownedOnceWithin(t *testing.T, ctx context.Context, reps []*replicaProc, names []string, what string, d time.Duration) map[string]*replicaProc {
+	t.Helper()
 	var owner map[string]*replicaProc
-	testwait.Until(t, 60*time.Second, what, func() (bool, string) {
+	testwait.Until(t, d, what, func() (bool, string) {
 		owner = map[string]*replicaProc{}
 		count := map[string][]string{}
 		for _, r := range reps {
@@ -260,92 +291,44 @@ func singleAsk(t *testing.T, ctx context.Context, inv, fault string) askReport {
 	return rep
 }
 
-// askEach asks what is wrong with the network through each replica and
-// compares each report with the single controller's; it returns the
-// first replica's report.
-func askEach(t *testing.T, ctx context.Context, reps []*replicaProc, held map[*replicaProc]int, devices int, single askReport) askReport {
+// sweepIntent is the fan-out intent: every device of the fleet examined.
+const sweepIntent = "what is wrong with the network?"
+
+// askThrough asks intent through the controller r and returns its report
+// and the host's wall time of the call.
+func askThrough(t *testing.T, ctx context.Context, r *replicaProc, intent string) (askReport, time.Duration) {
+	t.Helper()
+	start := time.Now()
+	res, err := r.cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"intent": intent}})
+	if err != nil || res.IsError {
+		t.Fatalf("ask %q through %s: %v %+v", intent, r.name, err, res)
+	}
+	wall := time.Since(start)
+	var rep askReport
+	b, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(b, &rep); err != nil || rep.ID == "" {
+		t.Fatalf("ask %q through %s: no report id in %.300s", intent, r.name, b)
+	}
+	return rep, wall
+}
+
+// askEach asks intent through each replica and compares each report with
+// the single controller's; it returns the first replica's report.
+func askEach(t *testing.T, ctx context.Context, reps []*replicaProc, held map[*replicaProc]int, devices int, single askReport, intent string) askReport {
 	t.Helper()
 	var first askReport
 	for i, r := range reps {
-		start := time.Now()
-		res, err := r.cs.CallTool(ctx, &mcp.CallToolParams{Name: "ask", Arguments: map[string]any{"intent": "what is wrong with the network?"}})
-		if err != nil || res.IsError {
-			t.Fatalf("ask through %s: %v %+v", r.name, err, res)
-		}
-		var rep askReport
-		b, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(b, &rep); err != nil || rep.ID == "" {
-			t.Fatalf("ask through %s: no report id in %.300s", r.name, b)
-		}
+		rep, wall := askThrough(t, ctx, r, intent)
 		if diff := single.differs(rep); diff != "" {
-			t.Errorf("ask through %s (holding %d of %d devices) differs from a single controller's: %.2000s", r.name, held[r], devices, diff)
+			t.Errorf("ask %q through %s (holding %d of %d devices) differs from a single controller's: %.2000s", intent, r.name, held[r], devices, diff)
 		}
-		t.Logf("ask through %s (holding %d of %d devices): %v (engine %.0f ms), %d calls; single controller: engine %.0f ms, %d calls",
-			r.name, held[r], devices, time.Since(start).Round(time.Millisecond), rep.ElapsedMS, len(rep.Calls), single.ElapsedMS, len(single.Calls))
+		t.Logf("ask %q through %s (holding %d of %d devices): %v (engine %.0f ms), %d calls; single controller: engine %.0f ms, %d calls",
+			intent, r.name, held[r], devices, wall.Round(time.Millisecond), rep.ElapsedMS, len(rep.Calls), single.ElapsedMS, len(single.Calls))
 		if i == 0 {
 			first = rep
 		}
 	}
 	return first
-}
-
-// TestControllerClusterAskGrid: over a grid of simulated routers with a
-// fault injected, ask through each of three replicas gives the report of
-// a single controller. The grid is NETMCP_CLUSTER_ASK_GRID (ROWSxCOLS,
-// default 4x5: 20 routers; the time of an ask grows with the fleet, a
-// single controller's takes some 13 s at 10x10 on a loaded 2-core machine).
-func TestControllerClusterAskGrid(t *testing.T) {
-	if testing.Short() {
-		t.Skip("starts a lab, a NATS server and four controllers")
-	}
-	grid := os.Getenv("NETMCP_CLUSTER_ASK_GRID")
-	if grid == "" {
-		grid = "4x5"
-	}
-	rows, cols, err := sim.ParseGrid(grid)
-	if err != nil {
-		t.Fatal(err)
-	}
-	topo, err := sim.GridTopology(rows, cols)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if rows < 2 || cols < 3 {
-		t.Fatalf("NETMCP_CLUSTER_ASK_GRID=%s: want at least 2x3", grid)
-	}
-	natsURL := startTestNATS(t)
-	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout(10*time.Minute))
-	defer cancel()
-	dir := t.TempDir()
-	lab, err := serve.Up(ctx, serve.Options{Topology: topo, StateDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer lab.Close()
-	// An ACL on a router inside the grid, on its second link.
-	words := fmt.Sprintf("icmp_acl_block r%d:GigabitEthernet0/0/0/1", cols+2)
-	fault, err := topology.ParseFault(words)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := lab.Inject(fault); err != nil {
-		t.Fatal(err)
-	}
-	inv := filepath.Join(dir, serve.InventoryFile)
-	start := time.Now()
-	single := singleAsk(t, ctx, inv, words)
-	t.Logf("single controller over %d routers: %v (engine %.0f ms, %d calls)", rows*cols, time.Since(start).Round(time.Millisecond), single.ElapsedMS, len(single.Calls))
-	var names []string
-	for _, d := range topo.Devices {
-		names = append(names, d.Name)
-	}
-	reps := []*replicaProc{startReplica(t, natsURL, inv, "ga"), startReplica(t, natsURL, inv, "gb"), startReplica(t, natsURL, inv, "gc")}
-	owner := ownedOnce(t, ctx, reps, names, "every router held by exactly one replica")
-	held := map[*replicaProc]int{}
-	for _, r := range owner {
-		held[r]++
-	}
-	askEach(t, ctx, reps, held, len(names), single)
 }
 
 // TestControllerCluster runs three `netmcp controller serve --cluster`
@@ -399,7 +382,7 @@ func TestControllerCluster(t *testing.T) {
 		count[r]++
 	}
 	sort.SliceStable(reps, func(i, j int) bool { return count[reps[i]] < len(names) && count[reps[j]] == len(names) })
-	asked := askEach(t, ctx, reps, count, len(names), single)
+	asked := askEach(t, ctx, reps, count, len(names), single, sweepIntent)
 
 	// A report of ask through one replica is read through the others.
 	for _, r := range reps[1:] {
