@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -99,12 +100,19 @@ type lease struct {
 	// renewed is when the last successful write of the lease was sent; the
 	// server expires it no earlier than LeaseTTL after that.
 	renewed time.Time
+	// due is when the lease is next renewed; renewing says a renewal is
+	// in flight.
+	due      time.Time
+	renewing bool
 	// from is when the session may open: a device taken after its lease
 	// expired waits half a TTL, so that a previous owner which missed the
 	// expiry finds out at its next renewal and closes its session first.
 	from time.Time
-	// opened says Sessions.Open was called.
+	// opened says Sessions.Open was called (and Close not since).
 	opened bool
+	// stale says the lease went half a TTL without a renewal: it is not
+	// served until one succeeds.
+	stale bool
 }
 
 // owner is what the lease bucket says about one device key.
@@ -137,6 +145,14 @@ type Replica struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
 	kick   chan struct{}
+	// leasesSeen and membersSeen are closed once the watchers delivered
+	// the buckets' contents at Join.
+	leasesSeen, membersSeen   chan struct{}
+	leasesReady, membersReady sync.Once
+
+	// lapses counts the leases this replica dropped while holding them:
+	// not renewed within half a TTL, or found taken at renewal.
+	lapses atomic.Int64
 
 	mu        sync.Mutex
 	stopped   bool
@@ -189,17 +205,19 @@ func Join(ctx context.Context, cfg Config, inventory []string) (*Replica, error)
 	var suffix [4]byte
 	_, _ = rand.Read(suffix[:])
 	r := &Replica{
-		cfg:       cfg,
-		self:      cfg.Name + "-" + hex.EncodeToString(suffix[:]),
-		ttl:       cfg.LeaseTTL,
-		serveFor:  cfg.LeaseTTL / 2,
-		log:       cfg.Logger,
-		kick:      make(chan struct{}, 1),
-		inventory: map[string]bool{},
-		view:      map[string]owner{},
-		absent:    map[string]time.Time{},
-		live:      map[string]bool{},
-		mine:      map[string]*lease{},
+		cfg:         cfg,
+		self:        cfg.Name + "-" + hex.EncodeToString(suffix[:]),
+		ttl:         cfg.LeaseTTL,
+		serveFor:    cfg.LeaseTTL / 2,
+		log:         cfg.Logger,
+		kick:        make(chan struct{}, 1),
+		leasesSeen:  make(chan struct{}),
+		membersSeen: make(chan struct{}),
+		inventory:   map[string]bool{},
+		view:        map[string]owner{},
+		absent:      map[string]time.Time{},
+		live:        map[string]bool{},
+		mine:        map[string]*lease{},
 	}
 	for _, d := range inventory {
 		r.inventory[d] = true
@@ -247,10 +265,11 @@ func Join(ctx context.Context, cfg Config, inventory []string) (*Replica, error)
 		_ = r.sub.Unsubscribe()
 		return nil, fmt.Errorf("cluster: watch members: %w", err)
 	}
-	r.wg.Add(4)
+	r.wg.Add(5)
 	go r.watchLeases(loopCtx, leaseW)
 	go r.watchMembers(loopCtx, memberW)
 	go r.loop(loopCtx)
+	go r.renewer(loopCtx)
 	go r.watchdog(loopCtx)
 	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash/fnv"
+	"math/rand/v2"
 	"regexp"
 	"strings"
 	"sync"
@@ -17,11 +18,9 @@ import (
 // batch bounds the asynchronous publishes in flight per round.
 const batch = 256
 
-// perRound bounds the claims and the hand-backs of one rebalance round.
-// The loop renews the leases between rounds, and a lease not renewed
-// within half a TTL of its claim is dropped: a round that claimed (or
-// handed back) thousands of devices on a loaded machine could outlast
-// that and drop every lease it took, again and again.
+// perRound bounds the claims and the hand-backs of one rebalance round,
+// so that the sessions of a large fleet open in steps and a round's
+// acknowledgements come back well within half a TTL.
 const perRound = batch
 
 // handBackParallel is the number of devices handed back at once (each
@@ -91,6 +90,7 @@ func (r *Replica) watchLeases(ctx context.Context, w jetstream.KeyWatcher) {
 				return
 			}
 			if e == nil { // end of the initial values
+				r.leasesReady.Do(func() { close(r.leasesSeen) })
 				r.poke()
 				continue
 			}
@@ -129,7 +129,8 @@ func (r *Replica) watchMembers(ctx context.Context, w jetstream.KeyWatcher) {
 			if !ok {
 				return
 			}
-			if e == nil {
+			if e == nil { // end of the initial values
+				r.membersReady.Do(func() { close(r.membersSeen) })
 				continue
 			}
 			r.mu.Lock()
@@ -150,7 +151,16 @@ func (r *Replica) watchMembers(ctx context.Context, w jetstream.KeyWatcher) {
 }
 
 // watchdog stops serving every device whose lease has gone half a TTL
-// without a successful renewal, well before the server can expire it.
+// without a successful renewal, well before the server can expire it, and
+// opens the sessions of the leases ready to serve.
+//
+// A stale lease is kept, and renewed on, for the rest of its TTL: a
+// renewal acknowledged late (the server or this process starved of CPU)
+// that went through shows the compare-and-set chain unbroken, nobody else
+// wrote the key, so the device is served again from that renewal, without
+// waiting for the lease to expire and claiming it again. One refused means
+// the lease is lost (recheck). After a whole TTL without a renewal the
+// lease is forgotten: the server expires it.
 func (r *Replica) watchdog(ctx context.Context) {
 	defer r.wg.Done()
 	t := time.NewTicker(r.ttl / 20)
@@ -165,12 +175,19 @@ func (r *Replica) watchdog(ctx context.Context) {
 		now := time.Now()
 		r.mu.Lock()
 		for d, l := range r.mine {
+			age := now.Sub(l.renewed)
 			switch {
-			case now.Sub(l.renewed) >= r.serveFor:
+			case age >= r.ttl:
+				delete(r.mine, d)
+			case age >= r.serveFor:
+				if !l.stale {
+					l.stale = true
+					r.lapses.Add(1)
+				}
 				if l.opened {
+					l.opened = false
 					stale = append(stale, d)
 				}
-				delete(r.mine, d)
 			case !l.opened && !now.Before(l.from):
 				l.opened = true
 				ready = append(ready, d)
@@ -188,32 +205,76 @@ func (r *Replica) watchdog(ctx context.Context) {
 	}
 }
 
-// loop renews the presence and the leases every quarter TTL, and
-// rebalances after each renewal and whenever a lease or member changes.
+// Renewal timing, as fractions of the TTL. A lease is served for half a
+// TTL after its last successful renewal was sent; each lease is renewed
+// on its own schedule, at an age drawn from [renewAfterMin,
+// renewAfterMax), so the writes spread evenly over time instead of coming
+// in one burst of every lease, and at least a fifth of a TTL is left for
+// a renewal's acknowledgement (or a second attempt) before the lease
+// would go stale. A new lease's first renewal comes earlier, from
+// [firstRenewalMin, renewAfterMax), which spreads a burst of claims over
+// the period at once.
+const (
+	renewAfterMin   = 0.25
+	renewAfterMax   = 0.30
+	firstRenewalMin = 0.10
+	// renewTicks is the number of times per TTL the renewer looks for
+	// leases due.
+	renewTicks = 40
+	// maxRenewing bounds the renewals in flight, below the client's bound
+	// on unacknowledged asynchronous publishes (4,000), past which a
+	// publish would stall: a replica whose server stopped answering does
+	// not pile up writes.
+	maxRenewing = 2048
+)
+
+// nextRenewal is when a lease written at sent is next due for renewal.
+func (r *Replica) nextRenewal(sent time.Time, first bool) time.Time {
+	lo := renewAfterMin
+	if first {
+		lo = firstRenewalMin
+	}
+	f := lo + rand.Float64()*(renewAfterMax-lo)
+	return sent.Add(time.Duration(f * float64(r.ttl)))
+}
+
+// loop renews the presence every quarter TTL, and rebalances after each
+// renewal and whenever a lease or member changes. The leases are renewed
+// by renewer, so that a long round never delays them.
 func (r *Replica) loop(ctx context.Context) {
 	defer r.wg.Done()
-	renew := time.NewTicker(r.ttl / 4)
-	defer renew.Stop()
+	presence := time.NewTicker(r.ttl / 4)
+	defer presence.Stop()
+	// The first round waits for the buckets' current contents: without
+	// the other members a replica would claim their devices too, and
+	// without the leases it would claim owned devices, each refused and
+	// read again.
+	for _, seen := range []chan struct{}{r.membersSeen, r.leasesSeen} {
+		select {
+		case <-ctx.Done():
+			return
+		case <-seen:
+		}
+	}
 	for {
 		r.rebalance(ctx)
 		r.announceIfChanged(ctx)
 		select {
 		case <-ctx.Done():
 			return
-		case <-renew.C:
-			r.renew(ctx)
+		case <-presence.C:
+			pctx, cancel := context.WithTimeout(ctx, r.serveFor)
+			err := r.announce(pctx)
+			cancel()
+			if err != nil {
+				r.log.Debug("cluster: presence not renewed", "replica", r.self, "err", err)
+			}
 		case <-r.kick:
 			// Let a burst of changes settle into one round.
 			select {
 			case <-ctx.Done():
 				return
 			case <-time.After(10 * time.Millisecond):
-			}
-			// A renewal due goes before the next round.
-			select {
-			case <-renew.C:
-				r.renew(ctx)
-			default:
 			}
 		}
 	}
@@ -225,12 +286,16 @@ type pending struct {
 	sent   time.Time
 	ack    jetstream.PubAckFuture
 	err    error
+	// lease and rev are the lease a renewal rewrites and the revision it
+	// expects (nil for a claim).
+	lease *lease
+	rev   uint64
 }
 
 // publish writes device's lease with the TTL, expecting revision expect,
 // without waiting for the acknowledgement.
 func (r *Replica) publish(device string, expect uint64) pending {
-	p := pending{device: device, sent: time.Now()}
+	p := pending{device: device, sent: time.Now(), rev: expect}
 	m := &nats.Msg{Subject: kvSubject(r.leases, deviceKey(device)), Data: []byte(r.self)}
 	p.ack, p.err = r.js.PublishMsgAsync(m,
 		jetstream.WithMsgTTL(r.ttl),
@@ -238,12 +303,11 @@ func (r *Replica) publish(device string, expect uint64) pending {
 	return p
 }
 
-// wait collects the acknowledgements of ps, calling done for each.
-func (r *Replica) wait(ctx context.Context, ps []pending, done func(p pending, seq uint64, err error)) {
-	// A write acknowledged late still counts: its lease runs from when it
-	// was sent, so only one that cannot help any more is given up on.
-	timeout := time.NewTimer(r.ttl)
-	defer timeout.Stop()
+// wait collects the acknowledgements of ps, calling done for each, and
+// gives up on those still unacknowledged after timeout.
+func (r *Replica) wait(ctx context.Context, ps []pending, timeout time.Duration, done func(p pending, seq uint64, err error)) {
+	t := time.NewTimer(timeout)
+	defer t.Stop()
 	for _, p := range ps {
 		if p.err != nil {
 			done(p, 0, p.err)
@@ -254,59 +318,126 @@ func (r *Replica) wait(ctx context.Context, ps []pending, done func(p pending, s
 			done(p, a.Sequence, nil)
 		case err := <-p.ack.Err():
 			done(p, 0, err)
-		case <-timeout.C:
+		case <-t.C:
 			done(p, 0, context.DeadlineExceeded)
-			timeout.Reset(0)
+			t.Reset(0)
 		case <-ctx.Done():
 			return
 		}
 	}
 }
 
-// renew rewrites presence and every lease held, each on its revision. A
-// lease whose revision moved was lost: its session is closed at once.
-func (r *Replica) renew(ctx context.Context) {
-	pctx, cancel := context.WithTimeout(ctx, r.serveFor)
-	err := r.announce(pctx)
-	cancel()
-	if err != nil {
-		r.log.Debug("cluster: presence not renewed", "replica", r.self, "err", err)
+// renewer renews each lease held when it is due, several times a TTL.
+func (r *Replica) renewer(ctx context.Context) {
+	defer r.wg.Done()
+	t := time.NewTicker(r.ttl / renewTicks)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		r.renewDue(ctx)
 	}
+}
+
+// renewDue rewrites every lease whose renewal is due and not already in
+// flight, each on the revision held, without waiting: the
+// acknowledgements are collected apart. A lease whose revision moved was
+// lost: its session is closed at once. A renewal that failed otherwise
+// is tried again at the next tick.
+func (r *Replica) renewDue(ctx context.Context) {
+	now := time.Now()
+	var due []pending
 	r.mu.Lock()
-	held := make(map[string]uint64, len(r.mine))
-	for d, l := range r.mine {
-		held[d] = l.rev
-	}
-	r.mu.Unlock()
-	var ps []pending
-	flush := func() {
-		r.wait(ctx, ps, func(p pending, seq uint64, err error) {
-			var lost bool
-			r.mu.Lock()
-			l := r.mine[p.device]
-			switch {
-			case l == nil || l.rev != held[p.device]:
-			case err == nil:
-				l.rev, l.renewed = seq, p.sent
-			case isWrongSeq(err):
-				delete(r.mine, p.device)
-				lost = l.opened
-			}
-			r.mu.Unlock()
-			if lost {
-				r.log.Debug("cluster: lease lost", "replica", r.self, "device", p.device)
-				r.cfg.Sessions.Close(p.device)
-			}
-		})
-		ps = ps[:0]
-	}
-	for d, rev := range held {
-		ps = append(ps, r.publish(d, rev))
-		if len(ps) == batch {
-			flush()
+	inFlight := 0
+	for _, l := range r.mine {
+		if l.renewing {
+			inFlight++
 		}
 	}
-	flush()
+	for d, l := range r.mine {
+		if inFlight+len(due) >= maxRenewing {
+			break
+		}
+		if !l.renewing && !now.Before(l.due) {
+			l.renewing = true
+			due = append(due, pending{device: d, lease: l, rev: l.rev})
+		}
+	}
+	r.mu.Unlock()
+	if len(due) == 0 {
+		return
+	}
+	ps := make([]pending, 0, len(due))
+	for _, x := range due {
+		p := r.publish(x.device, x.rev)
+		p.lease = x.lease
+		ps = append(ps, p)
+	}
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		// A lease not renewed within half a TTL is no longer served: an
+		// acknowledgement later than that cannot help.
+		r.wait(ctx, ps, r.serveFor, func(p pending, seq uint64, err error) { r.renewed(ctx, p, seq, err) })
+	}()
+}
+
+// renewed applies one renewal's outcome.
+func (r *Replica) renewed(ctx context.Context, p pending, seq uint64, err error) {
+	r.mu.Lock()
+	l := p.lease
+	switch {
+	case r.mine[p.device] != l || l.rev != p.rev:
+		// Handed back or dropped meanwhile.
+		l.renewing = false
+	case err == nil:
+		l.rev, l.renewed, l.due = seq, p.sent, r.nextRenewal(p.sent, false)
+		l.renewing, l.stale = false, false
+	case isWrongSeq(err):
+		// Still renewing: no other renewal goes out on the old revision.
+		r.mu.Unlock()
+		r.recheck(ctx, p.device, l, p.rev)
+		return
+	default:
+		// Not written, or not known to be: tried again at the next tick.
+		l.renewing = false
+	}
+	r.mu.Unlock()
+}
+
+// recheck reads device's lease after a renewal expecting revision rev was
+// refused. If the key's latest write is this replica's own (an earlier
+// renewal whose acknowledgement was lost, as on a reconnect, went
+// through), the lease is still held: it is renewed at once on that
+// revision, and served meanwhile from its last acknowledged renewal,
+// which was sent earlier. Otherwise the lease was lost (expired, or
+// taken after its expiry) and its session is closed at once.
+func (r *Replica) recheck(ctx context.Context, device string, l *lease, rev uint64) {
+	gctx, cancel := context.WithTimeout(ctx, r.serveFor)
+	e, err := r.leases.Get(gctx, deviceKey(device))
+	cancel()
+	r.mu.Lock()
+	l.renewing = false
+	if r.mine[device] != l || l.rev != rev {
+		r.mu.Unlock()
+		return
+	}
+	if err == nil && string(e.Value()) == r.self {
+		l.rev, l.due = e.Revision(), time.Now()
+		r.mu.Unlock()
+		return
+	}
+	r.lapses.Add(1)
+	delete(r.mine, device)
+	lost := l.opened
+	r.mu.Unlock()
+	if lost {
+		r.log.Debug("cluster: lease lost", "replica", r.self, "device", device)
+		r.cfg.Sessions.Close(device)
+	}
 }
 
 // rebalance hands back the devices this replica is no longer preferred
@@ -333,13 +464,15 @@ func (r *Replica) rebalance(ctx context.Context) {
 			more = true
 			break
 		}
-		if !r.inventory[d] {
-			giveBack[d] = l
+		if p := preferred(members, d); r.inventory[d] && (p == r.self || !r.live[p]) {
 			continue
 		}
-		if p := preferred(members, d); p != r.self && r.live[p] {
-			giveBack[d] = l
+		if l.renewing {
+			// Its revision is about to move: hand it back next round.
+			more = true
+			continue
 		}
+		giveBack[d] = l
 	}
 	for d := range giveBack {
 		delete(r.mine, d)
@@ -365,7 +498,7 @@ func (r *Replica) rebalance(ctx context.Context) {
 	}
 	r.mu.Unlock()
 	if more {
-		defer r.poke() // the rest at the next round, after a renewal if one is due
+		defer r.poke() // the rest at the next round
 	}
 
 	sem := make(chan struct{}, handBackParallel)
@@ -393,7 +526,10 @@ func (r *Replica) rebalance(ctx context.Context) {
 	}
 	var ps []pending
 	flush := func() {
-		r.wait(ctx, ps, func(p pending, seq uint64, err error) {
+		// A claim acknowledged late still counts: its lease runs from
+		// when it was sent, so only one that cannot help any more is
+		// given up on.
+		r.wait(ctx, ps, r.ttl, func(p pending, seq uint64, err error) {
 			if err != nil {
 				if isWrongSeq(err) {
 					r.refresh(ctx, p.device)
@@ -405,7 +541,8 @@ func (r *Replica) rebalance(ctx context.Context) {
 				r.mu.Unlock()
 				return
 			}
-			l := &lease{rev: seq, renewed: p.sent, from: p.sent.Add(r.serveFor), opened: handedBack[p.device]}
+			l := &lease{rev: seq, renewed: p.sent, due: r.nextRenewal(p.sent, true),
+				from: p.sent.Add(r.serveFor), opened: handedBack[p.device]}
 			r.mine[p.device] = l
 			if cur := r.view[p.device]; cur.rev <= seq {
 				r.view[p.device] = owner{instance: r.self, rev: seq}

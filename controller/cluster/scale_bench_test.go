@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/inventory"
@@ -37,7 +38,7 @@ import (
 // started again with scaleRoleEnv set serves simulated devices, runs the
 // NATS server, or runs a controller replica, instead of the tests.
 const (
-	scaleRoleEnv = "NETMCP_CLUSTER_SCALE_ROLE" // "devices FIRST COUNT", "nats", "replica NAME NATSURL INVENTORY TTL"
+	scaleRoleEnv = "NETMCP_CLUSTER_SCALE_ROLE" // "devices FIRST COUNT", "nats SERVERS", "replica NAME NATSURL INVENTORY TTL STREAMREPLICAS"
 	// scaleDevicesEnv sizes BenchmarkScale (default 10,000).
 	scaleDevicesEnv = "NETMCP_SCALE_DEVICES"
 	// scaleTTLEnv sets BenchmarkScale's lease TTL (default
@@ -46,6 +47,9 @@ const (
 	// scaleReplicasEnv runs BenchmarkScale with this many replicas only
 	// (default: 1, then 3).
 	scaleReplicasEnv = "NETMCP_SCALE_REPLICAS"
+	// scaleServersEnv is the number of NATS servers (default 3: a
+	// cluster, the buckets replicated on all three; 1: one server).
+	scaleServersEnv = "NETMCP_SCALE_SERVERS"
 	// scalePerChild is the number of simulated devices one child process
 	// serves.
 	scalePerChild = 1000
@@ -71,14 +75,22 @@ func runScaleRole(args []string) error {
 			return fmt.Errorf("devices: bad range %v", args[1:])
 		}
 		return serveScaleDevices(first, count)
-	case len(args) == 1 && args[0] == "nats":
-		return serveScaleNATS()
-	case len(args) == 5 && args[0] == "replica":
+	case len(args) == 2 && args[0] == "nats":
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n < 1 {
+			return fmt.Errorf("nats: bad number of servers %q", args[1])
+		}
+		return serveScaleNATS(n)
+	case len(args) == 6 && args[0] == "replica":
 		ttl, err := time.ParseDuration(args[4])
 		if err != nil {
 			return err
 		}
-		return serveScaleReplica(args[1], args[2], args[3], ttl)
+		streamReplicas, err := strconv.Atoi(args[5])
+		if err != nil {
+			return err
+		}
+		return serveScaleReplica(args[1], args[2], args[3], ttl, streamReplicas)
 	}
 	return fmt.Errorf("unknown role %q", args)
 }
@@ -135,26 +147,76 @@ func serveScaleDevices(first, count int) error {
 	return nil
 }
 
-// serveScaleNATS runs a NATS server with JetStream and monitoring, prints
-// "URL nats://... MON http://..." and serves until its standard input
-// closes.
-func serveScaleNATS() error {
+// serveScaleNATS runs n NATS servers with JetStream and monitoring, as
+// one cluster when n > 1, prints "URL nats://...,... MON http://...,..."
+// (one of each per server) once JetStream answers, and serves until its
+// standard input closes.
+func serveScaleNATS(n int) error {
 	dir, err := os.MkdirTemp("", "netmcp-scale-nats-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	s, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, HTTPHost: "127.0.0.1", HTTPPort: -1,
-		JetStream: true, StoreDir: dir, NoLog: true, NoSigs: true, MaxPayload: 8 << 20})
+	var routePorts []int
+	for range n {
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return err
+		}
+		routePorts = append(routePorts, l.Addr().(*net.TCPAddr).Port)
+		_ = l.Close()
+	}
+	var opts []*server.Options
+	for i := range n {
+		o := &server.Options{ServerName: fmt.Sprintf("n%d", i), Host: "127.0.0.1", Port: -1,
+			HTTPHost: "127.0.0.1", HTTPPort: -1, JetStream: true, StoreDir: filepath.Join(dir, strconv.Itoa(i)),
+			NoLog: true, NoSigs: true, MaxPayload: 8 << 20}
+		if n > 1 {
+			var routes []string
+			for j, p := range routePorts {
+				if j != i {
+					routes = append(routes, fmt.Sprintf("nats-route://127.0.0.1:%d", p))
+				}
+			}
+			o.Cluster = server.ClusterOpts{Name: "netmcp-scale", Host: "127.0.0.1", Port: routePorts[i]}
+			o.Routes = server.RoutesFromStr(strings.Join(routes, ","))
+		}
+		opts = append(opts, o)
+	}
+	var urls, mons []string
+	for i, o := range opts {
+		s, err := server.NewServer(o)
+		if err != nil {
+			return err
+		}
+		go s.Start()
+		defer s.Shutdown()
+		if !s.ReadyForConnections(30 * time.Second) {
+			return fmt.Errorf("nats server %d not ready", i)
+		}
+		urls, mons = append(urls, s.ClientURL()), append(mons, "http://"+s.MonitorAddr().String())
+	}
+	nc, err := nats.Connect(urls[0])
 	if err != nil {
 		return err
 	}
-	go s.Start()
-	defer s.Shutdown()
-	if !s.ReadyForConnections(30 * time.Second) {
-		return fmt.Errorf("nats not ready")
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
 	}
-	fmt.Printf("URL %s MON http://%s\n", s.ClientURL(), s.MonitorAddr())
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(100 * time.Millisecond) {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		_, err := js.AccountInfo(ctx)
+		cancel()
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("jetstream not ready: %w", err)
+		}
+	}
+	fmt.Printf("URL %s MON %s\n", strings.Join(urls, ","), strings.Join(mons, ","))
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	return nil
 }
@@ -195,25 +257,26 @@ func newScaleFleet(invFile string) (*scaleFleet, error) {
 }
 
 // joinScale joins a replica over the inventory file's devices.
-func joinScale(name, natsURL, invFile string, ttl time.Duration) (*scaleReplica, error) {
+func joinScale(name, natsURL, invFile string, ttl time.Duration, streamReplicas int) (*scaleReplica, error) {
 	sf, err := newScaleFleet(invFile)
 	if err != nil {
 		return nil, err
 	}
-	return sf.join(name, natsURL, ttl)
+	return sf.join(name, natsURL, ttl, streamReplicas)
 }
 
 // join joins the replica of the fleet.
-func (sf *scaleFleet) join(name, natsURL string, ttl time.Duration) (*scaleReplica, error) {
+func (sf *scaleFleet) join(name, natsURL string, ttl time.Duration, streamReplicas int) (*scaleReplica, error) {
 	f, s, names := sf.fleet, sf.sessions, sf.names
-	nc, err := nats.Connect(natsURL, nats.MaxReconnects(-1))
+	nc, err := nats.Connect(natsURL, nats.MaxReconnects(-1), nats.DontRandomize())
 	if err != nil {
 		f.Close()
 		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	r, err := Join(ctx, Config{Name: name, Conn: nc, LeaseTTL: ttl, PolicyDigest: "sha256:scale", Sessions: s}, names)
+	r, err := Join(ctx, Config{Name: name, Conn: nc, LeaseTTL: ttl, StreamReplicas: streamReplicas,
+		PolicyDigest: "sha256:scale", Sessions: s}, names)
 	if err != nil {
 		nc.Close()
 		f.Close()
@@ -228,11 +291,13 @@ func (sf *scaleFleet) join(name, natsURL string, ttl time.Duration) (*scaleRepli
 type scaleCount struct {
 	Held      int `json:"held"`
 	Connected int `json:"connected"`
+	// Lapses is how many leases the replica dropped while holding them.
+	Lapses int64 `json:"lapses"`
 }
 
 // count counts the devices this replica serves.
 func (r *scaleReplica) count() scaleCount {
-	var c scaleCount
+	c := scaleCount{Lapses: r.lapses.Load()}
 	for _, d := range r.Owned() {
 		c.Held++
 		if st, _ := r.fleet.Device(d).State(); st == client.StateConnected {
@@ -247,8 +312,8 @@ func scaleStatusSubject(name string) string { return "netmcp-scale.status." + na
 // serveScaleReplica runs a replica that answers its counts on its status
 // subject, until its standard input closes (then it leaves) or it is
 // killed.
-func serveScaleReplica(name, natsURL, invFile string, ttl time.Duration) error {
-	r, err := joinScale(name, natsURL, invFile, ttl)
+func serveScaleReplica(name, natsURL, invFile string, ttl time.Duration, streamReplicas int) error {
+	r, err := joinScale(name, natsURL, invFile, ttl, streamReplicas)
 	if err != nil {
 		return err
 	}
@@ -323,24 +388,36 @@ type natsVarz struct {
 	OutMsgs  int64 `json:"out_msgs"`
 	InBytes  int64 `json:"in_bytes"`
 	OutBytes int64 `json:"out_bytes"`
+	// SlowConsumers counts the clients the servers cut off for not
+	// reading fast enough.
+	SlowConsumers int64 `json:"slow_consumers"`
 }
 
-func readVarz(b *testing.B, mon string) natsVarz {
+// readVarz sums the /varz of the servers whose monitoring addresses are
+// mons (between servers of a cluster, a message is counted on each).
+func readVarz(b *testing.B, mons []string) natsVarz {
 	b.Helper()
-	resp, err := http.Get(mon + "/varz")
-	if err != nil {
-		b.Fatal(err)
+	var sum natsVarz
+	for _, mon := range mons {
+		resp, err := http.Get(mon + "/varz")
+		if err != nil {
+			b.Fatal(err)
+		}
+		var v natsVarz
+		err = json.NewDecoder(resp.Body).Decode(&v)
+		resp.Body.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		sum = natsVarz{sum.InMsgs + v.InMsgs, sum.OutMsgs + v.OutMsgs, sum.InBytes + v.InBytes, sum.OutBytes + v.OutBytes,
+			sum.SlowConsumers + v.SlowConsumers}
 	}
-	defer resp.Body.Close()
-	var v natsVarz
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
-		b.Fatal(err)
-	}
-	return v
+	return sum
 }
 
 func (v natsVarz) minus(o natsVarz) natsVarz {
-	return natsVarz{v.InMsgs - o.InMsgs, v.OutMsgs - o.OutMsgs, v.InBytes - o.InBytes, v.OutBytes - o.OutBytes}
+	return natsVarz{v.InMsgs - o.InMsgs, v.OutMsgs - o.OutMsgs, v.InBytes - o.InBytes, v.OutBytes - o.OutBytes,
+		v.SlowConsumers - o.SlowConsumers}
 }
 
 // callCounter counts the routed calls' NATS messages: the requests on
@@ -491,10 +568,17 @@ func scaleRun(b *testing.B, invFile string, n, replicas int) {
 			b.Fatalf("%s=%q: %v", scaleTTLEnv, s, err)
 		}
 	}
-	nc := startScaleChild(b, "nats", "URL ")
+	servers := 3
+	if s := os.Getenv(scaleServersEnv); s != "" {
+		var err error
+		if servers, err = strconv.Atoi(s); err != nil || servers < 1 {
+			b.Fatalf("%s=%q: want a number of NATS servers", scaleServersEnv, s)
+		}
+	}
+	nc := startScaleChild(b, fmt.Sprintf("nats %d", servers), "URL ")
 	f := strings.Fields(nc.line)
-	natsURL, mon := f[1], f[3]
-	status := connect(b, natsURL)
+	urls, mons := strings.Split(f[1], ","), strings.Split(f[3], ",")
+	status := connect(b, urls[0])
 
 	sf, err := newScaleFleet(invFile)
 	if err != nil {
@@ -505,9 +589,11 @@ func scaleRun(b *testing.B, invFile string, n, replicas int) {
 	kids := map[string]*scaleChild{}
 	for i := 1; i < replicas; i++ {
 		name := fmt.Sprintf("r%d", i)
-		kids[name] = startScaleChild(b, fmt.Sprintf("replica %s %s %s %s", name, natsURL, invFile, ttl), "JOINED ")
+		// Replica i connects to server i, the others in reserve.
+		url := strings.Join(append(urls[i%servers:], urls[:i%servers]...), ",")
+		kids[name] = startScaleChild(b, fmt.Sprintf("replica %s %s %s %s %d", name, url, invFile, ttl, servers), "JOINED ")
 	}
-	r0, err := sf.join("r0", natsURL, ttl)
+	r0, err := sf.join("r0", strings.Join(urls, ","), ttl, servers)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -543,11 +629,16 @@ func scaleRun(b *testing.B, invFile string, n, replicas int) {
 		}
 	})
 	waitAll := func(names []string, within time.Duration, what string) time.Duration {
-		t0 := time.Now()
+		t0, logged := time.Now(), time.Now()
 		for {
 			held, connected, per := counts(names)
 			if held == n && connected == n {
 				return time.Since(t0)
+			}
+			if time.Since(logged) > 15*time.Second {
+				// On stderr: a benchmark's log shows only at its end.
+				fmt.Fprintf(os.Stderr, "%s: after %v %d held, %d connected: %v\n", what, time.Since(t0).Round(time.Second), held, connected, per)
+				logged = time.Now()
 			}
 			if time.Since(t0) > within {
 				b.Fatalf("%s: after %v %d held, %d connected of %d: %v", what, within, held, connected, n, per)
@@ -582,7 +673,7 @@ func scaleRun(b *testing.B, invFile string, n, replicas int) {
 	const reads = 5
 	var whole, each []time.Duration
 	calls := countCalls(b, status)
-	v0 := readVarz(b, mon)
+	v0 := readVarz(b, mons)
 	t0 := time.Now()
 	for range reads {
 		w, e, failed := fanout()
@@ -592,7 +683,7 @@ func scaleRun(b *testing.B, invFile string, n, replicas int) {
 		whole, each = append(whole, w), append(each, e...)
 	}
 	busy := time.Since(t0)
-	v1 := readVarz(b, mon)
+	v1 := readVarz(b, mons)
 	_ = status.Flush()
 	msgs, bytes := calls.read()
 	ms := func(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -603,6 +694,14 @@ func scaleRun(b *testing.B, invFile string, n, replicas int) {
 	b.ReportMetric(ms(pct(each, 0.99)), "device-p99-ms")
 	b.ReportMetric(perSession/1024, "heap-KiB/session")
 	b.ReportMetric(float64(msgs)/reads, "nats-msgs/read")
+	var lapses int64
+	_, _, after := counts(live)
+	for _, c := range after {
+		lapses += c.Lapses
+	}
+	b.ReportMetric(float64(lapses), "lapses")
+	b.Logf("replicas=%d: lapses %v; replica 0's reconnects %d; slow consumers since the start %d",
+		replicas, after, r0.nc.Stats().Reconnects, readVarz(b, mons).SlowConsumers)
 	b.ReportMetric(float64(bytes)/1024/reads, "nats-KiB/read")
 	b.Logf("replicas=%d: %d reads (%v): routed calls %d messages, %d bytes (requests and replies, as published); "+
 		"the NATS server's whole traffic meanwhile, lease renewals included: %+v; replica 0 holds %d sessions",
