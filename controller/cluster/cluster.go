@@ -131,7 +131,11 @@ type Replica struct {
 	serveFor time.Duration
 	log      *slog.Logger
 
-	js      jetstream.JetStream
+	js jetstream.JetStream
+	// leaseJS writes the leases asynchronously: an acknowledgement not
+	// come within half a TTL is given up on, so that lost ones do not
+	// pile up against the client's bound on pending publishes.
+	leaseJS jetstream.JetStream
 	leases  jetstream.KeyValue
 	members jetstream.KeyValue
 	state   jetstream.KeyValue
@@ -231,6 +235,10 @@ func Join(ctx context.Context, cfg Config, inventory []string) (*Replica, error)
 		return nil, fmt.Errorf("cluster: %w", err)
 	}
 	r.js = js
+	if r.leaseJS, err = jetstream.New(cfg.Conn, jetstream.WithPublishAsyncTimeout(r.serveFor),
+		jetstream.WithPublishAsyncMaxPending(asyncPending)); err != nil {
+		return nil, fmt.Errorf("cluster: %w", err)
+	}
 	if r.leases, err = r.bucket(ctx, "leases", jetstream.MemoryStorage, r.ttl); err != nil {
 		return nil, err
 	}

@@ -150,6 +150,23 @@ func (r *Replica) watchMembers(ctx context.Context, w jetstream.KeyWatcher) {
 	}
 }
 
+// closeSessions closes the sessions of devices, handBackParallel at a
+// time (each Close waits for its session to end), and returns when all
+// are closed.
+func (r *Replica) closeSessions(devices []string) {
+	sem := make(chan struct{}, handBackParallel)
+	var wg sync.WaitGroup
+	for _, d := range devices {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r.cfg.Sessions.Close(d)
+		}()
+	}
+	wg.Wait()
+}
+
 // watchdog stops serving every device whose lease has gone half a TTL
 // without a successful renewal, well before the server can expire it, and
 // opens the sessions of the leases ready to serve.
@@ -196,8 +213,8 @@ func (r *Replica) watchdog(ctx context.Context) {
 		r.mu.Unlock()
 		for _, d := range stale {
 			r.log.Debug("cluster: lease not renewed, stop serving", "replica", r.self, "device", d)
-			r.cfg.Sessions.Close(d)
 		}
+		r.closeSessions(stale)
 		for _, d := range ready {
 			r.log.Debug("cluster: lease taken", "replica", r.self, "device", d)
 			r.cfg.Sessions.Open(d)
@@ -221,11 +238,12 @@ const (
 	// renewTicks is the number of times per TTL the renewer looks for
 	// leases due.
 	renewTicks = 40
-	// maxRenewing bounds the renewals in flight, below the client's bound
-	// on unacknowledged asynchronous publishes (4,000), past which a
-	// publish would stall: a replica whose server stopped answering does
-	// not pile up writes.
-	maxRenewing = 2048
+	// maxRenewing bounds the lease writes in flight, below asyncPending,
+	// the client's bound on unacknowledged asynchronous publishes, past
+	// which a publish would stall (each for 200 ms): a replica whose
+	// server is slow or gone does not pile up writes.
+	maxRenewing  = 2048
+	asyncPending = 4096
 )
 
 // nextRenewal is when a lease written at sent is next due for renewal.
@@ -297,7 +315,7 @@ type pending struct {
 func (r *Replica) publish(device string, expect uint64) pending {
 	p := pending{device: device, sent: time.Now(), rev: expect}
 	m := &nats.Msg{Subject: kvSubject(r.leases, deviceKey(device)), Data: []byte(r.self)}
-	p.ack, p.err = r.js.PublishMsgAsync(m,
+	p.ack, p.err = r.leaseJS.PublishMsgAsync(m,
 		jetstream.WithMsgTTL(r.ttl),
 		jetstream.WithExpectLastSequencePerSubject(expect))
 	return p
@@ -350,13 +368,10 @@ func (r *Replica) renewer(ctx context.Context) {
 func (r *Replica) renewDue(ctx context.Context) {
 	now := time.Now()
 	var due []pending
+	// The client's count, claims and renewals given up on but not yet
+	// timed out included.
+	inFlight := r.leaseJS.PublishAsyncPending()
 	r.mu.Lock()
-	inFlight := 0
-	for _, l := range r.mine {
-		if l.renewing {
-			inFlight++
-		}
-	}
 	for d, l := range r.mine {
 		if inFlight+len(due) >= maxRenewing {
 			break
@@ -381,12 +396,21 @@ func (r *Replica) renewDue(ctx context.Context) {
 		defer r.wg.Done()
 		// A lease not renewed within half a TTL is no longer served: an
 		// acknowledgement later than that cannot help.
-		r.wait(ctx, ps, r.serveFor, func(p pending, seq uint64, err error) { r.renewed(ctx, p, seq, err) })
+		var lost []string
+		r.wait(ctx, ps, r.serveFor, func(p pending, seq uint64, err error) {
+			if r.renewed(p, seq, err) {
+				lost = append(lost, p.device)
+			}
+		})
+		// Closed once the batch is applied: a slow close must not hold
+		// up the acknowledgements behind it.
+		r.closeSessions(lost)
 	}()
 }
 
-// renewed applies one renewal's outcome.
-func (r *Replica) renewed(ctx context.Context, p pending, seq uint64, err error) {
+// renewed applies one renewal's outcome and reports whether the lease
+// was lost with its session open: the caller closes it.
+func (r *Replica) renewed(p pending, seq uint64, err error) bool {
 	r.mu.Lock()
 	l := p.lease
 	switch {
@@ -397,47 +421,43 @@ func (r *Replica) renewed(ctx context.Context, p pending, seq uint64, err error)
 		l.rev, l.renewed, l.due = seq, p.sent, r.nextRenewal(p.sent, false)
 		l.renewing, l.stale = false, false
 	case isWrongSeq(err):
-		// Still renewing: no other renewal goes out on the old revision.
 		r.mu.Unlock()
-		r.recheck(ctx, p.device, l, p.rev)
-		return
+		return r.recheck(p.device, l, p.rev)
 	default:
 		// Not written, or not known to be: tried again at the next tick.
 		l.renewing = false
 	}
 	r.mu.Unlock()
+	return false
 }
 
-// recheck reads device's lease after a renewal expecting revision rev was
-// refused. If the key's latest write is this replica's own (an earlier
+// recheck decides on a lease whose renewal expecting revision rev was
+// refused, from the lease bucket as the watch shows it (no round trip: a
+// batch of refusals must not hold up the acknowledgements behind it). If
+// the key's latest write is this replica's own, past rev (an earlier
 // renewal whose acknowledgement was lost, as on a reconnect, went
 // through), the lease is still held: it is renewed at once on that
-// revision, and served meanwhile from its last acknowledged renewal,
-// which was sent earlier. Otherwise the lease was lost (expired, or
-// taken after its expiry) and its session is closed at once.
-func (r *Replica) recheck(ctx context.Context, device string, l *lease, rev uint64) {
-	gctx, cancel := context.WithTimeout(ctx, r.serveFor)
-	e, err := r.leases.Get(gctx, deviceKey(device))
-	cancel()
+// revision, and served meanwhile from its last acknowledged renewal, which
+// was sent earlier. Otherwise the lease is taken as lost (expired, taken
+// after its expiry, or not seen yet); recheck reports whether its session
+// is open, to be closed at once.
+func (r *Replica) recheck(device string, l *lease, rev uint64) bool {
 	r.mu.Lock()
+	defer r.mu.Unlock()
 	l.renewing = false
 	if r.mine[device] != l || l.rev != rev {
-		r.mu.Unlock()
-		return
+		return false
 	}
-	if err == nil && string(e.Value()) == r.self {
-		l.rev, l.due = e.Revision(), time.Now()
-		r.mu.Unlock()
-		return
+	if o := r.view[device]; o.instance == r.self && o.rev > rev {
+		l.rev, l.due = o.rev, time.Now()
+		return false
 	}
 	r.lapses.Add(1)
 	delete(r.mine, device)
-	lost := l.opened
-	r.mu.Unlock()
-	if lost {
+	if l.opened {
 		r.log.Debug("cluster: lease lost", "replica", r.self, "device", device)
-		r.cfg.Sessions.Close(device)
 	}
+	return l.opened
 }
 
 // rebalance hands back the devices this replica is no longer preferred
@@ -525,14 +545,15 @@ func (r *Replica) rebalance(ctx context.Context) {
 		}
 	}
 	var ps []pending
+	var refused []string
 	flush := func() {
 		// A claim acknowledged late still counts: its lease runs from
-		// when it was sent, so only one that cannot help any more is
-		// given up on.
-		r.wait(ctx, ps, r.ttl, func(p pending, seq uint64, err error) {
+		// when it was sent, so only one that cannot be served any more
+		// is given up on.
+		r.wait(ctx, ps, r.serveFor, func(p pending, seq uint64, err error) {
 			if err != nil {
 				if isWrongSeq(err) {
-					r.refresh(ctx, p.device)
+					refused = append(refused, p.device)
 				}
 				return
 			}
@@ -563,6 +584,18 @@ func (r *Replica) rebalance(ctx context.Context) {
 		}
 	}
 	flush()
+	// Read the refused ones again once the claims taken are recorded: a
+	// read in the middle would delay the acknowledgements behind it, and
+	// the leases they carry could go stale before being recorded.
+	for _, d := range refused {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			r.refresh(ctx, d)
+		}()
+	}
+	wg.Wait()
 }
 
 // refresh reads device's lease again after a claim on a stale revision

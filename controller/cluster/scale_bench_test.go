@@ -637,7 +637,8 @@ func scaleRun(b *testing.B, invFile string, n, replicas int) {
 			}
 			if time.Since(logged) > 15*time.Second {
 				// On stderr: a benchmark's log shows only at its end.
-				fmt.Fprintf(os.Stderr, "%s: after %v %d held, %d connected: %v\n", what, time.Since(t0).Round(time.Second), held, connected, per)
+				fmt.Fprintf(os.Stderr, "%s: after %v %d held, %d connected (held, connected, lapses): %v; replica 0's reconnects %d, slow consumers %d\n",
+					what, time.Since(t0).Round(time.Second), held, connected, per, r0.nc.Stats().Reconnects, readVarz(b, mons).SlowConsumers)
 				logged = time.Now()
 			}
 			if time.Since(t0) > within {
