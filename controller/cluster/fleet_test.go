@@ -275,9 +275,12 @@ func TestForwardedApprovalQuestion(t *testing.T) {
 	if !holder.Serves(dev) {
 		t.Fatalf("%s is not held by %s", dev, holder.Instance())
 	}
+	// A loopback every router can create: the lab's routers do not all
+	// have the same physical interfaces.
 	edit := func(desc string) error {
 		_, err := asker.fleet.Device(dev).CallTool(client.WithCorrelationID(ctx, "relay-test-"+desc), netproto.ToolYangEdit, map[string]any{"target": "candidate", "edit": []any{
-			map[string]any{"operation": "merge", "path": "/openconfig-interfaces:interfaces/interface[name='GigabitEthernet0/0/1']/config", "value": map[string]any{"description": desc}}}})
+			map[string]any{"operation": "merge", "path": "/openconfig-interfaces:interfaces/interface[name='LoopBack100']/config",
+				"value": map[string]any{"name": "LoopBack100", "type": "iana-if-type:softwareLoopback", "description": desc}}}})
 		return err
 	}
 	if err := edit("declined"); err == nil {
