@@ -133,7 +133,7 @@ func latencyCause(l link, rtt, limit float64, ev ...Evidence) Cause {
 // throttleCause: a link that drops packets at the sender's queue without
 // corrupting any: it is rate-limited.
 func throttleCause(l link, loss, rtt float64, ev ...Evidence) Cause {
-	s := fmt.Sprintf("The link %s is throttled: %.0f%% of the probes across it are lost with no input errors, the senders discard at their queues (round trip %.0f ms).", l, loss, rtt)
+	s := fmt.Sprintf("The link %s is throttled: %.0f%% of the probes across it are lost with no input errors (round trip %.0f ms): what exceeds its rate waits in its queue, and is dropped once the queue is full.", l, loss, rtt)
 	if loss == 0 {
 		s = fmt.Sprintf("The link %s is throttled: the probes across it come back after %.0f ms with no input errors, and its delay grows with the packets' size or its senders discard other traffic at their queues.", l, rtt)
 	}

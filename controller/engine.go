@@ -391,6 +391,9 @@ type pingResult struct {
 	Dst  netip.Addr
 	Loss float64 // percent; 100 when the call failed
 	RTT  float64 // average round trip in ms (0 when none came back)
+	// Mdev is the round trips' mean deviation in ms (ping's mdev): the
+	// probes' own jitter.
+	Mdev float64
 	Call int
 	Err  error
 	Text string
@@ -435,6 +438,7 @@ func (r *run) ping(dev string, dst netip.Addr, o pingOpts) pingResult {
 		p.Loss, _ = l.(float64)
 	}
 	p.RTT, _ = yang.Member(out, "result", "round_trip_ms_avg").(float64)
+	p.Mdev, _ = yang.Member(out, "result", "round_trip_ms_stddev").(float64)
 	sent, _ := yang.Int(yang.Member(out, "result", "packets_transmitted"))
 	recv, _ := yang.Int(yang.Member(out, "result", "packets_received"))
 	size := ""

@@ -134,14 +134,14 @@ func (r *run) lossOnLinks(n *network, links []link) []Cause {
 			case rtt <= limit:
 				// Above its peers, below a slow link: a rate limit
 				// only when large packets show it.
-				if a.OutDiscards+b.OutDiscards > 0 || r.sizeDelays(l.A.Device, l.B.Addr, pingOpts{}, ab.RTT, &ev) {
+				if a.OutDiscards+b.OutDiscards > 0 || r.sizeDelays(l.A.Device, l.B.Addr, pingOpts{}, ab, &ev) {
 					causes = append(causes, throttled(0))
 				}
 			case a.OutDiscards+b.OutDiscards > 0:
 				// Every probe came back, late, while the senders' queues
 				// dropped other traffic: a rate limit, not a long path.
 				causes = append(causes, throttled(0))
-			case r.sizeDelays(l.A.Device, l.B.Addr, pingOpts{}, ab.RTT, &ev):
+			case r.sizeDelays(l.A.Device, l.B.Addr, pingOpts{}, ab, &ev):
 				// Large packets take much longer than small ones: the
 				// delay is the link's serialisation, a rate limit.
 				causes = append(causes, throttled(0))
@@ -364,8 +364,16 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 	}
 	limit := peerLimit(rtts)
 	for _, p := range probes {
-		if done[p.h.Host.Name] || !p.local.OK() || len(rtts) < 3 || p.local.RTT <= limit {
+		if done[p.h.Host.Name] || p.local.Err != nil || p.local.RTT == 0 || len(rtts) < 3 || p.local.RTT <= limit {
 			continue
+		}
+		if p.local.Loss > 0 {
+			if c, ok := r.hostLinkErrors(n, p.h, p.local); ok {
+				// Some lost, as corrupted frames (input errors) are.
+				r.rep.addCause(c)
+				done[p.h.Host.Name] = true
+				continue
+			}
 		}
 		l := link{A: p.h.Router, B: end{Device: p.h.Host.Name, Addr: p.h.Addr}}
 		pev := r.ev(p.local.Call, p.h.Router.Device, netproto.ToolPing, "%s", p.local.Text)
@@ -374,12 +382,14 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 		if it := n.Devices[p.h.Router.Device].Iface(p.h.Router.Iface); it != nil {
 			vrf = it.VRF
 		}
-		if grew, ev, ok := r.discardsGrew(n, p.h.Router); ok && grew > 0 || r.sizeDelays(p.h.Router.Device, p.h.Addr, pingOpts{VRF: vrf}, p.local.RTT, &sev) {
+		if grew, ev, ok := r.discardsGrew(n, p.h.Router); ok && grew > 0 || r.sizeDelays(p.h.Router.Device, p.h.Addr, pingOpts{VRF: vrf}, p.local, &sev) || p.local.Loss > 0 {
 			if ok && grew > 0 {
 				sev = append(sev, ev)
 			}
 			// Late replies while the router's queue toward the host
-			// drops other traffic: a rate limit, not a long path.
+			// drops other traffic, or a delay that grows with the
+			// packet's size, or replies late while others are lost (a
+			// queue that overflows): a rate limit, not a long path.
 			c := throttleCause(l, p.local.Loss, p.local.RTT, sev...)
 			c.Where = p.h.Router.Device + ":" + p.h.Router.Iface + " — " + p.h.Host.Name
 			r.rep.addCause(c)
@@ -501,23 +511,58 @@ func (r *run) hostSweep(n *network, done map[string]bool) {
 }
 
 // sizeDelays pings dst from dev again with large packets and tells
-// whether they take far longer than the small probes did (rtt): a delay
-// that grows with the packet's size is serialisation on a slow (rate
-// limited) link, where a long path delays every size alike. The ping is
-// added to ev.
-func (r *run) sizeDelays(dev string, dst netip.Addr, o pingOpts, rtt float64, ev *[]Evidence) bool {
+// whether their round trip grows with the size as a slow link's
+// serialisation makes it, over the small probes' (small): both the
+// request and the reply carry the extra bytes, so a growth g implies a
+// bottleneck of 2 × extra × 8 / g kbit/s, and a link is rate-limited when
+// that is below rateLimitKbps and the growth stands above the probes'
+// own jitter. A long path delays every size alike, and a full queue's
+// wait adds to both sizes and cancels out. The ping is added to ev.
+func (r *run) sizeDelays(dev string, dst netip.Addr, o pingOpts, small pingResult, ev *[]Evidence) bool {
 	o.Count, o.Size = 5, largeProbe
 	p := r.ping(dev, dst, o)
 	if p.Err != nil || p.RTT == 0 {
 		return false
 	}
-	*ev = append(*ev, r.ev(p.Call, dev, netproto.ToolPing, "%s", p.Text))
-	return p.RTT-rtt > max(5, rtt/2)
+	kbps, slow := serialised(small, p)
+	if slow {
+		*ev = append(*ev, r.ev(p.Call, dev, netproto.ToolPing, "%s: %.0f ms more than %d-byte probes, a bottleneck of about %.0f kbit/s", p.Text, p.RTT-small.RTT, smallProbe, kbps))
+	} else {
+		*ev = append(*ev, r.ev(p.Call, dev, netproto.ToolPing, "%s", p.Text))
+	}
+	return slow
+}
+
+// serialised tells whether large probes' round trip grows over small
+// ones' as a link slower than rateLimitKbps makes it, by more than the
+// probes' own jitter (three times their mean deviations), and returns
+// the bottleneck rate the growth implies.
+func serialised(small, large pingResult) (kbps float64, slow bool) {
+	grow := large.RTT - small.RTT
+	if small.RTT == 0 || large.RTT == 0 || grow <= 0 {
+		return 0, false
+	}
+	kbps = bottleneckKbps(grow)
+	return kbps, grow > 3*(small.Mdev+large.Mdev) && kbps < rateLimitKbps
 }
 
 // largeProbe is the payload of the pings that measure how a link's delay
-// grows with the packet's size.
-const largeProbe = 1400
+// grows with the packet's size; smallProbe is a ping's default payload.
+const (
+	largeProbe = 1400
+	smallProbe = 56
+)
+
+// rateLimitKbps is the rate below which a link is rate-limited: slower
+// than any LAN port or core link (at this rate the 1,344 extra bytes of
+// a large probe add 11 ms to its round trip, more on a slower link).
+const rateLimitKbps = 2000
+
+// bottleneckKbps is the rate that makes the large probes' round trip
+// grow by growMS over the small ones': the extra bytes cross it twice.
+func bottleneckKbps(growMS float64) float64 {
+	return 2 * (largeProbe - smallProbe) * 8 / growMS // bit/ms = kbit/s
+}
 
 // discardsGrew reads the interface of e again and returns how much its
 // output discards grew since the first read, with the evidence; ok is
