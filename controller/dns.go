@@ -144,6 +144,10 @@ func (r *run) dnsSweep(n *network) {
 		r.rep.addCause(c)
 		return
 	case !rl.Answered:
+		// The router has no answer to compare the hosts' with (its own
+		// server is cut off from it): the hosts' resolvers are compared
+		// with each other instead.
+		r.strayResolvers(n)
 		return
 	}
 	// The records: every device's name gives one of its addresses.
@@ -344,6 +348,82 @@ func (r *run) hostResolvers(n *network, from, probe string, rl lookup) {
 			r.rep.addCause(c)
 		}
 	}
+}
+
+// strayResolvers names the hosts whose resolver is no DNS server of the
+// network, judged without a router's answer: an address held by a
+// router or by no device (the network's DNS servers are hosts), that no
+// other host uses (the others, on its LAN and beyond, agree on theirs),
+// and through which the host's own lookup gets no answer. A resolver
+// that answers is sound whoever holds it (a router that forwards
+// queries); one that a whole LAN shares is that LAN's intended server,
+// whose failure is the server's, not each host's.
+func (r *run) strayResolvers(n *network) {
+	users := map[netip.Addr]int{}
+	for _, hv := range n.HostViews {
+		if hv.Err == "" && len(hv.Resolvers) > 0 {
+			users[hv.Resolvers[0]]++
+		}
+	}
+	probe := "localhost."
+	if len(r.c.Domains) > 0 {
+		probe = n.Order[0] + "." + r.c.Domains[0]
+	}
+	for _, hn := range sortedKeys(n.HostViews) {
+		hv := n.HostViews[hn]
+		if hv.Err != "" || len(hv.Resolvers) == 0 || r.hasCauseOn(hn) {
+			continue
+		}
+		srv := hv.Resolvers[0]
+		if users[srv] > 1 {
+			continue
+		}
+		if holder := n.deviceAt(srv); holder != "" && n.Devices[holder] == nil {
+			continue // a host's: a server whose state the DNS checks judge
+		}
+		hl := r.lookup(hn, probe)
+		if hl.Answered {
+			continue
+		}
+		held := "no device of the network"
+		if holder := n.deviceAt(srv); holder != "" {
+			held = "router " + holder + ", which serves no DNS to it"
+		}
+		c := newCause("host_incorrect_dns", []string{hn}, "",
+			fmt.Sprintf("Host %s resolves through %s, held by %s, which no other host uses, and gets no answer (%s): the host's resolver is wrong.", hn, srv, held, hl.Text),
+			r.ev(hv.Calls[callResolv], hn, netproto.ToolCLIExec, "nameservers %v", hv.Resolvers),
+			r.ev(hl.Call, hn, netproto.ToolDNSLookup, "%s", hl.Text))
+		c.Fix = fmt.Sprintf("Point host %s's resolver (/etc/resolv.conf) at the DNS server the other hosts use.", hn)
+		if a, ok := peersResolver(n, hn); ok {
+			c.Fix = fmt.Sprintf("Point host %s's resolver (/etc/resolv.conf) at %s, as the other hosts of its LAN do.", hn, a)
+		}
+		r.rep.addCause(c)
+	}
+}
+
+// peersResolver is the resolver most of the other hosts on host hn's LAN
+// (behind the same router port) use.
+func peersResolver(n *network, hn string) (netip.Addr, bool) {
+	var lan end
+	for _, h := range n.Hosts {
+		if h.Host.Name == hn {
+			lan = h.Router
+		}
+	}
+	count := map[netip.Addr]int{}
+	var best netip.Addr
+	for _, h := range n.Hosts {
+		hv := n.HostViews[h.Host.Name]
+		if h.Host.Name == hn || h.Router != lan || hv == nil || hv.Err != "" || len(hv.Resolvers) == 0 {
+			continue
+		}
+		a := hv.Resolvers[0]
+		count[a]++
+		if count[a] > count[best] || count[a] == count[best] && a.Less(best) {
+			best = a
+		}
+	}
+	return best, best.IsValid()
 }
 
 // serverDown names what stops the DNS server holder at srv, which hosts

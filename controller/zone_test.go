@@ -47,3 +47,45 @@ func TestParseIPLink(t *testing.T) {
 		})
 	}
 }
+
+// TestPeersResolver: the resolver a host's fix points at is the one most
+// of the other hosts behind the same router port use (the lower address
+// on a tie); hosts of other LANs, unread ones and the host itself do not
+// count, and a host alone on its LAN gets none.
+func TestPeersResolver(t *testing.T) {
+	a := netip.MustParseAddr
+	lan1, lan2 := end{Device: "r1", Iface: "Gi0/0/1"}, end{Device: "r2", Iface: "Gi0/0/1"}
+	n := &network{
+		Hosts: []hostAttach{
+			{Host: Host{Name: "h1"}, Router: lan1}, {Host: Host{Name: "h2"}, Router: lan1},
+			{Host: Host{Name: "h3"}, Router: lan1}, {Host: Host{Name: "h4"}, Router: lan1},
+			{Host: Host{Name: "h5"}, Router: lan1}, {Host: Host{Name: "h6"}, Router: lan2},
+		},
+		HostViews: map[string]*hostView{
+			"h1": {Resolvers: []netip.Addr{a("10.1.1.1")}}, // the host, pointed at its gateway
+			"h2": {Resolvers: []netip.Addr{a("10.9.0.10")}},
+			"h3": {Resolvers: []netip.Addr{a("10.9.0.10")}},
+			"h4": {Resolvers: []netip.Addr{a("10.8.0.10")}},
+			"h5": {Err: "unreachable", Resolvers: []netip.Addr{a("10.8.0.10")}},
+			"h6": {Resolvers: []netip.Addr{a("10.8.0.10")}},
+		},
+	}
+	for _, tc := range []struct {
+		host string
+		want netip.Addr
+		ok   bool
+	}{
+		{"h1", a("10.9.0.10"), true},
+		{"h4", a("10.9.0.10"), true},
+		{"h6", netip.Addr{}, false},
+	} {
+		if got, ok := peersResolver(n, tc.host); got != tc.want || ok != tc.ok {
+			t.Errorf("%s: %v %v, want %v %v", tc.host, got, ok, tc.want, tc.ok)
+		}
+	}
+	n.HostViews["h4"].Resolvers = []netip.Addr{a("10.0.0.10")}
+	n.HostViews["h3"].Resolvers = []netip.Addr{a("10.0.0.10")}
+	if got, _ := peersResolver(n, "h1"); got != a("10.0.0.10") {
+		t.Errorf("h1 with 10.0.0.10 twice and 10.9.0.10 once: %v", got)
+	}
+}
