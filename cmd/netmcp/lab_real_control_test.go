@@ -20,7 +20,7 @@ func TestLabUpRealFaultErrors(t *testing.T) {
 	for _, tc := range []struct{ fault, want string }{
 		{"nope r1", "unknown name"},
 		{"link_down r9:Gi0", `no device "r9"`},
-		{"link_fragmentation_disabled r1:GigabitEthernet0/0/0", "not built on the real lab yet (it builds bgp_acl_block, "},
+		{"ospf_neighbor_missing r1:GigabitEthernet0/0/0", "not built on the real lab yet (it builds bgp_acl_block, "},
 		{"arp_acl_block r1:GigabitEthernet0/0/0", "not built on the real lab"},
 	} {
 		dir := t.TempDir()

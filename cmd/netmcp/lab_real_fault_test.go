@@ -83,7 +83,7 @@ func TestLabRealFaults(t *testing.T) {
 		s := session()
 		return !strings.Contains(s, "ESTABLISHED") && !strings.HasPrefix(s, "error"), s
 	})
-	if _, err := fault("add", "link_fragmentation_disabled", "r1:GigabitEthernet0/0/0"); err == nil || !strings.Contains(err.Error(), "not built") || !strings.Contains(err.Error(), "bgp_acl_block") {
+	if _, err := fault("add", "ospf_neighbor_missing", "r1:GigabitEthernet0/0/0"); err == nil || !strings.Contains(err.Error(), "not built") || !strings.Contains(err.Error(), "bgp_acl_block") {
 		t.Errorf("an unbuilt fault = %v, want a refusal naming the built ones", err)
 	}
 	if got, err := fault("clear", "f2"); err != nil || !strings.Contains(got, "frr_service_down") {

@@ -20,9 +20,10 @@ import (
 
 // The link faults on the real lab: link state and MTU with ip link, a
 // flapping link (faults_flap.go), loss as an nftables netdev ingress rule
-// with numgen, a rate limit as tc tbf, and delay as an NFQUEUE whose
+// with numgen, a rate limit as tc tbf, delay as an NFQUEUE whose
 // consumer in the lab process holds each packet (delay.go: the kernel has
-// no netem).
+// no netem), and an interface that does not fragment as a lowered MTU
+// with an nftables rule that drops what the kernel would fragment.
 
 // registerLinkFaults binds the link faults.
 func registerLinkFaults(b *fault.Backend[*Lab]) {
@@ -36,7 +37,7 @@ func registerLinkFaults(b *fault.Backend[*Lab]) {
 	b.Register("link_bandwidth_throttling", onOff((*Lab).linkRate))
 	b.Register("link_high_latency", onOff(func(l *Lab, _ context.Context, f topology.Fault, on bool) error { return l.linkDelay(f, on) }))
 	b.Register("link_detach", fault.Impl[*Lab]{Apply: (*Lab).detach, Clear: (*Lab).reattach})
-	b.Unsupported("link_fragmentation_disabled", "not written yet")
+	b.Register("link_fragmentation_disabled", fault.Impl[*Lab]{Apply: (*Lab).noFragments, Clear: (*Lab).fragmentAgain})
 }
 
 // linkDown sets the target interface down.
@@ -86,11 +87,7 @@ func (l *Lab) restoreMTU(ctx context.Context, f topology.Fault) error {
 	if err != nil {
 		return err
 	}
-	mtu := i.MTU
-	if mtu == 0 {
-		mtu = 1500
-	}
-	if _, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "mtu", strconv.Itoa(mtu)); err != nil {
+	if err := l.restoreLinkMTU(ctx, d, i); err != nil {
 		return err
 	}
 	return l.resetOSPF(ctx, d, true)
@@ -110,6 +107,66 @@ func (l *Lab) resetOSPF(ctx context.Context, d *planDevice, fast bool) error {
 		return l.fastAdjacencies(ctx, 15*time.Second)
 	}
 	return nil
+}
+
+// noFragments lowers the target interface's MTU to the fault's and stops
+// it fragmenting, as the simulator's link_fragmentation_disabled does: an
+// IPv4 packet larger than the MTU with DF set gets "fragmentation needed"
+// from the kernel as usual, one without DF is dropped (an nftables
+// postrouting rule, before the kernel would fragment it, counts it)
+// instead of leaving in fragments. OSPF is not reset here, but FRR's
+// ospfd resets the interface itself when its MTU changes, so the
+// adjacency forms again and sticks in ExStart, as with mtu_mismatch,
+// where the simulator keeps it Full (it compares the configured MTU,
+// which this fault leaves alone). IPv6 is left as it is: routers never
+// fragment it.
+func (l *Lab) noFragments(ctx context.Context, f topology.Fault) error {
+	d, i, err := l.target(f)
+	if err != nil {
+		return err
+	}
+	mtu, err := intParam(f, "mtu", 576, 65535)
+	if err != nil {
+		return err
+	}
+	if _, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "mtu", strconv.Itoa(mtu)); err != nil {
+		return err
+	}
+	if err := l.nft(ctx, d, nftNoFragments(f.Name, i.Linux, mtu)); err != nil {
+		_ = l.restoreLinkMTU(ctx, d, i)
+		return err
+	}
+	return nil
+}
+
+// nftNoFragments is the ruleset of link_fragmentation_disabled on
+// interface ifname at MTU mtu: what would leave it in fragments (IPv4
+// without DF, longer than the MTU) is dropped and counted.
+func nftNoFragments(name, ifname string, mtu int) string {
+	return fmt.Sprintf("table inet %s {\n  chain postrouting {\n    type filter hook postrouting priority 0; policy accept;\n"+
+		"    oifname %q meta nfproto ipv4 ip frag-off & 0x4000 == 0 meta length > %d counter drop\n  }\n}\n", nftTable(name, ifname), ifname, mtu)
+}
+
+// fragmentAgain undoes noFragments: the rule goes, the plan's MTU comes
+// back and the adjacencies form again (restoreMTU).
+func (l *Lab) fragmentAgain(ctx context.Context, f topology.Fault) error {
+	d, i, err := l.target(f)
+	if err != nil {
+		return err
+	}
+	_, nerr := run(ctx, d.NS, "nft", "delete", "table", "inet", nftTable(f.Name, i.Linux))
+	return errors.Join(nerr, l.restoreMTU(ctx, f))
+}
+
+// restoreLinkMTU sets interface i of d back to the plan's MTU (1500 by
+// default).
+func (l *Lab) restoreLinkMTU(ctx context.Context, d *planDevice, i *planIface) error {
+	mtu := i.MTU
+	if mtu == 0 {
+		mtu = 1500
+	}
+	_, err := run(ctx, d.NS, "ip", "link", "set", i.Linux, "mtu", strconv.Itoa(mtu))
+	return err
 }
 
 // linkEnd is one end of a link: its device and interface.

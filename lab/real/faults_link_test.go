@@ -78,6 +78,31 @@ func linkFaultRows(ctx context.Context, t *testing.T, l *Lab, exec func(dev stri
 		{"link_high_packet_corruption r2:GigabitEthernet0/0/0/1 percent=50", 10 * time.Second, 15 * time.Second,
 			func() (bool, string) { n, s := received(); return n < 20, s },
 			func() (bool, string) { n, s := received(); return n == 20, s }},
+		// r2's end runs at MTU 1400 and does not fragment: a 1450-byte
+		// ping without DF leaves in no fragments (the rule drops and
+		// counts it), one with DF is refused as too long, a 1300-byte
+		// one crosses. FRR resets the interface's OSPF on the MTU change
+		// (the adjacency is not Full meanwhile); clearing brings it back.
+		{"link_fragmentation_disabled r2:GigabitEthernet0/0/0/1 mtu=1400", 10 * time.Second, 30 * time.Second,
+			func() (bool, string) {
+				link := exec("r2", "ip", "link", "show", r2r3)
+				big := exec("r2", "ping", "-n", "-q", "-c", "2", "-i", "0.2", "-W", "1", "-M", "dont", "-s", "1450", "10.0.23.2")
+				df := exec("r2", "ping", "-n", "-c", "1", "-W", "1", "-M", "do", "-s", "1450", "10.0.23.2")
+				small := exec("r2", "ping", "-n", "-q", "-c", "2", "-i", "0.2", "-W", "1", "-M", "do", "-s", "1300", "10.0.23.2")
+				rules := exec("r2", "nft", "list", "table", "inet", nftTable("link_fragmentation_disabled", r2r3))
+				full, _ := l.OSPFFull(ctx, "r3")
+				s := strings.Join([]string{link, big, df, small, rules, fmt.Sprintf("r3 full adjacencies: %d", full)}, "\n")
+				return strings.Contains(link, "mtu 1400 ") && replies(big) == 0 && strings.Contains(df, "mtu=1400") &&
+					replies(small) == 2 && ruleDrops(rules) > 0, s
+			},
+			func() (bool, string) {
+				link := exec("r2", "ip", "link", "show", r2r3)
+				big := exec("r2", "ping", "-n", "-q", "-c", "2", "-i", "0.2", "-W", "1", "-M", "dont", "-s", "1450", "10.0.23.2")
+				rules := exec("r2", "nft", "list", "tables")
+				full, _ := l.OSPFFull(ctx, "r3")
+				return strings.Contains(link, "mtu 1500 ") && replies(big) == 2 && !strings.Contains(rules, "link_fragmentation_disabled") && full == 1,
+					strings.Join([]string{link, big, rules, fmt.Sprintf("r3 full adjacencies: %d", full)}, "\n")
+			}},
 		// The lab's background load (about 100 kbit/s each way) overflows
 		// both 64 kbit/s queues: each shaper drops.
 		{"link_bandwidth_throttling r2:GigabitEthernet0/0/0/1 rate=64", 10 * time.Second, 15 * time.Second,
@@ -94,6 +119,28 @@ func linkFaultRows(ctx context.Context, t *testing.T, l *Lab, exec func(dev stri
 				return !strings.Contains(s, "tbf") && loads == 0, fmt.Sprintf("%s; %d background loads running", s, loads)
 			}},
 	}
+}
+
+// replies reads how many replies ping's summary counts (-1 when there is
+// no summary).
+func replies(s string) int {
+	m := pingLoss.FindStringSubmatch(s)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[2])
+	return n
+}
+
+// ruleDrops reads the packets an nftables counter counted (-1 when there
+// is none).
+func ruleDrops(s string) int {
+	m := regexp.MustCompile(`counter packets (\d+)`).FindStringSubmatch(s)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 // qdiscDrops reads the dropped count of `tc -s qdisc show` output (-1

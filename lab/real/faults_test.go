@@ -108,7 +108,7 @@ func testFaults(ctx context.Context, t *testing.T, l *Lab) {
 	if err := l.ClearFault(ctx, ld); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.InjectFault(ctx, parseFault(t, "link_fragmentation_disabled r1:GigabitEthernet0/0/0")); err == nil || !strings.Contains(err.Error(), "not built") {
+	if err := l.InjectFault(ctx, parseFault(t, "ospf_neighbor_missing r1:GigabitEthernet0/0/0")); err == nil || !strings.Contains(err.Error(), "not built") {
 		t.Errorf("an unbuilt fault = %v, want a refusal naming the built ones", err)
 	}
 }
@@ -237,7 +237,7 @@ func TestRealFaultBindings(t *testing.T) {
 		{"link_detach", true, false},
 		{"link_down", true, false},
 		{"link_flap", true, false},
-		{"link_fragmentation_disabled", false, false},
+		{"link_fragmentation_disabled", true, false},
 		{"link_high_latency", true, false},
 		{"link_high_packet_corruption", true, false},
 		{"mac_address_conflict", true, true},
@@ -274,7 +274,7 @@ func TestRealFaultRefusals(t *testing.T) {
 		want  []string
 	}{
 		{topology.Fault{Name: "no_such_fault", Target: "r1"}, []string{`fault "no_such_fault": unknown name (known: arp_acl_block, bgp_acl_block, `}},
-		{topology.Fault{Name: "link_fragmentation_disabled", Target: "r1:GigabitEthernet0/0/0"}, []string{"fault link_fragmentation_disabled is not built on the real lab: not written yet", "(it builds bgp_acl_block, "}},
+		{topology.Fault{Name: "ospf_neighbor_missing", Target: "r1:GigabitEthernet0/0/0"}, []string{"fault ospf_neighbor_missing is not built on the real lab: not written yet", "(it builds bgp_acl_block, "}},
 		{topology.Fault{Name: "arp_acl_block", Target: "r1:GigabitEthernet0/0/0"}, []string{"not built on the real lab: not written yet"}},
 	}
 	for _, tc := range tests {
