@@ -11,11 +11,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/netmcp/netmcp/console"
 	"github.com/netmcp/netmcp/d2d/report"
-	"github.com/netmcp/netmcp/d2d/sign"
+	"github.com/netmcp/netmcp/d2d/report/reporttest"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/pki"
 )
@@ -36,38 +35,7 @@ func (noAsk) Report(string) (*console.Report, error) { return nil, errors.New("n
 // signedReport is a report by r1 with a result of r2, sealed by r1 and
 // countersigned by r2 under ca.
 func signedReport(t *testing.T, ca *pki.CA, id string) report.Report {
-	t.Helper()
-	party := func(name string) (*sign.Signer, sign.Binding) {
-		c, k, err := ca.Issue(name, pki.KindServer, time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		key, _ := sign.ParseCertKey(k)
-		s, _ := sign.NewEphemeralSigner(name)
-		b, err := s.Bind(c, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s, b
-	}
-	s1, b1 := party("r1")
-	s2, b2 := party("r2")
-	res := sign.Result{Caller: "r1", Tool: "ping", Args: json.RawMessage(`{}`), Body: json.RawMessage(`{"loss":100}`)}
-	if err := s2.Sign(&res); err != nil {
-		t.Fatal(err)
-	}
-	f := report.Finding{Rule: "egress-discards", Device: "r2", Direction: "r2->r3", Cause: "egress-filter", Statement: "r2 drops toward r3", Evidence: []int{0}}
-	r := report.Report{Version: report.Version, ID: id, URI: report.URIPrefix + id, Creator: "r1", Created: time.Now().UTC().Format(time.RFC3339Nano),
-		Intent: "loss", Path: []string{"r1", "r2"}, Hypothesis: &f, Findings: []report.Finding{f}, Evidence: []sign.Result{res},
-		Participants: map[string]sign.Binding{"r1": b1, "r2": b2}}
-	cs, err := report.Countersign(s2, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Seal(s1, map[string]string{"r2": cs}); err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return reporttest.Signed(t, ca, id, "r1", "r2")
 }
 
 // TestD2DReports lists the agents' signed reports under the saved
@@ -136,7 +104,7 @@ func TestD2DReports(t *testing.T) {
 		id   string
 		want []string
 	}{
-		{"d-genuine", []string{`data-verified="yes"`, "Verified: 3 signatures", "r1 1, r2 2", "r2 drops toward r3", "evidence[0] ping"}},
+		{"d-genuine", []string{`data-verified="yes"`, "Verified: 3 signatures", "r1 1, r2 2", "r2 drops toward r1", "evidence[0] ping"}},
 		{"d-altered", []string{`data-verified="no"`, "Verification failed", "altered", "not to be trusted"}},
 		{"d-extra", []string{`data-verified="no"`, "Verification failed", "note"}},
 		{"d-foreign", []string{`data-verified="no"`, "Verification failed", "participant"}},

@@ -16,7 +16,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/netmcp/netmcp/d2d/report"
-	"github.com/netmcp/netmcp/d2d/sign"
+	"github.com/netmcp/netmcp/d2d/report/reporttest"
 	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/netproto"
@@ -26,41 +26,7 @@ import (
 // signedD2D builds a D2D report id signed by r1 and countersigned by r2,
 // both with certificates of ca.
 func signedD2D(t *testing.T, ca *pki.CA, id string) report.Report {
-	t.Helper()
-	party := func(name string) (*sign.Signer, sign.Binding) {
-		c, k, err := ca.Issue(name, pki.KindServer, time.Hour)
-		if err != nil {
-			t.Fatal(err)
-		}
-		key, err := sign.ParseCertKey(k)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, _ := sign.NewEphemeralSigner(name)
-		b, err := s.Bind(c, key)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s, b
-	}
-	s1, b1 := party("r1")
-	s2, b2 := party("r2")
-	res := sign.Result{Caller: "r1", Tool: "ping", Args: json.RawMessage(`{}`), Body: json.RawMessage(`{"loss":100}`)}
-	if err := s2.Sign(&res); err != nil {
-		t.Fatal(err)
-	}
-	f := report.Finding{Rule: "one-way-loss", Device: "r2", Direction: "r2->r1", Cause: "egress-filter", Statement: "r2 drops toward r1", Evidence: []int{0}}
-	r := report.Report{Version: report.Version, ID: id, URI: report.URIPrefix + id, Creator: "r1", Created: time.Now().UTC().Format(time.RFC3339Nano),
-		Intent: "loss r1 r2", Path: []string{"r1", "r2"}, Hypothesis: &f, Findings: []report.Finding{f}, Evidence: []sign.Result{res},
-		Participants: map[string]sign.Binding{"r1": b1, "r2": b2}}
-	cs, err := report.Countersign(s2, r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Seal(s1, map[string]string{"r2": cs}); err != nil {
-		t.Fatal(err)
-	}
-	return r
+	return reporttest.Signed(t, ca, id, "r1", "r2")
 }
 
 // submitD2D pushes a D2D report through replica r's submit_report.
