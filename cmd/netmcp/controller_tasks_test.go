@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"sort"
 	"strings"
 	"testing"
@@ -14,7 +12,6 @@ import (
 	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/server"
-	"github.com/netmcp/netmcp/transport"
 )
 
 // slowAskFault makes an ask last about 10 s: r1's link is down at both
@@ -33,37 +30,13 @@ type taskRPCError struct {
 // error.
 func taskRPC(t *testing.T, url, method, params string) (map[string]any, *taskRPCError) {
 	t.Helper()
-	meta := `"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"extensions":{"` +
-		server.TasksExtensionID + `":{}}},"io.modelcontextprotocol/clientInfo":{"name":"tasks-test","version":"1"}}`
-	p := strings.TrimSuffix(strings.TrimSpace(params), "}") + "," + meta + "}"
-	body := `{"jsonrpc":"2.0","id":1,"method":"` + method + `","params":` + p + `}`
-	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2026-07-28")
-	if err := transport.SetStandardHeaders(req.Header, []byte(body)); err != nil {
-		t.Fatal(err)
-	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		// The response is the data of the stream's last event.
-		for _, line := range strings.Split(string(b), "\n") {
-			if d, ok := strings.CutPrefix(line, "data: "); ok && strings.Contains(d, `"id"`) {
-				b = []byte(d)
-			}
-		}
-	}
+	b, status := post2026(t, url, method, params, `{"extensions":{"`+server.TasksExtensionID+`":{}}}`, "")
 	var r struct {
 		Result map[string]any `json:"result"`
 		Error  *taskRPCError  `json:"error"`
 	}
 	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("%s: status %d: %v: %s", method, resp.StatusCode, err, b)
+		t.Fatalf("%s: status %d: %v: %s", method, status, err, b)
 	}
 	return r.Result, r.Error
 }

@@ -82,8 +82,26 @@ func (p *roundRobin) lastServed() int {
 // response, or the HTTP status of a proxy error.
 func rpc2026(t *testing.T, url, method, params, meta string) (rawRPC, int) {
 	t.Helper()
-	m := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},` +
-		`"io.modelcontextprotocol/clientInfo":{"name":"shared-test","version":"1"}`
+	b, status := post2026(t, url, method, params, "{}", meta)
+	if status == http.StatusBadGateway {
+		return rawRPC{}, status
+	}
+	var r rawRPC
+	if err := json.Unmarshal(b, &r); err != nil {
+		t.Fatalf("%s: status %d: %v: %s", method, status, err, b)
+	}
+	return r, status
+}
+
+// post2026 posts one JSON-RPC request of protocol 2026-07-28 (no session)
+// from a host declaring caps (a JSON object), with meta (members of _meta,
+// comma-separated, or "") besides the protocol's, and returns the
+// response message (an event stream's last event with an id) and the
+// HTTP status.
+func post2026(t *testing.T, url, method, params, caps, meta string) ([]byte, int) {
+	t.Helper()
+	m := `"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":` + caps + `,` +
+		`"io.modelcontextprotocol/clientInfo":{"name":"netmcp-test","version":"1"}`
 	if meta != "" {
 		m += "," + meta
 	}
@@ -102,22 +120,14 @@ func rpc2026(t *testing.T, url, method, params, meta string) (rawRPC, int) {
 	}
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
-	if resp.StatusCode == http.StatusBadGateway {
-		return rawRPC{}, resp.StatusCode
-	}
-	var r rawRPC
-	if s := string(b); strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		// The response is the data of the stream's last event.
-		for _, line := range strings.Split(s, "\n") {
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		for _, line := range strings.Split(string(b), "\n") {
 			if d, ok := strings.CutPrefix(line, "data: "); ok && strings.Contains(d, `"id"`) {
 				b = []byte(d)
 			}
 		}
 	}
-	if err := json.Unmarshal(b, &r); err != nil {
-		t.Fatalf("%s: status %d: %v: %s", method, resp.StatusCode, err, b)
-	}
-	return r, resp.StatusCode
+	return b, resp.StatusCode
 }
 
 // rawRPC is one JSON-RPC response.
