@@ -118,7 +118,8 @@ func TestParseFaults(t *testing.T) {
 		{"link_high_packet_corruption r1:GigabitEthernet0/0/0 percent=300", false, "out of range"},
 		{"host_incorrect_gateway r1", false, "applies to hosts"},
 		{"link_down", false, "want NAME TARGET"},
-		{"link_fragmentation_disabled r1:GigabitEthernet0/0/0", true, "not built on the real lab yet (it builds bgp_acl_block, "},
+		{"ospf_neighbor_missing r1:GigabitEthernet0/0/0", true, "not built on the real lab yet (it builds bgp_acl_block, "},
+		{"link_fragmentation_disabled r1:GigabitEthernet0/0/0", true, ""},
 		{"link_detach r1:GigabitEthernet0/0/0", true, ""},
 		{"link_detach r1:GigabitEthernet0/0/0", false, ""},
 	} {
