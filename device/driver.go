@@ -83,6 +83,16 @@ type Telemetry interface {
 	Subscribe(fn func(Event)) (unsubscribe func())
 }
 
+// EventWaiter is implemented by Telemetry drivers whose events come from a
+// stream that starts after Subscribe returns (gNMI ON_CHANGE): until it
+// has the device's initial state, a change would be taken for that state
+// and not reported.
+type EventWaiter interface {
+	// WaitEvents returns once every change from then on is an event, or
+	// why the stream cannot say so (it ended, ctx is done).
+	WaitEvents(ctx context.Context) error
+}
+
 // Diagnoser is implemented by drivers that run diagnostics (ping,
 // traceroute, tracepath, dig). The driver returns the command's raw text
 // output in the real tool's format; package diag parses it, so a simulated

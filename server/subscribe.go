@@ -28,9 +28,22 @@ func (s *Server) subscribable(uri string) error {
 		uri, netproto.URICPU, netproto.URIMemory, netproto.URISyslogTemplate, netproto.URIInterfaceTemplate)
 }
 
-func (s *Server) subscribe(_ context.Context, req *mcp.SubscribeRequest) error {
+// eventsWait bounds how long a subscription waits for the driver's change
+// stream to be in place.
+const eventsWait = 30 * time.Second
+
+// subscribe records a subscription once the driver reports every change
+// from then on, so that a change right after the reply is not lost.
+func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	if err := s.subscribable(req.Params.URI); err != nil {
 		return err
+	}
+	if w, ok := s.tel.(device.EventWaiter); ok {
+		ctx, cancel := context.WithTimeout(ctx, eventsWait)
+		defer cancel()
+		if err := w.WaitEvents(ctx); err != nil {
+			return netproto.Errorf(netproto.CodeUnreachable, "resources/subscribe %s: the device's changes cannot be followed yet: %v", req.Params.URI, err).Retryable()
+		}
 	}
 	s.mu.Lock()
 	s.subs[req.Params.URI]++

@@ -11,6 +11,7 @@ import (
 	"github.com/netmcp/netmcp/device"
 	"github.com/netmcp/netmcp/device/gnmi"
 	"github.com/netmcp/netmcp/device/gnmi/gnmiserver"
+	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/netproto"
 )
@@ -136,7 +137,11 @@ func TestTelemetryEvents(t *testing.T) {
 	events := make(chan device.Event, 100)
 	unsub := d.Subscribe(func(e device.Event) { events <- e })
 	defer unsub()
-	time.Sleep(500 * time.Millisecond) // the event stream's initial leaves
+	// Until the event stream has its initial leaves, the link going down
+	// would be taken for the initial state and not reported.
+	if err := d.WaitEvents(ctxT(t)); err != nil {
+		t.Fatal(err)
+	}
 	start := time.Now()
 	if err := l.lab.InjectFault(linkDown()); err != nil {
 		t.Fatal(err)
@@ -147,8 +152,8 @@ func TestTelemetryEvents(t *testing.T) {
 		case e := <-events:
 			sawIf = sawIf || (e.Kind == device.EventInterface && e.Name == ifName)
 			sawLog = sawLog || (e.Kind == device.EventSyslog && strings.Contains(e.Log.Message, ifName+", changed state to down"))
-		case <-time.After(time.Second):
-			t.Fatalf("within 1 s: interface event %v, log line %v", sawIf, sawLog)
+		case <-time.After(testwait.Timeout(10 * time.Second)):
+			t.Fatalf("no event for 10 s: interface event %v, log line %v", sawIf, sawLog)
 		}
 	}
 	t.Logf("link_down reached Telemetry.Subscribe in %s", time.Since(start))

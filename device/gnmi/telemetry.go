@@ -47,11 +47,16 @@ type telemetry struct {
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 
+	synced chan struct{} // closed when the subscription's initial leaves are in
+	ended  chan struct{} // closed when the subscription has ended for good
+	endErr error         // why it ended; read after ended is closed
+
 	state map[string]string // leaf path -> last value seen
 }
 
 func newTelemetry(d *Driver) *telemetry {
-	t := &telemetry{d: d, subs: map[int]func(device.Event){}, state: map[string]string{}}
+	t := &telemetry{d: d, subs: map[int]func(device.Event){}, state: map[string]string{},
+		synced: make(chan struct{}), ended: make(chan struct{})}
 	t.cond = sync.NewCond(&t.mu)
 	t.wg.Add(1)
 	go t.deliver()
@@ -108,17 +113,46 @@ func (t *telemetry) ensure() {
 		synced := false
 		err := t.d.Watch(ctx, Subscription{Paths: paths, Mode: ModeOnChange, Reconnect: true}, func(b Batch) {
 			if b.Sync {
-				synced = true
+				if !synced {
+					synced = true
+					close(t.synced)
+				}
 				return
 			}
 			for _, u := range b.Updates {
 				t.observe(u, synced)
 			}
 		})
-		if err != nil && !errors.Is(err, context.Canceled) {
+		if err == nil {
+			err = errors.New("the subscription ended")
+		}
+		t.endErr = err
+		close(t.ended)
+		if !errors.Is(err, context.Canceled) {
 			t.d.log.Warn("gnmi: the event subscription ended", "device", t.d.cfg.Address(), "err", err)
 		}
 	}()
+}
+
+// waitSynced returns once the subscription's initial leaves are in, so
+// that a change made from then on is an event; or the reason the
+// subscription ended first, or ctx's error.
+func (t *telemetry) waitSynced(ctx context.Context) error {
+	t.ensure()
+	t.mu.Lock()
+	stopped := t.stopped
+	t.mu.Unlock()
+	if stopped {
+		return netproto.Errorf(netproto.CodeUnreachable, "gnmi %s: the driver is closed", t.d.cfg.Address())
+	}
+	select {
+	case <-t.synced:
+		return nil
+	case <-t.ended:
+		return fmt.Errorf("gnmi %s: the change stream ended before its initial state: %w", t.d.cfg.Address(), t.endErr)
+	case <-ctx.Done():
+		return fmt.Errorf("gnmi %s: the change stream has not sent its initial state: %w", t.d.cfg.Address(), ctx.Err())
+	}
 }
 
 // stop ends the subscription and the delivery.
@@ -261,6 +295,13 @@ func (d *Driver) Subscribe(fn func(device.Event)) func() {
 		t.mu.Unlock()
 	}
 }
+
+// WaitEvents returns once the ON_CHANGE subscription behind Subscribe
+// has its initial state, from when on every interface change is an
+// event: a change before it would be taken for the initial state and
+// never reported. It returns the subscription's error if it ended first,
+// or ctx's error.
+func (d *Driver) WaitEvents(ctx context.Context) error { return d.tel.waitSynced(ctx) }
 
 // CPU reads openconfig-system's CPU utilisation (the "ALL" entry, else
 // the mean of the CPUs' instant values).
