@@ -80,8 +80,10 @@ func (d *Driver) Watch(ctx context.Context, s Subscription, fn func(Batch)) erro
 	}
 	known := map[string]any{} // the leaves seen, for a resynchronisation
 	backoff := 100 * time.Millisecond
-	for attempt := 0; ; attempt++ {
-		synced, err := d.stream(ctx, req, hint, s, known, attempt > 0, fn)
+	resync := false // a stream has delivered its initial leaves: later ones are compared with known
+	for {
+		synced, err := d.stream(ctx, req, hint, s, known, resync, fn)
+		resync = resync || synced
 		if cerr := ctxDone(ctx, err); cerr != nil {
 			return cerr
 		}
