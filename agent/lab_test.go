@@ -164,11 +164,8 @@ func (d *testDomain) newAgent(name string, o domainOpts) *Agent {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	d.cancel[name+"/dev"] = cancel
-	ct, st := mcp.NewInMemoryTransports()
-	go srv.MCP().Run(ctx, st)
 	updates := NewLocalUpdates()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "agent-local", Version: "1"},
-		&mcp.ClientOptions{ResourceUpdatedHandler: updates.handle}).Connect(ctx, ct, nil)
+	cs, err := LocalSession(ctx, srv.MCP(), updates)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,7 +22,11 @@ func LocalSession(ctx context.Context, srv *mcp.Server, updates *LocalUpdates) (
 	if updates != nil {
 		opts = &mcp.ClientOptions{ResourceUpdatedHandler: updates.handle}
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "netmcp-agent-local", Version: "1"}, opts).Connect(ctx, ct, nil)
+	c := mcp.NewClient(&mcp.Implementation{Name: "netmcp-agent-local", Version: "1"}, opts)
+	if updates != nil {
+		c.AddReceivingMiddleware(updates.middleware)
+	}
+	cs, err := c.Connect(ctx, ct, nil)
 	if err != nil {
 		return nil, fmt.Errorf("agent: local device session: %w", err)
 	}

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -21,6 +22,7 @@ import (
 type LocalUpdates struct {
 	mu    sync.Mutex
 	relay func(context.Context, *mcp.ResourceUpdatedNotificationParams)
+	acks  map[string][]chan struct{} // uri -> waiters for the device's acknowledgement
 }
 
 // NewLocalUpdates returns a LocalUpdates not yet bound to an agent.
@@ -30,6 +32,61 @@ func (u *LocalUpdates) bind(relay func(context.Context, *mcp.ResourceUpdatedNoti
 	u.mu.Lock()
 	u.relay = relay
 	u.mu.Unlock()
+}
+
+// protocolListen is the first MCP version in which resources/subscribe
+// opens a subscriptions/listen stream: the client's Subscribe returns
+// once the request is sent, and the server acknowledges the subscription
+// with notifications/subscriptions/acknowledged once it is in place.
+const protocolListen = "2026-07-28"
+
+// methodSubscriptionsAck is that acknowledgement.
+const methodSubscriptionsAck = "notifications/subscriptions/acknowledged"
+
+// ackTimeout bounds the wait for the device's acknowledgement.
+const ackTimeout = 30 * time.Second
+
+// expectAck returns a channel closed when the device acknowledges a
+// subscription to uri.
+func (u *LocalUpdates) expectAck(uri string) chan struct{} {
+	ch := make(chan struct{})
+	u.mu.Lock()
+	if u.acks == nil {
+		u.acks = map[string][]chan struct{}{}
+	}
+	u.acks[uri] = append(u.acks[uri], ch)
+	u.mu.Unlock()
+	return ch
+}
+
+// forgetAck drops the waiter ch of uri, acknowledged or not.
+func (u *LocalUpdates) forgetAck(uri string, ch chan struct{}) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.acks[uri] = slices.DeleteFunc(u.acks[uri], func(c chan struct{}) bool { return c == ch })
+	if len(u.acks[uri]) == 0 {
+		delete(u.acks, uri)
+	}
+}
+
+// middleware is the local client's receiving middleware: it wakes the
+// waiters of the subscriptions the device acknowledges.
+func (u *LocalUpdates) middleware(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == methodSubscriptionsAck {
+			if p, ok := req.GetParams().(*mcp.SubscriptionsAcknowledgedParams); ok && p != nil {
+				u.mu.Lock()
+				for _, uri := range p.Notifications.ResourceSubscriptions {
+					for _, ch := range u.acks[uri] {
+						close(ch)
+					}
+					delete(u.acks, uri)
+				}
+				u.mu.Unlock()
+			}
+		}
+		return next(ctx, method, req)
+	}
 }
 
 // handle is the local session's ResourceUpdatedHandler.
@@ -111,7 +168,7 @@ func (a *Agent) addSubscription(ctx context.Context, srv *mcp.Server, ss *mcp.Se
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if len(s.servers[uri]) == 0 {
-		if err := a.cfg.Local.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		if err := a.subscribeLocal(ctx, uri); err != nil {
 			return err
 		}
 	}
@@ -130,6 +187,34 @@ func (a *Agent) addSubscription(ctx context.Context, srv *mcp.Server, ss *mcp.Se
 		}()
 	}
 	return nil
+}
+
+// subscribeLocal subscribes the local session to uri and returns once the
+// device has it in place, so that no change after the reply is lost.
+// Since protocolListen the client's Subscribe only sends the request: the
+// device's acknowledgement says the subscription is in place (a device
+// that refuses it never acknowledges it).
+func (a *Agent) subscribeLocal(ctx context.Context, uri string) error {
+	ir := a.cfg.Local.InitializeResult()
+	if ir == nil || ir.ProtocolVersion < protocolListen || a.cfg.LocalUpdates == nil {
+		return a.cfg.Local.Subscribe(ctx, &mcp.SubscribeParams{URI: uri})
+	}
+	u := a.cfg.LocalUpdates
+	acked := u.expectAck(uri)
+	defer u.forgetAck(uri, acked)
+	if err := a.cfg.Local.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+		return err
+	}
+	t := time.NewTimer(ackTimeout)
+	defer t.Stop()
+	select {
+	case <-acked:
+		return nil
+	case <-t.C:
+		return netproto.Errorf(netproto.CodeUnreachable, "resources/subscribe %s: the device did not acknowledge the subscription within %v", uri, ackTimeout).Retryable()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // removeSubscription ends srv's subscription to uri, and the local one
