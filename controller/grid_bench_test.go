@@ -14,12 +14,12 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/netmcp/netmcp/client"
 	"github.com/netmcp/netmcp/controller"
+	"github.com/netmcp/netmcp/internal/proccpu"
 	"github.com/netmcp/netmcp/lab/serve"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
@@ -122,11 +122,11 @@ func BenchmarkGridSweep(b *testing.B) {
 				resetPeakRSS()
 				rssBefore = peakRSS()
 				stop := sampleHeap(&peakHeap)
-				cpu0 := processCPU()
+				cpu0 := proccpu.Used()
 				stopProf := profileCPU(b)
 				pprof.Do(ctx, pprof.Labels("side", "controller"), func(ctx context.Context) { rep, err = ctl.Ask(ctx, in) })
 				stopProf()
-				cpu = processCPU() - cpu0
+				cpu = proccpu.Used() - cpu0
 				stop()
 				rss = peakRSS()
 				if err != nil {
@@ -210,15 +210,6 @@ func sampleHeap(peak *uint64) (stop func()) {
 		}
 	})
 	return func() { done.Store(true); wg.Wait() }
-}
-
-// processCPU is the CPU time the process has used (user and system).
-func processCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // resetPeakRSS starts the process's peak resident set (VmHWM) again from

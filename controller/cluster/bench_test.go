@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"runtime"
 	"slices"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/netmcp/netmcp/internal/proccpu"
 	"github.com/netmcp/netmcp/internal/testwait"
 	"github.com/netmcp/netmcp/lab/labtest"
 	"github.com/netmcp/netmcp/netproto"
@@ -177,13 +177,13 @@ func BenchmarkRenew10000(b *testing.B) {
 				}
 				window := 2 * DefaultLeaseTTL
 				b.StartTimer()
-				seq0, cpu0, t0 := seq(), cpuTime(), time.Now()
+				seq0, cpu0, t0 := seq(), proccpu.Used(), time.Now()
 				fewest := len(inv)
 				for time.Since(t0) < window {
 					fewest = min(fewest, held())
 					time.Sleep(10 * time.Millisecond)
 				}
-				writes, cpu, took := seq()-seq0, cpuTime()-cpu0, time.Since(t0)
+				writes, cpu, took := seq()-seq0, proccpu.Used()-cpu0, time.Since(t0)
 				b.StopTimer()
 				var lapses int64
 				for _, r := range nodes {
@@ -206,13 +206,6 @@ func heldLeases(n *node) int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return len(n.mine)
-}
-
-// cpuTime is the user and system CPU time this process used so far.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // BenchmarkLeaseWrite compares the two ways a lease can expire in a
@@ -268,11 +261,11 @@ func BenchmarkLeaseWrite(b *testing.B) {
 				}
 			}
 			write(keys) // every key exists
-			cpu0 := cpuTime()
+			cpu0 := proccpu.Used()
 			b.ResetTimer()
 			write(b.N)
 			b.StopTimer()
-			b.ReportMetric(float64((cpuTime()-cpu0).Milliseconds())*1000/float64(b.N), "cpu-ms/1000-writes")
+			b.ReportMetric(float64((proccpu.Used()-cpu0).Milliseconds())*1000/float64(b.N), "cpu-ms/1000-writes")
 		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/netmcp/netmcp/internal/proccpu"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
 )
@@ -37,12 +38,12 @@ func BenchmarkLabUp(b *testing.B) {
 			var f labFigures
 			for i := 0; i < b.N; i++ {
 				runtime.GC()
-				start, cpu := time.Now(), processCPU()
+				start, cpu := time.Now(), proccpu.Used()
 				l, err := Up(context.Background(), Options{Topology: topo, Logger: logger})
 				if err != nil {
 					b.Fatal(err)
 				}
-				f = measureLab(len(l.Routers()), time.Since(start), processCPU()-cpu)
+				f = measureLab(len(l.Routers()), time.Since(start), proccpu.Used()-cpu)
 				if err := l.Close(); err != nil {
 					b.Fatal(err)
 				}

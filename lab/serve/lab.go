@@ -14,6 +14,7 @@ import (
 
 	"github.com/netmcp/netmcp/audit"
 	"github.com/netmcp/netmcp/device"
+	"github.com/netmcp/netmcp/internal/proccpu"
 	"github.com/netmcp/netmcp/lab/sim"
 	"github.com/netmcp/netmcp/lab/topology"
 	"github.com/netmcp/netmcp/server"
@@ -165,7 +166,7 @@ func Up(ctx context.Context, o Options) (*Lab, error) {
 // in building one shows at start, not on first use), then SSH, inventory
 // and control endpoint as o asks.
 func upSim(ctx context.Context, o Options, auth *Auth) (*Lab, error) {
-	start, cpu0 := time.Now(), processCPU()
+	start, cpu0 := time.Now(), proccpu.Used()
 	topo := o.Topology
 	topo.Faults = append(slices.Clone(topo.Faults), o.Faults...)
 	lab, err := sim.NewLab(topo, sim.LabOptions{StateDir: o.DeviceStateDir, Realtime: o.Realtime, TelemetryInterval: o.TelemetryInterval})
@@ -209,7 +210,7 @@ func upSim(ctx context.Context, o Options, auth *Auth) (*Lab, error) {
 			return nil, errors.Join(err, l.Close())
 		}
 	}
-	ready, cpu := time.Since(start), processCPU()-cpu0
+	ready, cpu := time.Since(start), proccpu.Used()-cpu0
 	if o.StateDir != "" {
 		// The inventory first: a control file tells a lab is up and complete.
 		if err := l.writeInventory(o); err != nil {

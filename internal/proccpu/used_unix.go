@@ -1,15 +1,13 @@
 //go:build unix
 
-package serve
+package proccpu
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the CPU time (user and system) this process has used;
-// 0 where it cannot tell.
-func processCPU() time.Duration {
+func used() time.Duration {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
 		return 0
