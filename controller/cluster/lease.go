@@ -5,8 +5,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash/fnv"
+	"iter"
+	"maps"
 	"math/rand/v2"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -154,14 +157,20 @@ func (r *Replica) watchMembers(ctx context.Context, w jetstream.KeyWatcher) {
 // time (each Close waits for its session to end), and returns when all
 // are closed.
 func (r *Replica) closeSessions(devices []string) {
+	forEachDevice(slices.Values(devices), r.cfg.Sessions.Close)
+}
+
+// forEachDevice runs fn for every device, handBackParallel at a time, and
+// returns when all have returned.
+func forEachDevice(devices iter.Seq[string], fn func(device string)) {
 	sem := make(chan struct{}, handBackParallel)
 	var wg sync.WaitGroup
-	for _, d := range devices {
+	for d := range devices {
 		sem <- struct{}{}
 		wg.Add(1)
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			r.cfg.Sessions.Close(d)
+			fn(d)
 		}()
 	}
 	wg.Wait()
@@ -521,22 +530,15 @@ func (r *Replica) rebalance(ctx context.Context) {
 		defer r.poke() // the rest at the next round
 	}
 
-	sem := make(chan struct{}, handBackParallel)
-	var wg sync.WaitGroup
-	for d, l := range giveBack {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			if l.opened {
-				r.cfg.Sessions.Close(d)
-			}
-			if err := r.leases.Delete(ctx, deviceKey(d), jetstream.LastRevision(l.rev)); err != nil {
-				r.log.Debug("cluster: hand back", "replica", r.self, "device", d, "err", err)
-			}
-		}()
-	}
-	wg.Wait()
+	forEachDevice(maps.Keys(giveBack), func(d string) {
+		l := giveBack[d]
+		if l.opened {
+			r.cfg.Sessions.Close(d)
+		}
+		if err := r.leases.Delete(ctx, deviceKey(d), jetstream.LastRevision(l.rev)); err != nil {
+			r.log.Debug("cluster: hand back", "replica", r.self, "device", d, "err", err)
+		}
+	})
 
 	handedBack := map[string]bool{}
 	for _, c := range claims {
@@ -587,15 +589,7 @@ func (r *Replica) rebalance(ctx context.Context) {
 	// Read the refused ones again once the claims taken are recorded: a
 	// read in the middle would delay the acknowledgements behind it, and
 	// the leases they carry could go stale before being recorded.
-	for _, d := range refused {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			r.refresh(ctx, d)
-		}()
-	}
-	wg.Wait()
+	forEachDevice(slices.Values(refused), func(d string) { r.refresh(ctx, d) })
 }
 
 // refresh reads device's lease again after a claim on a stale revision
